@@ -1,0 +1,24 @@
+"""The check kinds: a handful of small functions, each called by the engine's one
+dispatcher visitor for the sites its rules target. A rule file names its kind."""
+
+from sglang_lint.checks import (
+    allowed_values,
+    chain_sync,
+    forbidden_combination,
+    guarded_member,
+    not_none,
+)
+from sglang_lint.checks.base import CheckKind, Finding, Guard, Site
+
+CHECK_KINDS: dict[str, CheckKind] = {
+    kind.name: kind
+    for kind in (
+        allowed_values.KIND,
+        not_none.KIND,
+        guarded_member.KIND,
+        forbidden_combination.KIND,
+        chain_sync.KIND,
+    )
+}
+
+__all__ = ["CHECK_KINDS", "CheckKind", "Finding", "Guard", "Site"]

@@ -1,0 +1,88 @@
+"""allowed-values: an argument must be one of a fixed set of literals (or enum members).
+
+Mirrors ``if x not in (...): raise`` and ``if x == "a": ... elif x == "b": ... else: raise``.
+Only values the resolver knows are judged; anything else is left alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sglang_lint.checks.base import (
+    CheckKind,
+    Finding,
+    argument_of,
+    closest,
+    show_call,
+)
+from sglang_lint.resolve import Ref
+
+SCALARS = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class AllowedValues:
+    summary: str
+    values: tuple = ()
+    enum: str | None = None  # qualified enum class; then ``values`` are member names
+
+    def allows(self, value: object) -> bool | None:
+        """True/False when the value can be judged, None when it cannot (not our kind)."""
+        if self.enum is not None:
+            if not isinstance(value, Ref) or not value.qualified.startswith(self.enum + "."):
+                return None
+            return value.qualified[len(self.enum) + 1 :] in self.values
+        if isinstance(value, Ref) or not isinstance(value, SCALARS + (type(None),)):
+            return None
+        # 1 == True in Python; a rule that allows True must not allow 1.
+        return any(type(value) is type(a) and value == a for a in self.values)
+
+    def shown(self) -> list[str]:
+        if self.enum is not None:
+            owner = self.enum.rsplit(".", 1)[-1]
+            return [f"{owner}.{v}" for v in self.values]
+        return [repr(v) for v in self.values]
+
+
+def parse(fields, targets):
+    summary = fields.str("summary")
+    enum = fields.str("enum", required=False)
+    values = fields.any("values")
+    if not isinstance(values, list) or not values:
+        raise fields.error("values", f"must be a non-empty list, got {values!r}")
+    for value in values:
+        if not isinstance(value, SCALARS) or (enum is not None and not isinstance(value, str)):
+            raise fields.error("values", f"{value!r} is not a literal this check can compare")
+    if len(set(map(repr, values))) != len(values):
+        raise fields.error("values", "lists a value twice")
+    for target in targets:
+        if target.argument is None and target.position is None:
+            raise fields.error("target", f"target {target.name} needs an argument or a position")
+    return AllowedValues(summary=summary, values=tuple(values), enum=enum)
+
+
+def run(site, rule, check, target):
+    params: AllowedValues = check.params
+    arg = argument_of(site.node, target.argument, target.position)
+    if arg is None:
+        return
+    for known in site.model.evaluate(arg.value, site.scope):
+        if params.allows(known.value) is not False:
+            continue
+        message = (
+            f"{show_call(target, target.argument, arg.value, known)}: {params.summary}; "
+            f"expected one of {', '.join(params.shown())}"
+        )
+        suggestion = closest(known.value, params.values)
+        if suggestion is not None:
+            shown = params.shown()[params.values.index(suggestion)]
+            message += f" (did you mean {shown}?)"
+        yield Finding(known.node, message)
+
+
+def triggers(check):
+    # An enum-valued check can only fire where the enum's name is written.
+    extra = (check.params.enum.rsplit(".", 1)[-1],) if check.params.enum else ()
+    return [(target.last_name,) + extra for target in check.targets]
+
+
+KIND = CheckKind(name="allowed-values", site="call", parse=parse, run=run, triggers=triggers)

@@ -1,0 +1,144 @@
+"""What every check kind shares: the site it is given, what it returns, argument binding,
+and the pieces of a message (how a value is shown, which allowed value is closest)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import libcst as cst
+
+from sglang_lint.resolve import FileModel, Ref, Scope
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition known to hold where a call sits: ``test`` is truthy (``holds``) or falsy."""
+
+    test: cst.BaseExpression
+    holds: bool
+
+
+@dataclass(eq=False)
+class Site:
+    """One call (or attribute read) of a catalog name, as the visitor found it."""
+
+    node: cst.CSTNode  # cst.Call, cst.Attribute (attribute targets) or cst.ClassDef (class checks)
+    scope: Scope
+    guards: tuple[Guard, ...]
+    model: FileModel
+
+    @property
+    def receiver(self) -> cst.BaseExpression | None:
+        func = self.node.func if isinstance(self.node, cst.Call) else self.node
+        return func.value if isinstance(func, cst.Attribute) else None
+
+
+@dataclass(frozen=True)
+class Finding:
+    node: cst.CSTNode
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckKind:
+    """One kind of check: how its rule-file table is validated, which words a file must
+    contain for it to possibly fire (the prefilter), and the function that checks a site."""
+
+    name: str
+    site: str  # "call": calls/attribute reads of its targets; "class": every class statement
+    parse: Callable  # (Fields, targets) -> params
+    run: Callable  # (Site, Rule, Check, Target | None) -> Iterable[Finding]
+    triggers: Callable  # (Check) -> Iterable[tuple[str, ...]]: all words of one tuple must occur
+
+
+def default_triggers(check) -> Iterable[tuple[str, ...]]:
+    return [(target.last_name,) for target in check.targets]
+
+
+def argument_of(call: cst.Call, name: str | None, position: int | None) -> cst.Arg | None:
+    """The argument passed for parameter ``name`` (by keyword, a ``**{...}`` literal, or
+    at ``position`` counting from 0 without ``self``); None when absent or unknowable."""
+    for arg in call.args:
+        if arg.keyword is not None and name is not None and arg.keyword.value == name:
+            return arg
+        if arg.star == "**" and isinstance(arg.value, cst.Dict) and name is not None:
+            for element in arg.value.elements:
+                if (
+                    isinstance(element, cst.DictElement)
+                    and isinstance(element.key, cst.SimpleString)
+                    and element.key.evaluated_value == name
+                ):
+                    return cst.Arg(value=element.value)
+    if position is None:
+        return None
+    index = 0
+    for arg in call.args:
+        if arg.keyword is not None or arg.star == "**":
+            break
+        if arg.star == "*":
+            return None  # after a splat, positions are unknown
+        if index == position:
+            return arg
+        index += 1
+    return None
+
+
+def show_value(value: object) -> str:
+    if isinstance(value, Ref):
+        return repr(value)
+    return repr(value)
+
+
+def show_call(target, argument: str | None, arg_value: cst.BaseExpression, known) -> str:
+    """``f(mode='pre')``, or ``f(mode=MODE)`` with ``MODE = 'pre'`` when it came by name."""
+    prefix = "." if target.kind in ("method", "attribute") else ""
+    label = f"{argument}=" if argument else ""
+    if known.via:
+        chain = " = ".join(known.via)
+        return f"{prefix}{target.display}({label}{known.via[0]}) with {chain} = {show_value(known.value)}"
+    return f"{prefix}{target.display}({label}{show_value(known.value)})"
+
+
+def _normal(text: str) -> str:
+    return text.lower().replace("-", "_").replace(" ", "_")
+
+
+def closest(value: object, allowed: Iterable[object]) -> object | None:
+    """The one allowed value ``value`` most plausibly meant, or None (never on a tie)."""
+    allowed = list(allowed)
+    if isinstance(value, Ref):
+        value = value.qualified.rsplit(".", 1)[-1]
+        labels = {a.rsplit(".", 1)[-1] if isinstance(a, str) else str(a): a for a in allowed}
+    else:
+        labels = {a if isinstance(a, str) else str(a): a for a in allowed}
+    if not isinstance(value, str):
+        return None
+    same = [a for label, a in labels.items() if _normal(label) == _normal(value)]
+    if len(same) == 1:
+        return same[0]
+    prefixed = [a for label, a in labels.items() if _normal(label).startswith(_normal(value))]
+    if value and len(prefixed) == 1:
+        return prefixed[0]
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, _normal(value), _normal(label)).ratio(), label)
+         for label in labels),
+        reverse=True,
+    )
+    if not scored or scored[0][0] < 0.6:
+        return None
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return labels[scored[0][1]]
+
+
+def mentions(node: cst.CSTNode, predicate: Callable[[cst.CSTNode], bool]) -> bool:
+    """Does any node in the subtree satisfy ``predicate``? (A small, cheap walk.)"""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if predicate(current):
+            return True
+        stack.extend(current.children)
+    return False

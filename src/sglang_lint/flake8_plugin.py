@@ -1,0 +1,36 @@
+"""The flake8 adapter: ``flake8 --select SGL`` runs the same engine on each file.
+
+flake8 runs every installed plugin on every file, selected or not; the engine's text
+prefilter makes that cost next to nothing on files that mention no catalog API."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from sglang_lint import __version__
+from sglang_lint.engine import SourceError, lint
+
+
+class SglangLintPlugin:
+    name = "sglang-lint"
+    version = __version__
+
+    def __init__(self, tree: ast.AST, filename: str, lines: list[str]):
+        # ``tree`` is unused, but asking for it makes this an AST plugin, which flake8
+        # skips on files it cannot parse (it reports E999 for those itself).
+        self.filename = filename
+        self.lines = lines
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        try:
+            diagnostics = lint("".join(self.lines), self.filename)
+        except SourceError:
+            return  # Python parsed it but LibCST did not: say nothing rather than guess
+        for diagnostic in diagnostics:
+            yield (
+                diagnostic.line,
+                diagnostic.col,
+                f"{diagnostic.code} {diagnostic.message}",
+                type(self),
+            )
