@@ -87,37 +87,47 @@ class RuleSet:
         self.calls: dict[str, list[Entry]] = {}
         self.attributes: dict[str, list[Entry]] = {}
         self.classes: list[Entry] = []
-        # prefilter: anchor word -> the other words that must also occur for some trigger
-        self.triggers: dict[str, list[tuple[str, ...]]] = {}
+        # prefilter: one pattern of every trigger's name in its shape; each alternative is
+        # a named group, so a match says which triggers' other words to look for.
+        self.triggers: dict[tuple[str, str], list[tuple]] = {}
         for rule in self.rules:
             for check in rule.checks:
                 kind = CHECK_KINDS[check.kind]
-                for words in kind.triggers(check):
-                    self.triggers.setdefault(words[0], []).append(tuple(words[1:]))
+                for trigger in kind.triggers(check):
+                    self.triggers.setdefault((trigger.name, trigger.shape), []).append(trigger.also)
                 if kind.site == "class":
                     self.classes.append(Entry(rule, check, None))
                     continue
                 for target in check.targets:
                     table = self.attributes if target.kind == "attribute" else self.calls
                     table.setdefault(target.last_name, []).append(Entry(rule, check, target))
-        anchors = sorted(self.triggers, key=len, reverse=True)
+        # One alternation of plain names (fast: the regex engine scans for words); the
+        # shape of each hit (``.name(`` for a method) is then checked around the match.
+        self.by_name: dict[str, list[tuple[str, tuple]]] = {}
+        for (name, shape), alsos in self.triggers.items():
+            for also in alsos:
+                self.by_name.setdefault(name, []).append((shape, also))
+        names = sorted(self.by_name, key=len, reverse=True)
         self.anchor_pattern = (
-            re.compile(r"\b(?:" + "|".join(map(re.escape, anchors)) + r")\b") if anchors else None
+            re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
         )
 
     def may_match(self, source: str) -> bool:
         """Could any check fire on this text? False means: skip the file, parse nothing."""
         if self.anchor_pattern is None:
             return False
-        seen: set[str] = set()
+        failed: set[tuple[str, int]] = set()  # triggers whose other words are missing
         for match in self.anchor_pattern.finditer(source):
-            anchor = match.group(0)
-            if anchor in seen:
-                continue
-            seen.add(anchor)
-            for rest in self.triggers[anchor]:
-                if all(word in source for word in rest):
+            name = match.group(0)
+            for index, (shape, also) in enumerate(self.by_name[name]):
+                if (name, index) in failed or not _has_shape(source, match, shape):
+                    continue
+                if all(
+                    (word in source) if isinstance(word, str) else word.search(source)
+                    for word in also
+                ):
                     return True
+                failed.add((name, index))
         return False
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
@@ -133,6 +143,15 @@ class RuleSet:
                 if (not select or r.code.startswith(select)) and not r.code.startswith(ignore or ("\0",))
             ]
         )
+
+
+def _has_shape(source: str, match: re.Match, shape: str) -> bool:
+    if shape == "word":
+        return True
+    before = source[max(0, match.start() - 64) : match.start()].rstrip()
+    if not before.endswith("."):
+        return False
+    return shape == "member" or source[match.end() : match.end() + 64].lstrip().startswith("(")
 
 
 @lru_cache(maxsize=None)

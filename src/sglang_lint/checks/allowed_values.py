@@ -13,6 +13,7 @@ from sglang_lint.checks.base import (
     argument_of,
     closest,
     show_call,
+    target_trigger,
 )
 from sglang_lint.resolve import Ref
 
@@ -82,7 +83,7 @@ def run(site, rule, check, target):
 def triggers(check):
     # An enum-valued check can only fire where the enum's name is written.
     extra = (check.params.enum.rsplit(".", 1)[-1],) if check.params.enum else ()
-    return [(target.last_name,) + extra for target in check.targets]
+    return [target_trigger(target, *extra) for target in check.targets]
 
 
 KIND = CheckKind(name="allowed-values", site="call", parse=parse, run=run, triggers=triggers)

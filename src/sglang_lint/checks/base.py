@@ -50,11 +50,32 @@ class CheckKind:
     site: str  # "call": calls/attribute reads of its targets; "class": every class statement
     parse: Callable  # (Fields, targets) -> params
     run: Callable  # (Site, Rule, Check, Target | None) -> Iterable[Finding]
-    triggers: Callable  # (Check) -> Iterable[tuple[str, ...]]: all words of one tuple must occur
+    triggers: Callable  # (Check) -> Iterable[Trigger]
 
 
-def default_triggers(check) -> Iterable[tuple[str, ...]]:
-    return [(target.last_name,) for target in check.targets]
+@dataclass(frozen=True)
+class Trigger:
+    """Text a file must contain for a check to possibly fire there.
+
+    ``name`` written in ``shape`` (``word``: anywhere, as imports need; ``call``:
+    ``.name(``; ``member``: ``.name``), and every item of ``also`` (a substring, or a
+    compiled pattern)."""
+
+    name: str
+    shape: str = "word"
+    also: tuple = ()
+
+
+SHAPES = ("word", "call", "member")
+
+
+def target_trigger(target, *also) -> Trigger:
+    shape = {"method": "call", "attribute": "member"}.get(target.kind, "word")
+    return Trigger(target.last_name, shape, tuple(also))
+
+
+def default_triggers(check) -> Iterable[Trigger]:
+    return [target_trigger(target) for target in check.targets]
 
 
 def argument_of(call: cst.Call, name: str | None, position: int | None) -> cst.Arg | None:

@@ -7,11 +7,12 @@ replay cannot reproduce, or a mode that replays was never captured."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, mentions
+from sglang_lint.checks.base import CheckKind, Finding, Trigger, mentions
 from sglang_lint.resolve import dotted_name
 
 
@@ -38,7 +39,10 @@ def parse(fields, targets):
 
 def triggers(check):
     p: ChainSync = check.params
-    return [(p.subject, p.capture, p.replay, f"raise {p.exception}")]
+    # Both sides must be methods of the file, and something must raise.
+    capture = re.compile(rf"def \w*{re.escape(p.capture)}\w*\(")
+    replay = re.compile(rf"def \w*{re.escape(p.replay)}\w*\(")
+    return [Trigger(p.subject, "word", (f"raise {p.exception}", capture, replay))]
 
 
 def _predicates(test: cst.BaseExpression, subject: str) -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_of, show_value
+from sglang_lint.checks.base import CheckKind, Finding, argument_of, show_value, target_trigger
 from sglang_lint.checks.allowed_values import SCALARS
 
 
@@ -38,7 +38,7 @@ def parse(fields, targets):
 
 def triggers(check):
     words = tuple(key for key, _ in check.params.when)
-    return [(target.last_name,) + words for target in check.targets]
+    return [target_trigger(target, *words) for target in check.targets]
 
 
 def _known(site, keyword):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_of, mentions
+from sglang_lint.checks.base import CheckKind, Finding, argument_of, mentions, target_trigger
 from sglang_lint.resolve import dotted_name, literal_value
 
 
@@ -42,7 +42,7 @@ def parse(fields, targets):
 def triggers(check):
     params: GuardedMember = check.params
     owner = params.receiver_class.rsplit(".", 1)[-1]
-    return [(target.last_name, owner, params.flag) for target in check.targets]
+    return [target_trigger(target, owner, params.flag) for target in check.targets]
 
 
 def _flag_is_true(model, config: cst.BaseExpression, scope, flag: str) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_of, mentions, show_call
+from sglang_lint.checks.base import CheckKind, Finding, argument_of, mentions, show_call, target_trigger
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def run(site, rule, check, target):
 
 def triggers(check):
     # Only a None the file writes can be flagged.
-    return [(target.last_name, "None") for target in check.targets]
+    return [target_trigger(target, "None") for target in check.targets]
 
 
 KIND = CheckKind(name="not-none", site="call", parse=parse, run=run, triggers=triggers)
