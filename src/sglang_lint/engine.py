@@ -32,6 +32,7 @@ from sglang_lint.resolve import (
     OPAQUE,
     ClassInfo,
     FileModel,
+    Imported,
     Param,
     Scope,
     dotted_name,
@@ -185,10 +186,6 @@ class DispatchVisitor(cst.CSTVisitor):
         if name in scope.global_names:
             scope = self.model.module_scope
         scope.bind(name, value)
-        if scope.kind != "class":
-            # Any binding other than an import makes the name useless as a callee alias
-            # (class bodies bind attributes, which bare names never see).
-            self.model.add_local_definition(name, scope, None)
 
     def bind_targets(self, node: cst.CSTNode) -> None:
         for name in target_names(node):
@@ -200,12 +197,10 @@ class DispatchVisitor(cst.CSTVisitor):
             if full is None:
                 continue
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-                self.model.add_import_alias(local, full)
+                local, qualified = alias.asname.name.value, full
             else:
-                local = full.split(".", 1)[0]
-                self.model.add_import_alias(local, local)
-            self.scope.bind(local, OPAQUE)
+                local = qualified = full.split(".", 1)[0]
+            self.bind(local, Imported(qualified))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted_name(node.module) if node.module is not None else None
@@ -221,12 +216,11 @@ class DispatchVisitor(cst.CSTVisitor):
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             if base:
-                self.model.add_import_alias(local, f"{base}.{name}")
+                self.bind(local, Imported(f"{base}.{name}"))
                 if local != name and name in self.ruleset.calls:
                     self.aliases[local] = name
             else:
-                self.model.add_local_definition(local, self.scope, None)
-            self.scope.bind(local, OPAQUE)
+                self.bind(local, OPAQUE)  # a relative import outside a known package
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for assign_target in node.targets:
@@ -306,9 +300,7 @@ class DispatchVisitor(cst.CSTVisitor):
         qualified = None
         if self.scope.kind == "module" and self.model.module_name:
             qualified = f"{self.model.module_name}.{name}"
-        if self.scope.kind != "class":
-            self.model.add_local_definition(name, self.scope, qualified)
-        self.scope.bind(name, OPAQUE)
+        self.bind(name, Imported(qualified) if qualified else OPAQUE)
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         class_info = self.model.classes.get(self.scope.node) if self.scope.kind == "class" else None
@@ -342,9 +334,7 @@ class DispatchVisitor(cst.CSTVisitor):
         info = ClassInfo(node, name, self.scope, qualified)
         self.model.classes[node] = info
         self.model.classes_by_name.setdefault(name, []).append(info)
-        if self.scope.kind != "class":
-            self.model.add_local_definition(name, self.scope, qualified)
-        self.scope.bind(name, OPAQUE)
+        self.bind(name, Imported(qualified) if qualified else OPAQUE)
         if self.ruleset.classes:
             self.class_sites.append(Site(node, self.scope, (), self.model))
 
@@ -469,7 +459,7 @@ def _target_matches(entry: Entry, site: Site) -> bool:
     node = site.node
     model = site.model
     if target.kind in ("function", "class"):
-        return isinstance(node, cst.Call) and model.qualify(node.func) == target.name
+        return isinstance(node, cst.Call) and model.qualify(node.func, site.scope) == target.name
     if target.kind == "method":
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             return False

@@ -42,7 +42,15 @@ class Param:
     default: cst.BaseExpression | None
 
 
-Binding = Union[cst.BaseExpression, Param, _Opaque]
+@dataclass(frozen=True)
+class Imported:
+    """A binding that names something by its qualified name: an import, or a top-level
+    ``def``/``class`` of a module whose name is known."""
+
+    qualified: str
+
+
+Binding = Union[cst.BaseExpression, Param, Imported, _Opaque]
 
 
 @dataclass(eq=False)
@@ -135,29 +143,17 @@ def target_names(node: cst.CSTNode) -> Iterator[cst.Name]:
         yield from target_names(node.value)
 
 
-LOCAL = "<local>"
-
-
 class FileModel:
     """Everything the single visitor pass learned about one file."""
 
     def __init__(self, path: str | None):
         self.path = path
         self.module_name, self.is_package = module_name_for(path)
-        # local name -> the qualified names it may stand for (LOCAL: a def/class/other binding)
-        self.imports: dict[str, set[str]] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.classes_by_name: dict[str, list[ClassInfo]] = {}
         # (scope, dotted target text, value) for ``cfg.encoder_only = True`` style writes
         self.attribute_writes: list[tuple[Scope, str, cst.BaseExpression]] = []
         self.module_scope: Scope | None = None
-
-    # --- building -----------------------------------------------------------------
-    def add_import_alias(self, local: str, qualified: str) -> None:
-        self.imports.setdefault(local, set()).add(qualified)
-
-    def add_local_definition(self, name: str, scope: Scope, qualified: str | None) -> None:
-        self.imports.setdefault(name, set()).add(qualified or LOCAL)
 
     def resolve_relative(self, level: int, module: str | None) -> str | None:
         if not self.module_name:
@@ -171,17 +167,18 @@ class FileModel:
         return ".".join(base + ([module] if module else []))
 
     # --- resolution ---------------------------------------------------------------
-    def qualify(self, node: cst.CSTNode) -> str | None:
-        """The one qualified name a Name/Attribute chain refers to, or None."""
+    def qualify(self, node: cst.CSTNode, scope: Scope) -> str | None:
+        """The one qualified name a Name/Attribute chain refers to, seen from ``scope``:
+        every binding of its head name must be the same import (or top-level def)."""
         text = dotted_name(node)
         if text is None:
             return None
         head, _, rest = text.partition(".")
-        candidates = self.imports.get(head)
-        if not candidates or len(candidates) != 1:
+        bindings = self.lookup(head, scope)
+        if not bindings or not isinstance(bindings[0], Imported):
             return None
-        (qualified,) = candidates
-        if qualified == LOCAL:
+        qualified = bindings[0].qualified
+        if any(b != bindings[0] for b in bindings[1:]):
             return None
         return f"{qualified}.{rest}" if rest else qualified
 
@@ -235,14 +232,14 @@ class FileModel:
             )
         if isinstance(node, cst.Name):
             binding = self.single_binding(node.value, scope)
-            if binding is None or isinstance(binding, (Param, _Opaque)):
+            if binding is None or isinstance(binding, (Param, Imported, _Opaque)):
                 return []
             owner = self.binding_scope(node.value, scope) or scope
             values = self.evaluate(binding, owner, depth + 1)
             # The finding is reported at the name in the call, not at the distant literal.
             return [Known(k.value, node, (node.value,) + k.via) for k in values]
         if isinstance(node, cst.Attribute):
-            qualified = self.qualify(node)
+            qualified = self.qualify(node, scope)
             if qualified is not None:
                 return [Known(Ref(qualified), node)]
         return []
@@ -267,7 +264,7 @@ class FileModel:
         if info.qualified in wanted:
             return True
         for base in info.node.bases:
-            qualified = self.qualify(base.value)
+            qualified = self.qualify(base.value, info.scope)
             if qualified in wanted:
                 return True
             if isinstance(base.value, cst.Name):
@@ -287,7 +284,7 @@ class FileModel:
         call = self.constructor_call(receiver, scope)
         if call is None:
             return False
-        qualified = self.qualify(call.func)
+        qualified = self.qualify(call.func, scope)
         if qualified in wanted:
             return True
         if isinstance(call.func, cst.Name):

@@ -60,9 +60,10 @@ def run(site, rule, check, target):
         for known in _known(site, key):
             if known.value is None or known.value is False or known.value == "":
                 continue
+            passed = f"{known.via[0]} (= {show_value(known.value)})" if known.via else show_value(known.value)
             yield Finding(
                 known.node,
-                f"{target.display}({', '.join(shown)}, {key}={show_value(known.value)}): "
+                f"{target.display}({', '.join(shown)}, {key}={passed}): "
                 f"{params.summary}",
             )
 

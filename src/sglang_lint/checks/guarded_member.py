@@ -86,7 +86,7 @@ def run(site, rule, check, target):
         return
     model = site.model
     call = model.constructor_call(receiver, site.scope)
-    if call is None or model.qualify(call.func) != params.receiver_class:
+    if call is None or model.qualify(call.func, site.scope) != params.receiver_class:
         return
     config = argument_of(call, params.config_argument, params.config_position)
     if config is None or not _flag_is_true(model, config.value, site.scope, params.flag):

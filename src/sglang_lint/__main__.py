@@ -1,0 +1,5 @@
+import sys
+
+from sglang_lint.cli import main
+
+sys.exit(main())
