@@ -1,0 +1,122 @@
+"""The catalog: every shipped rule is complete and its own examples behave; a malformed
+rule file is refused with the file and the field named, before anything is linted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from sglang_lint import lint
+from sglang_lint.catalog import RuleFileError, default_rules, load_rules
+
+SEEDS = ["000_1538b24e4e1c2abb", "001_dba098f04c7d3fb1", "002_e00cb8aa553d4839",
+         "003_ec078740dd00e4ba", "004_329cdf3d6a01b27e"]
+
+
+def test_seed_rules_in_seed_order():
+    rules = default_rules()
+    assert [r.code for r in rules] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
+    assert [r.seed for r in rules] == SEEDS
+    for rule in rules:
+        assert rule.path.name.startswith(f"{rule.code}-{rule.name}")
+        assert rule.raise_site.module.startswith("sglang.")
+        assert rule.raise_site.sglang_version == "0.5.23"
+
+
+@pytest.mark.parametrize("rule", default_rules(), ids=lambda r: r.code)
+def test_rule_examples(rule):
+    bad = lint(rule.docs.bad, "example.py")
+    assert bad and {d.code for d in bad} == {rule.code}
+    assert lint(rule.docs.good, "example.py") == []
+
+
+VALID = """
+code = "SGL101"
+name = "team-rule"
+title = "A team's own rule"
+catalog_id = "0123456789abcdef"
+
+[raise_site]
+module = "sglang.x"
+function = "f"
+exception = "ValueError"
+message = "bad mode"
+sglang_version = "0.5.23"
+
+[[check]]
+kind = "allowed-values"
+summary = "bad mode"
+values = ["a", "b"]
+
+[[check.target]]
+function = "sglang.x.f"
+argument = "mode"
+position = 0
+
+[docs]
+why = "because"
+bad = "f('c')"
+good = "f('a')"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "SGL101-team-rule.toml") -> Path:
+    folder = tmp_path / "rules"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+    return folder
+
+
+def test_valid_team_rule_loads_and_runs(tmp_path):
+    from sglang_lint.engine import RuleSet
+
+    (rule,) = load_rules([write(tmp_path, VALID)])
+    assert rule.code == "SGL101"
+    ruleset = RuleSet([rule])
+    found = lint("from sglang.x import f\nf('c')\nf('a')\n", "t.py", ruleset)
+    assert [(d.line, d.col, d.code) for d in found] == [(2, 2, "SGL101")]
+
+
+@pytest.mark.parametrize(
+    "change, field, problem",
+    [
+        (('title = "A team\'s own rule"\n', ""), "title", "is missing"),
+        (('code = "SGL101"', 'code = "SGL1"'), "code", "does not match"),
+        (('code = "SGL101"', 'code = "SGL900"'), "code", "reserved"),
+        (('position = 0', 'position = "0"'), "check[0].target[0].position", "must be an integer"),
+        (('kind = "allowed-values"', 'kind = "allowed-valuez"'), "check[0].kind", "unknown check kind"),
+        (('values = ["a", "b"]', "values = []"), "check[0].values", "non-empty list"),
+        (('values = ["a", "b"]', 'values = ["a", "a"]'), "check[0].values", "twice"),
+        (('summary = "bad mode"', 'summary = "bad mode"\nsumary = "typo"'), "check[0].sumary", "not a known field"),
+        (('function = "sglang.x.f"', 'function = "f"'), "check[0].target[0].function", "qualified name"),
+        (('[docs]', '[doc]'), "docs", "is missing"),
+        (('exception = "ValueError"', "exception = 3"), "raise_site.exception", "non-empty string"),
+    ],
+)
+def test_malformed_rule_names_file_and_field(tmp_path, change, field, problem):
+    old, new = change
+    assert old in VALID
+    folder = write(tmp_path, VALID.replace(old, new))
+    with pytest.raises(RuleFileError) as caught:
+        load_rules([folder])
+    assert caught.value.field_name == field
+    assert problem in caught.value.problem
+    assert str(caught.value).startswith(str(folder / "SGL101-team-rule.toml"))
+
+
+def test_not_toml_and_duplicate_code(tmp_path):
+    folder = write(tmp_path, "code = = 1")
+    with pytest.raises(RuleFileError, match="is not valid TOML"):
+        load_rules([folder])
+    folder = write(tmp_path, VALID)
+    write(tmp_path, VALID, "SGL101-again.toml")
+    with pytest.raises(RuleFileError) as caught:
+        load_rules([folder])
+    assert caught.value.field_name == "code" and "already used" in caught.value.problem
+
+
+def test_shipped_rules_folder_is_the_repository_catalog():
+    names = sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
+    assert names == sorted(r.path.name for r in default_rules())

@@ -1,0 +1,110 @@
+"""The ``sglang-lint`` command: output lines, exit codes, selection, walking, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import FIXTURES, run
+from sglang_lint import __version__
+
+BAD = (
+    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
+    ".streaming_refiner import set_capture_flag_on_blocks\n"
+    "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+    "model.set_dflash_layers_to_capture(None)\n"
+)
+
+
+def lint(*args: str, cwd: Path | None = None, stdin: str | None = None):
+    return run("-m", "sglang_lint", *args, cwd=cwd, stdin=stdin)
+
+
+def test_clean_file_exits_0(tmp_path):
+    (tmp_path / "ok.py").write_text("print('hello')\n")
+    result = lint("ok.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_findings_exit_1_one_line_each(tmp_path):
+    (tmp_path / "bad.py").write_text(BAD)
+    result = lint("bad.py", cwd=tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert [line.split(" ", 2)[:2] for line in lines] == [["bad.py:2:31:", "SGL001"], ["bad.py:3:36:", "SGL004"]]
+
+
+def test_select_and_ignore_by_prefix(tmp_path):
+    (tmp_path / "bad.py").write_text(BAD)
+    assert [l.split()[1] for l in lint("--select", "SGL004", "bad.py", cwd=tmp_path).stdout.splitlines()] == ["SGL004"]
+    assert [l.split()[1] for l in lint("--ignore", "SGL001", "bad.py", cwd=tmp_path).stdout.splitlines()] == ["SGL004"]
+    assert lint("--select", "SGL00", "--ignore", "SGL0", "bad.py", cwd=tmp_path).returncode == 0
+    result = lint("--select", "E501", "bad.py", cwd=tmp_path)
+    assert result.returncode == 2 and "not a code prefix" in result.stderr
+
+
+def test_directories_are_walked_for_python_files(tmp_path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "sub" / "bad.py").write_text(BAD)
+    (tmp_path / "pkg" / "notes.txt").write_text(BAD)
+    (tmp_path / "pkg" / ".venv").mkdir()
+    (tmp_path / "pkg" / ".venv" / "dep.py").write_text(BAD)
+    result = lint("pkg", cwd=tmp_path)
+    assert result.returncode == 1
+    assert {line.split(":")[0] for line in result.stdout.splitlines()} == {str(Path("pkg/sub/bad.py"))}
+
+
+def test_unparseable_file_names_it_exits_2_and_others_still_lint(tmp_path):
+    # Only files that mention a catalog API are parsed at all (that is what keeps the
+    # command fast); such a file that does not parse is reported.
+    (tmp_path / "broken.py").write_text("def f(:\n    model.set_dflash_layers_to_capture(None)\n")
+    (tmp_path / "bad.py").write_text(BAD)
+    result = lint("broken.py", "bad.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("broken.py:")
+    assert "cannot parse" in result.stderr
+    assert len(result.stdout.splitlines()) == 2  # bad.py was still linted
+
+
+def test_unreadable_inputs_exit_2(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"x = '\xe9'\nmodel.set_dflash_layers_to_capture(None)\n")
+    result = lint("latin.py", "missing.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "latin.py: error: cannot decode" in result.stderr
+    assert "missing.py: error: no such file or directory" in result.stderr
+
+
+def test_coding_line_is_honoured(tmp_path):
+    (tmp_path / "latin.py").write_bytes(
+        b"# -*- coding: latin-1 -*-\nx = '\xe9'\nmodel.set_dflash_layers_to_capture(None)\n"
+    )
+    result = lint("latin.py", cwd=tmp_path)
+    assert result.returncode == 1 and ":3:36: SGL004" in result.stdout
+
+
+def test_stdin_with_display_name():
+    result = lint("--stdin-filename", "editor/buffer.py", "-", stdin=BAD)
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].startswith("editor/buffer.py:2:31: SGL001")
+
+
+def test_rules_lists_every_rule():
+    result = lint("rules")
+    assert result.returncode == 0
+    codes = [line.split()[0] for line in result.stdout.splitlines()]
+    assert codes == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
+    assert "unsupported-capture-mode" in result.stdout
+
+
+def test_version_and_usage_errors():
+    result = lint("--version")
+    assert (result.returncode, result.stdout.strip()) == (0, f"sglang-lint {__version__}")
+    assert lint("--no-such-flag").returncode == 2
+    assert lint("rules", "extra").returncode == 2
+
+
+def test_fixture_folder_through_the_command():
+    result = lint(str(FIXTURES))
+    assert result.returncode == 1
+    assert {line.split()[1] for line in result.stdout.splitlines()} == {
+        "SGL001", "SGL002", "SGL003", "SGL004", "SGL005"
+    }
