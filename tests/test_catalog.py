@@ -120,3 +120,9 @@ def test_not_toml_and_duplicate_code(tmp_path):
 def test_shipped_rules_folder_is_the_repository_catalog():
     names = sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
     assert names == sorted(r.path.name for r in default_rules())
+
+
+def test_readme_lists_every_rule():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for rule in default_rules():
+        assert f"| {rule.code} | `{rule.name}` |" in readme

@@ -1,0 +1,152 @@
+"""The engine's own guarantees: prefilter, resolution, guards, crash isolation, positions."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst
+import pytest
+
+from sglang_lint import SourceError, lint
+from sglang_lint.checks import CHECK_KINDS
+from sglang_lint.engine import default_ruleset
+
+IMPORT = (
+    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
+    ".streaming_refiner import set_capture_flag_on_blocks\n"
+)
+
+
+def found(source: str, path: str = "user.py") -> list[tuple[int, int, str]]:
+    return [(d.line, d.col, d.code) for d in lint(source, path)]
+
+
+def test_files_without_triggers_are_never_parsed(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed a file the prefilter should have skipped")
+
+    monkeypatch.setattr(libcst, "parse_module", refuse)
+    assert lint("import torch\nx = torch.zeros(3)\n", "a.py") == []
+    # The method name written but never called (a definition, a string) is not a call shape.
+    assert lint("def set_dflash_layers_to_capture(self, layer_ids=None): pass\n", "a.py") == []
+
+
+def test_prefilter_needs_every_word_of_a_trigger():
+    ruleset = default_ruleset()
+    assert ruleset.may_match("model.set_dflash_layers_to_capture(None)")
+    assert not ruleset.may_match("model.set_dflash_layers_to_capture(ids)")  # no None anywhere
+    assert ruleset.may_match("model . set_dflash_layers_to_capture (\n None)")
+
+
+def test_arguments_after_a_splat_have_unknown_positions():
+    assert found(IMPORT + "set_capture_flag_on_blocks(*args, 'pre', enable=True)\n") == []
+    assert found(IMPORT + "set_capture_flag_on_blocks(*args, mode='pre', enable=True)\n") == [(2, 39, "SGL001")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "MODE = 'pre'\nMODE = 'pre_rope'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "for MODE in ('pre', 'x'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "MODE = 'pre'\ndef f():\n    global MODE\n    MODE = read()\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "def f(MODE='pre'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "MODE = f'pre'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
+    ],
+    ids=["two-bindings", "loop", "global-rebound", "parameter", "f-string", "unpacking"],
+)
+def test_values_the_resolver_does_not_follow_are_never_guessed(body):
+    assert found(IMPORT + body) == []
+
+
+def test_constant_in_an_enclosing_scope_and_shadowing():
+    source = IMPORT + (
+        "MODE = 'pre'\n"
+        "def outer():\n"
+        "    set_capture_flag_on_blocks(t, MODE, enable=True)\n"
+        "def shadowed(MODE):\n"
+        "    set_capture_flag_on_blocks(t, MODE, enable=True)\n"
+        "class Holder:\n"
+        "    MODE = 'post_rope'\n"
+        "    def method(self):\n"
+        "        set_capture_flag_on_blocks(t, MODE, enable=True)\n"
+    )
+    # Class attributes are not visible from methods: MODE there is the module's.
+    assert found(source) == [(4, 34, "SGL001"), (10, 38, "SGL001")]
+
+
+def test_relative_imports_resolve_inside_the_sglang_package():
+    source = "from .streaming_refiner import set_capture_flag_on_blocks\nset_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+    path = "src/sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/sana_wm/user.py"
+    assert found(source, path) == [(2, 30, "SGL001")]
+    # Outside the sglang package, the same relative import is someone else's module.
+    assert found(source, "myproj/sana_wm/user.py") == []
+
+
+def test_calls_inside_the_defining_module():
+    source = (
+        "def set_capture_flag_on_blocks(transformer, mode, *, enable):\n"
+        "    pass\n"
+        "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+    )
+    path = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/sana_wm/streaming_refiner.py"
+    assert found(source, path) == [(3, 30, "SGL001")]
+    assert found(source, "elsewhere.py") == []
+
+
+def test_expected_raise_contexts_are_deliberate():
+    source = IMPORT + (
+        "import pytest\n"
+        "with pytest.raises(ValueError):\n"
+        "    set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+        "pytest.raises(ValueError, lambda: set_capture_flag_on_blocks(t, 'pre', enable=True))\n"
+        "class T:\n"
+        "    def test(self):\n"
+        "        with self.assertRaises(ValueError):\n"
+        "            model.set_dflash_layers_to_capture(None)\n"
+        "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+    )
+    assert found(source) == [(10, 30, "SGL001")]
+
+
+def test_position_is_the_argument_in_a_multiline_call():
+    source = IMPORT + "set_capture_flag_on_blocks(\n    t,\n    mode=(\n        'pre'\n    ),\n    enable=True,\n)\n"
+    (diagnostic,) = lint(source, "a.py")
+    assert (diagnostic.line, diagnostic.col, diagnostic.end_line, diagnostic.end_col) == (5, 8, 5, 13)
+
+
+def test_a_crashing_check_is_reported_once_and_the_others_still_run(monkeypatch):
+    def explode(site, rule, check, target):
+        raise RuntimeError("boom")
+
+    broken = dataclasses.replace(CHECK_KINDS["not-none"], run=explode)
+    monkeypatch.setitem(CHECK_KINDS, "not-none", broken)
+    source = IMPORT + (
+        "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+        "model.set_dflash_layers_to_capture(None)\n"
+        "model.set_dflash_layers_to_capture(None)\n"
+    )
+    diagnostics = lint(source, "a.py")
+    assert [(d.line, d.code) for d in diagnostics] == [(1, "SGL900"), (2, "SGL001")]
+    assert "rule SGL004 crashed on this file (RuntimeError: boom)" in diagnostics[0].message
+
+
+def test_source_errors():
+    with pytest.raises(SourceError, match="cannot parse"):
+        lint("model.set_dflash_layers_to_capture(None\n", "a.py")
+    with pytest.raises(SourceError, match="cannot decode"):
+        lint(b"model.set_dflash_layers_to_capture(None)  # \xff\n", "a.py")
+    # A BOM and CRLF line endings are ordinary input.
+    source = "\ufeffmodel.set_dflash_layers_to_capture(None)\r\n".encode("utf-8")
+    assert found(source) == [(1, 35, "SGL004")]
+
+
+def test_linting_never_imports_the_checked_code(tmp_path, monkeypatch):
+    import sys
+
+    marker = tmp_path / "imported"
+    (tmp_path / "sideeffect.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = "import sideeffect\nfrom sideeffect import thing\nmodel.set_dflash_layers_to_capture(None)\n"
+    assert found(source) == [(3, 35, "SGL004")]
+    assert not marker.exists() and "sideeffect" not in sys.modules

@@ -1,0 +1,69 @@
+"""A plain (not editable) ``pip install .`` into a fresh virtual environment gives a
+working flake8 plugin and ``sglang-lint`` command, with the rules inside the wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT, expected_findings, fixture_files
+
+pytestmark = pytest.mark.packaging
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("pkg")
+    wheels = base / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
+        check=True,
+    )
+    (wheel,) = wheels.glob("sglang_lint-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    shipped = sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("sglang_lint/rules/"))
+    assert shipped == sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
+    env = base / "venv"
+    venv.EnvBuilder(with_pip=True).create(env)
+    subprocess.run([str(env / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)
+    return env / "bin"
+
+
+def parse(output: str) -> set[tuple[str, int, int, str]]:
+    found = set()
+    for line in output.splitlines():
+        where, code = line.split(" ", 2)[:2]
+        path, row, col = where.rstrip(":").rsplit(":", 2)
+        found.add((Path(path).name, int(row), int(col), code))
+    return found
+
+
+def expected() -> set[tuple[str, int, int, str]]:
+    return {(p.name, *f) for p in fixture_files() for f in expected_findings(p)}
+
+
+def test_installed_flake8_plugin(installed: Path):
+    result = subprocess.run(
+        [str(installed / "flake8"), "--isolated", "--select", "SGL", str(FIXTURES)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    assert parse(result.stdout) == expected()
+
+
+def test_installed_command(installed: Path, tmp_path: Path):
+    result = subprocess.run(
+        [str(installed / "sglang-lint"), str(FIXTURES)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 1, result.stderr
+    assert parse(result.stdout) == expected()
+    listing = subprocess.run([str(installed / "sglang-lint"), "rules"], capture_output=True, text=True)
+    assert [line.split()[0] for line in listing.stdout.splitlines()] == [
+        "SGL001", "SGL002", "SGL003", "SGL004", "SGL005"
+    ]
