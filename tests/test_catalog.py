@@ -126,3 +126,10 @@ def test_readme_lists_every_rule():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for rule in default_rules():
         assert f"| {rule.code} | `{rule.name}` |" in readme
+
+
+def test_project_passes_its_own_flake8_config():
+    from conftest import run
+
+    result = run("-m", "flake8", "src", "tests", "scripts", cwd=ROOT)
+    assert (result.returncode, result.stdout) == (0, "")

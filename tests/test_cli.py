@@ -35,8 +35,12 @@ def test_findings_exit_1_one_line_each(tmp_path):
 
 def test_select_and_ignore_by_prefix(tmp_path):
     (tmp_path / "bad.py").write_text(BAD)
-    assert [l.split()[1] for l in lint("--select", "SGL004", "bad.py", cwd=tmp_path).stdout.splitlines()] == ["SGL004"]
-    assert [l.split()[1] for l in lint("--ignore", "SGL001", "bad.py", cwd=tmp_path).stdout.splitlines()] == ["SGL004"]
+
+    def codes(*args):
+        return [line.split()[1] for line in lint(*args, "bad.py", cwd=tmp_path).stdout.splitlines()]
+
+    assert codes("--select", "SGL004") == ["SGL004"]
+    assert codes("--ignore", "SGL001") == ["SGL004"]
     assert lint("--select", "SGL00", "--ignore", "SGL0", "bad.py", cwd=tmp_path).returncode == 0
     result = lint("--select", "E501", "bad.py", cwd=tmp_path)
     assert result.returncode == 2 and "not a code prefix" in result.stderr

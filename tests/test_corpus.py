@@ -56,6 +56,8 @@ def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
         "-m", "flake8", "--isolated", "--select", "SGL", "-j", "2",
         *(str(Path(f"m{i}") / m.path) for i, m in enumerate(MUTATIONS)), cwd=tmp_path,
     )
-    got = sorted(line.split(": ", 1)[0].rsplit(":", 1)[0] + " " + line.split()[1] for line in result.stdout.splitlines())
+    got = sorted(
+        line.split(": ", 1)[0].rsplit(":", 1)[0] + " " + line.split()[1] for line in result.stdout.splitlines()
+    )
     expected = sorted(f"{Path(f'm{i}') / m.path}:{m.expect_line} {m.code}" for i, m in enumerate(MUTATIONS))
     assert got == expected

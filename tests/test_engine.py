@@ -48,7 +48,8 @@ def test_arguments_after_a_splat_have_unknown_positions():
     [
         "MODE = 'pre'\nMODE = 'pre_rope'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "for MODE in ('pre', 'x'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
-        "MODE = 'pre'\ndef f():\n    global MODE\n    MODE = read()\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "MODE = 'pre'\ndef f():\n    global MODE\n    MODE = read()\n"
+        "set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "def f(MODE='pre'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE = f'pre'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
@@ -76,7 +77,10 @@ def test_constant_in_an_enclosing_scope_and_shadowing():
 
 
 def test_relative_imports_resolve_inside_the_sglang_package():
-    source = "from .streaming_refiner import set_capture_flag_on_blocks\nset_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+    source = (
+        "from .streaming_refiner import set_capture_flag_on_blocks\n"
+        "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
+    )
     path = "src/sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/sana_wm/user.py"
     assert found(source, path) == [(2, 30, "SGL001")]
     # Outside the sglang package, the same relative import is someone else's module.

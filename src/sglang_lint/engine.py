@@ -139,9 +139,10 @@ class RuleSet:
             return self
         return RuleSet(
             [
-                r
-                for r in self.rules
-                if (not select or r.code.startswith(select)) and not r.code.startswith(ignore or ("\0",))
+                rule
+                for rule in self.rules
+                if (not select or rule.code.startswith(select))
+                and not (ignore and rule.code.startswith(ignore))
             ]
         )
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from sglang_lint.checks.base import (
     CheckKind,
     Finding,
-    argument_of,
+    argument_values,
     closest,
+    require_argument,
     show_call,
     target_trigger,
 )
@@ -55,18 +56,13 @@ def parse(fields, targets):
             raise fields.error("values", f"{value!r} is not a literal this check can compare")
     if len(set(map(repr, values))) != len(values):
         raise fields.error("values", "lists a value twice")
-    for target in targets:
-        if target.argument is None and target.position is None:
-            raise fields.error("target", f"target {target.name} needs an argument or a position")
+    require_argument(fields, targets)
     return AllowedValues(summary=summary, values=tuple(values), enum=enum)
 
 
 def run(site, rule, check, target):
     params: AllowedValues = check.params
-    arg = argument_of(site.node, target.argument, target.position)
-    if arg is None:
-        return
-    for known in site.model.evaluate(arg.value, site.scope):
+    for arg, known in argument_values(site, target.argument, target.position):
         if params.allows(known.value) is not False:
             continue
         message = (

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
-from sglang_lint.resolve import FileModel, Ref, Scope
+from sglang_lint.resolve import FileModel, Known, Ref, Scope
 
 
 @dataclass(frozen=True)
@@ -106,10 +106,24 @@ def argument_of(call: cst.Call, name: str | None, position: int | None) -> cst.A
     return None
 
 
+def argument_values(site: Site, name: str | None, position: int | None) -> Iterator[tuple[cst.Arg, Known]]:
+    """Each value the argument for parameter ``name``/``position`` is known to take at this
+    call (nothing when it is absent or unknown)."""
+    arg = argument_of(site.node, name, position)
+    if arg is not None:
+        for known in site.model.evaluate(arg.value, site.scope):
+            yield arg, known
+
+
+def require_argument(fields, targets) -> None:
+    """Value checks need to know which argument of each target they judge."""
+    for target in targets:
+        if target.argument is None and target.position is None:
+            raise fields.error("target", f"target {target.name} needs an argument or a position")
+
+
 def show_value(value: object) -> str:
-    if isinstance(value, Ref):
-        return repr(value)
-    return repr(value)
+    return repr(value)  # Ref's repr is the short ``Enum.MEMBER`` form
 
 
 def show_call(target, argument: str | None, arg_value: cst.BaseExpression, known) -> str:

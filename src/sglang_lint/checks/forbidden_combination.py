@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_of, show_value, target_trigger
+from sglang_lint.checks.base import CheckKind, Finding, argument_values, show_value, target_trigger
 from sglang_lint.checks.allowed_values import SCALARS
 
 
@@ -42,8 +42,7 @@ def triggers(check):
 
 
 def _known(site, keyword):
-    arg = argument_of(site.node, keyword, None)
-    return [] if arg is None else site.model.evaluate(arg.value, site.scope)
+    return [known for _, known in argument_values(site, keyword, None)]
 
 
 def run(site, rule, check, target):

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_of, mentions, show_call, target_trigger
+from sglang_lint.checks.base import (
+    CheckKind,
+    Finding,
+    argument_values,
+    mentions,
+    require_argument,
+    show_call,
+    target_trigger,
+)
 
 
 @dataclass(frozen=True)
@@ -20,9 +28,7 @@ class NotNone:
 
 
 def parse(fields, targets):
-    for target in targets:
-        if target.argument is None and target.position is None:
-            raise fields.error("target", f"target {target.name} needs an argument or a position")
+    require_argument(fields, targets)
     return NotNone(summary=fields.str("summary"), hint=fields.str("hint", required=False))
 
 
@@ -34,10 +40,7 @@ def _guarded(site, name: str) -> bool:
 
 def run(site, rule, check, target):
     params: NotNone = check.params
-    arg = argument_of(site.node, target.argument, target.position)
-    if arg is None:
-        return
-    for known in site.model.evaluate(arg.value, site.scope):
+    for arg, known in argument_values(site, target.argument, target.position):
         if known.value is not None:
             continue
         if known.via and _guarded(site, known.via[0]):
