@@ -154,3 +154,34 @@ def test_linting_never_imports_the_checked_code(tmp_path, monkeypatch):
     source = "import sideeffect\nfrom sideeffect import thing\nmodel.set_dflash_layers_to_capture(None)\n"
     assert found(source) == [(3, 35, "SGL004")]
     assert not marker.exists() and "sideeffect" not in sys.modules
+
+
+def test_a_config_flag_written_elsewhere_in_the_file_is_not_guessed():
+    source = (
+        "from sglang.srt.configs.kimi_k3 import KimiK3Config\n"
+        "from sglang.srt.models.kimi_k3 import KimiK3ForConditionalGeneration\n"
+        "config = KimiK3Config(encoder_only=True)\n"
+        "def configure():\n"
+        "    config.encoder_only = False\n"
+        "model = KimiK3ForConditionalGeneration(config)\n"
+        "def use():\n"
+        "    return model.lm_head\n"
+    )
+    assert found(source) == []
+    assert found(source.replace("config.encoder_only = False", "config.encoder_only = True")) == [(8, 17, "SGL005")]
+
+
+def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_path):
+    from sglang_lint import cli, flake8_plugin
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("internal")
+
+    monkeypatch.setattr(flake8_plugin, "lint", broken)
+    plugin = flake8_plugin.SglangLintPlugin(None, "a.py", ["x = 1\n"])
+    (message,) = [m for _, _, m, _ in plugin.run()]
+    assert message.startswith("SGL900 sglang-lint failed on this file (RuntimeError: internal)")
+
+    monkeypatch.setattr(cli, "lint", broken)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert cli.main([str(tmp_path / "a.py")]) == 2

@@ -117,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             err.write(f"{where}: error: {exc.message}\n")
             failed += 1
             continue
+        except Exception as exc:  # a bug of ours: name the file, keep linting the others
+            err.write(f"{display}: error: sglang-lint failed on this file ({type(exc).__name__}: {exc})\n")
+            failed += 1
+            continue
         for diagnostic in diagnostics:
             out.write(diagnostic.format(display) + "\n")
         found += len(diagnostics)

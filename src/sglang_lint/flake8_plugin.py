@@ -9,6 +9,7 @@ import ast
 from typing import Iterator
 
 from sglang_lint import __version__
+from sglang_lint.catalog import CRASH_CODE
 from sglang_lint.engine import SourceError, lint
 
 
@@ -27,6 +28,9 @@ class SglangLintPlugin:
             diagnostics = lint("".join(self.lines), self.filename)
         except SourceError:
             return  # Python parsed it but LibCST did not: say nothing rather than guess
+        except Exception as exc:  # never stop a team's flake8 run: report and go on
+            yield 1, 0, f"{CRASH_CODE} sglang-lint failed on this file ({type(exc).__name__}: {exc})", type(self)
+            return
         for diagnostic in diagnostics:
             yield (
                 diagnostic.line,

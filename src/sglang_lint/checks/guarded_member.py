@@ -46,16 +46,21 @@ def triggers(check):
 
 
 def _flag_is_true(model, config: cst.BaseExpression, scope, flag: str) -> bool:
-    """Was ``config`` built with ``flag=True`` (inline, by its one binding, or set after)?"""
+    """Was ``config`` built with ``flag=True`` (inline, by its one binding, or set after)?
+
+    Any write of ``<config>.<flag>`` to the same variable, from any scope, that is not a
+    literal ``True`` makes the answer no: the resolver does not order writes, so it does not
+    guess."""
     if isinstance(config, cst.Call):
         arg = argument_of(config, flag, None)
         return arg is not None and literal_value(arg.value) is True
     if not isinstance(config, cst.Name):
         return False
+    owner = model.binding_scope(config.value, scope)
     writes = [
         literal_value(value)
         for write_scope, text, value in model.attribute_writes
-        if write_scope is scope and text == f"{config.value}.{flag}"
+        if text == f"{config.value}.{flag}" and model.binding_scope(config.value, write_scope) is owner
     ]
     if writes:
         return all(value is True for value in writes)
