@@ -50,7 +50,7 @@ def test_arguments_after_a_splat_have_unknown_positions():
         "for MODE in ('pre', 'x'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE = 'pre'\ndef f():\n    global MODE\n    MODE = read()\n"
         "set_capture_flag_on_blocks(t, MODE, enable=True)\n",
-        "def f(MODE='pre'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "def f(MODE):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE = f'pre'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
     ],

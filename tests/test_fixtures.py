@@ -62,13 +62,28 @@ def test_cli_reports_exactly_the_annotations():
 
 
 def test_messages_name_value_allowed_and_closest():
-    source = (FIXTURES / "SGL001_unsupported_capture_mode.py").read_text()
+    path = FIXTURES / "SGL001_unsupported_capture_mode.py"
+    source = path.read_text()
+    lines = source.splitlines()
     messages = {d.line: d.message for d in lint(source, "x.py")}
-    assert messages[18] == (
+
+    def at(text: str) -> str:
+        (number,) = [n for n, line in enumerate(lines, start=1) if text in line]
+        return messages[number]
+
+    assert at('set_capture_flag_on_blocks(transformer, mode="pre", enable=True)') == (
         "set_capture_flag_on_blocks(mode='pre'): unsupported capture mode; "
         "expected one of 'pre_rope', 'post_rope' (did you mean 'pre_rope'?)"
     )
     # No close value: no suggestion.
-    assert messages[26].endswith("expected one of 'pre_rope', 'post_rope'")
-    # A constant: the message says where the value came from.
-    assert "mode=CAPTURE_MODE) with CAPTURE_MODE = 'pre'" in messages[31]
+    assert at('mode="raw", enable=True)  # expect').endswith("expected one of 'pre_rope', 'post_rope'")
+    # By name: which binding, and on which line.
+    constant_line = lines.index('CAPTURE_MODE = "pre"') + 1
+    assert f"mode=CAPTURE_MODE) with CAPTURE_MODE = 'pre' (line {constant_line})" in at("mode=CAPTURE_MODE,")
+    branch_line = lines.index('        mode = "post-rope"') + 1
+    assert f"with mode = 'post-rope' (line {branch_line})" in at("transformer, mode, enable=True)  # expect")
+    # Through a wrapper: the message says which function passes the value on.
+    assert at('capture_with(tf, mode="raw")').endswith(
+        "(capture_with() passes mode on to set_capture_flag_on_blocks())"
+    )
+    assert "with mode defaulting to 'pre'" in at('def capture_with(transformer, mode="pre")')

@@ -145,6 +145,7 @@ class Target:
     position: int | None = None
     receivers: tuple[str, ...] = ()
     via: str | None = None
+    fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
 
     @property
     def last_name(self) -> str:
@@ -176,7 +177,10 @@ def parse_target(fields: Fields) -> Target:
         position=fields.int("position", required=False),
         receivers=fields.strings("receivers", required=False, pattern=DOTTED_PATTERN) or (),
         via=fields.str("via", required=False),
+        fields=fields.bool("fields", required=False) or False,
     )
+    if target.fields and (kind != "class" or target.argument is None):
+        raise fields.error("fields", "only a class target with an argument has fields")
     fields.done()
     return target
 

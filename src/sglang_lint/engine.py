@@ -16,6 +16,7 @@ The flow of one file:
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import tokenize
@@ -24,20 +25,12 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from sglang_lint.catalog import CRASH_CODE, Check, Rule, Target, default_rules
-from sglang_lint.checks import CHECK_KINDS, Guard, Site
-from sglang_lint.resolve import (
-    OPAQUE,
-    ClassInfo,
-    FileModel,
-    Imported,
-    Param,
-    Scope,
-    dotted_name,
-    target_names,
-)
+from sglang_lint.checks import CHECK_KINDS, Site
+from sglang_lint.checks.base import argument_of, guarded_on
+from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
+from sglang_lint.visitor import DispatchVisitor, callee_name
 
 # Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``).
 EXPECTED_RAISE_NAMES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
@@ -88,6 +81,7 @@ class RuleSet:
         self.calls: dict[str, list[Entry]] = {}
         self.attributes: dict[str, list[Entry]] = {}
         self.classes: list[Entry] = []
+        self.fields: list[Entry] = []  # targets that are dataclass-like configs (fields = true)
         # prefilter: one pattern of every trigger's name in its shape; each alternative is
         # a named group, so a match says which triggers' other words to look for.
         self.triggers: dict[tuple[str, str], list[tuple]] = {}
@@ -102,6 +96,8 @@ class RuleSet:
                 for target in check.targets:
                     table = self.attributes if target.kind == "attribute" else self.calls
                     table.setdefault(target.last_name, []).append(Entry(rule, check, target))
+                    if target.fields:
+                        self.fields.append(Entry(rule, check, target))
         # One alternation of plain names (fast: the regex engine scans for words); the
         # shape of each hit (``.name(`` for a method) is then checked around the match.
         self.by_name: dict[str, list[tuple[str, tuple]]] = {}
@@ -161,314 +157,147 @@ def default_ruleset() -> RuleSet:
     return RuleSet(default_rules())
 
 
-class DispatchVisitor(cst.CSTVisitor):
-    """The one visitor: builds the file model and records the sites rules care about."""
+def _effective_target(entry: Entry, site: Site) -> Target | None:
+    """The target as it applies at this site, or None when the site is not a call of it.
 
-    def __init__(self, ruleset: RuleSet, model: FileModel):
-        super().__init__()
-        self.ruleset = ruleset
-        self.model = model
-        self.scope: Scope = Scope("module", cst.Module(body=()), None)
-        model.module_scope = self.scope
-        self.branches: list[Guard] = []  # conditions of the enclosing if/while/and/or
-        self.suites: list[list[Guard]] = [[]]  # early exits and asserts seen so far, per block
-        self.expected_raise_depth = 0
-        self.expected_raise_calls: list[cst.Call] = []
-        self.raise_withs: list[cst.With] = []
-        self.call_sites: list[tuple[str, Site]] = []  # (rule-table name, site)
-        self.class_sites: list[Site] = []
-        # ``from m import f as g``: calls of ``g`` are looked up as ``f``. Imports are
-        # read in text order, so an alias is known from its import statement on.
-        self.aliases: dict[str, str] = {}
-
-    # --- bindings -------------------------------------------------------------------
-    def bind(self, name: str, value) -> None:
-        scope = self.scope
-        if name in scope.global_names:
-            scope = self.model.module_scope
-        scope.bind(name, value)
-
-    def bind_targets(self, node: cst.CSTNode) -> None:
-        for name in target_names(node):
-            self.bind(name.value, OPAQUE)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = dotted_name(alias.name)
-            if full is None:
-                continue
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local, qualified = alias.asname.name.value, full
-            else:
-                local = qualified = full.split(".", 1)[0]
-            self.bind(local, Imported(qualified))
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = dotted_name(node.module) if node.module is not None else None
-        level = len(node.relative)
-        base = self.model.resolve_relative(level, module) if level else module
-        if isinstance(node.names, cst.ImportStar):
-            return
-        for alias in node.names:
-            name = dotted_name(alias.name)
-            if name is None:
-                continue
-            local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            if base:
-                self.bind(local, Imported(f"{base}.{name}"))
-                if local != name and name in self.ruleset.calls:
-                    self.aliases[local] = name
-            else:
-                self.bind(local, OPAQUE)  # a relative import outside a known package
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for assign_target in node.targets:
-            target = assign_target.target
-            if isinstance(target, cst.Name):
-                self.bind(target.value, node.value)
-            elif isinstance(target, cst.Attribute):
-                text = dotted_name(target)
-                if text is not None:
-                    self.model.attribute_writes.append((self.scope, text, node.value))
-            else:
-                self.bind_targets(target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is None:
-            return
-        if isinstance(node.target, cst.Name):
-            self.bind(node.target.value, node.value)
-        elif isinstance(node.target, cst.Attribute):
-            text = dotted_name(node.target)
-            if text is not None:
-                self.model.attribute_writes.append((self.scope, text, node.value))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.bind_targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self.bind_targets(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.bind_targets(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self.bind_targets(node.asname.name)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self.bind_targets(node.name.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.bind_targets(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self.bind_targets(node.target)
-
-    def visit_MatchAs(self, node: cst.MatchAs) -> None:
-        if node.name is not None:
-            self.bind(node.name.value, OPAQUE)
-
-    def visit_MatchStar(self, node: cst.MatchStar) -> None:
-        if node.name is not None:
-            self.bind(node.name.value, OPAQUE)
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
-        if node.rest is not None:
-            self.bind(node.rest.value, OPAQUE)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self.scope.global_names.add(item.name.value)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        # Not followed: the name becomes unknown here and in the scope that owns it.
-        for item in node.names:
-            name = item.name.value
-            self.scope.bind(name, OPAQUE)
-            outer = self.scope.parent
-            while outer is not None and (outer.kind == "class" or name not in outer.bindings):
-                outer = outer.parent
-            if outer is not None:
-                outer.bind(name, OPAQUE)
-
-    # --- scopes ---------------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        name = node.name.value
-        qualified = None
-        if self.scope.kind == "module" and self.model.module_name:
-            qualified = f"{self.model.module_name}.{name}"
-        self.bind(name, Imported(qualified) if qualified else OPAQUE)
-
-    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        class_info = self.model.classes.get(self.scope.node) if self.scope.kind == "class" else None
-        self.scope = Scope("function", node, self.scope, class_info=class_info)
-        self._bind_parameters(node, node.params)
-
-    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self.scope = self.scope.parent
-
-    def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self.scope = Scope("lambda", node, self.scope)
-        self._bind_parameters(node, node.params)
-
-    def leave_Lambda_body(self, node: cst.Lambda) -> None:
-        self.scope = self.scope.parent
-
-    def _bind_parameters(self, function, params: cst.Parameters) -> None:
-        for index, param in enumerate((*params.posonly_params, *params.params)):
-            self.scope.bind(param.name.value, Param(function, index, param.default))
-        for param in params.kwonly_params:
-            self.scope.bind(param.name.value, Param(function, -1, param.default))
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self.scope.bind(star.name.value, OPAQUE)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        name = node.name.value
-        qualified = None
-        if self.scope.kind == "module" and self.model.module_name:
-            qualified = f"{self.model.module_name}.{name}"
-        info = ClassInfo(node, name, self.scope, qualified)
-        self.model.classes[node] = info
-        self.model.classes_by_name.setdefault(name, []).append(info)
-        self.bind(name, Imported(qualified) if qualified else OPAQUE)
-        if self.ruleset.classes:
-            self.class_sites.append(Site(node, self.scope, (), self.model))
-
-    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self.scope = Scope("class", node, self.scope)
-
-    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self.scope = self.scope.parent
-
-    # --- guards -----------------------------------------------------------------------
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.suites.append([])
-
-    def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.suites.pop()
-
-    def visit_If_body(self, node: cst.If) -> None:
-        self.branches.append(Guard(node.test, True))
-
-    def leave_If_body(self, node: cst.If) -> None:
-        self.branches.pop()
-
-    def visit_If_orelse(self, node: cst.If) -> None:
-        self.branches.append(Guard(node.test, False))
-
-    def leave_If_orelse(self, node: cst.If) -> None:
-        self.branches.pop()
-
-    def leave_If(self, node: cst.If) -> None:
-        # ``if x is None: return`` guards the rest of the block.
-        if node.orelse is None and _ends_in_exit(node.body):
-            self.suites[-1].append(Guard(node.test, False))
-
-    def visit_While_body(self, node: cst.While) -> None:
-        self.branches.append(Guard(node.test, True))
-
-    def leave_While_body(self, node: cst.While) -> None:
-        self.branches.pop()
-
-    def visit_IfExp_body(self, node: cst.IfExp) -> None:
-        self.branches.append(Guard(node.test, True))
-
-    def leave_IfExp_body(self, node: cst.IfExp) -> None:
-        self.branches.pop()
-
-    def visit_IfExp_orelse(self, node: cst.IfExp) -> None:
-        self.branches.append(Guard(node.test, False))
-
-    def leave_IfExp_orelse(self, node: cst.IfExp) -> None:
-        self.branches.pop()
-
-    def visit_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
-        self.branches.append(Guard(node.left, isinstance(node.operator, cst.And)))
-
-    def leave_BooleanOperation_right(self, node: cst.BooleanOperation) -> None:
-        self.branches.pop()
-
-    def visit_Assert(self, node: cst.Assert) -> None:
-        self.suites[-1].append(Guard(node.test, True))
-
-    def _guards(self) -> tuple[Guard, ...]:
-        return tuple(self.branches) + tuple(g for suite in self.suites for g in suite)
-
-    # --- sites ------------------------------------------------------------------------
-    def visit_With_body(self, node: cst.With) -> None:
-        if any(_callee_name(item.item) in EXPECTED_RAISE_NAMES for item in node.items):
-            self.expected_raise_depth += 1
-            self.raise_withs.append(node)
-
-    def leave_With_body(self, node: cst.With) -> None:
-        if self.raise_withs and self.raise_withs[-1] is node:
-            self.raise_withs.pop()
-            self.expected_raise_depth -= 1
-
-    def visit_Call(self, node: cst.Call) -> None:
-        name = _callee_name(node)
-        if isinstance(node.func, cst.Name):
-            name = self.aliases.get(name, name)
-        if name in EXPECTED_RAISE_NAMES:
-            self.expected_raise_depth += 1
-            self.expected_raise_calls.append(node)
-            return
-        if name in self.ruleset.calls and not self.expected_raise_depth:
-            self.call_sites.append((name, Site(node, self.scope, self._guards(), self.model)))
-
-    def leave_Call(self, node: cst.Call) -> None:
-        if self.expected_raise_calls and self.expected_raise_calls[-1] is node:
-            self.expected_raise_calls.pop()
-            self.expected_raise_depth -= 1
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in self.ruleset.attributes and not self.expected_raise_depth:
-            self.call_sites.append((node.attr.value, Site(node, self.scope, self._guards(), self.model)))
-
-
-def _callee_name(node: cst.CSTNode) -> str | None:
-    if not isinstance(node, cst.Call):
-        return None
-    func = node.func
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
-
-
-def _ends_in_exit(body: cst.BaseSuite) -> bool:
-    if isinstance(body, cst.IndentedBlock):
-        if not body.body:
-            return False
-        last = body.body[-1]
-        if isinstance(last, cst.SimpleStatementLine):
-            return any(isinstance(s, EXIT_STATEMENTS) for s in last.body)
-        return False
-    if isinstance(body, cst.SimpleStatementSuite):
-        return any(isinstance(s, EXIT_STATEMENTS) for s in body.body)
-    return False
-
-
-def _target_matches(entry: Entry, site: Site) -> bool:
+    Functions and classes match by qualified name; methods and attributes by name, with
+    receiver evidence where the rule asks for it."""
     target = entry.target
     node = site.node
     model = site.model
+    if site.partial is not None and model.qualify(site.partial.func, site.scope) != "functools.partial":
+        return None
     if target.kind in ("function", "class"):
-        return isinstance(node, cst.Call) and model.qualify(node.func, site.scope) == target.name
+        if not isinstance(node, cst.Call):
+            return None
+        return target if model.qualify(node.func, site.scope) == target.name else None
     if target.kind == "method":
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
-            return False
+            return None
     elif not isinstance(node, cst.Attribute):
-        return False
-    if target.receivers:
-        return model.instance_of(site.receiver, site.scope, frozenset(target.receivers))
-    return True
+        return None
+    if target.receivers and not model.instance_of(site.receiver, site.scope, frozenset(target.receivers)):
+        return None
+    return target
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A function of the linted file that hands one of its parameters, unchanged and
+    unchecked, to a checked argument: calls of it are checked as calls of the target."""
+
+    function: cst.FunctionDef
+    owner: ClassInfo | None  # the class, for a method called as ``self.name(...)``
+    target: Target
+
+
+def _wrapper(entry: Entry, target: Target, site: Site) -> Wrapper | None:
+    if not isinstance(site.node, cst.Call):
+        return None
+    arg = argument_of(site.node, target.argument, target.position, site)
+    if arg is None or not isinstance(arg.value, cst.Name):
+        return None
+    name = arg.value.value
+    found = site.model.reaching(name, site.scope, site.where)
+    if found is None or len(found[0]) != 1 or not isinstance(found[0][0].value, Param):
+        return None
+    param, owner = found[0][0].value, found[1]
+    function = param.function
+    if not isinstance(function, cst.FunctionDef) or owner.node is not function or guarded_on(site, name):
+        return None
+    decorators = {dotted_name(d.decorator) for d in function.decorators}
+    method = owner.class_info is not None and "staticmethod" not in decorators
+    if param.index == 0 and method:
+        return None  # ``self`` itself
+    position = None if param.index < 0 else param.index - (1 if method else 0)
+    wrapped = Target(
+        kind="method" if method else "function",
+        name=function.name.value,
+        argument=name,
+        position=position,
+        via=f"{function.name.value}() passes {name} on to {target.display}()",
+    )
+    return Wrapper(function, owner.class_info if method else None, wrapped)
+
+
+def _calls_of(wrapper: Wrapper, visitor: DispatchVisitor) -> list[Site]:
+    """The calls in the file that reach ``wrapper.function``: by its name where that name is
+    bound to it, or as ``self.name(...)`` inside its class (or a subclass in the file)."""
+    found = []
+    model = visitor.model
+    for site in visitor.calls_by_name.get(wrapper.function.name.value, ()):
+        func = site.node.func
+        if isinstance(func, cst.Name) and wrapper.owner is None:
+            hit = model.lookup(func.value, site.scope)
+            if hit and all(isinstance(b.value, Defined) and b.value.node is wrapper.function for b in hit[0]):
+                found.append(site)
+        elif isinstance(func, cst.Attribute) and wrapper.owner is not None:
+            info = model.enclosing_class_of_self(site.scope)
+            if info is not None and model.is_local_subclass(info, wrapper.owner):
+                found.append(site)
+    return found
+
+
+def _subclass_calls(entry: Entry, site: Site, visitor: DispatchVisitor) -> list[tuple[Target, Site]]:
+    """Calls of a subclass (defined in this file) of a config class: its keywords are the
+    config's fields (by keyword only: a subclass may add fields before them)."""
+    model = site.model
+    info = model.classes[site.node]
+    target = entry.target
+    if info.qualified == target.name or not model.class_is_a(info, frozenset({target.name})):
+        return []
+    derived = dataclasses.replace(target, name=info.name, position=None)
+    calls = []
+    for call in visitor.calls_by_name.get(info.name, ()):
+        if isinstance(call.node.func, cst.Name):
+            found = model.lookup(info.name, call.scope)
+            if found and all(isinstance(b.value, Defined) and b.value.node is site.node for b in found[0]):
+                calls.append((derived, call))
+    return calls
+
+
+def _field_sites(entry: Entry, site: Site) -> list[tuple[Target, Site]]:
+    """A config class's own field default, or a subclass's, as a keyword of the class call:
+    ``class MyArch(SanaWMArchConfig): gdn_backend: str = "cuda"`` is ``gdn_backend="cuda"``
+    for every ``MyArch()``."""
+    model = site.model
+    info = model.classes[site.node]
+    target = entry.target
+    if not model.class_is_a(info, frozenset({target.name})):
+        return []
+    scope = model.class_scopes.get(site.node)
+    body = site.node.body
+    if scope is None or not isinstance(body, cst.IndentedBlock):
+        return []
+    sites = []
+    for statement in body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            value = None
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                if small.target.value == target.argument:
+                    value = small.value
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                name = small.targets[0].target
+                if isinstance(name, cst.Name) and name.value == target.argument:
+                    value = small.value
+            value = _field_default(value)
+            if value is None:
+                continue
+            call = cst.Call(func=cst.Name(info.name), args=[cst.Arg(value=value, keyword=cst.Name(target.argument))])
+            sites.append(
+                (dataclasses.replace(target, name=info.name, position=None), Site(call, scope, (), model, None))
+            )
+    return sites
+
+
+def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``x: str = "a"`` -> ``"a"``; ``x: str = field(default="a")`` -> ``"a"``."""
+    if isinstance(value, cst.Call) and callee_name(value) == "field":
+        default = argument_of(value, "default", None)
+        return default.value if default is not None else None
+    return value
 
 
 def decode_source(data: bytes) -> str:
@@ -507,6 +336,7 @@ def lint(
         return []
     module = parse(text)
     model = FileModel(path)
+    model.module = module
     visitor = DispatchVisitor(ruleset, model)
     try:
         module.visit(visitor)
@@ -516,39 +346,67 @@ def lint(
     findings: list[tuple[cst.CSTNode, str, str]] = []
     crashed: dict[str, str] = {}
 
-    def run(entry: Entry, site: Site) -> None:
-        if entry.rule.code in crashed:
+    def guarded(code: str, action) -> None:
+        if code in crashed:
             return
         try:
-            for finding in entry.kind.run(site, entry.rule, entry.check, entry.target):
-                findings.append((finding.node, entry.rule.code, finding.message))
+            action()
         except Exception as exc:  # a broken check must not stop the others
-            crashed[entry.rule.code] = f"{type(exc).__name__}: {exc}"
+            crashed[code] = f"{type(exc).__name__}: {exc}"
 
+    def check(entry: Entry, target: Target | None, site: Site, via: str | None = None) -> None:
+        for finding in entry.kind.run(site, entry.rule, entry.check, target):
+            message = f"{finding.message} ({via})" if via else finding.message
+            findings.append((finding.node, entry.rule.code, message))
+
+    # Calls of the rules' targets; then, through wrappers defined in this file, calls of
+    # those wrappers (transitively, each wrapper once).
+    work: list[tuple[Entry, Target, Site, str | None]] = []
     for name, site in visitor.call_sites:
         table = ruleset.attributes if isinstance(site.node, cst.Attribute) else ruleset.calls
         for entry in table.get(name, ()):
-            try:
-                matched = _target_matches(entry, site)
-            except Exception as exc:
-                crashed.setdefault(entry.rule.code, f"{type(exc).__name__}: {exc}")
-                continue
-            if matched:
-                run(entry, site)
+            def match(entry=entry, site=site):
+                target = _effective_target(entry, site)
+                if target is not None:
+                    work.append((entry, target, site, None))
+            guarded(entry.rule.code, match)
+    seen: set[tuple[int, str, str]] = set()
+    while work:
+        entry, target, site, via = work.pop(0)
+        guarded(entry.rule.code, lambda: check(entry, target, site, via))
+        if not entry.kind.through_wrappers:
+            continue
+
+        def follow(entry=entry, target=target, site=site):
+            wrapper = _wrapper(entry, target, site)
+            if wrapper is None:
+                return
+            key = (id(wrapper.function), wrapper.target.argument, entry.rule.code)
+            if key in seen:
+                return
+            seen.add(key)
+            for call in _calls_of(wrapper, visitor):
+                work.append((entry, wrapper.target, call, wrapper.target.via))
+        guarded(entry.rule.code, follow)
+
     for site in visitor.class_sites:
         for entry in ruleset.classes:
-            run(entry, site)
+            guarded(entry.rule.code, lambda: check(entry, None, site))
+        for entry in ruleset.fields:
+            def fields(entry=entry, site=site):
+                for target, field_site in _field_sites(entry, site) + _subclass_calls(entry, site, visitor):
+                    check(entry, target, field_site)
+            guarded(entry.rule.code, fields)
 
     diagnostics = []
     if findings:
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        seen = set()
+        seen_findings = set()
         for node, code, message in findings:
-            where = positions[node]
+            where = model.position(node)
             key = (where.start.line, where.start.column, code, message)
-            if key in seen:
+            if key in seen_findings:
                 continue
-            seen.add(key)
+            seen_findings.add(key)
             diagnostics.append(
                 Diagnostic(
                     where.start.line, where.start.column, code, message,

@@ -12,6 +12,7 @@ from sglang_lint.checks.base import (
     Finding,
     argument_values,
     closest,
+    guarded_on,
     require_argument,
     show_call,
     target_trigger,
@@ -65,15 +66,18 @@ def run(site, rule, check, target):
     for arg, known in argument_values(site, target.argument, target.position):
         if params.allows(known.value) is not False:
             continue
+        if known.via and guarded_on(site, known.via[0]):
+            continue
         message = (
-            f"{show_call(target, target.argument, arg.value, known)}: {params.summary}; "
+            f"{show_call(site, target, known)}: {params.summary}; "
             f"expected one of {', '.join(params.shown())}"
         )
         suggestion = closest(known.value, params.values)
         if suggestion is not None:
             shown = params.shown()[params.values.index(suggestion)]
             message += f" (did you mean {shown}?)"
-        yield Finding(known.node, message)
+        # A parameter's bad default is reported where it is written, where it is fixed.
+        yield Finding(known.written if known.default else known.node, message)
 
 
 def triggers(check):
@@ -82,4 +86,6 @@ def triggers(check):
     return [target_trigger(target, *extra) for target in check.targets]
 
 
-KIND = CheckKind(name="allowed-values", site="call", parse=parse, run=run, triggers=triggers)
+KIND = CheckKind(
+    name="allowed-values", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True
+)

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
-from sglang_lint.resolve import FileModel, Known, Ref, Scope
+from sglang_lint.resolve import FileModel, Known, Ref, Scope, Where
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,8 @@ class Site:
     scope: Scope
     guards: tuple[Guard, ...]
     model: FileModel
+    where: Where | None = None  # the statement it is in (None: after its scope has run)
+    partial: cst.Call | None = None  # the functools.partial(...) call this call goes through
 
     @property
     def receiver(self) -> cst.BaseExpression | None:
@@ -51,6 +53,9 @@ class CheckKind:
     parse: Callable  # (Fields, targets) -> params
     run: Callable  # (Site, Rule, Check, Target | None) -> Iterable[Finding]
     triggers: Callable  # (Check) -> Iterable[Trigger]
+    # Does a parameter passed on unchanged to a checked argument carry the check to the
+    # calls of its function (a wrapper)? True for the value checks.
+    through_wrappers: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,20 +83,35 @@ def default_triggers(check) -> Iterable[Trigger]:
     return [target_trigger(target) for target in check.targets]
 
 
-def argument_of(call: cst.Call, name: str | None, position: int | None) -> cst.Arg | None:
-    """The argument passed for parameter ``name`` (by keyword, a ``**{...}`` literal, or
-    at ``position`` counting from 0 without ``self``); None when absent or unknowable."""
+def argument_of(
+    call: cst.Call, name: str | None, position: int | None, site: Site | None = None
+) -> cst.Arg | None:
+    """The argument passed for parameter ``name`` (by keyword, in a ``**{...}`` literal or
+    a dict name bound to one, or at ``position`` counting from 0 without ``self``); None
+    when absent or unknowable."""
+    found = _argument(call, name, position, site)
+    return found[0] if found else None
+
+
+def _argument(
+    call: cst.Call, name: str | None, position: int | None, site: Site | None
+) -> tuple[cst.Arg, cst.Name | None] | None:
+    """The argument, and the dict name it came through for ``**kwargs`` (else None)."""
     for arg in call.args:
         if arg.keyword is not None and name is not None and arg.keyword.value == name:
-            return arg
-        if arg.star == "**" and isinstance(arg.value, cst.Dict) and name is not None:
-            for element in arg.value.elements:
+            return arg, None
+        if arg.star == "**" and name is not None:
+            mapping = site.model.dict_literal(arg.value, site.scope, site.where) if site else arg.value
+            if not isinstance(mapping, cst.Dict):
+                continue
+            for element in mapping.elements:
                 if (
                     isinstance(element, cst.DictElement)
                     and isinstance(element.key, cst.SimpleString)
                     and element.key.evaluated_value == name
                 ):
-                    return cst.Arg(value=element.value)
+                    holder = arg.value if isinstance(arg.value, cst.Name) else None
+                    return cst.Arg(value=element.value), holder
     if position is None:
         return None
     index = 0
@@ -101,18 +121,25 @@ def argument_of(call: cst.Call, name: str | None, position: int | None) -> cst.A
         if arg.star == "*":
             return None  # after a splat, positions are unknown
         if index == position:
-            return arg
+            return arg, None
         index += 1
     return None
 
 
-def argument_values(site: Site, name: str | None, position: int | None) -> Iterator[tuple[cst.Arg, Known]]:
+def argument_values(
+    site: Site, name: str | None, position: int | None, may: bool = False
+) -> Iterator[tuple[cst.Arg, Known]]:
     """Each value the argument for parameter ``name``/``position`` is known to take at this
-    call (nothing when it is absent or unknown)."""
-    arg = argument_of(site.node, name, position)
-    if arg is not None:
-        for known in site.model.evaluate(arg.value, site.scope):
-            yield arg, known
+    call (or, with ``may``, may take); nothing when it is absent or unknown. A value that
+    came through ``**kwargs`` shows at ``kwargs`` in the call, as ``kwargs['name']``."""
+    found = _argument(site.node, name, position, site)
+    if found is None:
+        return
+    arg, holder = found
+    for known in site.model.evaluate(arg.value, site.scope, site.where, may=may):
+        if holder is not None:
+            known = Known(known.value, holder, (f"{holder.value}[{name!r}]",) + known.via, known.written)
+        yield arg, known
 
 
 def require_argument(fields, targets) -> None:
@@ -126,14 +153,19 @@ def show_value(value: object) -> str:
     return repr(value)  # Ref's repr is the short ``Enum.MEMBER`` form
 
 
-def show_call(target, argument: str | None, arg_value: cst.BaseExpression, known) -> str:
-    """``f(mode='pre')``, or ``f(mode=MODE)`` with ``MODE = 'pre'`` when it came by name."""
+def show_call(site: Site, target, known: Known) -> str:
+    """``f(mode='pre')``; ``f(mode=MODE) with MODE = 'pre' (line 3)`` when the value came by
+    name; ``f(mode=mode) with mode defaulting to 'pre' (line 3)`` for a parameter default."""
     prefix = "." if target.kind in ("method", "attribute") else ""
-    label = f"{argument}=" if argument else ""
-    if known.via:
-        chain = " = ".join(known.via)
-        return f"{prefix}{target.display}({label}{known.via[0]}) with {chain} = {show_value(known.value)}"
-    return f"{prefix}{target.display}({label}{show_value(known.value)})"
+    label = f"{target.argument}=" if target.argument else ""
+    if not known.via:
+        return f"{prefix}{target.display}({label}{show_value(known.value)})"
+    if known.default:
+        value = f"{' = '.join(known.via)} defaulting to {show_value(known.value)}"
+    else:
+        value = f"{' = '.join(known.via)} = {show_value(known.value)}"
+    where = f" (line {site.model.line_of(known.origin)})" if known.origin is not None else ""
+    return f"{prefix}{target.display}({label}{known.via[0]}) with {value}{where}"
 
 
 def _normal(text: str) -> str:
@@ -166,6 +198,15 @@ def closest(value: object, allowed: Iterable[object]) -> object | None:
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
     return labels[scored[0][1]]
+
+
+def guarded_on(site: Site, name: str) -> bool:
+    """Does a condition in force at the site test ``name`` (``if x:``, ``if x is not None``,
+    an early ``return`` when it is None, ``assert x ...``)? Then its value there is not
+    guessed at."""
+    return any(
+        mentions(guard.test, lambda n: isinstance(n, cst.Name) and n.value == name) for guard in site.guards
+    )
 
 
 def mentions(node: cst.CSTNode, predicate: Callable[[cst.CSTNode], bool]) -> bool:

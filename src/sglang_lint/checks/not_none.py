@@ -1,20 +1,20 @@
 """not-none: an argument is required; ``None`` raises.
 
 Mirrors ``if x is None: raise``. Flags a literal ``None`` (or a conditional branch of
-one), and a name whose only binding is ``None`` unless a condition on that name guards
-the call (``if ids:``, ``if ids is not None:``, an early return)."""
+one), a name every reaching binding of which is ``None``, and a parameter that defaults
+to ``None`` and reaches the call unchecked (an optional flag forwarded as it is), unless a
+condition on that name guards the call (``if ids:``, ``if ids is not None:``, an early
+return, ``assert``, ``ids = ids or [...]``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
-
 from sglang_lint.checks.base import (
     CheckKind,
     Finding,
     argument_values,
-    mentions,
+    guarded_on,
     require_argument,
     show_call,
     target_trigger,
@@ -32,20 +32,15 @@ def parse(fields, targets):
     return NotNone(summary=fields.str("summary"), hint=fields.str("hint", required=False))
 
 
-def _guarded(site, name: str) -> bool:
-    return any(
-        mentions(g.test, lambda n: isinstance(n, cst.Name) and n.value == name) for g in site.guards
-    )
-
-
 def run(site, rule, check, target):
     params: NotNone = check.params
-    for arg, known in argument_values(site, target.argument, target.position):
+    # "May be None" is enough: one reaching binding that is None fails the call.
+    for arg, known in argument_values(site, target.argument, target.position, may=True):
         if known.value is not None:
             continue
-        if known.via and _guarded(site, known.via[0]):
+        if known.via and guarded_on(site, known.via[0]):
             continue
-        message = f"{show_call(target, target.argument, arg.value, known)}: {params.summary}"
+        message = f"{show_call(site, target, known)}: {params.summary}"
         if params.hint:
             message += f"; {params.hint}"
         yield Finding(known.node, message)
@@ -56,4 +51,4 @@ def triggers(check):
     return [target_trigger(target, "None") for target in check.targets]
 
 
-KIND = CheckKind(name="not-none", site="call", parse=parse, run=run, triggers=triggers)
+KIND = CheckKind(name="not-none", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True)
