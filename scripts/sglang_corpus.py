@@ -61,106 +61,175 @@ def fetch_tree(version: str = SGLANG_VERSION) -> Path:
 
 
 @dataclass(frozen=True)
-class Mutation:
-    """Replace ``old`` (found exactly once, on line ``line``) by ``new`` in ``path``; the
-    linter must then report exactly ``code`` at ``expect_line``."""
+class Edit:
+    """Replace ``old``, which starts on ``line`` of the original file, by ``new``
+    (``line`` 0: append ``new`` at the end of the file)."""
 
-    name: str
-    path: str
     line: int
     old: str
     new: str
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A bug planted at a real call site of sglang. The linter must then report exactly
+    ``code`` at ``expect_line`` of the mutated file (None: the line marked ``# planted``),
+    and nothing else in that file."""
+
+    name: str
+    form: str
+    path: str
     code: str
-    expect_line: int
+    edits: tuple[Edit, ...]
+    expect_line: int | None = None
+
+
+def plant(name, form, path, code, line, old, new, expect_line=None, more=()) -> Mutation:
+    return Mutation(name, form, path, code, (Edit(line, old, new), *more), expect_line)
 
 
 REFINER = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/sana_wm/streaming_refiner.py"
 HYBRID = "sglang/srt/layers/attention/hybrid_linear_attn_backend.py"
+SANA_WM = "sglang/multimodal_gen/runtime/models/dits/sana_wm.py"
+SANA_CONFIG = "sglang/multimodal_gen/configs/models/dits/sana_wm.py"
+BACKEND_SETUP = "sglang/srt/model_executor/model_runner_components/attention_backend_setup.py"
+KIMI_K3 = "sglang/srt/models/kimi_k3.py"
+RUNNERS = "sglang/test/runners.py"
+LLADA = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/llada_image/conditioning.py"
+CAPTURE_CALL = "set_capture_flag_on_blocks(self.transformer, capture_mode, enable=True)"
 
 MUTATIONS = [
-    Mutation(
-        "capture mode, positional, at the refiner's call of set_capture_flag_on_blocks",
-        REFINER, 407,
-        "set_capture_flag_on_blocks(self.transformer, capture_mode, enable=True)",
-        'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)',
-        "SGL001", 407,
-    ),
-    Mutation(
-        "capture mode, through the _capture_block_kv pass-through",
-        REFINER, 484,
-        'capture_mode="pre_rope",',
-        'capture_mode="pre-rope",',
-        "SGL001", 484,
-    ),
-    Mutation(
-        "forward mode literal in MambaAttnBackendBase's own capture call (self receiver)",
-        HYBRID, 576,
-        "bs, req_pool_indices, forward_mode, spec_info",
-        "bs, req_pool_indices, ForwardMode.EXTEND, spec_info",
-        "SGL002", 576,
-    ),
-    Mutation(
-        "replay chain drifts from the capture chain",
-        HYBRID, 886,
-        "elif forward_mode.is_target_verify():",
-        "elif forward_mode.is_target_verify() or forward_mode.is_draft_extend_v2():",
-        "SGL002", 692,
-    ),
-    Mutation(
-        "gdn_backend literal in SanaWMBlock's construction of the attention block",
-        "sglang/multimodal_gen/runtime/models/dits/sana_wm.py", 129,
-        "gdn_backend=gdn_backend,",
-        'gdn_backend="cuda",',
-        "SGL003", 129,
-    ),
-    Mutation(
-        "gdn_backend literal where the model builds each SanaWMBlock",
-        "sglang/multimodal_gen/runtime/models/dits/sana_wm.py", 458,
-        'gdn_backend=getattr(arch, "gdn_backend", "auto"),',
-        'gdn_backend="fused",',
-        "SGL003", 458,
-    ),
-    Mutation(
-        "None forwarded to set_dflash_layers_to_capture in the attention-backend setup",
-        "sglang/srt/model_executor/model_runner_components/attention_backend_setup.py", 66,
-        "model.set_dflash_layers_to_capture(dflash_target_layer_ids)",
-        "model.set_dflash_layers_to_capture(None)",
-        "SGL004", 66,
-    ),
-    Mutation(
-        "encoder-only Engine with a speculative algorithm in the test runner",
-        "sglang/test/runners.py", 628,
-        "            model_path=model_path,\n            tp_size=tp_size,\n            ep_size=ep_size,",
-        '            model_path=model_path, encoder_only=True, speculative_algorithm="DSPARK",\n'
-        "            tp_size=tp_size,\n            ep_size=ep_size,",
-        "SGL005", 628,
-    ),
-    Mutation(
-        "encoder-only ServerArgs (aliased, imported in the function) with aux hidden states",
-        "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/llada_image/conditioning.py", 96,
-        "model_path=text_encoder_path,",
-        "model_path=text_encoder_path, encoder_only=True, enable_return_aux_hidden_states=True,",
-        "SGL005", 96,
-    ),
+    # --- SGL001: SANA-WM capture mode -------------------------------------------------
+    plant("capture mode passed by position", "positional", REFINER, "SGL001", 407,
+          CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)', 407),
+    plant("capture mode passed by keyword", "keyword", REFINER, "SGL001", 418,
+          "capture_mode, enable=False)", 'mode="raw", enable=False)', 418),
+    plant("capture mode through the _capture_block_kv pass-through (sink)", "pass-through", REFINER, "SGL001",
+          484, 'capture_mode="pre_rope",', 'capture_mode="pre-rope",', 484),
+    plant("capture mode through the _capture_block_kv pass-through (block)", "pass-through", REFINER,
+          "SGL001", 551, 'capture_mode="post_rope",', 'capture_mode="post",', 551),
+    plant("capture mode from a module constant", "constant", REFINER, "SGL001", 407,
+          CAPTURE_CALL, "set_capture_flag_on_blocks(self.transformer, _CAPTURE_MODE, enable=True)  # planted",
+          more=(Edit(0, "", '\n_CAPTURE_MODE = "pre"\n'),)),
+    plant("capture mode in a conditional expression", "conditional", REFINER, "SGL001", 407,
+          CAPTURE_CALL,
+          'set_capture_flag_on_blocks(self.transformer, capture_mode if capture_mode else "pre", enable=True)',
+          407),
+    plant("capture mode in a **{...} keyword dict", "keyword dict", REFINER, "SGL001", 407,
+          CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, **{"mode": "post-rope", "enable": True})',
+          407),
+    plant("capture mode through a wrapper function of the file", "wrapper", REFINER, "SGL001", 0, "",
+          "\n\ndef _enable_capture(transformer, mode):\n"
+          "    set_capture_flag_on_blocks(transformer, mode, enable=True)\n\n\n"
+          "def _warm_up(transformer):\n"
+          '    _enable_capture(transformer, "prerope")  # planted\n'),
+    plant("capture mode as a wrapper's default", "wrapper default", REFINER, "SGL001", 0, "",
+          '\n\ndef _enable_capture(transformer, mode="pre"):  # planted\n'
+          "    set_capture_flag_on_blocks(transformer, mode, enable=True)\n"),
+    plant("capture mode bound by functools.partial", "partial", REFINER, "SGL001", 0, "",
+          "\n\nimport functools\n\n"
+          '_capture_pre = functools.partial(set_capture_flag_on_blocks, mode="pre")  # planted\n'),
+    # --- SGL002: hybrid/Mamba forward modes -------------------------------------------
+    plant("forward mode literal in the base class's own capture call (self receiver)", "positional", HYBRID,
+          "SGL002", 576, "bs, req_pool_indices, forward_mode, spec_info",
+          "bs, req_pool_indices, ForwardMode.EXTEND, spec_info", 576),
+    plant("forward mode by keyword", "keyword", HYBRID, "SGL002", 576,
+          "bs, req_pool_indices, forward_mode, spec_info",
+          "bs, req_pool_indices, forward_mode=ForwardMode.MIXED, spec_info=spec_info", 576),
+    plant("forward mode from a module constant", "constant", HYBRID, "SGL002", 576,
+          "bs, req_pool_indices, forward_mode, spec_info",
+          "bs, req_pool_indices, _WARMUP_MODE, spec_info  # planted",
+          more=(Edit(0, "", "\n_WARMUP_MODE = ForwardMode.DRAFT_EXTEND_V2\n"),)),
+    plant("replay chain drifts from the capture chain", "chain sync", HYBRID, "SGL002", 886,
+          "elif forward_mode.is_target_verify():",
+          "elif forward_mode.is_target_verify() or forward_mode.is_draft_extend_v2():", 692),
+    # --- SGL003: SANA-WM gdn_backend ----------------------------------------------------
+    plant("gdn_backend literal in SanaWMBlock's construction of the attention block", "keyword", SANA_WM,
+          "SGL003", 129, "gdn_backend=gdn_backend,", 'gdn_backend="cuda",', 129),
+    plant("gdn_backend literal where the model builds each SanaWMBlock", "keyword", SANA_WM, "SGL003", 458,
+          'gdn_backend=getattr(arch, "gdn_backend", "auto"),', 'gdn_backend="fused",', 458),
+    plant("gdn_backend through an aliased import of the attention block", "alias", SANA_WM, "SGL003", 117,
+          "self.attn = BidirectionalGDNUCPESinglePathLiteLA(", "self.attn = _GDNAttention(",
+          more=(Edit(129, "gdn_backend=gdn_backend,", 'gdn_backend="Triton",  # planted'),
+                Edit(0, "", "\nfrom sglang.multimodal_gen.runtime.models.dits.sana_wm_components import (\n"
+                            "    BidirectionalGDNUCPESinglePathLiteLA as _GDNAttention,\n)\n"))),
+    plant("SanaWMBlock's own gdn_backend default (it passes the value on)", "wrapper default", SANA_WM,
+          "SGL003", 107, 'gdn_backend: str = "auto",', 'gdn_backend: str = "cuda",', 107),
+    plant("SanaWMArchConfig's own field default", "config field", SANA_CONFIG, "SGL003", 55,
+          'gdn_backend: str = "auto"', 'gdn_backend: str = "triton-fast"', 55),
+    plant("a subclass of SanaWMArchConfig overriding the field", "config field", SANA_CONFIG, "SGL003", 0, "",
+          "\n\n@dataclass\nclass SanaWMCudaArchConfig(SanaWMArchConfig):\n"
+          '    gdn_backend: str = "cuda"  # planted\n'),
+    # --- SGL004: DFLASH layer ids ---------------------------------------------------------
+    plant("None forwarded to set_dflash_layers_to_capture in the attention-backend setup", "positional",
+          BACKEND_SETUP, "SGL004", 66, "model.set_dflash_layers_to_capture(dflash_target_layer_ids)",
+          "model.set_dflash_layers_to_capture(None)", 66),
+    plant("the forwarded layer ids default to None", "None default", BACKEND_SETUP, "SGL004", 46,
+          "    dflash_target_layer_ids,\n", "    dflash_target_layer_ids=None,\n", 66),
+    plant("None through the setup function (a wrapper)", "wrapper", BACKEND_SETUP, "SGL004", 0, "",
+          "\n\ndef _planted(model):\n    configure_aux_hidden_state_capture(\n"
+          "        model=model, eagle_use_aux_hidden_state=False, eagle_aux_hidden_state_layer_ids=None,\n"
+          "        dflash_use_aux_hidden_state=True, is_dspark=False,\n"
+          "        dflash_target_layer_ids=None,  # planted\n    )\n"),
+    plant("None by keyword in the Kimi-K3 wrapper", "keyword", KIMI_K3, "SGL004", 3566,
+          "self.language_model.set_dflash_layers_to_capture(layer_ids)",
+          "self.language_model.set_dflash_layers_to_capture(layer_ids=None)", 3566),
+    plant("None from a module constant", "constant", KIMI_K3, "SGL004", 3566,
+          "self.language_model.set_dflash_layers_to_capture(layer_ids)",
+          "self.language_model.set_dflash_layers_to_capture(_NO_LAYERS)  # planted",
+          more=(Edit(0, "", "\n_NO_LAYERS = None\n"),)),
+    # --- SGL005: encoder-only Kimi-K3 -----------------------------------------------------
+    plant("encoder-only Engine with a speculative algorithm in the test runner", "keyword", RUNNERS, "SGL005",
+          628, "            model_path=model_path,\n",
+          '            model_path=model_path, encoder_only=True, speculative_algorithm="DSPARK",\n', 628),
+    plant("encoder-only Engine with the algorithm in a constant", "constant", RUNNERS, "SGL005", 628,
+          "            model_path=model_path,\n",
+          "            model_path=model_path, encoder_only=True, speculative_algorithm=_ALGO,  # planted\n",
+          more=(Edit(0, "", '\n_ALGO = "EAGLE3"\n'),)),
+    plant("encoder-only ServerArgs (aliased, imported in the function) with aux hidden states", "alias", LLADA,
+          "SGL005", 96, "model_path=text_encoder_path,",
+          "model_path=text_encoder_path, encoder_only=True, enable_return_aux_hidden_states=True,", 96),
+    plant("encoder-only ServerArgs from a **{...} dict", "keyword dict", LLADA, "SGL005", 96,
+          "model_path=text_encoder_path,",
+          'model_path=text_encoder_path, **{"encoder_only": True, "speculative_algorithm": "DSPARK"},', 96),
+    plant("DSPARK capture on an encoder-only Kimi-K3 built in scope", "guarded call", KIMI_K3, "SGL005", 0, "",
+          "\n\ndef _encoder_probe(vision_config):\n"
+          "    model = KimiK3ForConditionalGeneration(KimiK3Config(vision_config=vision_config, encoder_only=True))\n"
+          "    model.set_dspark_layers_to_capture([8, 16])  # planted\n"),
 ]
 
 
 def apply_mutation(tree: Path, mutation: Mutation, workdir: Path) -> Path:
-    """Copy the mutated file to ``workdir / mutation.path`` and plant the bug there, at the
-    occurrence of ``old`` that starts on ``mutation.line`` (so the site is the real one)."""
+    """Copy the file to ``workdir / mutation.path`` and plant the bug there; each edit
+    replaces the occurrence of its ``old`` that starts on its line (so the site is real)."""
     source = (tree / mutation.path).read_text(encoding="utf-8")
-    start = 0
-    while True:
-        index = source.find(mutation.old, start)
-        if index < 0:
-            raise AssertionError(f"{mutation.name}: {mutation.old!r} not on line {mutation.line} of {mutation.path}")
-        if source.count("\n", 0, index) + 1 == mutation.line:
-            break
-        start = index + 1
+    # Appends first, then edits from the bottom up, so that line numbers stay the original's.
+    for edit in sorted(mutation.edits, key=lambda e: e.line or 1 << 30, reverse=True):
+        if edit.line == 0:
+            source = source + edit.new
+            continue
+        start = 0
+        while True:
+            index = source.find(edit.old, start)
+            if index < 0:
+                raise AssertionError(f"{mutation.name}: {edit.old!r} not on line {edit.line} of {mutation.path}")
+            if source.count("\n", 0, index) + 1 == edit.line:
+                break
+            start = index + 1
+        source = source[:index] + edit.new + source[index + len(edit.old):]
     target = workdir / mutation.path
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(source[:index] + mutation.new + source[index + len(mutation.old):], encoding="utf-8")
+    target.write_text(source, encoding="utf-8")
     return target
+
+
+def expected_line(mutation: Mutation, mutated: Path) -> int:
+    if mutation.expect_line is not None:
+        return mutation.expect_line
+    marked = [n for n, line in enumerate(mutated.read_text().splitlines(), 1) if line.endswith("# planted")]
+    if len(marked) != 1:
+        raise AssertionError(f"{mutation.name}: {len(marked)} lines marked '# planted'")
+    return marked[0]
 
 
 def findings(command: list[str], cwd: Path) -> tuple[int, list[str]]:
@@ -176,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="write the mutated copies here instead of a temporary folder")
     args = parser.parse_args(argv)
 
+    began = time.perf_counter()
     tree = fetch_tree()
     files = sum(1 for _ in (tree / "sglang").rglob("*.py"))
     lint = [sys.executable, "-m", "sglang_lint"]
@@ -202,23 +272,28 @@ def main(argv: list[str] | None = None) -> int:
         ok &= not lines
 
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="sglang-lint-mutations-"))
-    found = 0
+    start = time.perf_counter()
+    planted = []
     for index, mutation in enumerate(MUTATIONS):
-        copy = workdir / f"m{index:02d}"
-        apply_mutation(tree, mutation, copy)
-        _, lines = findings(lint + [mutation.path], copy)
-        hit = len(lines) == 1 and lines[0].startswith(f"{mutation.path}:{mutation.expect_line}:") and (
-            f" {mutation.code} " in lines[0]
-        )
+        relative = Path(f"m{index:02d}") / mutation.path
+        mutated = apply_mutation(tree, mutation, workdir / relative.parts[0])
+        planted.append((mutation, str(relative), expected_line(mutation, mutated)))
+    _, lines = findings(lint + [relative for _, relative, _ in planted], workdir)  # one run for all copies
+    found = 0
+    for mutation, relative, line in planted:
+        got = [text for text in lines if text.startswith(relative + ":")]
+        hit = len(got) == 1 and got[0].startswith(f"{relative}:{line}:") and f" {mutation.code} " in got[0]
         found += hit
-        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} line {mutation.expect_line}: {mutation.name}")
+        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} line {line} ({mutation.form}): {mutation.name}")
         if not hit:
-            for line in lines:
-                print("     got:", line)
-    print(f"mutations: {found}/{len(MUTATIONS)} found")
+            for text in got:
+                print("     got:", text)
+    took = time.perf_counter() - start
+    print(f"mutations: {found} found / {len(MUTATIONS)} planted, {took:.1f}s")
     if args.keep is None:
         shutil.rmtree(workdir, ignore_errors=True)
     ok &= found == len(MUTATIONS)
+    print(f"{'PASS' if ok else 'FAIL'} in {time.perf_counter() - began:.1f}s")
     return 0 if ok else 1
 
 

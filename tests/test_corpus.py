@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from sglang_corpus import MUTATIONS, apply_mutation
+from sglang_corpus import MUTATIONS, apply_mutation, expected_line
 from sglang_lint import SourceError, lint
 from sglang_lint.engine import default_ruleset
 
@@ -29,11 +29,18 @@ def test_whole_tree_lints_clean(sglang_tree: Path):
     assert errors == []
 
 
-@pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: f"{m.code}-line{m.expect_line}")
+def test_at_least_25_mutations_cover_every_rule_and_form():
+    assert len(MUTATIONS) >= 25
+    assert {m.code for m in MUTATIONS} == {"SGL001", "SGL002", "SGL003", "SGL004", "SGL005"}
+    forms = {m.form for m in MUTATIONS}
+    assert {"keyword", "positional", "alias", "constant", "wrapper", "config field", "None default"} <= forms
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: f"{m.code}-{m.form.replace(' ', '-')}")
 def test_planted_bug_is_found_at_its_line(sglang_tree: Path, tmp_path: Path, mutation):
     path = apply_mutation(sglang_tree, mutation, tmp_path)
     diagnostics = lint(path.read_bytes(), mutation.path)
-    assert [(d.line, d.code) for d in diagnostics] == [(mutation.expect_line, mutation.code)]
+    assert [(d.line, d.code) for d in diagnostics] == [(expected_line(mutation, path), mutation.code)]
 
 
 def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
@@ -50,8 +57,10 @@ def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
     clean = run("-m", "flake8", "--isolated", "--select", "SGL", "-j", "2", *candidates, cwd=sglang_tree)
     assert (clean.returncode, clean.stdout) == (0, ""), clean.stderr
 
+    expected = []
     for index, mutation in enumerate(MUTATIONS):
-        apply_mutation(sglang_tree, mutation, tmp_path / f"m{index}")
+        path = apply_mutation(sglang_tree, mutation, tmp_path / f"m{index}")
+        expected.append(f"{Path(f'm{index}') / mutation.path}:{expected_line(mutation, path)} {mutation.code}")
     result = run(
         "-m", "flake8", "--isolated", "--select", "SGL", "-j", "2",
         *(str(Path(f"m{i}") / m.path) for i, m in enumerate(MUTATIONS)), cwd=tmp_path,
@@ -59,5 +68,5 @@ def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
     got = sorted(
         line.split(": ", 1)[0].rsplit(":", 1)[0] + " " + line.split()[1] for line in result.stdout.splitlines()
     )
-    expected = sorted(f"{Path(f'm{i}') / m.path}:{m.expect_line} {m.code}" for i, m in enumerate(MUTATIONS))
+    expected.sort()
     assert got == expected

@@ -362,7 +362,8 @@ def lint(
     # Calls of the rules' targets; then, through wrappers defined in this file, calls of
     # those wrappers (transitively, each wrapper once).
     work: list[tuple[Entry, Target, Site, str | None]] = []
-    for name, site in visitor.call_sites:
+    aliased = [(name, site) for local, name in visitor.aliases.items() for site in visitor.calls_by_name.get(local, ())]
+    for name, site in visitor.call_sites + aliased:
         table = ruleset.attributes if isinstance(site.node, cst.Attribute) else ruleset.calls
         for entry in table.get(name, ()):
             def match(entry=entry, site=site):

@@ -53,8 +53,9 @@ class DispatchVisitor(cst.CSTVisitor):
         self.call_sites: list[tuple[str, Site]] = []  # (rule-table name, site)
         self.class_sites: list[Site] = []
         self.calls_by_name: dict[str, list[Site]] = {}  # every plain or self. call, for wrappers
-        # ``from m import f as g``: calls of ``g`` are looked up as ``f``; ``p = partial(f, ...)``:
-        # calls of ``p`` are calls of ``f``. Both are read in text order.
+        # ``from m import f as g``: calls of ``g`` are calls of ``f`` (the engine adds them
+        # from calls_by_name once the whole file is read); ``p = partial(f, ...)``: calls of
+        # ``p`` are calls of ``f`` (read in text order).
         self.aliases: dict[str, str] = {}
         self.partials: dict[str, cst.Call] = {}
 
@@ -377,9 +378,7 @@ class DispatchVisitor(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = callee_name(node)
-        if isinstance(func, cst.Name):
-            name = self.aliases.get(name, name)
-        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             self.model.mutated_names.add(func.value.value)  # kw.update(...) and the like
         if name in EXPECTED_RAISE_NAMES:
             self.expected_raise_depth += 1
