@@ -48,7 +48,7 @@ def test_arguments_after_a_splat_have_unknown_positions():
     [
         "MODE = 'pre'\nMODE = 'pre_rope'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "for MODE in ('pre', 'x'):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
-        "MODE = 'pre'\ndef f():\n    global MODE\n    MODE = read()\n"
+        "MODE = 'pre'\ndef f():\n    global MODE\n    MODE = 'pre_rope'\n"
         "set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "def f(MODE):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE = f'pre'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",

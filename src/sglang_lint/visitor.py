@@ -127,7 +127,8 @@ class DispatchVisitor(cst.CSTVisitor):
     def bind(self, name: str, value, direct: bool | None = None) -> None:
         scope, fixed = self.scope, False
         if name in scope.global_names and scope is not self.model.module_scope:
-            scope, fixed = self.model.module_scope, True
+            # Rebound through ``global``: may happen at any time, so the name is unknown.
+            scope, fixed, value = self.model.module_scope, True, OPAQUE
         if self.scope.loop_depth and not isinstance(value, (Imported, Defined)):
             value = OPAQUE  # rebound in a loop: unknown, never guessed
         direct = self.simple > 0 if direct is None else direct
