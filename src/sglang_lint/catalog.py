@@ -201,6 +201,7 @@ class RaiseSite:
     message: str
     line: int | None
     sglang_version: str
+    parameter: str | None = None  # the guarded parameter, where the guard tests one
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,8 @@ class Rule:
     path: Path
     seed: str | None = None
     related: tuple[str, ...] = field(default_factory=tuple)
+    derived_key: str | None = None  # set for rules written by `catalog derive`
+    constraint: str | None = None
 
 
 def parse_rule(data: dict, path: Path) -> Rule:
@@ -246,8 +249,15 @@ def parse_rule(data: dict, path: Path) -> Rule:
         message=site.str("message"),
         line=site.int("line", required=False, minimum=1),
         sglang_version=site.str("sglang_version"),
+        parameter=site.str("parameter", required=False, pattern=IDENTIFIER_PATTERN),
     )
     site.done()
+    derived = top.sub("derived", required=False)
+    derived_key = constraint = None
+    if derived is not None:
+        derived_key = derived.str("key")
+        constraint = derived.str("constraint")
+        derived.done()
 
     checks = []
     for index, check_fields in enumerate(top.subs("check")):
@@ -284,6 +294,8 @@ def parse_rule(data: dict, path: Path) -> Rule:
         path=path,
         seed=seed,
         related=tuple(related),
+        derived_key=derived_key,
+        constraint=constraint,
     )
 
 

@@ -60,6 +60,45 @@ def list_rules(stream) -> int:
     return 0
 
 
+def catalog_command(argv: Sequence[str], out, err) -> int:
+    """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
+    from sglang_lint import derive
+    from sglang_lint.catalog import default_rules_dir, load_rules
+
+    parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
+    parser.add_argument("action", choices=["derive", "verify"])
+    parser.add_argument("--sglang", metavar="PATH", help="the folder holding the sglang package (default: the installed one)")
+    parser.add_argument("--rules", metavar="DIR", type=Path, default=None, help="the rules folder (default: the shipped one)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    rules_dir = args.rules or default_rules_dir()
+    try:
+        root = derive.locate_sglang(args.sglang)
+    except FileNotFoundError as exc:
+        err.write(f"sglang-lint: error: {exc}\n")
+        return 2
+    derivation = derive.derive_sites(root, index_raises=args.action == "verify")
+    if args.action == "derive":
+        written, skipped = derive.write_catalog(derivation, rules_dir)
+        out.write(f"sglang {derivation.version} at {root}: {len(derivation.sites)} raise sites guarded by a parameter\n")
+        out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
+        out.write(f"{sum(skipped.values())} skipped:\n")
+        for reason, count in skipped.most_common():
+            out.write(f"  {count:5d}  {reason}\n")
+        return 0
+    drift = derive.verify(list(load_rules([rules_dir])), derivation)
+    for label, items in (("missing", drift.missing), ("changed", drift.changed), ("new", drift.new)):
+        for item in items:
+            out.write(f"{label}: {item}\n")
+    out.write(
+        f"sglang {derivation.version}: {len(drift.missing)} missing, {len(drift.changed)} changed, "
+        f"{len(drift.new)} new\n"
+    )
+    return 1 if drift.any else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sglang-lint",
@@ -81,6 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     try:
+        if argv[:1] == ["catalog"]:
+            return catalog_command(argv[1:], out, err)
         if argv[:1] == ["rules"]:
             if len(argv) > 1:
                 err.write("sglang-lint: error: `rules` takes no arguments\n")

@@ -7,6 +7,7 @@ from sglang_lint.checks import (
     forbidden_combination,
     guarded_member,
     not_none,
+    value_tests,
 )
 from sglang_lint.checks.base import CheckKind, Finding, Guard, Site
 
@@ -18,6 +19,9 @@ CHECK_KINDS: dict[str, CheckKind] = {
         guarded_member.KIND,
         forbidden_combination.KIND,
         chain_sync.KIND,
+        value_tests.FORBIDDEN,
+        value_tests.MUST_BE_NONE,
+        value_tests.TRUTHY,
     )
 }
 

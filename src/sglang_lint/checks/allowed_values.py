@@ -27,6 +27,8 @@ class AllowedValues:
     summary: str
     values: tuple = ()
     enum: str | None = None  # qualified enum class; then ``values`` are member names
+    none: bool = False  # None passes too
+    strict: bool = False  # only values certain at the call: no parameter defaults
 
     def allows(self, value: object) -> bool | None:
         """True/False when the value can be judged, None when it cannot (not our kind)."""
@@ -36,6 +38,8 @@ class AllowedValues:
             return value.qualified[len(self.enum) + 1 :] in self.values
         if isinstance(value, Ref) or not isinstance(value, SCALARS + (type(None),)):
             return None
+        if value is None and self.none:
+            return True
         # 1 == True in Python; a rule that allows True must not allow 1.
         return any(type(value) is type(a) and value == a for a in self.values)
 
@@ -58,13 +62,15 @@ def parse(fields, targets):
     if len(set(map(repr, values))) != len(values):
         raise fields.error("values", "lists a value twice")
     require_argument(fields, targets)
-    return AllowedValues(summary=summary, values=tuple(values), enum=enum)
+    none = fields.bool("none", required=False) or False
+    strict = fields.bool("strict", required=False) or False
+    return AllowedValues(summary=summary, values=tuple(values), enum=enum, none=none, strict=strict)
 
 
 def run(site, rule, check, target):
     params: AllowedValues = check.params
     for arg, known in argument_values(site, target.argument, target.position):
-        if params.allows(known.value) is not False:
+        if params.allows(known.value) is not False or (params.strict and known.default):
             continue
         if known.via and guarded_on(site, known.via[0]):
             continue

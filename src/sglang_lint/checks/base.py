@@ -69,6 +69,9 @@ class Trigger:
     name: str
     shape: str = "word"
     also: tuple = ()
+    # A function or class is called only where its module is imported (so the module's
+    # last name is written) or inside that module itself (known from the file's path).
+    module: str | None = None
 
 
 SHAPES = ("word", "call", "member")
@@ -76,7 +79,11 @@ SHAPES = ("word", "call", "member")
 
 def target_trigger(target, *also) -> Trigger:
     shape = {"method": "call", "attribute": "member"}.get(target.kind, "word")
-    return Trigger(target.last_name, shape, tuple(also))
+    module = None
+    if target.kind in ("function", "class"):
+        module = target.name.rpartition(".")[0]
+        also = (module.rpartition(".")[2], *also)
+    return Trigger(target.last_name, shape, tuple(also), module)
 
 
 def default_triggers(check) -> Iterable[Trigger]:

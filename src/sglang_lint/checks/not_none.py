@@ -25,18 +25,23 @@ from sglang_lint.checks.base import (
 class NotNone:
     summary: str
     hint: str | None
+    strict: bool = False  # only a None certain at the call (no "may be None", no defaults)
 
 
 def parse(fields, targets):
     require_argument(fields, targets)
-    return NotNone(summary=fields.str("summary"), hint=fields.str("hint", required=False))
+    return NotNone(
+        summary=fields.str("summary"),
+        hint=fields.str("hint", required=False),
+        strict=fields.bool("strict", required=False) or False,
+    )
 
 
 def run(site, rule, check, target):
     params: NotNone = check.params
     # "May be None" is enough: one reaching binding that is None fails the call.
-    for arg, known in argument_values(site, target.argument, target.position, may=True):
-        if known.value is not None:
+    for arg, known in argument_values(site, target.argument, target.position, may=not params.strict):
+        if known.value is not None or (params.strict and known.default):
             continue
         if known.via and guarded_on(site, known.via[0]):
             continue

@@ -1,0 +1,88 @@
+"""Three small value checks the derived catalog needs, one per shape of sglang guard:
+
+* ``forbidden-values``: ``if x == "a": raise`` / ``if x in (...): raise``;
+* ``must-be-none``: ``if x is not None: raise`` ("not supported");
+* ``truthy``: ``if not x: raise`` (None, False, 0 and "" fail).
+
+Each judges only values the resolver knows at the call (every reaching binding)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sglang_lint.checks.allowed_values import SCALARS
+from sglang_lint.checks.base import (
+    CheckKind,
+    Finding,
+    argument_values,
+    guarded_on,
+    require_argument,
+    show_call,
+    show_value,
+    target_trigger,
+)
+from sglang_lint.resolve import Ref
+
+
+@dataclass(frozen=True)
+class ValueTest:
+    summary: str
+    values: tuple = ()
+    strict: bool = False  # only values certain at the call: no parameter defaults
+
+
+def _parse_with_values(fields, targets):
+    require_argument(fields, targets)
+    values = fields.any("values")
+    if not isinstance(values, list) or not values or not all(isinstance(v, SCALARS) for v in values):
+        raise fields.error("values", f"must be a non-empty list of literals, got {values!r}")
+    return ValueTest(fields.str("summary"), tuple(values), fields.bool("strict", required=False) or False)
+
+
+def _parse(fields, targets):
+    require_argument(fields, targets)
+    return ValueTest(fields.str("summary"), strict=fields.bool("strict", required=False) or False)
+
+
+def _is_forbidden(params: ValueTest, value: object) -> bool:
+    return any(type(value) is type(v) and value == v for v in params.values)
+
+
+def _is_set(params: ValueTest, value: object) -> bool:
+    return value is not None and not isinstance(value, Ref)
+
+
+def _is_falsy(params: ValueTest, value: object) -> bool:
+    return not isinstance(value, Ref) and (value is None or isinstance(value, SCALARS) and not value)
+
+
+def _checker(fails, explain):
+    def run(site, rule, check, target):
+        params: ValueTest = check.params
+        for _, known in argument_values(site, target.argument, target.position):
+            if not fails(params, known.value) or (params.strict and known.default):
+                continue
+            if known.via and guarded_on(site, known.via[0]):
+                continue
+            node = known.written if known.default else known.node
+            yield Finding(node, f"{show_call(site, target, known)}: {explain(params, known.value)}")
+
+    return run
+
+
+def _triggers(check):
+    return [target_trigger(target) for target in check.targets]
+
+
+FORBIDDEN = CheckKind(
+    name="forbidden-values", site="call", parse=_parse_with_values, triggers=_triggers, through_wrappers=True,
+    run=_checker(_is_forbidden, lambda p, v: f"{p.summary} ({show_value(v)} is not accepted)"),
+)
+MUST_BE_NONE = CheckKind(
+    name="must-be-none", site="call", parse=_parse, triggers=_triggers, through_wrappers=True,
+    run=_checker(_is_set, lambda p, v: f"{p.summary} (only None is accepted here)"),
+)
+TRUTHY = CheckKind(
+    name="truthy", site="call", parse=_parse, triggers=_triggers, through_wrappers=True,
+    run=_checker(_is_falsy, lambda p, v: f"{p.summary} ({show_value(v)} is empty, zero or None)"),
+)

@@ -1,0 +1,214 @@
+"""`catalog derive` and `catalog verify`: on a small stand-in tree (every guard shape it
+must turn into a rule or skip), then on sglang 0.5.23 itself (byte-for-byte regeneration,
+no drift, and exactly the drift planted in a copy)."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run
+from sglang_lint import lint
+from sglang_lint.catalog import load_rules
+from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, derive_sites, verify, write_catalog
+from sglang_lint.engine import RuleSet
+
+TREE = Path(__file__).resolve().parent / "derive_tree"
+
+
+@pytest.fixture(scope="module")
+def derivation():
+    return derive_sites(TREE, index_raises=True)
+
+
+def by_function(derivation):
+    return {site.function: site for site in derivation.sites}
+
+
+@pytest.mark.parametrize(
+    "function, constraint",
+    [
+        ("allowed_tuple", "mode in ('pre_rope', 'post_rope')"),
+        ("allowed_constant", "backend in ('auto', 'torch', 'triton')"),
+        ("allowed_dict_keys", "kind in ('fast', 'slow')"),
+        ("not_equal", "layout in ('nhd')"),
+        ("chain", "rule in ('chunk', 'recurrent', 'fused')"),
+        ("matched", "kind in ('a', 'b')"),
+        ("needs_layers", "layer_ids is not None"),
+        ("not_supported", "scale is None"),
+        ("truthy", "name is truthy"),
+        ("forbidden", "mode not in ('legacy')"),
+        ("Block.__init__", "backend in ('auto', 'torch')"),
+        ("Block.set_capture_mode", "capture in ('on', 'off')"),
+        ("ArchConfig.__post_init__", "mode in ('pre', 'post')"),
+    ],
+)
+def test_guards_that_become_rules(derivation, function, constraint):
+    site = by_function(derivation)[function]
+    assert site.skipped is None
+    assert site.constraint.describe(site.parameter) == constraint
+
+
+@pytest.mark.parametrize(
+    "function, reason",
+    [
+        ("early_return_first", "the guard does not run on every call"),
+        ("nested_guard", "the guard does not run on every call"),
+        ("reassigned_first", "the parameter is rebound before the guard"),
+        ("anded", "the guard is and-ed with another condition"),
+        ("registry", "the allowed set is a name bound at run time or more than once (registry lookup)"),
+        ("_check", "a check helper: its callers call it in order to raise"),
+        ("Block.update", "a method name too common to match without knowing the receiver"),
+        ("Other.set_shared", "a method name that several sglang classes define"),
+    ],
+)
+def test_guards_that_are_skipped_with_their_reason(derivation, function, reason):
+    assert by_function(derivation)[function].skipped == reason
+
+
+def test_targets_positions_and_pass_through(derivation):
+    sites = by_function(derivation)
+    block = sites["Block.__init__"].target
+    assert (block.kind, block.name, block.argument, block.position) == (
+        "class", "sglang.modes.capture.Block", "backend", 1
+    )
+    method = sites["Block.set_capture_mode"].target
+    assert (method.kind, method.name, method.position) == ("method", "set_capture_mode", 0)
+    config = sites["ArchConfig.__post_init__"].target
+    assert (config.kind, config.fields, config.position) == ("class", True, None)
+    scale = sites["not_supported"].target
+    assert (scale.argument, scale.position) == ("scale", None)  # keyword-only
+    (through,) = sites["allowed_tuple"].passthrough
+    assert (through.name, through.argument, through.position) == ("sglang.modes.capture.wrapper", "capture_mode", 1)
+
+
+@pytest.fixture()
+def written(tmp_path, derivation):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    count, skipped = write_catalog(derivation, rules)
+    return rules, count, skipped
+
+
+def test_written_rules_load_run_and_flag_their_examples(written):
+    rules_dir, count, _ = written
+    rules = load_rules([rules_dir])
+    assert len(rules) == count == 13
+    ruleset = RuleSet(rules)
+    for rule in rules:
+        assert rule.derived_key and rule.code.startswith("SGL1")
+        assert {d.code for d in lint(rule.docs.bad, "user.py", ruleset)} == {rule.code}
+        assert lint(rule.docs.good, "user.py", ruleset) == []
+    # A user's call through sglang's own pass-through wrapper is checked too.
+    source = "from sglang.modes.capture import wrapper\nwrapper(t, capture_mode='pre')\n"
+    assert [d.line for d in lint(source, "user.py", ruleset)] == [2]
+
+
+def test_codes_stay_with_their_site_across_re_derivations(tmp_path, written, derivation):
+    rules_dir, _, _ = written
+    lock = (rules_dir / DERIVED_DIR / LOCK_FILE).read_text()
+    before = {r.derived_key: r.code for r in load_rules([rules_dir])}
+    # The tree gains a guard and loses one: old sites keep their codes, the lost code is
+    # not given again, the new site gets the next free one.
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    source = tree / "sglang" / "modes" / "capture.py"
+    text = source.read_text()
+    text = text.replace('    if mode == "legacy":\n        raise ValueError("legacy mode was removed")\n', "    pass\n")
+    text += '\n\ndef added(level):\n    if level not in (1, 2):\n        raise ValueError("level")\n'
+    source.write_text(text)
+    write_catalog(derive_sites(tree), rules_dir)
+    after = {r.derived_key: r.code for r in load_rules([rules_dir])}
+    removed = "sglang.modes.capture:forbidden:mode:forbidden-values"
+    assert removed in before and removed not in after
+    for key, code in after.items():
+        if key in before:
+            assert before[key] == code
+    assert after["sglang.modes.capture:added:level:allowed-values"] == f"SGL{100 + len(before):03d}"
+    assert before[removed] in (rules_dir / DERIVED_DIR / LOCK_FILE).read_text()  # retired, never reused
+    assert lock != (rules_dir / DERIVED_DIR / LOCK_FILE).read_text()
+
+
+def test_verify_reports_exactly_the_drift(tmp_path, written, derivation):
+    rules_dir, _, _ = written
+    rules = list(load_rules([rules_dir]))
+    assert not verify(rules, derivation).any
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    source = tree / "sglang" / "modes" / "capture.py"
+    text = source.read_text()
+    text = text.replace('("pre_rope", "post_rope")', '("pre_rope", "post_rope", "mid_rope")')
+    text = text.replace('        raise ValueError("name must be set")\n', "        pass\n")
+    source.write_text(text)
+    drift = verify(rules, derive_sites(tree, index_raises=True))
+    code = {r.raise_site.function: r.code for r in rules}
+    assert drift.missing == [
+        f"{code['truthy']} sglang.modes.capture.truthy: no raise of 'name must be set' there any more"
+    ]
+    assert drift.changed == [
+        f"{code['allowed_tuple']} sglang.modes.capture.allowed_tuple: was mode in ('pre_rope', 'post_rope'), "
+        "now mode in ('pre_rope', 'post_rope', 'mid_rope')"
+    ]
+    assert drift.new == []
+
+
+def test_catalog_commands(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    derived = run("-m", "sglang_lint", "catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
+    assert derived.returncode == 0, derived.stderr
+    assert "13 rules written" in derived.stdout and "skipped:" in derived.stdout
+    verified = run("-m", "sglang_lint", "catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
+    assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
+    missing = run("-m", "sglang_lint", "catalog", "verify", "--sglang", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "no sglang package here" in missing.stderr
+
+
+# --- sglang 0.5.23 itself -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sglang_derivation(sglang_tree):
+    return derive_sites(sglang_tree, index_raises=True)
+
+
+@pytest.mark.corpus
+def test_derive_regenerates_the_shipped_catalog_byte_for_byte(tmp_path, sglang_derivation):
+    rules = tmp_path / "rules"
+    shutil.copytree(ROOT / "rules", rules)
+    count, skipped = write_catalog(sglang_derivation, rules)
+    assert count >= 300
+    shipped, regenerated = ROOT / "rules" / DERIVED_DIR, rules / DERIVED_DIR
+    assert sorted(os.listdir(shipped)) == sorted(os.listdir(regenerated))
+    match, mismatch, errors = filecmp.cmpfiles(shipped, regenerated, os.listdir(shipped), shallow=False)
+    assert (mismatch, errors) == ([], [])
+
+
+@pytest.mark.corpus
+def test_no_drift_against_0_5_23_and_exactly_the_planted_drift(tmp_path, sglang_tree, sglang_derivation):
+    rules = list(load_rules([ROOT / "rules"]))
+    clean = verify(rules, sglang_derivation)
+    assert (clean.missing, clean.changed, clean.new) == ([], [], [])
+    # A copy (links, and real files for the two changed ones) with one allowed value added
+    # at a raise site and one raise site deleted.
+    copy = tmp_path / "tree"
+    shutil.copytree(sglang_tree / "sglang", copy / "sglang", copy_function=os.link)
+    serving = copy / "sglang" / "benchmark" / "serving.py"
+    refiner = copy / "sglang" / "multimodal_gen" / "runtime" / "pipelines_core" / "stages" / (
+        "model_specific_stages/sana_wm/streaming_refiner.py"
+    )
+    for path, old, new in (
+        (serving, '    "truss": async_request_truss,\n', '    "truss": async_request_truss,\n    "sglang-grpc": None,\n'),
+        (refiner, 'raise ValueError(f"unsupported capture mode: {mode}")', "return"),
+    ):
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1
+        path.unlink()
+        path.write_text(text.replace(old, new), encoding="utf-8")
+    drift = verify(rules, derive_sites(copy, index_raises=True))
+    assert len(drift.missing) == 1 and drift.missing[0].startswith("SGL001 ")
+    assert len(drift.changed) == 1 and "'truss', 'sglang-grpc')" in drift.changed[0], drift.changed
+    assert drift.new == []
