@@ -201,7 +201,7 @@ def test_no_drift_against_0_5_23_and_exactly_the_planted_drift(tmp_path, sglang_
         "model_specific_stages/sana_wm/streaming_refiner.py"
     )
     for path, old, new in (
-        (serving, '    "truss": async_request_truss,\n', '    "truss": async_request_truss,\n    "sglang-grpc": None,\n'),
+        (serving, '"truss": async_request_truss,\n', '"truss": async_request_truss,\n    "sglang-grpc": None,\n'),
         (refiner, 'raise ValueError(f"unsupported capture mode: {mode}")', "return"),
     ):
         text = path.read_text(encoding="utf-8")

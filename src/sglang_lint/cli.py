@@ -67,8 +67,12 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
 
     parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
     parser.add_argument("action", choices=["derive", "verify"])
-    parser.add_argument("--sglang", metavar="PATH", help="the folder holding the sglang package (default: the installed one)")
-    parser.add_argument("--rules", metavar="DIR", type=Path, default=None, help="the rules folder (default: the shipped one)")
+    parser.add_argument(
+        "--sglang", metavar="PATH", help="the folder holding the sglang package (default: the installed one)"
+    )
+    parser.add_argument(
+        "--rules", metavar="DIR", type=Path, default=None, help="the rules folder (default: the shipped one)"
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -82,7 +86,8 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     derivation = derive.derive_sites(root, index_raises=args.action == "verify")
     if args.action == "derive":
         written, skipped = derive.write_catalog(derivation, rules_dir)
-        out.write(f"sglang {derivation.version} at {root}: {len(derivation.sites)} raise sites guarded by a parameter\n")
+        found = len(derivation.sites)
+        out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
         out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
         out.write(f"{sum(skipped.values())} skipped:\n")
         for reason, count in skipped.most_common():

@@ -533,7 +533,8 @@ def _params(function: ast.FunctionDef, method: bool, static: bool) -> Params:
 def _dataclass_fields(cls: ast.ClassDef) -> list[str]:
     return [
         s.target.id for s in cls.body
-        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and "ClassVar" not in ast.unparse(s.annotation)
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        and "ClassVar" not in ast.unparse(s.annotation)
     ]
 
 
@@ -872,7 +873,7 @@ def _example(site: RaiseSite, value: object) -> str:
     target = site.target
     shown = repr(value)
     if target.kind == "method":
-        return f"obj.{target.name}({target.argument or 'value'}={shown})" if target.argument else f"obj.{target.name}({shown})"
+        return f"obj.{target.name}({target.argument}={shown})" if target.argument else f"obj.{target.name}({shown})"
     module, _, name = target.name.rpartition(".")
     call = f"{name}({target.argument}={shown})" if target.argument else f"{name}({shown})"
     return f"from {module} import {name}\n\n{call}"
@@ -964,7 +965,8 @@ def _lock_text(codes: dict[str, str]) -> str:
         "# good: a site gone from sglang keeps its line here, so its code is never given again.",
         "[codes]",
     ]
-    lines += [f"{_toml_string(key)} = {_toml_string(code)}" for key, code in sorted(codes.items(), key=lambda kv: kv[1])]
+    ordered = sorted(codes.items(), key=lambda kv: kv[1])
+    lines += [f"{_toml_string(key)} = {_toml_string(code)}" for key, code in ordered]
     return "\n".join(lines) + "\n"
 
 
@@ -1138,7 +1140,9 @@ def _raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]
                 functions.append((node.name, node))
             elif isinstance(node, ast.ClassDef):
                 functions += [
-                    (f"{node.name}.{i.name}", i) for i in node.body if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    (f"{node.name}.{i.name}", i)
+                    for i in node.body
+                    if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))
                 ]
             for name, function in functions:
                 messages = found.setdefault((module.name, name), set())
