@@ -122,7 +122,7 @@ def test_not_toml_and_duplicate_code(tmp_path):
 
 
 def test_shipped_rules_folder_is_the_repository_catalog():
-    names = sorted(p.name for p in (ROOT / "rules").glob("*.toml"))
+    names = sorted(p.name for p in (ROOT / "rules").rglob("*.toml"))
     assert names == sorted(r.path.name for r in default_rules())
 
 

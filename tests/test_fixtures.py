@@ -15,8 +15,9 @@ from sglang_lint.catalog import default_rules
 FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>SGL\d{3}) ")
 
 
-def test_every_rule_has_a_fixture_with_findings():
-    codes = {rule.code for rule in default_rules()}
+def test_every_curated_rule_has_a_fixture_with_findings():
+    # Derived rules are tested through their generated examples (test_catalog).
+    codes = {rule.code for rule in default_rules() if rule.derived_key is None}
     covered = {path.name[:6] for path in fixture_files()}
     assert codes == covered
     for path in fixture_files():
