@@ -330,7 +330,8 @@ def load_rules(dirs: Iterable[Path] | None = None) -> tuple[Rule, ...]:
     for folder in folders:
         if not folder.is_dir():
             raise RuleFileError(folder, "", "rule folder does not exist")
-        for path in sorted(folder.rglob("*.toml")):
+        # Rule files are named after their code; other TOML files there are data tables.
+        for path in sorted(folder.rglob("SGL*.toml")):
             rule = load_rule_file(path)
             if rule.code in seen:
                 raise RuleFileError(

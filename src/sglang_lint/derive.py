@@ -700,6 +700,11 @@ class Derivation:
     version: str
     sites: list[RaiseSite]
     raises: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # for verify
+    server_fields: list = field(default_factory=list)
+    manual_flags: list = field(default_factory=list)
+
+    def server_args_text(self) -> str:
+        return server_args_text(self.server_fields, self.manual_flags, self.version)
 
     @property
     def rules(self) -> list[RaiseSite]:
@@ -713,6 +718,8 @@ def derive_sites(root: Path, index_raises: bool = False) -> Derivation:
     with _no_gc():
         modules = read_modules(root)
         derivation = _derive_sites(modules, root)
+        derivation.server_fields = derive_server_fields(modules)
+        derivation.manual_flags = manual_flags(modules)
         if index_raises:
             derivation.raises = _raises_by_function(modules)
         return derivation
@@ -985,6 +992,8 @@ def write_catalog(derivation: Derivation, rules_dir: Path) -> tuple[int, Counter
     through the lock file). Returns (rules written, skipped by reason)."""
     out = rules_dir / DERIVED_DIR
     out.mkdir(parents=True, exist_ok=True)
+    if derivation.server_fields:  # first: curated rules read it
+        (out / SERVER_ARGS_TABLE).write_text(derivation.server_args_text(), encoding="utf-8")
     curated = [r for r in load_rules([rules_dir]) if DERIVED_DIR not in r.path.relative_to(rules_dir).parts[:-1]]
     covered = covered_by(curated)
     for site in derivation.rules:
@@ -1070,6 +1079,10 @@ def verify(rules: list[Rule], derivation: Derivation) -> Drift:
         by_function.setdefault((site.module, site.function), []).append(site)
     raises = derivation.raises
     known_keys = set()
+    table_rules = [r for r in rules if r.checks and r.checks[0].kind == "server-args"]
+    if table_rules and derivation.server_fields:
+        drift.changed += _table_drift(table_rules[0].checks[0].params.table, derivation.server_fields)
+    rules = [r for r in rules if r not in table_rules]  # their "raise site" is argparse's
     for rule in rules:
         site_key = rule.derived_key
         if site_key:
@@ -1113,6 +1126,21 @@ def verify(rules: list[Rule], derivation: Derivation) -> Drift:
     return drift
 
 
+def _table_drift(table, fields: list[ServerField]) -> list[str]:
+    """Server-argument fields added, removed, or with other choices or type than the table."""
+    now = {f.name: f for f in fields}
+    drift = []
+    for name in sorted(set(table.fields) | set(now)):
+        old, new = table.fields.get(name), now.get(name)
+        if old is None:
+            drift.append(f"server argument {name}: new in the tree")
+        elif new is None:
+            drift.append(f"server argument {name}: gone from the tree")
+        elif (old.type, old.choices, old.extensible, old.flags) != (new.type, new.choices, new.extensible, new.flags):
+            drift.append(f"server argument {name}: type, choices or flags changed")
+    return drift
+
+
 def _rule_constraint(rule: Rule) -> Constraint | None:
     check = rule.checks[0]
     params = check.params
@@ -1150,3 +1178,167 @@ def _raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]
                     if isinstance(sub, ast.Raise):
                         messages.add(normalize_message(shown_message(*_message(sub, module.source))))
     return found
+
+
+# --- server arguments (sgl.Engine / ServerArgs) ------------------------------------------------
+
+FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
+CHOICES_MODULE = "sglang.srt.arg_groups.choices"
+SERVER_ARGS_TABLE = "server_args.toml"
+
+
+@dataclass(frozen=True)
+class ServerField:
+    """One server argument: what ``ServerArgs(name=...)`` and ``--name`` accept."""
+
+    name: str
+    type: str  # str | int | float | bool | list | other
+    optional: bool
+    choices: tuple = ()
+    extensible: bool = False  # choices a plugin may extend (add_*_choices = LIST.extend)
+    flags: tuple = ()  # command-line spellings
+    default: object = None
+
+
+def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
+    """(base type, optional?, Literal values) of an annotation."""
+    optional = False
+    literal: tuple = ()
+    while isinstance(node, ast.Subscript):
+        head = ast.unparse(node.value).rsplit(".", 1)[-1]
+        inner = node.slice
+        if head == "Optional":
+            optional, node = True, inner
+        elif head == "Union":
+            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            kept = [p for p in parts if not _is_none(p) and ast.unparse(p) != "None"]
+            optional = optional or len(kept) < len(parts)
+            if len(kept) != 1:
+                return "other", optional, ()
+            node = kept[0]
+        elif head == "Literal":
+            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            try:
+                values = [ast.literal_eval(p) for p in parts]
+            except ValueError:
+                return "other", optional, ()
+            optional = optional or None in values
+            literal = tuple(v for v in values if v is not None)
+            kinds = {type(v).__name__ for v in literal}
+            return (kinds.pop() if len(kinds) == 1 else "other"), optional, literal
+        elif head in ("List", "list"):
+            return "list", optional, ()
+        else:
+            return "other", optional, ()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if _is_none(right) or ast.unparse(right) == "None":
+            base, _, lit = _unwrap_type(left)
+            return base, True, lit
+        return "other", optional, ()
+    name = ast.unparse(node)
+    return (name if name in ("str", "int", "float", "bool") else "other"), optional, literal
+
+
+def derive_server_fields(modules: list[Module]) -> list[ServerField]:
+    by_name = {m.name: m for m in modules}
+    choices_module = by_name.get(CHOICES_MODULE)
+    extensible = set()
+    if choices_module is not None:
+        for node in choices_module.tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and node.value.attr == "extend":
+                if isinstance(node.value.value, ast.Name):
+                    extensible.add(node.value.value.id)
+    fields: dict[str, ServerField] = {}
+    for module in modules:
+        if not module.name.startswith(FIELDS_PACKAGE + "."):
+            continue
+        for cls in module.tree.body:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for statement in cls.body:
+                if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
+                    continue
+                name = statement.target.id
+                annotation = statement.annotation
+                if name.startswith("_") or not isinstance(annotation, ast.Subscript):
+                    continue
+                if ast.unparse(annotation.value) not in ("A", "Annotated"):
+                    continue
+                parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+                base, optional, choices = _unwrap_type(parts[0])
+                meta = parts[1] if len(parts) > 1 else None
+                flags = ["--" + name.replace("_", "-")]
+                grows = False
+                cli = True
+                if isinstance(meta, ast.Call):
+                    for keyword in meta.keywords:
+                        if keyword.arg == "choices":
+                            value = keyword.value
+                            source = module
+                            if isinstance(value, ast.Name) and value.id in module.imports:
+                                qualified = module.imports[value.id]
+                                owner, _, attr = qualified.rpartition(".")
+                                if owner in by_name and attr in by_name[owner].constants:
+                                    grows = owner == CHOICES_MODULE and attr in extensible
+                                    source, value = by_name[owner], by_name[owner].constants[attr]
+                            try:
+                                found, none = _value_set(value, source)
+                                choices, optional = found, optional or none
+                            except Skip:
+                                choices = ()
+                        elif keyword.arg == "aliases" and isinstance(keyword.value, (ast.List, ast.Tuple)):
+                            flags += [e.value for e in keyword.value.elts if isinstance(e, ast.Constant)]
+                        elif keyword.arg == "cli_name" and isinstance(keyword.value, ast.Constant):
+                            flags[0] = keyword.value.value
+                        elif keyword.arg == "no_cli" and isinstance(keyword.value, ast.Constant):
+                            cli = not keyword.value.value
+                default = None
+                if statement.value is not None:
+                    try:
+                        default = ast.literal_eval(statement.value)
+                    except (ValueError, TypeError, SyntaxError):
+                        default = None
+                fields[name] = ServerField(
+                    name, base, optional, tuple(choices), grows, tuple(flags) if cli else (),
+                    default if isinstance(default, SCALAR) else None,
+                )
+    return [fields[name] for name in sorted(fields)]
+
+
+def manual_flags(modules: list[Module]) -> list[str]:
+    """Flags registered by hand (``parser.add_argument("--x", ...)``) in server_args and
+    arg_groups: deprecated spellings, ``--config`` and the like."""
+    flags = set()
+    for module in modules:
+        if module.name != "sglang.srt.server_args" and not module.name.startswith("sglang.srt.arg_groups"):
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("-"):
+                        flags.add(arg.value)
+    return sorted(flags)
+
+
+def server_args_text(fields: list[ServerField], flags: list[str], version: str) -> str:
+    lines = [
+        GENERATED_MARK,
+        "# The server arguments of sglang: what ServerArgs(...), sgl.Engine(...) and the",
+        "# launch flags accept. Read by the server-args rules (SGL006-SGL009).",
+        f"sglang_version = {_toml_string(version)}",
+        "manual_flags = [" + ", ".join(_toml_string(f) for f in flags) + "]",
+        "",
+    ]
+    for f in fields:
+        lines.append(f"[fields.{f.name}]")
+        lines.append(f"type = {_toml_string(f.type)}")
+        lines.append(f"optional = {_toml_value(f.optional)}")
+        if f.choices:
+            lines.append("choices = [" + ", ".join(_toml_value(v) for v in f.choices) + "]")
+            lines.append(f"extensible = {_toml_value(f.extensible)}")
+        lines.append("flags = [" + ", ".join(_toml_string(v) for v in f.flags) + "]")
+        if f.default is not None:
+            lines.append(f"default = {_toml_value(f.default)}")
+        lines.append("")
+    return "\n".join(lines)

@@ -7,6 +7,7 @@ from sglang_lint.checks import (
     forbidden_combination,
     guarded_member,
     not_none,
+    server_args,
     value_tests,
 )
 from sglang_lint.checks.base import CheckKind, Finding, Guard, Site
@@ -22,6 +23,7 @@ CHECK_KINDS: dict[str, CheckKind] = {
         value_tests.FORBIDDEN,
         value_tests.MUST_BE_NONE,
         value_tests.TRUTHY,
+        server_args.KIND,
     )
 }
 

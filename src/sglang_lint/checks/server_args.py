@@ -1,0 +1,265 @@
+"""server-args: the arguments of ``sgl.Engine(...)``, ``ServerArgs(...)`` and of the launch
+flags in a literal argv list, against the table of sglang's server argument fields
+(``rules/derived/server_args.toml``, written by ``catalog derive``).
+
+sglang checks these choices only in argparse; from Python, a bad value is accepted and fails
+minutes later, once the weights are loaded. One kind, four aspects (one rule each, so each can
+be selected or ignored on its own): ``choices`` (a literal outside a field's fixed choices),
+``plugin-choices`` (the same, for lists a plugin may extend), ``type`` (``tp_size="2"``) and
+``unknown`` (a name or flag no field has)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+from sglang_lint.checks.base import CheckKind, Finding, Trigger, argument_of, closest, show_value
+from sglang_lint.resolve import Known, Ref
+
+ASPECTS = ("choices", "plugin-choices", "type", "unknown")
+NUMBER_TYPES = {"int": (int,), "float": (int, float)}
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+    optional: bool
+    choices: tuple
+    extensible: bool
+    flags: tuple
+
+
+@dataclass(frozen=True)
+class Table:
+    version: str
+    fields: dict
+    by_flag: dict
+    manual_flags: frozenset
+
+
+@lru_cache(maxsize=None)
+def load_table(path: Path) -> Table:
+    from sglang_lint.catalog import Fields, RuleFileError, tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise RuleFileError(path, "", f"cannot be read as TOML: {exc}") from exc
+    top = Fields(data, path)
+    version = top.str("sglang_version")
+    manual = top.any("manual_flags", required=False) or []
+    table = top.sub("fields")
+    fields = {}
+    for name in sorted(table.table):
+        spec = table.sub(name)
+        fields[name] = Field(
+            name=name,
+            type=spec.str("type"),
+            optional=spec.bool("optional"),
+            choices=tuple(spec.any("choices", required=False) or ()),
+            extensible=spec.bool("extensible", required=False) or False,
+            flags=tuple(spec.any("flags", required=False) or ()),
+        )
+        spec.any("default", required=False)
+        spec.done()
+    top.done()
+    by_flag = {flag: f for f in fields.values() for flag in f.flags}
+    return Table(version, fields, by_flag, frozenset(manual))
+
+
+@dataclass(frozen=True)
+class ServerArgsCheck:
+    aspect: str
+    table: Table
+    extra_names: tuple  # keywords the callee takes besides the fields (Engine's server_args=)
+    marker: str | None  # an argv list of a subprocess call must name this (sglang.launch_server)
+
+
+def parse(fields, targets):
+    aspect = fields.str("aspect")
+    if aspect not in ASPECTS:
+        raise fields.error("aspect", f"must be one of {', '.join(ASPECTS)}, got {aspect!r}")
+    table_path = fields.path.parent / fields.str("table")
+    if not table_path.is_file():
+        raise fields.error("table", f"{table_path} does not exist (run `sglang-lint catalog derive`)")
+    return ServerArgsCheck(
+        aspect=aspect,
+        table=load_table(table_path),
+        extra_names=fields.strings("extra_names", required=False) or (),
+        marker=fields.str("marker", required=False),
+    )
+
+
+def triggers(check):
+    params: ServerArgsCheck = check.params
+    found = []
+    for target in check.targets:
+        module = target.name.rpartition(".")[0]
+        also = (module.rpartition(".")[2],)
+        if target.name.startswith("subprocess.") and params.marker:
+            also += (params.marker,)
+        found.append(Trigger(target.last_name, "word", also, module))
+    return found
+
+
+def _suggest(word: str, options) -> str:
+    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, closing: str = ""):
+    """A message when ``known.value`` breaks the field's choices or type, for this aspect."""
+    value = known.value
+    if isinstance(value, Ref) or (value is None and field.optional):
+        return None
+    version = params.table.version
+    if params.aspect in ("choices", "plugin-choices") and field.choices:
+        if field.extensible != (params.aspect == "plugin-choices") or value in field.choices:
+            return None
+        if not isinstance(value, str):
+            return None
+        shown = ", ".join(repr(c) for c in field.choices[:12]) + (", ..." if len(field.choices) > 12 else "")
+        hint = closest(value, field.choices)
+        plugin = " (or one a plugin registers)" if field.extensible else ""
+        message = (
+            f"{opening}{show_value(value)}{closing}: not a choice of sglang {version}'s {field.name}{plugin}; "
+            f"expected one of {shown}"
+        )
+        return message + (f" (did you mean {hint!r}?)" if hint is not None else "")
+    if params.aspect == "type" and not field.choices:
+        wrong = (
+            (isinstance(value, str) and field.type in ("int", "float", "bool"))
+            or (isinstance(value, (int, float)) and not isinstance(value, bool) and field.type == "str")
+            or (isinstance(value, float) and field.type == "int")
+        )
+        if wrong:
+            kind = type(value).__name__
+            article = "an" if field.type == "int" else "a"
+            return (
+                f"{opening}{show_value(value)}{closing}: sglang {version}'s {field.name} takes {article} "
+                f"{field.type}, not a {kind}"
+            )
+    return None
+
+
+def _keywords(site):
+    """(name, name node, value node) for each keyword, including ``**{...}`` literals."""
+    for arg in site.node.args:
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg.keyword, arg.value
+        elif arg.star == "**":
+            mapping = site.model.dict_literal(arg.value, site.scope, site.where)
+            if isinstance(mapping, cst.Dict):
+                for element in mapping.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                        key = element.key.evaluated_value
+                        if isinstance(key, str):
+                            yield key, element.key, element.value
+
+
+def _run_keywords(site, params: ServerArgsCheck, target):
+    fields = params.table.fields
+    for name, name_node, value in _keywords(site):
+        field = fields.get(name)
+        if field is None:
+            if params.aspect == "unknown" and name not in params.extra_names:
+                yield Finding(
+                    name_node,
+                    f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
+                    f"{name!r}{_suggest(name, fields)}",
+                )
+            continue
+        for known in site.model.evaluate(value, site.scope, site.where):
+            message = _judge_value(params, field, known, f"{target.display}({name}=", ")")
+            if message is not None:
+                yield Finding(known.node, message)
+
+
+def _argv(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The elements of a literal argv list (``[...] + [...] + extra`` keeps the literal parts)."""
+    if isinstance(node, cst.List):
+        return [e.value for e in node.elements if isinstance(e, cst.Element)]
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _argv(node.left) + _argv(node.right)
+    return []
+
+
+def _text(node: cst.BaseExpression) -> tuple[str | None, bool]:
+    """(literal text, whole?) of an argv element: an f-string gives its literal prefix."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return (value if isinstance(value, str) else None), True
+    if isinstance(node, cst.FormattedString):
+        prefix = ""
+        for part in node.parts:
+            if not isinstance(part, cst.FormattedStringText):
+                return prefix, False
+            prefix += part.value
+        return prefix, True
+    return None, False
+
+
+def _run_argv(site, params: ServerArgsCheck, target):
+    arg = argument_of(site.node, target.argument, target.position, site)
+    if arg is None:
+        return
+    elements = _argv(arg.value)
+    texts = [_text(e) for e in elements]
+    if target.name.startswith("subprocess.") and not any(
+        t and params.marker and params.marker in t for t, _ in texts
+    ):
+        return
+    known_flags = set(params.table.by_flag) | params.table.manual_flags
+    for index, (element, (text, whole)) in enumerate(zip(elements, texts)):
+        if not text or not text.startswith("--") or text == "--":
+            continue
+        flag, equals, inline = text.partition("=")
+        if not equals and not whole:
+            continue  # f"--{name}": the flag itself is computed
+        field = params.table.by_flag.get(flag)
+        if field is None and flag not in known_flags:
+            # argparse takes a unique prefix of a flag (--tp for --tp-size); an ambiguous one
+            # is its own error, not guessed at here.
+            longer = [known for known in known_flags if known.startswith(flag)]
+            if longer:
+                field = params.table.by_flag.get(longer[0]) if len(longer) == 1 else None
+                if field is None:
+                    continue
+        if field is None:
+            if params.aspect == "unknown" and flag not in known_flags and not flag.startswith("--no-"):
+                yield Finding(
+                    element,
+                    f"launch flag {flag}: sglang {params.table.version} has no such server argument"
+                    f"{_suggest(flag, known_flags)}",
+                )
+            continue
+        if equals:
+            value, node = (inline, element) if whole else (None, None)
+        elif index + 1 < len(elements):
+            value, value_whole = texts[index + 1]
+            node = elements[index + 1]
+            if not value_whole or value is None or value.startswith("--"):
+                value = None
+        else:
+            value = None
+        if value is None or field.type != "str":
+            continue
+        message = _judge_value(params, field, Known(value, node), f"launch flag {flag} ")
+        if message is not None:
+            yield Finding(node, message)
+
+
+def run(site, rule, check, target):
+    params: ServerArgsCheck = check.params
+    if target.argument is None:
+        yield from _run_keywords(site, params, target)
+    else:
+        yield from _run_argv(site, params, target)
+
+
+KIND = CheckKind(name="server-args", site="call", parse=parse, run=run, triggers=triggers)
