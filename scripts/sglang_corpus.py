@@ -96,6 +96,7 @@ BACKEND_SETUP = "sglang/srt/model_executor/model_runner_components/attention_bac
 KIMI_K3 = "sglang/srt/models/kimi_k3.py"
 RUNNERS = "sglang/test/runners.py"
 LLADA = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/llada_image/conditioning.py"
+CHUNKED_ABORT = "sglang/test/manual/disaggregation/test_chunked_prefill_abort.py"
 CAPTURE_CALL = "set_capture_flag_on_blocks(self.transformer, capture_mode, enable=True)"
 
 MUTATIONS = [
@@ -192,6 +193,20 @@ MUTATIONS = [
     plant("encoder-only ServerArgs from a **{...} dict", "keyword dict", LLADA, "SGL005", 96,
           "model_path=text_encoder_path,",
           'model_path=text_encoder_path, **{"encoder_only": True, "speculative_algorithm": "DSPARK"},', 96),
+    # --- SGL006-SGL010: server arguments in Engine(...) calls and launch-flag lists ------
+    plant("a kv_cache_dtype outside its choices in the test runner's Engine", "keyword", RUNNERS, "SGL006", 628,
+          "            model_path=model_path,\n", '            model_path=model_path, kv_cache_dtype="fp16",\n', 628),
+    plant("a misspelt Engine keyword in the test runner", "keyword", RUNNERS, "SGL009", 628,
+          "            model_path=model_path,\n", "            model_pth=model_path,\n", 628),
+    plant("a string for the int tp_size in the test runner's Engine", "keyword", RUNNERS, "SGL008", 629,
+          "            tp_size=tp_size,\n", '            tp_size="2",\n', 629),
+    plant("a DFLASH block size that is not positive in the test runner's Engine", "keyword", RUNNERS, "SGL010",
+          628, "            model_path=model_path,\n",
+          "            model_path=model_path, speculative_dflash_block_size=0,\n", 628),
+    plant("a misspelt flag in a real other_args list", "launch flags", CHUNKED_ABORT, "SGL009", 58,
+          '"--disable-cuda-graph",', '"--disable-cuda-graf",', 58),
+    plant("a bad kv-cache dtype in a real other_args list", "launch flags", CHUNKED_ABORT, "SGL006", 58,
+          '"--disable-cuda-graph",', '"--disable-cuda-graph", "--kv-cache-dtype", "fp16",', 58),
     plant("DSPARK capture on an encoder-only Kimi-K3 built in scope", "guarded call", KIMI_K3, "SGL005", 0, "",
           "\n\ndef _encoder_probe(vision_config):\n"
           "    model = KimiK3ForConditionalGeneration(KimiK3Config(vision_config=vision_config, encoder_only=True))\n"

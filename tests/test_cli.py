@@ -96,7 +96,7 @@ def test_rules_lists_every_rule():
     assert result.returncode == 0
     codes = [line.split()[0] for line in result.stdout.splitlines()]
     assert codes[:5] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
-    assert len(codes) == len(set(codes)) > 300 and all(code >= "SGL100" for code in codes[9:])
+    assert len(codes) == len(set(codes)) > 300 and all(code >= "SGL100" for code in codes[10:])
     assert "unsupported-capture-mode" in result.stdout
 
 
@@ -110,4 +110,4 @@ def test_version_and_usage_errors():
 def test_fixture_folder_through_the_command():
     result = lint(str(FIXTURES))
     assert result.returncode == 1
-    assert {line.split()[1] for line in result.stdout.splitlines()} == {f"SGL00{n}" for n in range(1, 10)}
+    assert {line.split()[1] for line in result.stdout.splitlines()} == {f"SGL{n:03d}" for n in range(1, 11)}

@@ -20,7 +20,7 @@ import libcst as cst
 from sglang_lint.checks.base import CheckKind, Finding, Trigger, argument_of, closest, show_value
 from sglang_lint.resolve import Known, Ref
 
-ASPECTS = ("choices", "plugin-choices", "type", "unknown")
+ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
 
@@ -78,6 +78,8 @@ class ServerArgsCheck:
     table: Table
     extra_names: tuple  # keywords the callee takes besides the fields (Engine's server_args=)
     marker: str | None  # an argv list of a subprocess call must name this (sglang.launch_server)
+    positive: tuple = ()  # relations aspect: fields that must be > 0
+    at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
 
 
 def parse(fields, targets):
@@ -87,11 +89,24 @@ def parse(fields, targets):
     table_path = fields.path.parent / fields.str("table")
     if not table_path.is_file():
         raise fields.error("table", f"{table_path} does not exist (run `sglang-lint catalog derive`)")
+    table = load_table(table_path)
+    positive = fields.strings("positive", required=False) or ()
+    pairs = []
+    for text in fields.strings("at_least", required=False) or ():
+        left, sep, right = (part.strip() for part in text.partition(">="))
+        if not sep or left not in table.fields or right not in table.fields:
+            raise fields.error("at_least", f"{text!r} is not 'field >= field' with two fields of the table")
+        pairs.append((left, right))
+    for name in positive:
+        if name not in table.fields:
+            raise fields.error("positive", f"{name!r} is not a field of the table")
     return ServerArgsCheck(
         aspect=aspect,
-        table=load_table(table_path),
+        table=table,
         extra_names=fields.strings("extra_names", required=False) or (),
         marker=fields.str("marker", required=False),
+        positive=tuple(positive),
+        at_least=tuple(pairs),
     )
 
 
@@ -103,6 +118,9 @@ def triggers(check):
         also = (module.rpartition(".")[2],)
         if target.name.startswith("subprocess.") and params.marker:
             also += (params.marker,)
+        if params.aspect == "relations":
+            # Both spellings (speculative_x= and --speculative-x) share the field's first word.
+            also += tuple(sorted({name.split("_")[0] for name in params.positive + sum(params.at_least, ())}))
         found.append(Trigger(target.last_name, "word", also, module))
     return found
 
@@ -180,12 +198,17 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                 yield Finding(known.node, message)
 
 
-def _argv(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The elements of a literal argv list (``[...] + [...] + extra`` keeps the literal parts)."""
+def _argv(node: cst.BaseExpression, site=None, depth: int = 0) -> list[cst.BaseExpression]:
+    """The elements of a literal argv list (``[...] + [...] + extra`` keeps the literal parts;
+    a name bound to one list literal, which the file never changes, is that list)."""
     if isinstance(node, cst.List):
         return [e.value for e in node.elements if isinstance(e, cst.Element)]
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        return _argv(node.left) + _argv(node.right)
+        return _argv(node.left, site, depth + 1) + _argv(node.right, site, depth + 1)
+    if isinstance(node, cst.Name) and site is not None and depth < 4 and node.value not in site.model.mutated_names:
+        found = site.model.reaching(node.value, site.scope, site.where)
+        if found is not None and len(found[0]) == 1 and isinstance(found[0][0].value, cst.BaseExpression):
+            return _argv(found[0][0].value, site, depth + 1)
     return []
 
 
@@ -204,15 +227,20 @@ def _text(node: cst.BaseExpression) -> tuple[str | None, bool]:
     return None, False
 
 
+def _launches(site, params: ServerArgsCheck, target) -> bool:
+    """Does this subprocess argv list start an sglang server (name the marker)?"""
+    arg = argument_of(site.node, target.argument, target.position, site)
+    texts = [_text(e)[0] for e in _argv(arg.value, site)] if arg is not None else []
+    return any(text and params.marker and params.marker in text for text in texts)
+
+
 def _run_argv(site, params: ServerArgsCheck, target):
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
         return
-    elements = _argv(arg.value)
+    elements = _argv(arg.value, site)
     texts = [_text(e) for e in elements]
-    if target.name.startswith("subprocess.") and not any(
-        t and params.marker and params.marker in t for t, _ in texts
-    ):
+    if target.name.startswith("subprocess.") and not _launches(site, params, target):
         return
     known_flags = set(params.table.by_flag) | params.table.manual_flags
     for index, (element, (text, whole)) in enumerate(zip(elements, texts)):
@@ -254,8 +282,68 @@ def _run_argv(site, params: ServerArgsCheck, target):
             yield Finding(node, message)
 
 
+def _number(value: object) -> int | float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _settings(site, params: ServerArgsCheck, target) -> dict:
+    """field -> (number, node) for each field set to one literal number at this call."""
+    found = {}
+    if target.argument is None:
+        for name, _, value in _keywords(site):
+            known = site.model.evaluate(value, site.scope, site.where)
+            if name in params.table.fields and len(known) == 1 and _number(known[0].value) is not None:
+                found[name] = (_number(known[0].value), known[0].node)
+        return found
+    arg = argument_of(site.node, target.argument, target.position, site)
+    elements = _argv(arg.value, site) if arg is not None else []
+    for index, element in enumerate(elements):
+        text, whole = _text(element)
+        if not text or not text.startswith("--") or not whole:
+            continue
+        flag, equals, inline = text.partition("=")
+        field = params.table.by_flag.get(flag)
+        if field is None:
+            continue
+        if equals:
+            value, node = inline, element
+        elif index + 1 < len(elements):
+            value, node = _text(elements[index + 1])[0], elements[index + 1]
+        else:
+            continue
+        if _number(value) is not None:
+            found[field.name] = (_number(value), node)
+    return found
+
+
+def _run_relations(site, params: ServerArgsCheck, target):
+    values = _settings(site, params, target)
+    for name in params.positive:
+        if name in values and values[name][0] <= 0:
+            yield Finding(values[name][1], f"{name}={values[name][0]}: sglang requires {name} to be positive")
+    for left, right in params.at_least:
+        if left in values and right in values and values[left][0] < values[right][0]:
+            yield Finding(
+                values[left][1],
+                f"{left}={values[left][0]} with {right}={values[right][0]}: sglang requires {left} >= {right}",
+            )
+
+
 def run(site, rule, check, target):
     params: ServerArgsCheck = check.params
+    if params.aspect == "relations":
+        if target.argument is None or not target.name.startswith("subprocess.") or _launches(site, params, target):
+            yield from _run_relations(site, params, target)
+        return
     if target.argument is None:
         yield from _run_keywords(site, params, target)
     else:
