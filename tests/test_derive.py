@@ -212,3 +212,39 @@ def test_no_drift_against_0_5_23_and_exactly_the_planted_drift(tmp_path, sglang_
     assert len(drift.missing) == 1 and drift.missing[0].startswith("SGL001 ")
     assert len(drift.changed) == 1 and "'truss', 'sglang-grpc')" in drift.changed[0], drift.changed
     assert drift.new == []
+
+
+def test_server_argument_table(derivation, written):
+    fields = {f.name: f for f in derivation.server_fields}
+    assert sorted(fields) == ["attention_backend", "internal_only", "kv_cache_dtype", "schedule_policy", "tp_size"]
+    assert fields["attention_backend"].choices == ("triton", "flashinfer") and fields["attention_backend"].extensible
+    assert fields["attention_backend"].optional
+    assert fields["kv_cache_dtype"].choices == ("auto", "fp8_e4m3", "bf16") and not fields["kv_cache_dtype"].extensible
+    assert fields["schedule_policy"].choices == ("fcfs", "lpm") and fields["schedule_policy"].default == "fcfs"
+    assert fields["tp_size"].flags == ("--tp-size", "--tensor-parallel-size") and fields["tp_size"].type == "int"
+    assert fields["internal_only"].flags == ()
+    rules_dir, _, _ = written
+    from sglang_lint.checks.server_args import load_table
+
+    table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")
+    assert set(table.fields) == set(fields) and table.version == "9.9.9"
+
+
+def test_verify_reports_server_argument_drift(tmp_path, written):
+    from sglang_lint.derive import _table_drift
+    from sglang_lint.checks.server_args import load_table
+
+    rules_dir, _, _ = written
+    table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    choices = tree / "sglang" / "srt" / "arg_groups" / "choices.py"
+    choices.write_text(choices.read_text().replace('"bf16"]', '"bf16", "fp8_e5m2"]'))
+    fields = tree / "sglang" / "srt" / "arg_groups" / "fields" / "exec_.py"
+    fields.write_text(fields.read_text().replace("    internal_only:", "    renamed_only:"))
+    drift = _table_drift(table, derive_sites(tree).server_fields)
+    assert drift == [
+        "server argument internal_only: gone from the tree",
+        "server argument kv_cache_dtype: type, choices or flags changed",
+        "server argument renamed_only: new in the tree",
+    ]
