@@ -561,9 +561,7 @@ def analyse_function(
     placed: set[int] = set()
 
     def target_for(parameter: str) -> CallTarget:
-        if any(d not in TRANSPARENT_DECORATORS and not d.endswith(".setter") for d in decorators) and not (
-            set(decorators) <= TRANSPARENT_DECORATORS
-        ):
+        if not set(decorators) <= TRANSPARENT_DECORATORS:
             raise Skip(f"decorated with {', '.join(decorators)}")
         if post_init:
             return CallTarget("class", f"{module.name}.{owner.name}", parameter, None, fields=True)
