@@ -136,6 +136,8 @@ def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, clo
     if isinstance(value, Ref) or (value is None and field.optional):
         return None
     version = params.table.version
+    via = getattr(known, "via", ())
+    shown_value = f"{via[0]} (= {show_value(value)})" if via else show_value(value)
     if params.aspect in ("choices", "plugin-choices") and field.choices:
         if field.extensible != (params.aspect == "plugin-choices") or value in field.choices:
             return None
@@ -145,7 +147,7 @@ def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, clo
         hint = closest(value, field.choices)
         plugin = " (or one a plugin registers)" if field.extensible else ""
         message = (
-            f"{opening}{show_value(value)}{closing}: not a choice of sglang {version}'s {field.name}{plugin}; "
+            f"{opening}{shown_value}{closing}: not a choice of sglang {version}'s {field.name}{plugin}; "
             f"expected one of {shown}"
         )
         return message + (f" (did you mean {hint!r}?)" if hint is not None else "")
@@ -159,7 +161,7 @@ def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, clo
             kind = type(value).__name__
             article = "an" if field.type == "int" else "a"
             return (
-                f"{opening}{show_value(value)}{closing}: sglang {version}'s {field.name} takes {article} "
+                f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {article} "
                 f"{field.type}, not a {kind}"
             )
     return None
