@@ -207,6 +207,9 @@ MUTATIONS = [
           '"--disable-cuda-graph",', '"--disable-cuda-graf",', 58),
     plant("a bad kv-cache dtype in a real other_args list", "launch flags", CHUNKED_ABORT, "SGL006", 58,
           '"--disable-cuda-graph",', '"--disable-cuda-graph", "--kv-cache-dtype", "fp16",', 58),
+    plant("a misspelt attention backend (plugin-extensible choices) in a real other_args list", "launch flags",
+          CHUNKED_ABORT, "SGL007", 58, '"--disable-cuda-graph",',
+          '"--disable-cuda-graph", "--attention-backend", "flashinfr",', 58),
     plant("DSPARK capture on an encoder-only Kimi-K3 built in scope", "guarded call", KIMI_K3, "SGL005", 0, "",
           "\n\ndef _encoder_probe(vision_config):\n"
           "    model = KimiK3ForConditionalGeneration(KimiK3Config(vision_config=vision_config, encoder_only=True))\n"

@@ -34,7 +34,8 @@ def test_at_least_25_mutations_cover_every_rule_and_form():
     assert len(MUTATIONS) >= 25
     assert {m.code for m in MUTATIONS} == {f"SGL{n:03d}" for n in range(1, 11)}
     forms = {m.form for m in MUTATIONS}
-    assert {"keyword", "positional", "alias", "constant", "wrapper", "config field", "None default", "launch flags"} <= forms
+    wanted = {"keyword", "positional", "alias", "constant", "wrapper", "config field", "None default", "launch flags"}
+    assert wanted <= forms
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: f"{m.code}-{m.form.replace(' ', '-')}")
