@@ -463,13 +463,6 @@ def _raises(body: list[ast.stmt]) -> bool:
     )
 
 
-def _exits_early(statement: ast.stmt) -> bool:
-    for node in _walk_local(statement):
-        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)):
-            return True
-    return False
-
-
 def _walk_local(node: ast.AST):
     """ast.walk that does not enter nested functions, classes or lambdas."""
     stack = [node]

@@ -74,9 +74,6 @@ class Trigger:
     module: str | None = None
 
 
-SHAPES = ("word", "call", "member")
-
-
 def target_trigger(target, *also) -> Trigger:
     shape = {"method": "call", "attribute": "member"}.get(target.kind, "word")
     module = None
@@ -84,10 +81,6 @@ def target_trigger(target, *also) -> Trigger:
         module = target.name.rpartition(".")[0]
         also = (module.rpartition(".")[2], *also)
     return Trigger(target.last_name, shape, tuple(also), module)
-
-
-def default_triggers(check) -> Iterable[Trigger]:
-    return [target_trigger(target) for target in check.targets]
 
 
 def argument_of(
