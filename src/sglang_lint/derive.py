@@ -474,7 +474,7 @@ def _walk_local(node: ast.AST):
                 stack.append(child)
 
 
-def _message(raise_node: ast.Raise, source: str) -> tuple[str, str]:
+def _message(raise_node: ast.Raise) -> tuple[str, str]:
     exc = raise_node.exc
     if exc is None:
         return "raise", ""
@@ -680,7 +680,7 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
 
 
 def _site(module: Module, qualname: str, raise_node: ast.Raise, skipped: str | None = None) -> RaiseSite:
-    exception, message = _message(raise_node, module.source)
+    exception, message = _message(raise_node)
     return RaiseSite(module.name, qualname, exception, message, raise_node.lineno, skipped=skipped)
 
 
@@ -1167,7 +1167,7 @@ def _raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]
                 messages = found.setdefault((module.name, name), set())
                 for sub in ast.walk(function):
                     if isinstance(sub, ast.Raise):
-                        messages.add(normalize_message(shown_message(*_message(sub, module.source))))
+                        messages.add(normalize_message(shown_message(*_message(sub))))
     return found
 
 

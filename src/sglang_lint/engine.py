@@ -32,10 +32,6 @@ from sglang_lint.checks.base import argument_of, guarded_on
 from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
 from sglang_lint.visitor import DispatchVisitor, callee_name
 
-# Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``).
-EXPECTED_RAISE_NAMES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-EXIT_STATEMENTS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
-
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
@@ -234,20 +230,30 @@ def _wrapper(entry: Entry, target: Target, site: Site) -> Wrapper | None:
     return Wrapper(function, owner.class_info if method else None, wrapped)
 
 
+def _calls_bound_to(visitor: DispatchVisitor, node: cst.FunctionDef | cst.ClassDef) -> list[Site]:
+    """The plain calls ``name(...)`` of the file where every binding of ``name`` in reach is
+    the ``def``/``class`` statement ``node``."""
+    model = visitor.model
+    found = []
+    for site in visitor.calls_by_name.get(node.name.value, ()):
+        func = site.node.func
+        if isinstance(func, cst.Name):
+            hit = model.lookup(func.value, site.scope)
+            if hit and all(isinstance(b.value, Defined) and b.value.node is node for b in hit[0]):
+                found.append(site)
+    return found
+
+
 def _calls_of(wrapper: Wrapper, visitor: DispatchVisitor) -> list[Site]:
     """The calls in the file that reach ``wrapper.function``: by its name where that name is
     bound to it, or as ``self.name(...)`` inside its class (or a subclass in the file)."""
+    if wrapper.owner is None:
+        return _calls_bound_to(visitor, wrapper.function)
     found = []
-    model = visitor.model
     for site in visitor.calls_by_name.get(wrapper.function.name.value, ()):
-        func = site.node.func
-        if isinstance(func, cst.Name) and wrapper.owner is None:
-            hit = model.lookup(func.value, site.scope)
-            if hit and all(isinstance(b.value, Defined) and b.value.node is wrapper.function for b in hit[0]):
-                found.append(site)
-        elif isinstance(func, cst.Attribute) and wrapper.owner is not None:
-            info = model.enclosing_class_of_self(site.scope)
-            if info is not None and model.is_local_subclass(info, wrapper.owner):
+        if isinstance(site.node.func, cst.Attribute):
+            info = visitor.model.enclosing_class_of_self(site.scope)
+            if info is not None and visitor.model.is_local_subclass(info, wrapper.owner):
                 found.append(site)
     return found
 
@@ -261,13 +267,7 @@ def _subclass_calls(entry: Entry, site: Site, visitor: DispatchVisitor) -> list[
     if info.qualified == target.name or not model.class_is_a(info, frozenset({target.name})):
         return []
     derived = dataclasses.replace(target, name=info.name, position=None)
-    calls = []
-    for call in visitor.calls_by_name.get(info.name, ()):
-        if isinstance(call.node.func, cst.Name):
-            found = model.lookup(info.name, call.scope)
-            if found and all(isinstance(b.value, Defined) and b.value.node is site.node for b in found[0]):
-                calls.append((derived, call))
-    return calls
+    return [(derived, call) for call in _calls_bound_to(visitor, site.node)]
 
 
 def _field_sites(entry: Entry, site: Site) -> list[tuple[Target, Site]]:

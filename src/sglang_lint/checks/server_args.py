@@ -229,45 +229,48 @@ def _text(node: cst.BaseExpression) -> tuple[str | None, bool]:
     return None, False
 
 
-def _launches(site, params: ServerArgsCheck, target) -> bool:
-    """Does this subprocess argv list start an sglang server (name the marker)?"""
-    arg = argument_of(site.node, target.argument, target.position, site)
-    texts = [_text(e)[0] for e in _argv(arg.value, site)] if arg is not None else []
-    return any(text and params.marker and params.marker in text for text in texts)
+@dataclass(frozen=True)
+class FlagUse:
+    """One ``--flag`` of a literal argv list, and the value written with it (if literal)."""
+
+    element: cst.BaseExpression
+    flag: str
+    field: Field | None
+    known: bool  # the flag names something (a field, a hand-registered flag, a unique prefix)
+    value: str | None
+    value_node: cst.BaseExpression | None
 
 
-def _run_argv(site, params: ServerArgsCheck, target):
+def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
+    """The flags of the target's literal argv list; none when a subprocess list does not
+    start an sglang server (does not name the marker)."""
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
-        return
+        return []
     elements = _argv(arg.value, site)
     texts = [_text(e) for e in elements]
-    if target.name.startswith("subprocess.") and not _launches(site, params, target):
-        return
-    known_flags = set(params.table.by_flag) | params.table.manual_flags
+    if target.name.startswith("subprocess.") and not any(
+        text and params.marker and params.marker in text for text, _ in texts
+    ):
+        return []
+    table = params.table
+    known_flags = set(table.by_flag) | table.manual_flags
+    uses = []
     for index, (element, (text, whole)) in enumerate(zip(elements, texts)):
         if not text or not text.startswith("--") or text == "--":
             continue
         flag, equals, inline = text.partition("=")
         if not equals and not whole:
             continue  # f"--{name}": the flag itself is computed
-        field = params.table.by_flag.get(flag)
-        if field is None and flag not in known_flags:
+        field = table.by_flag.get(flag)
+        known = flag in known_flags
+        if not known:
             # argparse takes a unique prefix of a flag (--tp for --tp-size); an ambiguous one
             # is its own error, not guessed at here.
-            longer = [known for known in known_flags if known.startswith(flag)]
-            if longer:
-                field = params.table.by_flag.get(longer[0]) if len(longer) == 1 else None
-                if field is None:
-                    continue
-        if field is None:
-            if params.aspect == "unknown" and flag not in known_flags and not flag.startswith("--no-"):
-                yield Finding(
-                    element,
-                    f"launch flag {flag}: sglang {params.table.version} has no such server argument"
-                    f"{_suggest(flag, known_flags)}",
-                )
-            continue
+            longer = [candidate for candidate in known_flags if candidate.startswith(flag)]
+            known = bool(longer)
+            field = table.by_flag.get(longer[0]) if len(longer) == 1 else None
+        value, node = None, None
         if equals:
             value, node = (inline, element) if whole else (None, None)
         elif index + 1 < len(elements):
@@ -275,13 +278,26 @@ def _run_argv(site, params: ServerArgsCheck, target):
             node = elements[index + 1]
             if not value_whole or value is None or value.startswith("--"):
                 value = None
-        else:
-            value = None
-        if value is None or field.type != "str":
+        uses.append(FlagUse(element, flag, field, known, value, node))
+    return uses
+
+
+def _run_argv(site, params: ServerArgsCheck, target):
+    known_flags = set(params.table.by_flag) | params.table.manual_flags
+    for use in _flag_uses(site, params, target):
+        if use.field is None:
+            if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
+                yield Finding(
+                    use.element,
+                    f"launch flag {use.flag}: sglang {params.table.version} has no such server argument"
+                    f"{_suggest(use.flag, known_flags)}",
+                )
             continue
-        message = _judge_value(params, field, Known(value, node), f"launch flag {flag} ")
+        if use.value is None or use.field.type != "str":
+            continue
+        message = _judge_value(params, use.field, Known(use.value, use.value_node), f"launch flag {use.flag} ")
         if message is not None:
-            yield Finding(node, message)
+            yield Finding(use.value_node, message)
 
 
 def _number(value: object) -> int | float | None:
@@ -306,24 +322,9 @@ def _settings(site, params: ServerArgsCheck, target) -> dict:
             if name in params.table.fields and len(known) == 1 and _number(known[0].value) is not None:
                 found[name] = (_number(known[0].value), known[0].node)
         return found
-    arg = argument_of(site.node, target.argument, target.position, site)
-    elements = _argv(arg.value, site) if arg is not None else []
-    for index, element in enumerate(elements):
-        text, whole = _text(element)
-        if not text or not text.startswith("--") or not whole:
-            continue
-        flag, equals, inline = text.partition("=")
-        field = params.table.by_flag.get(flag)
-        if field is None:
-            continue
-        if equals:
-            value, node = inline, element
-        elif index + 1 < len(elements):
-            value, node = _text(elements[index + 1])[0], elements[index + 1]
-        else:
-            continue
-        if _number(value) is not None:
-            found[field.name] = (_number(value), node)
+    for use in _flag_uses(site, params, target):
+        if use.field is not None and _number(use.value) is not None:
+            found[use.field.name] = (_number(use.value), use.value_node)
     return found
 
 
@@ -343,8 +344,7 @@ def _run_relations(site, params: ServerArgsCheck, target):
 def run(site, rule, check, target):
     params: ServerArgsCheck = check.params
     if params.aspect == "relations":
-        if target.argument is None or not target.name.startswith("subprocess.") or _launches(site, params, target):
-            yield from _run_relations(site, params, target)
+        yield from _run_relations(site, params, target)
         return
     if target.argument is None:
         yield from _run_keywords(site, params, target)
