@@ -33,7 +33,7 @@ def test_engine_reports_exactly_the_annotations(path: Path):
 
 @pytest.fixture(scope="module")
 def flake8_findings() -> dict[str, set[tuple[int, int, str]]]:
-    result = run("-m", "flake8", "--isolated", "--select", "SGL", str(FIXTURES))
+    result = run("-m", "flake8", "--isolated", "--select", "SGL", *map(str, fixture_files()))
     assert result.returncode == 1, result.stderr
     found: dict[str, set[tuple[int, int, str]]] = {}
     for line in result.stdout.splitlines():
@@ -74,7 +74,7 @@ def test_messages_name_value_allowed_and_closest():
 
     assert at('set_capture_flag_on_blocks(transformer, mode="pre", enable=True)') == (
         "set_capture_flag_on_blocks(mode='pre'): unsupported capture mode; "
-        "expected one of 'pre_rope', 'post_rope' (did you mean 'pre_rope'?)"
+        "expected one of 'pre_rope', 'post_rope' (did you mean 'pre_rope'? fixable with `sglang-lint --fix`)"
     )
     # No close value: no suggestion.
     assert at('mode="raw", enable=True)  # expect').endswith("expected one of 'pre_rope', 'post_rope'")

@@ -227,6 +227,14 @@ class Rule:
     derived_key: str | None = None  # set for rules written by `catalog derive`
     constraint: str | None = None
 
+    @property
+    def fix_safety(self) -> str:
+        """How ``sglang-lint --fix`` can fix this rule's findings ("" when it cannot)."""
+        from sglang_lint.checks import CHECK_KINDS
+
+        found = [CHECK_KINDS[check.kind].fix_safety(check) for check in self.checks]
+        return next((text for text in found if text), "")
+
 
 def parse_rule(data: dict, path: Path) -> Rule:
     from sglang_lint.checks import CHECK_KINDS  # the kinds validate their own parameters

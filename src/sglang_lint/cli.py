@@ -6,6 +6,7 @@ Exit status: 0 clean, 1 findings, 2 usage error or a file that could not be read
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import sys
@@ -14,7 +15,8 @@ from typing import Iterator, Sequence
 
 from sglang_lint import __version__
 from sglang_lint.catalog import RuleFileError, default_rules
-from sglang_lint.engine import RuleSet, SourceError, default_ruleset, lint
+from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding, default_ruleset, lint
+from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -56,7 +58,8 @@ def python_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
 
 def list_rules(stream) -> int:
     for rule in default_rules():
-        stream.write(f"{rule.code}  {rule.name:<32}  {rule.title}\n")
+        fix = rule.fix_safety.partition(":")[0] or "no fix"
+        stream.write(f"{rule.code}  {rule.name:<32}  {fix:<15}  {rule.title}\n")
     return 0
 
 
@@ -117,11 +120,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="skip these codes or prefixes, comma-separated")
     parser.add_argument("--stdin-filename", default=None, metavar="PATH",
                         help="the path to report (and to resolve relative imports) when reading stdin")
+    parser.add_argument("--fix", action="store_true",
+                        help="apply safe fixes in place (files), or print the fixed buffer (stdin)")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff, also apply fixes that are only the nearest spelling")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
     parser.add_argument("--version", action="version", version=f"sglang-lint {__version__}")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # ``sglang-lint rules | head``: the reader left, not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     try:
@@ -142,38 +159,112 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.write(f"sglang-lint: error: bad rule file: {exc}\n")
         return 2
 
-    found = 0
-    failed = 0
-    paths = args.paths or ["."]
-    for path, problem in _inputs(paths):
+    run = Run(args, ruleset, out, err)
+    for path, problem in _inputs(args.paths or ["."]):
         display = args.stdin_filename if path == "-" and args.stdin_filename else path
         if problem is not None:
-            err.write(f"{display}: error: {problem}\n")
-            failed += 1
+            run.failed(display, problem)
             continue
         try:
             data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-            diagnostics = lint(data, display, ruleset)
+            run.file(path, display, data)
         except OSError as exc:
-            err.write(f"{display}: error: cannot read: {exc.strerror or exc}\n")
-            failed += 1
-            continue
+            run.failed(display, f"cannot read: {exc.strerror or exc}")
+        except WriteError as exc:
+            run.failed(display, str(exc))
         except SourceError as exc:
             where = f"{display}:{exc.line}:{exc.col + 1}" if exc.line else display
-            err.write(f"{where}: error: {exc.message}\n")
-            failed += 1
-            continue
+            run.failed(where, exc.message)
         except Exception as exc:  # a bug of ours: name the file, keep linting the others
-            err.write(f"{display}: error: sglang-lint failed on this file ({type(exc).__name__}: {exc})\n")
-            failed += 1
-            continue
+            run.failed(display, f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+    return run.finish()
+
+
+class Run:
+    """One command run over its files: lint, fix in place, or show the fixes as a diff."""
+
+    def __init__(self, args, ruleset: RuleSet, out, err):
+        self.args = args
+        self.ruleset = ruleset
+        self.out = out
+        self.err = err
+        self.mode = "diff" if args.diff else ("fix" if args.fix else "lint")
+        self.found = 0  # findings left
+        self.errors = 0
+        self.fixed = 0
+        self.fixed_files = 0
+
+    def failed(self, where: str, problem: str) -> None:
+        self.err.write(f"{where}: error: {problem}\n")
+        self.errors += 1
+
+    def file(self, path: str, display: str, data: bytes) -> None:
+        if self.mode == "lint":
+            self.report(display, lint(data, display, self.ruleset), self.out)
+            return
+        new_data, result = fix_bytes(data, display, self.ruleset, unsafe=self.args.unsafe_fixes)
+        if self.mode == "diff":
+            if result.changed:
+                old_text, _ = decode_with_encoding(data)
+                self.out.writelines(unified_diff(old_text, result.text, display))
+                self.fixed += len(result.fixed)
+                self.fixed_files += 1
+            return
+        if path == "-":
+            # An editor sends the buffer and takes the fixed buffer back on stdout.
+            sys.stdout.buffer.write(new_data)
+            self.report(display, result.remaining, self.err)
+        else:
+            if result.changed:
+                write_atomically(path, new_data)
+            self.report(display, result.remaining, self.out)
+        for diagnostic in result.fixed:
+            self.err.write(
+                f"{display}:{diagnostic.line}:{diagnostic.col + 1}: {diagnostic.code} fixed "
+                f"({diagnostic.fix.describe()})\n"
+            )
+        self.fixed += len(result.fixed)
+        self.fixed_files += result.changed
+
+    def report(self, display: str, diagnostics, stream) -> None:
         for diagnostic in diagnostics:
-            out.write(diagnostic.format(display) + "\n")
-        found += len(diagnostics)
-    out.flush()
-    if failed:
-        return 2
-    return 1 if found else 0
+            stream.write(diagnostic.format(display) + "\n")
+        self.found += len(diagnostics)
+
+    def finish(self) -> int:
+        self.out.flush()
+        if self.mode == "diff":
+            would = f"{_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}"
+            self.err.write(f"sglang-lint: would fix {would}\n")
+        elif self.mode == "fix":
+            self.err.write(
+                f"sglang-lint: fixed {_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}, "
+                f"{self.found} remaining\n"
+            )
+        if self.errors:
+            return 2
+        if self.mode == "diff":
+            return 1 if self.fixed else 0
+        return 1 if self.found else 0
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def unified_diff(old: str, new: str, display: str) -> Iterator[str]:
+    """A patch ``git apply`` takes (``a/``, ``b/`` for relative paths); a last line without a
+    newline is marked as diff marks it."""
+    relative = not os.path.isabs(display)
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True),
+        f"a/{display}" if relative else display, f"b/{display}" if relative else display,
+    )
+    for line in lines:
+        if line.endswith(("\n", "\r")):
+            yield line
+        else:
+            yield line + "\n\\ No newline at end of file\n"
 
 
 def _inputs(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:

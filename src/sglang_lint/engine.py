@@ -20,7 +20,7 @@ import dataclasses
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -28,9 +28,26 @@ import libcst as cst
 
 from sglang_lint.catalog import CRASH_CODE, Check, Rule, Target, default_rules
 from sglang_lint.checks import CHECK_KINDS, Site
-from sglang_lint.checks.base import argument_of, guarded_on
+from sglang_lint.checks.base import Fix, argument_of, guarded_on
 from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
 from sglang_lint.visitor import DispatchVisitor, callee_name
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A finding's fix as text: replace ``old`` (from ``line``:``col`` to ``end_line``:
+    ``end_col``, 1-based lines, 0-based columns in characters) by ``new``."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    old: str
+    new: str
+    safe: bool
+
+    def describe(self) -> str:
+        return f"{self.old} -> {self.new}"
 
 
 @dataclass(frozen=True, order=True)
@@ -43,6 +60,7 @@ class Diagnostic:
     message: str
     end_line: int = 0
     end_col: int = 0
+    fix: Edit | None = field(default=None, compare=False)
 
     def format(self, path: str) -> str:
         return f"{path}:{self.line}:{self.col + 1}: {self.code} {self.message}"
@@ -314,14 +332,27 @@ def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | Non
     return value
 
 
+def _edit(model: FileModel, fix: Fix | None) -> Edit | None:
+    if fix is None:
+        return None
+    where = model.position(fix.node)
+    return Edit(where.start.line, where.start.column, where.end.line, where.end.column, fix.old, fix.text, fix.safe)
+
+
 def decode_source(data: bytes) -> str:
     """Bytes to text the way Python does (PEP 263 coding line, BOM), or SourceError."""
+    return decode_with_encoding(data)[0]
+
+
+def decode_with_encoding(data: bytes) -> tuple[str, str]:
+    """(text, encoding); ``text.encode(encoding)`` gives ``data`` back (a BOM is part of
+    the ``utf-8-sig`` encoding, so it is dropped from the text and comes back on encoding)."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
         raise SourceError(f"cannot decode: {exc}") from exc
-    return text[1:] if text.startswith("\ufeff") else text
+    return text, encoding
 
 
 def parse(source: str) -> cst.Module:
@@ -357,7 +388,7 @@ def lint(
     except RecursionError as exc:
         raise SourceError("too deeply nested to analyse") from exc
 
-    findings: list[tuple[cst.CSTNode, str, str]] = []
+    findings: list[tuple[cst.CSTNode, str, str, Fix | None]] = []
     crashed: dict[str, str] = {}
 
     def guarded(code: str, action) -> None:
@@ -371,7 +402,7 @@ def lint(
     def check(entry: Entry, target: Target | None, site: Site, via: str | None = None) -> None:
         for finding in entry.kind.run(site, entry.rule, entry.check, target):
             message = f"{finding.message} ({via})" if via else finding.message
-            findings.append((finding.node, entry.rule.code, message))
+            findings.append((finding.node, entry.rule.code, message, finding.fix))
 
     # Calls of the rules' targets; then, through wrappers defined in this file, calls of
     # those wrappers (transitively, each wrapper once).
@@ -416,7 +447,7 @@ def lint(
     diagnostics = []
     if findings:
         seen_findings = set()
-        for node, code, message in findings:
+        for node, code, message, fix in findings:
             where = model.position(node)
             key = (where.start.line, where.start.column, code, message)
             if key in seen_findings:
@@ -425,7 +456,7 @@ def lint(
             diagnostics.append(
                 Diagnostic(
                     where.start.line, where.start.column, code, message,
-                    where.end.line, where.end.column,
+                    where.end.line, where.end.column, _edit(model, fix),
                 )
             )
     for code, error in crashed.items():

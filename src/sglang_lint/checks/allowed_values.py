@@ -7,14 +7,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import libcst as cst
+
 from sglang_lint.checks.base import (
+    FIX_SAFETY,
     CheckKind,
     Finding,
     argument_values,
-    closest,
+    did_you_mean,
     guarded_on,
+    name_fix,
     require_argument,
     show_call,
+    string_fix,
+    suggest,
     target_trigger,
 )
 from sglang_lint.resolve import Ref
@@ -78,12 +84,26 @@ def run(site, rule, check, target):
             f"{show_call(site, target, known)}: {params.summary}; "
             f"expected one of {', '.join(params.shown())}"
         )
-        suggestion = closest(known.value, params.values)
+        fix = None
+        suggestion = suggest(known.value, params.values)
         if suggestion is not None:
-            shown = params.shown()[params.values.index(suggestion)]
-            message += f" (did you mean {shown}?)"
+            fix = _fix(known, suggestion, params)
+            message += did_you_mean(params.shown()[params.values.index(suggestion.value)], fix)
         # A parameter's bad default is reported where it is written, where it is fixed.
-        yield Finding(known.written if known.default else known.node, message)
+        yield Finding(known.written if known.default else known.node, message, fix)
+
+
+def _fix(known, suggestion, params: AllowedValues):
+    """The literal where the value was written (a constant's, once for all its uses)
+    rewritten to the suggested value: a string, or the member name after ``Enum.``."""
+    if params.enum is not None:
+        # ``Enum.MEMBER`` only: a bare imported member name is a binding, not a spelling.
+        if not isinstance(known.written, cst.Attribute):
+            return None
+        return name_fix(known.written, suggestion.value, suggestion.safe)
+    if isinstance(suggestion.value, str):
+        return string_fix(known.written, suggestion.value, suggestion.safe)
+    return None
 
 
 def triggers(check):
@@ -93,5 +113,6 @@ def triggers(check):
 
 
 KIND = CheckKind(
-    name="allowed-values", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True
+    name="allowed-values", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True,
+    fix_safety=lambda check: FIX_SAFETY,
 )

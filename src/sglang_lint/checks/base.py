@@ -38,9 +38,22 @@ class Site:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """Replace the source text of ``node`` by ``text``. ``safe`` fixes are certain (the bad
+    value differs from one allowed value only by case, ``-``/``_``/space, or is a unique
+    prefix of it); unsafe ones only the unique nearest spelling."""
+
+    node: cst.CSTNode
+    old: str  # the node's source text now (checked before the edit is made)
+    text: str
+    safe: bool
+
+
+@dataclass(frozen=True)
 class Finding:
     node: cst.CSTNode
     message: str
+    fix: Fix | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,16 @@ class CheckKind:
     # Does a parameter passed on unchanged to a checked argument carry the check to the
     # calls of its function (a wrapper)? True for the value checks.
     through_wrappers: bool = False
+    # (Check) -> how its findings are fixed, for the rule docs ("" when they are not).
+    fix_safety: Callable = lambda check: ""
+
+
+FIX_SAFETY = (
+    "safe/unsafe fix: safe when the bad literal differs from one allowed value only by case, "
+    "'-', '_' or spaces, or is a unique prefix of it (`sglang-lint --fix`); unsafe when that "
+    "value is only the unique nearest spelling (`--fix --unsafe-fixes`); no fix on a tie, or "
+    "when the value is not a plain literal"
+)
 
 
 @dataclass(frozen=True)
@@ -172,32 +195,89 @@ def _normal(text: str) -> str:
     return text.lower().replace("-", "_").replace(" ", "_")
 
 
-def closest(value: object, allowed: Iterable[object]) -> object | None:
-    """The one allowed value ``value`` most plausibly meant, or None (never on a tie)."""
+@dataclass(frozen=True)
+class Suggestion:
+    """The allowed value a bad one most plausibly meant, and whether that is certain."""
+
+    value: object
+    safe: bool
+
+
+def suggest(value: object, allowed: Iterable[object], cutoff: float = 0.6) -> Suggestion | None:
+    """The one allowed value ``value`` meant, or None (never on a tie).
+
+    Safe: the only allowed value equal to it up to case and ``-``/``_``/space, or the only
+    one it is a prefix of (``"pre"`` for ``"pre_rope"``, as argparse takes ``--tp``).
+    Unsafe: the unique nearest by spelling (difflib ratio at least ``cutoff``)."""
     allowed = list(allowed)
     if isinstance(value, Ref):
         value = value.qualified.rsplit(".", 1)[-1]
         labels = {a.rsplit(".", 1)[-1] if isinstance(a, str) else str(a): a for a in allowed}
     else:
         labels = {a if isinstance(a, str) else str(a): a for a in allowed}
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not value:
         return None
-    same = [a for label, a in labels.items() if _normal(label) == _normal(value)]
+    normal = _normal(value)
+    same = [a for label, a in labels.items() if _normal(label) == normal]
     if len(same) == 1:
-        return same[0]
-    prefixed = [a for label, a in labels.items() if _normal(label).startswith(_normal(value))]
-    if value and len(prefixed) == 1:
-        return prefixed[0]
+        return Suggestion(same[0], True)
+    if same:
+        return None  # two allowed values differ only by case or separators: no guess
+    prefixed = [a for label, a in labels.items() if _normal(label).startswith(normal)]
+    if len(prefixed) > 1:
+        return None  # ``"fp8"`` starts both ``fp8_e5m2`` and ``fp8_e4m3``: a tie
+    if prefixed and len(normal) >= 2:
+        return Suggestion(prefixed[0], True)
     scored = sorted(
-        ((difflib.SequenceMatcher(None, _normal(value), _normal(label)).ratio(), label)
-         for label in labels),
+        ((difflib.SequenceMatcher(None, normal, _normal(label)).ratio(), label) for label in labels),
         reverse=True,
     )
-    if not scored or scored[0][0] < 0.6:
+    if not scored or scored[0][0] < cutoff:
         return None
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
-    return labels[scored[0][1]]
+    return Suggestion(labels[scored[0][1]], False)
+
+
+def closest(value: object, allowed: Iterable[object]) -> object | None:
+    found = suggest(value, allowed)
+    return found.value if found is not None else None
+
+
+def _string_body_ok(text: str, quote: str) -> bool:
+    return text.isprintable() and "\\" not in text and quote[0] not in text
+
+
+def string_fix(node: cst.CSTNode | None, new_value: str, safe: bool, keep_prefix: str = "") -> Fix | None:
+    """A fix writing ``new_value`` into the string literal ``node``, keeping its prefix and
+    quotes (a raw string stays raw, double quotes stay double); None when ``node`` is
+    not a plain string literal or the new text would need escapes. ``keep_prefix``: text the
+    literal starts with that stays (``--flag=`` before an inline value)."""
+    if not isinstance(node, cst.SimpleString) or "b" in node.prefix.lower():
+        return None
+    if not _string_body_ok(new_value, node.quote):
+        return None
+    body = node.value[len(node.prefix) + len(node.quote) : -len(node.quote)]
+    if not body.startswith(keep_prefix) or "\\" in body:
+        return None  # escapes in the old text: its source and value differ, leave it
+    return Fix(node, node.value, f"{node.prefix}{node.quote}{keep_prefix}{new_value}{node.quote}", safe)
+
+
+def name_fix(node: cst.CSTNode | None, new_name: str, safe: bool) -> Fix | None:
+    """A fix renaming an identifier (a keyword argument, an enum member after its dot)."""
+    if isinstance(node, cst.Attribute):
+        node = node.attr
+    if not isinstance(node, cst.Name) or not new_name.isidentifier():
+        return None
+    return Fix(node, node.value, new_name, safe)
+
+
+def did_you_mean(shown: str, fix: Fix | None) -> str:
+    """`` (did you mean 'x'?)``, saying whether ``sglang-lint --fix`` can write it."""
+    if fix is None:
+        return f" (did you mean {shown}?)"
+    command = "sglang-lint --fix" if fix.safe else "sglang-lint --fix --unsafe-fixes"
+    return f" (did you mean {shown}? fixable with `{command}`)"
 
 
 def guarded_on(site: Site, name: str) -> bool:

@@ -10,14 +10,25 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, Trigger, argument_of, closest, show_value
+from sglang_lint.checks.base import (
+    FIX_SAFETY,
+    CheckKind,
+    Finding,
+    Fix,
+    Trigger,
+    argument_of,
+    did_you_mean,
+    name_fix,
+    show_value,
+    string_fix,
+    suggest,
+)
 from sglang_lint.resolve import Known, Ref
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations")
@@ -125,13 +136,23 @@ def triggers(check):
     return found
 
 
-def _suggest(word: str, options) -> str:
-    match = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
-    return f" (did you mean {match[0]!r}?)" if match else ""
+def _rename(word: str, options, node, flag: bool = False) -> tuple[str, Fix | None]:
+    """The hint (and fix) for a name or flag no field has: its closest real one."""
+    found = suggest(word, options, cutoff=0.75)
+    if found is None:
+        return "", None
+    fix = string_fix(node, found.value, found.safe) if flag else (
+        name_fix(node, found.value, found.safe) if isinstance(node, cst.Name)
+        else string_fix(node, found.value, found.safe)
+    )
+    return did_you_mean(repr(found.value), fix), fix
 
 
-def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, closing: str = ""):
-    """A message when ``known.value`` breaks the field's choices or type, for this aspect."""
+def _judge_value(
+    params: ServerArgsCheck, field: Field, known, opening: str, closing: str = "", keep_prefix: str = ""
+) -> tuple[str, Fix | None] | None:
+    """A message (and fix) when ``known.value`` breaks the field's choices or type, for this
+    aspect. ``keep_prefix``: the ``--flag=`` an inline value follows in its literal."""
     value = known.value
     if isinstance(value, Ref) or (value is None and field.optional):
         return None
@@ -144,13 +165,16 @@ def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, clo
         if not isinstance(value, str):
             return None
         shown = ", ".join(repr(c) for c in field.choices[:12]) + (", ..." if len(field.choices) > 12 else "")
-        hint = closest(value, field.choices)
         plugin = " (or one a plugin registers)" if field.extensible else ""
         message = (
             f"{opening}{shown_value}{closing}: not a choice of sglang {version}'s {field.name}{plugin}; "
             f"expected one of {shown}"
         )
-        return message + (f" (did you mean {hint!r}?)" if hint is not None else "")
+        hint = suggest(value, field.choices)
+        if hint is None:
+            return message, None
+        fix = string_fix(getattr(known, "written", None), hint.value, hint.safe, keep_prefix)
+        return message + did_you_mean(repr(hint.value), fix), fix
     if params.aspect == "type" and not field.choices:
         wrong = (
             (isinstance(value, str) and field.type in ("int", "float", "bool"))
@@ -163,7 +187,7 @@ def _judge_value(params: ServerArgsCheck, field: Field, known, opening: str, clo
             return (
                 f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {article} "
                 f"{field.type}, not a {kind}"
-            )
+            ), None
     return None
 
 
@@ -188,16 +212,18 @@ def _run_keywords(site, params: ServerArgsCheck, target):
         field = fields.get(name)
         if field is None:
             if params.aspect == "unknown" and name not in params.extra_names:
+                hint, fix = _rename(name, fields, name_node)
                 yield Finding(
                     name_node,
                     f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
-                    f"{name!r}{_suggest(name, fields)}",
+                    f"{name!r}{hint}",
+                    fix,
                 )
             continue
         for known in site.model.evaluate(value, site.scope, site.where):
-            message = _judge_value(params, field, known, f"{target.display}({name}=", ")")
-            if message is not None:
-                yield Finding(known.node, message)
+            judged = _judge_value(params, field, known, f"{target.display}({name}=", ")")
+            if judged is not None:
+                yield Finding(known.node, *judged)
 
 
 def _argv(node: cst.BaseExpression, site=None, depth: int = 0) -> list[cst.BaseExpression]:
@@ -287,17 +313,25 @@ def _run_argv(site, params: ServerArgsCheck, target):
     for use in _flag_uses(site, params, target):
         if use.field is None:
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
+                # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
+                whole = isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
+                hint, fix = _rename(use.flag, known_flags, use.element if whole else None, flag=True)
                 yield Finding(
                     use.element,
-                    f"launch flag {use.flag}: sglang {params.table.version} has no such server argument"
-                    f"{_suggest(use.flag, known_flags)}",
+                    f"launch flag {use.flag}: sglang {params.table.version} has no such server argument{hint}",
+                    fix,
                 )
             continue
         if use.value is None or use.field.type != "str":
             continue
-        message = _judge_value(params, use.field, Known(use.value, use.value_node), f"launch flag {use.flag} ")
-        if message is not None:
-            yield Finding(use.value_node, message)
+        # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
+        inline = use.value_node is use.element and isinstance(use.element, cst.SimpleString)
+        judged = _judge_value(
+            params, use.field, Known(use.value, use.value_node), f"launch flag {use.flag} ",
+            keep_prefix=(use.element.evaluated_value.partition("=")[0] + "=") if inline else "",
+        )
+        if judged is not None:
+            yield Finding(use.value_node, *judged)
 
 
 def _number(value: object) -> int | float | None:
@@ -352,4 +386,11 @@ def run(site, rule, check, target):
         yield from _run_argv(site, params, target)
 
 
-KIND = CheckKind(name="server-args", site="call", parse=parse, run=run, triggers=triggers)
+def fix_safety(check) -> str:
+    """Choices and unknown names have a nearest real one; types and relations do not."""
+    if check.params.aspect in ("choices", "plugin-choices", "unknown"):
+        return FIX_SAFETY.replace("allowed value", "valid choice or name")
+    return ""
+
+
+KIND = CheckKind(name="server-args", site="call", parse=parse, run=run, triggers=triggers, fix_safety=fix_safety)
