@@ -8,7 +8,10 @@
 2. lints the whole tree with ``sglang-lint`` (and, with ``--flake8``, ``flake8 --select SGL``)
    and requires zero findings;
 3. plants each bad call of :data:`MUTATIONS` at a real call site, in a copy of the file
-   (never in the cache), and requires exactly the expected finding at the expected line.
+   (never in the cache), and requires exactly the expected finding at the expected line;
+4. runs ``sglang-lint --fix --unsafe-fixes`` over a copy of the tree and the mutated copies,
+   and requires every misspelt value to be restored to sglang's bytes and no other file
+   of the tree to change.
 
 Exit 0 when all of that holds. The tests import this module for the same steps.
 """
@@ -82,10 +85,13 @@ class Mutation:
     code: str
     edits: tuple[Edit, ...]
     expect_line: int | None = None
+    # ``sglang-lint --fix --unsafe-fixes`` gives the original file back (the planted value
+    # is a misspelling of the original one, with one fix).
+    restores: bool = False
 
 
-def plant(name, form, path, code, line, old, new, expect_line=None, more=()) -> Mutation:
-    return Mutation(name, form, path, code, (Edit(line, old, new), *more), expect_line)
+def plant(name, form, path, code, line, old, new, expect_line=None, more=(), restores=False) -> Mutation:
+    return Mutation(name, form, path, code, (Edit(line, old, new), *more), expect_line, restores)
 
 
 REFINER = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/sana_wm/streaming_refiner.py"
@@ -106,9 +112,9 @@ MUTATIONS = [
     plant("capture mode passed by keyword", "keyword", REFINER, "SGL001", 418,
           "capture_mode, enable=False)", 'mode="raw", enable=False)', 418),
     plant("capture mode through the _capture_block_kv pass-through (sink)", "pass-through", REFINER, "SGL001",
-          484, 'capture_mode="pre_rope",', 'capture_mode="pre-rope",', 484),
+          484, 'capture_mode="pre_rope",', 'capture_mode="pre-rope",', 484, restores=True),
     plant("capture mode through the _capture_block_kv pass-through (block)", "pass-through", REFINER,
-          "SGL001", 551, 'capture_mode="post_rope",', 'capture_mode="post",', 551),
+          "SGL001", 551, 'capture_mode="post_rope",', 'capture_mode="post",', 551, restores=True),
     plant("capture mode from a module constant", "constant", REFINER, "SGL001", 407,
           CAPTURE_CALL, "set_capture_flag_on_blocks(self.transformer, _CAPTURE_MODE, enable=True)  # planted",
           more=(Edit(0, "", '\n_CAPTURE_MODE = "pre"\n'),)),
@@ -156,8 +162,12 @@ MUTATIONS = [
                             "    BidirectionalGDNUCPESinglePathLiteLA as _GDNAttention,\n)\n"))),
     plant("SanaWMBlock's own gdn_backend default (it passes the value on)", "wrapper default", SANA_WM,
           "SGL003", 107, 'gdn_backend: str = "auto",', 'gdn_backend: str = "cuda",', 107),
+    plant("SanaWMBlock's own gdn_backend default in capitals", "wrapper default", SANA_WM,
+          "SGL003", 107, 'gdn_backend: str = "auto",', 'gdn_backend: str = "Auto",', 107, restores=True),
     plant("SanaWMArchConfig's own field default", "config field", SANA_CONFIG, "SGL003", 55,
           'gdn_backend: str = "auto"', 'gdn_backend: str = "triton-fast"', 55),
+    plant("SanaWMArchConfig's own field default in capitals", "config field", SANA_CONFIG, "SGL003", 55,
+          'gdn_backend: str = "auto"', 'gdn_backend: str = "AUTO"', 55, restores=True),
     plant("a subclass of SanaWMArchConfig overriding the field", "config field", SANA_CONFIG, "SGL003", 0, "",
           "\n\n@dataclass\nclass SanaWMCudaArchConfig(SanaWMArchConfig):\n"
           '    gdn_backend: str = "cuda"  # planted\n'),
@@ -197,14 +207,16 @@ MUTATIONS = [
     plant("a kv_cache_dtype outside its choices in the test runner's Engine", "keyword", RUNNERS, "SGL006", 628,
           "            model_path=model_path,\n", '            model_path=model_path, kv_cache_dtype="fp16",\n', 628),
     plant("a misspelt Engine keyword in the test runner", "keyword", RUNNERS, "SGL009", 628,
-          "            model_path=model_path,\n", "            model_pth=model_path,\n", 628),
+          "            model_path=model_path,\n", "            model_pth=model_path,\n", 628, restores=True),
     plant("a string for the int tp_size in the test runner's Engine", "keyword", RUNNERS, "SGL008", 629,
           "            tp_size=tp_size,\n", '            tp_size="2",\n', 629),
     plant("a DFLASH block size that is not positive in the test runner's Engine", "keyword", RUNNERS, "SGL010",
           628, "            model_path=model_path,\n",
           "            model_path=model_path, speculative_dflash_block_size=0,\n", 628),
     plant("a misspelt flag in a real other_args list", "launch flags", CHUNKED_ABORT, "SGL009", 58,
-          '"--disable-cuda-graph",', '"--disable-cuda-graf",', 58),
+          '"--disable-cuda-graph",', '"--disable-cuda-graf",', 58, restores=True),
+    plant("a launch flag in capitals in a real other_args list", "launch flags", CHUNKED_ABORT, "SGL009", 61,
+          '"--max-running-requests",', '"--MAX-RUNNING-REQUESTS",', 61, restores=True),
     plant("a bad kv-cache dtype in a real other_args list", "launch flags", CHUNKED_ABORT, "SGL006", 58,
           '"--disable-cuda-graph",', '"--disable-cuda-graph", "--kv-cache-dtype", "fp16",', 58),
     plant("a misspelt attention backend (plugin-extensible choices) in a real other_args list", "launch flags",
@@ -255,6 +267,52 @@ def findings(command: list[str], cwd: Path) -> tuple[int, list[str]]:
     if result.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr}")
     return result.returncode, [line for line in result.stdout.splitlines() if line.strip()]
+
+
+def check_fixes(tree: Path, planted: list, workdir: Path, lint: list[str]) -> bool:
+    """``--fix --unsafe-fixes`` over a copy of the whole tree plus the mutated copies: each
+    mutation marked ``restores`` gives sglang's original bytes back; any other mutated copy
+    changes only on its finding's line or the lines the mutation added; no file of the
+    tree copy changes at all."""
+    start = time.perf_counter()
+    copy = workdir / "tree"
+    shutil.copytree(tree / "sglang", copy / "sglang")
+    before = {relative: (workdir / relative).read_bytes() for _, relative, _ in planted}
+    result = subprocess.run(
+        lint + ["--fix", "--unsafe-fixes", "tree", *before], cwd=workdir, capture_output=True, text=True
+    )
+    if result.returncode not in (0, 1):
+        print(f"  --fix failed ({result.returncode}): {result.stderr[-2000:]}")
+        return False
+    touched = [
+        path for path in sorted((copy / "sglang").rglob("*"))
+        if path.is_file() and path.read_bytes() != (tree / path.relative_to(copy)).read_bytes()
+    ]
+    for path in touched:
+        print("  touched a file with no finding:", path.relative_to(workdir))
+    ok = not touched
+    restored = 0
+    for mutation, relative, line in planted:
+        now = (workdir / relative).read_bytes()
+        original = (tree / mutation.path).read_bytes()
+        if mutation.restores:
+            good = now == original
+            restored += good
+            print(f"  {'restored' if good else 'NOT RESTORED'}: {mutation.code} ({mutation.form}): {mutation.name}")
+        else:
+            old_lines, new_lines = before[relative].splitlines(), now.splitlines()
+            allowed = {line} | set(range(len(original.splitlines()) + 1, len(old_lines) + 1))
+            changed = {n for n, (a, b) in enumerate(zip(old_lines, new_lines), 1) if a != b}
+            good = len(old_lines) == len(new_lines) and changed <= allowed
+            if not good:
+                print(f"  FIX CHANGED MORE: {mutation.code} ({mutation.name}): lines {sorted(changed)}")
+        ok &= good
+    wanted = sum(m.restores for m, _, _ in planted)
+    print(
+        f"fixes: {restored}/{wanted} mutated files restored to sglang's bytes, "
+        f"{len(touched)} of the tree's files touched, {time.perf_counter() - start:.1f}s"
+    )
+    return ok and restored == wanted
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -308,9 +366,10 @@ def main(argv: list[str] | None = None) -> int:
                 print("     got:", text)
     took = time.perf_counter() - start
     print(f"mutations: {found} found / {len(MUTATIONS)} planted, {took:.1f}s")
+    ok &= found == len(MUTATIONS)
+    ok &= check_fixes(tree, planted, workdir, lint)
     if args.keep is None:
         shutil.rmtree(workdir, ignore_errors=True)
-    ok &= found == len(MUTATIONS)
     print(f"{'PASS' if ok else 'FAIL'} in {time.perf_counter() - began:.1f}s")
     return 0 if ok else 1
 

@@ -11,6 +11,7 @@ from conftest import run
 from sglang_corpus import MUTATIONS, apply_mutation, expected_line
 from sglang_lint import SourceError, lint
 from sglang_lint.engine import default_ruleset
+from sglang_lint.fixes import fix_bytes
 from sglang_lint.resolve import module_name_for
 
 pytestmark = pytest.mark.corpus
@@ -72,3 +73,11 @@ def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
     )
     expected.sort()
     assert got == expected
+
+
+@pytest.mark.parametrize("mutation", [m for m in MUTATIONS if m.restores], ids=lambda m: f"{m.code}-{m.name}")
+def test_fix_restores_a_misspelt_value_to_sglangs_bytes(sglang_tree: Path, tmp_path: Path, mutation):
+    path = apply_mutation(sglang_tree, mutation, tmp_path)
+    fixed, result = fix_bytes(path.read_bytes(), mutation.path, unsafe=True)
+    assert fixed == (sglang_tree / mutation.path).read_bytes()
+    assert [d.code for d in result.fixed] == [mutation.code] and result.remaining == []
