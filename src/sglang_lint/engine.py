@@ -30,6 +30,7 @@ from sglang_lint.catalog import CRASH_CODE, Check, Rule, Target, default_rules
 from sglang_lint.checks import CHECK_KINDS, Site
 from sglang_lint.checks.base import Fix, argument_of, guarded_on
 from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
+from sglang_lint.screen import FileFacts, screen_call
 from sglang_lint.visitor import DispatchVisitor, callee_name
 
 
@@ -90,21 +91,20 @@ class Entry:
 class RuleSet:
     """The catalog compiled for dispatch: entries keyed by callee name, and the prefilter."""
 
-    def __init__(self, rules: Sequence[Rule]):
+    def __init__(self, rules: Sequence[Rule], screen: bool = True):
         self.rules = tuple(rules)
+        self.screen = screen  # run the call-site screen (screen.py) after the text prefilter
         self.calls: dict[str, list[Entry]] = {}
         self.attributes: dict[str, list[Entry]] = {}
         self.classes: list[Entry] = []
         self.fields: list[Entry] = []  # targets that are dataclass-like configs (fields = true)
-        # prefilter: every trigger, filed under its name; one pattern of all the names
-        # (a trie, so that it scans as fast with 700 names as with 5), then each hit's shape
-        # (``.name(`` for a method) and the trigger's other words are checked.
-        self.by_name: dict[str, list] = {}
+        # prefilter: every trigger, filed under its name (as bytes: the scan runs on bytes).
+        self.by_name: dict[bytes, list[_Trigger]] = {}
         for rule in self.rules:
             for check in rule.checks:
                 kind = CHECK_KINDS[check.kind]
                 for trigger in kind.triggers(check):
-                    self.by_name.setdefault(trigger.name, []).append(trigger)
+                    self.by_name.setdefault(trigger.name.encode(), []).append(_Trigger.of(trigger))
                 if kind.site == "class":
                     self.classes.append(Entry(rule, check, None))
                     continue
@@ -113,24 +113,27 @@ class RuleSet:
                     table.setdefault(target.last_name, []).append(Entry(rule, check, target))
                     if target.fields:
                         self.fields.append(Entry(rule, check, target))
-        self.anchor_pattern = re.compile(r"\b" + _trie_pattern(self.by_name) + r"\b") if self.by_name else None
+        self.names = frozenset(self.by_name)
 
-    def may_match(self, source: str, module: str | None = None) -> bool:
+    def may_match(self, source: str | bytes, module: str | None = None) -> bool:
         """Could any check fire on this text (of the module named ``module``, if known)?
-        False means: skip the file, parse nothing."""
-        if self.anchor_pattern is None:
-            return False
-        failed: set[int] = set()  # triggers whose other words are missing
-        for match in self.anchor_pattern.finditer(source):
-            for trigger in self.by_name[match.group(0)]:
-                if id(trigger) in failed or not _has_shape(source, match, trigger.shape):
+        False means: skip the file, parse nothing.
+
+        First the file's identifiers: its bytes with every byte that cannot be part of one
+        turned into a space, split (two C loops, whatever the number of rules). Only the
+        names found there have their shapes (``name(``, ``.name(``) and other words checked,
+        and each call found that way passes the call-site screen (screen.py) or not."""
+        data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+        present = self.names.intersection(data.translate(_IDENTIFIER_BYTES).split())
+        facts = FileFacts(data)
+        for name in present:
+            for trigger in self.by_name[name]:
+                if not ((module is not None and module == trigger.module) or all(
+                    (word in data) if isinstance(word, bytes) else word.search(data) for word in trigger.also
+                )):
                     continue
-                if (module is not None and module == trigger.module) or all(
-                    (word in source) if isinstance(word, str) else word.search(source)
-                    for word in trigger.also
-                ):
+                if _fires(data, name, trigger, facts if self.screen else None):
                     return True
-                failed.add(id(trigger))
         return False
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
@@ -145,39 +148,103 @@ class RuleSet:
                 for rule in self.rules
                 if (not select or rule.code.startswith(select))
                 and not (ignore and rule.code.startswith(ignore))
-            ]
+            ],
+            self.screen,
         )
 
 
-def _trie_pattern(words) -> str:
-    """One regular expression matching exactly ``words``, as a trie: ``(?:ab(?:c|d))``."""
-    trie: dict = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def pattern(node: dict) -> str:
-        ends = "" in node
-        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        if ends:
-            return "(?:" + body + ")?"
-        return body
-
-    return pattern(trie)
+# Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
+# UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space.
+_IDENTIFIER_BYTES = bytes(
+    c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256)
+)
+_SPACE = frozenset(b" \t\r\n\f\\")  # a backslash continues a line
+_WINDOW = 80
 
 
-def _has_shape(source: str, match: re.Match, shape: str) -> bool:
+@dataclass(frozen=True)
+class _Trigger:
+    """A check's :class:`Trigger` compiled for the bytes scan."""
+
+    shape: str
+    also: tuple  # bytes, or compiled bytes patterns
+    module: str | None
+    screen: object  # see Trigger.screen
+
+    @classmethod
+    def of(cls, trigger) -> "_Trigger":
+        also = tuple(
+            word.encode() if isinstance(word, str) else re.compile(word.pattern.encode(), word.flags & ~re.UNICODE)
+            for word in trigger.also
+        )
+        return cls(trigger.shape, also, trigger.module, trigger.screen)
+
+
+def _next_char(data: bytes, index: int) -> int:
+    """The first byte at or after ``index`` that is not white space (-1 at the end)."""
+    end = min(len(data), index + _WINDOW)
+    while index < end and data[index] in _SPACE:
+        index += 1
+    return data[index] if index < end else -1
+
+
+def _previous_char(data: bytes, index: int) -> int:
+    """The last byte before ``index`` that is not white space (-1 at the start)."""
+    start = max(0, index - _WINDOW)
+    index -= 1
+    while index >= start and data[index] in _SPACE:
+        index -= 1
+    return data[index] if index >= start else -1
+
+
+_DEFINITION = re.compile(rb"(?:def|class)[ \t]+$")
+_IMPORT_ALIAS = re.compile(rb"\s+as\s")
+
+
+def _fires(data: bytes, name: bytes, trigger: _Trigger, facts: FileFacts | None) -> bool:
+    """Is ``name`` written, as a whole identifier, in the trigger's shape somewhere in
+    ``data``, and (for a call, when ``facts`` are given) does the call pass the screen?"""
+    index = data.find(name)
+    while index >= 0:
+        end = index + len(name)
+        whole = (index == 0 or _IDENTIFIER_BYTES[data[index - 1]] == 32) and (
+            end == len(data) or _IDENTIFIER_BYTES[data[end]] == 32
+        )
+        if whole:
+            found = _shape_at(data, index, end, trigger.shape)
+            if found == "call" and facts is not None and trigger.screen is not None:
+                if screen_call(data, end, trigger.screen, facts):
+                    return True
+            elif found:
+                return True
+        index = data.find(name, end)
+    return False
+
+
+def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
+    """None when ``shape`` is not there; "call" for a call ``name(`` (what the screen
+    judges); "other" for any other way it matches."""
+    following = _next_char(data, end)
     if shape == "word":
-        return True
-    before = source[max(0, match.start() - 64) : match.start()].rstrip()
-    if not before.endswith("."):
-        return False
-    return shape == "member" or source[match.end() : match.end() + 64].lstrip().startswith("(")
+        return "call" if following == ord("(") else "other"
+    if shape == "config":
+        line_start = data.rfind(b"\n", 0, index) + 1
+        if data[line_start:index].lstrip().startswith(b"class"):
+            return "other"  # the config class's own statement, or a subclass's
+        shape = "callable"
+    if shape == "callable":
+        if following == ord("("):
+            # ``def name(`` and ``class name(`` define it, they do not call it.
+            return None if _DEFINITION.search(data, max(0, index - 16), index) else "call"
+        # ``import name as alias`` (then ``alias(...)``); ``partial(mod.name, ...)``
+        if _IMPORT_ALIAS.match(data, end) or b"partial(" in data[max(0, index - _WINDOW) : index]:
+            return "other"
+        return None
+    if _previous_char(data, index) != ord("."):
+        return None
+    if shape == "member":
+        return "other"
+    return "call" if following == ord("(") else None
 
 
 @lru_cache(maxsize=None)
@@ -378,7 +445,7 @@ def lint(
     ruleset = ruleset or default_ruleset()
     text = decode_source(source) if isinstance(source, bytes) else source
     model = FileModel(path)
-    if not ruleset.may_match(text, model.module_name):
+    if not ruleset.may_match(source, model.module_name):
         return []
     module = parse(text)
     model.module = module

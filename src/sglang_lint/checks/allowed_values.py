@@ -24,6 +24,7 @@ from sglang_lint.checks.base import (
     target_trigger,
 )
 from sglang_lint.resolve import Ref
+from sglang_lint.screen import value_screen
 
 SCALARS = (str, int, float, bool)
 
@@ -108,8 +109,17 @@ def _fix(known, suggestion, params: AllowedValues):
 
 def triggers(check):
     # An enum-valued check can only fire where the enum's name is written.
-    extra = (check.params.enum.rsplit(".", 1)[-1],) if check.params.enum else ()
-    return [target_trigger(target, *extra) for target in check.targets]
+    params: AllowedValues = check.params
+    extra = (params.enum.rsplit(".", 1)[-1],) if params.enum else ()
+    # The screen passes a call whose literal fails, or whose Enum.MEMBER is not an allowed one.
+    enum = (extra[0], frozenset(params.values)) if params.enum else None
+    return [
+        target_trigger(
+            target, *extra,
+            screen=value_screen(target.argument, target.position, lambda v: params.allows(v) is False, enum),
+        )
+        for target in check.targets
+    ]
 
 
 KIND = CheckKind(

@@ -85,9 +85,11 @@ FIX_SAFETY = (
 class Trigger:
     """Text a file must contain for a check to possibly fire there.
 
-    ``name`` written in ``shape`` (``word``: anywhere, as imports need; ``call``:
-    ``.name(``; ``member``: ``.name``), and every item of ``also`` (a substring, or a
-    compiled pattern)."""
+    ``name`` written in ``shape`` (``word``: anywhere; ``call``: ``.name(``; ``member``:
+    ``.name``; ``callable``: ``name(``, or ``name as`` in an import, or inside a
+    ``partial(...)``: every way the engine can see a function or class called; ``config``:
+    callable, or on a ``class`` line, defining the config class or a subclass of it), and
+    every item of ``also`` (a substring, or a compiled pattern)."""
 
     name: str
     shape: str = "word"
@@ -95,15 +97,19 @@ class Trigger:
     # A function or class is called only where its module is imported (so the module's
     # last name is written) or inside that module itself (known from the file's path).
     module: str | None = None
+    # (ast.Call, FileFacts) -> could a call written ``name(...)`` fire? (see screen.py);
+    # None: any call can.
+    screen: Callable | None = None
 
 
-def target_trigger(target, *also) -> Trigger:
-    shape = {"method": "call", "attribute": "member"}.get(target.kind, "word")
+def target_trigger(target, *also, screen: Callable | None = None) -> Trigger:
+    # A config class's fields are also read from ``class Mine(Config):`` statements.
+    shape = {"method": "call", "attribute": "member"}.get(target.kind, "config" if target.fields else "callable")
     module = None
     if target.kind in ("function", "class"):
         module = target.name.rpartition(".")[0]
         also = (module.rpartition(".")[2], *also)
-    return Trigger(target.last_name, shape, tuple(also), module)
+    return Trigger(target.last_name, shape, tuple(also), module, screen)
 
 
 def argument_of(

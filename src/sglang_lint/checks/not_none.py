@@ -19,6 +19,7 @@ from sglang_lint.checks.base import (
     show_call,
     target_trigger,
 )
+from sglang_lint.screen import value_screen
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,10 @@ def run(site, rule, check, target):
 
 def triggers(check):
     # Only a None the file writes can be flagged.
-    return [target_trigger(target, "None") for target in check.targets]
+    return [
+        target_trigger(target, "None", screen=value_screen(target.argument, target.position, lambda v: v is None))
+        for target in check.targets
+    ]
 
 
 KIND = CheckKind(name="not-none", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True)

@@ -30,6 +30,7 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.resolve import Known, Ref
+from sglang_lint.screen import argv_screen, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
@@ -132,8 +133,41 @@ def triggers(check):
         if params.aspect == "relations":
             # Both spellings (speculative_x= and --speculative-x) share the field's first word.
             also += tuple(sorted({name.split("_")[0] for name in params.positive + sum(params.at_least, ())}))
-        found.append(Trigger(target.last_name, "word", also, module))
+        found.append(Trigger(target.last_name, "callable", also, module, _screen(params, target)))
     return found
+
+
+def _screen(params: ServerArgsCheck, target):
+    """A call may fire when it passes a keyword no field has (unknown names), or a value the
+    engine may know and this aspect may reject; an argv target, when its list may be known."""
+    if target.argument is not None:
+        return argv_screen(target.argument, target.position)
+    fields = params.table.fields
+    names = set(fields) | set(params.extra_names)
+    related = set(params.positive) | set(sum(params.at_least, ()))
+
+    def fails(name):
+        def judge(value) -> bool:
+            if params.aspect == "relations":
+                return name in related
+            return _judge_value(params, fields[name], Known(value, None), "") is not None
+
+        return judge
+
+    def screen(call, facts) -> bool:
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                return True  # **kwargs: a dict the engine may read
+            if keyword.arg not in names:
+                if params.aspect == "unknown":
+                    return True
+                continue
+            if params.aspect != "unknown" and keyword.arg in fields:
+                if value_may_be_known(keyword.value, facts, fails(keyword.arg)):
+                    return True
+        return False
+
+    return screen
 
 
 def _rename(word: str, options, node, flag: bool = False) -> tuple[str, Fix | None]:

@@ -21,6 +21,7 @@ from sglang_lint.checks.base import (
     show_value,
     target_trigger,
 )
+from sglang_lint.screen import value_screen
 from sglang_lint.resolve import Ref
 
 
@@ -70,19 +71,29 @@ def _checker(fails, explain):
     return run
 
 
-def _triggers(check):
-    return [target_trigger(target) for target in check.targets]
+def _triggers(fails):
+    def triggers(check):
+        def screen_fails(value, params=check.params):
+            return fails(params, value)
+
+        return [
+            target_trigger(target, screen=value_screen(target.argument, target.position, screen_fails))
+            for target in check.targets
+        ]
+
+    return triggers
 
 
 FORBIDDEN = CheckKind(
-    name="forbidden-values", site="call", parse=_parse_with_values, triggers=_triggers, through_wrappers=True,
+    name="forbidden-values", site="call", parse=_parse_with_values, triggers=_triggers(_is_forbidden),
+    through_wrappers=True,
     run=_checker(_is_forbidden, lambda p, v: f"{p.summary} ({show_value(v)} is not accepted)"),
 )
 MUST_BE_NONE = CheckKind(
-    name="must-be-none", site="call", parse=_parse, triggers=_triggers, through_wrappers=True,
+    name="must-be-none", site="call", parse=_parse, triggers=_triggers(_is_set), through_wrappers=True,
     run=_checker(_is_set, lambda p, v: f"{p.summary} (only None is accepted here)"),
 )
 TRUTHY = CheckKind(
-    name="truthy", site="call", parse=_parse, triggers=_triggers, through_wrappers=True,
+    name="truthy", site="call", parse=_parse, triggers=_triggers(_is_falsy), through_wrappers=True,
     run=_checker(_is_falsy, lambda p, v: f"{p.summary} ({show_value(v)} is empty, zero or None)"),
 )

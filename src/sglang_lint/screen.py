@@ -1,0 +1,267 @@
+"""The call-site screen: the second, still cheap, stage before a file is parsed with LibCST.
+
+The text prefilter (:meth:`RuleSet.may_match`) finds files that call a catalog name. On a
+large tree that is still many files: sglang itself calls its own APIs everywhere, almost
+always with values that come from elsewhere (``mode=mode``, ``self.config.mode``), which no
+rule can judge. The screen looks at each such call's own text, parsed alone with :mod:`ast`,
+and asks whether the argument a rule checks *could* be a value the engine knows:
+
+* a literal: yes if the check would fail on it (``mode="pre"``), no if it passes;
+* a conditional expression: if either branch may be;
+* a name: only if the file binds that name at statement level (``MODE = ...``), gives it a
+  literal default or keyword somewhere (``mode="pre"``), or has it as a parameter of a
+  function the file itself calls (a wrapper);
+* an attribute (``self.mode``, ``args.mode``): only for enum-valued rules (``Enum.MEMBER``);
+* a call, a subscript, a display, an f-string: no (the engine never evaluates those);
+* an argument that is absent: no.
+
+It only ever says "no" when the full engine could not report anything at that call, so a
+file it rejects is one the engine would find clean (``tests/test_engine.py`` checks this on
+every fixture, example and corpus mutation). When unsure it says yes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+_OPENERS = b"([{"
+_CLOSERS = b")]}"
+_INTERESTING = re.compile(rb"[()\[\]{}'\"#]")
+_MAX_CALL = 64_000  # a call longer than this is not screened (it passes)
+
+
+def call_text(data: bytes, open_paren: int) -> bytes | None:
+    """The bytes from ``open_paren`` (a ``(``) to its matching ``)``, strings and comments
+    skipped; None when it cannot be found within :data:`_MAX_CALL` bytes."""
+    depth = 0
+    index = open_paren
+    limit = min(len(data), open_paren + _MAX_CALL)
+    while index < limit:
+        match = _INTERESTING.search(data, index, limit)
+        if match is None:
+            return None
+        index = match.start()
+        char = data[index]
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+            if depth == 0:
+                return data[open_paren : index + 1]
+        elif char == ord("#"):
+            newline = data.find(b"\n", index, limit)
+            if newline < 0:
+                return None
+            index = newline
+        else:  # a string: skip to its end (triple-quoted or not; escapes honoured)
+            triple = data[index : index + 3]
+            quote = triple if triple in (b"'''", b'"""') else data[index : index + 1]
+            index += len(quote)
+            while True:
+                end = data.find(quote, index, limit)
+                if end < 0:
+                    return None
+                backslashes = 0
+                while data[end - 1 - backslashes] == ord("\\"):
+                    backslashes += 1
+                index = end + len(quote)
+                if backslashes % 2 == 0:
+                    break
+            continue
+        index += 1
+    return None
+
+
+@dataclass
+class FileFacts:
+    """What the screen needs to know about the whole file, computed on first need."""
+
+    data: bytes
+    _bound: dict[str, bool] = field(default_factory=dict)
+    _called_params: set[str] | None = None
+
+    def name_may_be_known(self, name: str) -> bool:
+        """Could the engine know a value for a bare ``name`` at some call of this file?"""
+        if name not in self._bound:
+            self._bound[name] = self._binds(name.encode()) or name in self.called_parameters()
+        return self._bound[name]
+
+    def _binds(self, name: bytes) -> bool:
+        """Does the file bind ``name`` where the engine could follow it: a statement
+        ``NAME = ...`` / ``NAME: T = ...``, ``(NAME := ...)``, or ``NAME=<literal>`` (a
+        parameter default, or a keyword, which is harmless to count)?"""
+        data = self.data
+        index = data.find(name)
+        while index >= 0:
+            end = index + len(name)
+            if (index == 0 or _IDENTIFIER[data[index - 1]]) and (end == len(data) or _IDENTIFIER[data[end]]):
+                match = _BINDING.match(data, end)
+                if match is not None and _previous_byte(data, index) not in b":.":
+                    # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
+                    if match.group("walrus") or match.group("literal"):
+                        return True
+                    line_start = data.rfind(b"\n", 0, index) + 1
+                    if not data[line_start:index].strip(b" \t") and not _never_evaluated(data, match.end()):
+                        return True  # a statement binding the name to something the engine may follow
+            index = data.find(name, end)
+        return False
+
+    def called_parameters(self) -> set[str]:
+        """Parameter names of the functions this file defines and also calls (by name or as
+        ``self.name(...)``): a value may reach them from a call in the file (a wrapper)."""
+        if self._called_params is None:
+            found: set[str] = set()
+            for match in _DEF.finditer(self.data):
+                function = match.group(1)
+                if self.data.count(function + b"(") < 2:  # only the def itself
+                    continue
+                header = call_text(self.data, match.end() - 1)
+                if header is None:
+                    self._called_params = _EVERYTHING
+                    return self._called_params
+                found.update(name.decode() for name in _PARAMETER.findall(header))
+            self._called_params = found
+        return self._called_params
+
+
+def _never_evaluated(data: bytes, start: int) -> bool:
+    """Is the value written from ``start`` to the end of its line one the engine never
+    evaluates (a call, an attribute, a subscript, ``await``...)? False when unsure (the
+    value goes on past the line, or does not parse alone)."""
+    end = data.find(b"\n", start)
+    text = data[start : end if end >= 0 else len(data)]
+    try:
+        value = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return isinstance(value, _NEVER_EVALUATED)
+
+
+_NEVER_EVALUATED = (
+    ast.Call, ast.Subscript, ast.Await, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+    ast.GeneratorExp, ast.Compare, ast.JoinedStr,
+)
+
+
+def _previous_byte(data: bytes, index: int) -> int:
+    index -= 1
+    while index >= 0 and data[index] in b" \t":
+        index -= 1
+    return data[index] if index >= 0 else -1
+
+
+# Bytes not part of an identifier (True) and part of one (False).
+_IDENTIFIER = [not (c >= 128 or c == ord("_") or chr(c).isalnum()) for c in range(256)]
+_BINDING = re.compile(
+    rb"[ \t]*(?:(?P<walrus>:=)|(?::[^=,()\n]*)?=(?!=)[ \t]*"
+    rb"(?P<literal>[-\"'0-9.]|[rRbBuUfF]{1,2}[\"']|None\b|True\b|False\b)?)"
+)
+_DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
+_PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
+
+
+class _Everything(set):
+    def __contains__(self, item) -> bool:
+        return True
+
+
+_EVERYTHING = _Everything()
+
+
+def parse_call(text: bytes) -> ast.Call | None:
+    """The call ``f<text>``, parsed alone; None when it does not parse that way."""
+    try:
+        tree = ast.parse(b"f" + text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return tree.body if isinstance(tree.body, ast.Call) else None
+
+
+def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr | None | bool:
+    """The expression passed for the parameter, None when absent, True when unknowable
+    (after ``*args``, or a ``**`` mapping that may hold it)."""
+    for keyword in call.keywords:
+        if name is not None and keyword.arg == name:
+            return keyword.value
+    if name is not None and any(keyword.arg is None for keyword in call.keywords):
+        return True
+    if position is None:
+        return None
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return True
+        if index == position:
+            return arg
+    return None
+
+
+def value_may_be_known(expr: ast.expr, facts: FileFacts, fails: Callable | None = None, enum=None) -> bool:
+    """Could the engine know this expression's value, and (for a literal, when ``fails`` is
+    given) would it fail the check? ``enum``: (class name, allowed member names) for a rule
+    on enum members, whose ``Enum.MEMBER`` attributes the engine resolves."""
+    if isinstance(expr, ast.Constant):
+        return fails is None or bool(fails(expr.value))
+    if (
+        isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
+        and isinstance(expr.operand, ast.Constant) and isinstance(expr.operand.value, (int, float))
+    ):
+        return fails is None or bool(fails(-expr.operand.value))
+    if isinstance(expr, ast.Name):
+        return facts.name_may_be_known(expr.id)
+    if isinstance(expr, ast.Attribute):
+        if enum is None:
+            return False
+        owner, members = enum
+        base = expr.value
+        base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+        return not (base_name == owner and expr.attr in members)
+    if isinstance(expr, ast.IfExp):
+        return value_may_be_known(expr.body, facts, fails, enum) or value_may_be_known(expr.orelse, facts, fails, enum)
+    return False  # the engine evaluates nothing else (calls, subscripts, displays, f-strings...)
+
+
+def value_screen(name: str | None, position: int | None, fails: Callable | None = None, enum=None) -> Callable:
+    """The screen of a check on one argument (allowed values, None, truthiness)."""
+
+    def screen(call: ast.Call, facts: FileFacts) -> bool:
+        found = argument(call, name, position)
+        if found is None:
+            return False
+        if found is True:
+            return True
+        return value_may_be_known(found, facts, fails, enum)
+
+    return screen
+
+
+def argv_screen(name: str | None, position: int | None) -> Callable:
+    """The screen of a check on a literal argv list (launch flags)."""
+
+    def screen(call: ast.Call, facts: FileFacts) -> bool:
+        found = argument(call, name, position)
+        if found is None:
+            return False
+        if found is True or isinstance(found, (ast.List, ast.BinOp)):
+            return True
+        return isinstance(found, ast.Name) and facts.name_may_be_known(found.id)
+
+    return screen
+
+
+def screen_call(data: bytes, name_end: int, screen: Callable, facts: FileFacts) -> bool:
+    """Does the call whose callee name ends at ``name_end`` pass ``screen``? Anything not a
+    plain call there (an import alias, a ``partial``, a call that does not parse alone)
+    passes."""
+    open_paren = data.find(b"(", name_end, name_end + 80)
+    if open_paren < 0 or data[name_end:open_paren].strip(b" \t\r\n\\"):
+        return True
+    text = call_text(data, open_paren)
+    if text is None:
+        return True
+    call = parse_call(text.replace(b"\r", b""))
+    if call is None:
+        return True
+    return screen(call, facts)

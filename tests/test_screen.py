@@ -1,0 +1,72 @@
+"""The prefilter and the call-site screen skip files without parsing them; they must never
+skip one the full engine would report on. Checked on every fixture, fix fixture, rule
+example and corpus mutation, against the engine with the screen off; and the screen's own
+decisions on small calls."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import FIXTURES, fixture_files
+from sglang_lint import lint
+from sglang_lint.catalog import default_rules
+from sglang_lint.engine import RuleSet, default_ruleset
+
+UNSCREENED = RuleSet(default_rules(), screen=False)
+IMPORT = (
+    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
+    ".streaming_refiner import set_capture_flag_on_blocks\n"
+)
+
+
+def sources():
+    for path in fixture_files() + sorted((FIXTURES / "fixes").glob("SGL*.py")):
+        yield path.name, path.read_text(encoding="utf-8"), str(path)
+    for rule in default_rules():
+        yield f"{rule.code}-bad", rule.docs.bad, "example.py"
+        yield f"{rule.code}-good", rule.docs.good, "example.py"
+
+
+SOURCES = list(sources())
+
+
+@pytest.mark.parametrize("name, source, path", SOURCES, ids=[s[0] for s in SOURCES])
+def test_screen_never_hides_a_finding(name, source, path):
+    assert lint(source, path, default_ruleset()) == lint(source, path, UNSCREENED)
+
+
+@pytest.mark.corpus
+def test_screen_never_hides_a_planted_bug(sglang_tree, tmp_path):
+    from sglang_corpus import MUTATIONS, apply_mutation
+
+    for mutation in MUTATIONS:
+        path = apply_mutation(sglang_tree, mutation, tmp_path)
+        data = path.read_bytes()
+        assert lint(data, mutation.path, default_ruleset()) == lint(data, mutation.path, UNSCREENED), mutation.name
+
+
+@pytest.mark.parametrize(
+    "body, may_fire",
+    [
+        ('set_capture_flag_on_blocks(t, "pre_rope")', False),  # an allowed literal
+        ('set_capture_flag_on_blocks(t, "pre")', True),  # a literal the check rejects
+        ("set_capture_flag_on_blocks(t, mode=self.mode)", False),  # an attribute: never evaluated
+        ("set_capture_flag_on_blocks(t, mode=pick())", False),  # a call: never evaluated
+        ("set_capture_flag_on_blocks(t)", False),  # the argument is absent
+        ("set_capture_flag_on_blocks(t, *modes)", True),  # after *args: unknowable
+        ("set_capture_flag_on_blocks(t, **options)", True),  # a mapping may hold it
+        ('set_capture_flag_on_blocks(t, "pre_rope" if a else "pre")', True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\n", False),  # a parameter no call feeds
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf('x')\n", True),  # a wrapper
+        ('MODE = "pre"\nset_capture_flag_on_blocks(t, MODE)\n', True),
+        ("MODE = load()\nset_capture_flag_on_blocks(t, MODE)\n", False),  # bound to a call only
+        ('def f(mode="pre"):\n    set_capture_flag_on_blocks(t, mode)\n', True),  # a default
+        ('x: mode = "a"\nset_capture_flag_on_blocks(t, mode)\n', False),  # an annotation binds nothing
+        ('set_capture_flag_on_blocks(t, (mode := "pre"))', False),  # the engine does not follow :=
+        ('def set_capture_flag_on_blocks(t, mode="pre"): pass', False),  # a definition, not a call
+    ],
+)
+def test_screen_decisions(body, may_fire):
+    source = IMPORT + body + "\n"
+    assert default_ruleset().may_match(source) is may_fire
+    assert UNSCREENED.may_match(source) or not may_fire
