@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -37,6 +38,12 @@ def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subpro
     return subprocess.run(
         [sys.executable, *args], cwd=cwd, input=stdin, capture_output=True, text=True, timeout=600
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_result_cache(tmp_path_factory):
+    """The command's result cache goes to a folder of this test session, never the user's."""
+    os.environ["SGLANG_LINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("result-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -10,13 +10,16 @@ import difflib
 import os
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Iterator, Sequence
 
 from sglang_lint import __version__
 from sglang_lint.catalog import RuleFileError, default_rules
-from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding, default_ruleset, lint
+from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding, default_ruleset
+from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprint
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
+from sglang_lint.runner import Job, default_workers, lint_jobs
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -126,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --fix or --diff, also apply fixes that are only the nearest spelling")
     parser.add_argument("--diff", action="store_true",
                         help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
+    parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                        help="worker processes for the files that must be parsed (default: one per core)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                        help="where the result cache lives (default: ~/.cache/sglang-lint/results)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="say on stderr how many files were parsed, skipped and why, or taken from the cache")
     parser.add_argument("--version", action="version", version=f"sglang-lint {__version__}")
     return parser
 
@@ -160,23 +170,32 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
 
     run = Run(args, ruleset, out, err)
+    jobs = []
     for path, problem in _inputs(args.paths or ["."]):
         display = args.stdin_filename if path == "-" and args.stdin_filename else path
         if problem is not None:
             run.failed(display, problem)
-            continue
+        elif path == "-":
+            jobs.append(Job(path, display, sys.stdin.buffer.read()))
+        else:
+            jobs.append(Job(path, display))
+    cache = None
+    if not args.no_cache:
+        cache = ResultCache(args.cache_dir or default_cache_dir(), ruleset_fingerprint(ruleset))
+    results = lint_jobs(jobs, ruleset, cache, args.jobs or default_workers())
+    for job, result in zip(jobs, results):
         try:
-            data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-            run.file(path, display, data)
+            run.file(job, result)
         except OSError as exc:
-            run.failed(display, f"cannot read: {exc.strerror or exc}")
+            run.failed(job.display, f"cannot read: {exc.strerror or exc}")
         except WriteError as exc:
-            run.failed(display, str(exc))
+            run.failed(job.display, str(exc))
         except SourceError as exc:
-            where = f"{display}:{exc.line}:{exc.col + 1}" if exc.line else display
-            run.failed(where, exc.message)
+            run.source_error(job.display, exc.message, exc.line, exc.col)
         except Exception as exc:  # a bug of ours: name the file, keep linting the others
-            run.failed(display, f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+            run.failed(job.display, f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+    if cache is not None:
+        cache.save()
     return run.finish()
 
 
@@ -193,15 +212,34 @@ class Run:
         self.errors = 0
         self.fixed = 0
         self.fixed_files = 0
+        self.stages: Counter[str] = Counter()
 
     def failed(self, where: str, problem: str) -> None:
         self.err.write(f"{where}: error: {problem}\n")
         self.errors += 1
 
-    def file(self, path: str, display: str, data: bytes) -> None:
-        if self.mode == "lint":
-            self.report(display, lint(data, display, self.ruleset), self.out)
+    def source_error(self, display: str, message: str, line: int, col: int) -> None:
+        self.failed(f"{display}:{line}:{col + 1}" if line else display, message)
+
+    def file(self, job: Job, result: tuple) -> None:
+        kind = result[0]
+        if kind in ("oserror", "crash"):
+            self.failed(job.display, result[1])
             return
+        if kind == "error":
+            self.source_error(job.display, *result[1:])
+            return
+        diagnostics, stage = result[1], result[2]
+        self.stages[stage] += 1
+        fixable = [d for d in diagnostics if d.fix is not None and (d.fix.safe or self.args.unsafe_fixes)]
+        if self.mode == "lint" or (not fixable and job.path != "-"):
+            if self.mode != "diff":
+                self.report(job.display, diagnostics, self.out)
+            return
+        data = job.data if job.data is not None else Path(job.path).read_bytes()
+        self.fix(job.path, job.display, data)
+
+    def fix(self, path: str, display: str, data: bytes) -> None:
         new_data, result = fix_bytes(data, display, self.ruleset, unsafe=self.args.unsafe_fixes)
         if self.mode == "diff":
             if result.changed:
@@ -233,6 +271,10 @@ class Run:
 
     def finish(self) -> int:
         self.out.flush()
+        if self.args.verbose:
+            total = sum(self.stages.values())
+            parts = ", ".join(f"{count} {stage}" for stage, count in self.stages.most_common())
+            self.err.write(f"sglang-lint: {total} files: {parts}\n")
         if self.mode == "diff":
             would = f"{_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}"
             self.err.write(f"sglang-lint: would fix {would}\n")

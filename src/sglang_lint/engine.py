@@ -117,7 +117,12 @@ class RuleSet:
 
     def may_match(self, source: str | bytes, module: str | None = None) -> bool:
         """Could any check fire on this text (of the module named ``module``, if known)?
-        False means: skip the file, parse nothing.
+        False means: skip the file, parse nothing."""
+        return self.skip_reason(source, module) is None
+
+    def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
+        """Why the file need not be parsed (:data:`SKIPPED_NO_NAME`, :data:`SKIPPED_BY_SCREEN`),
+        or None when it must be.
 
         First the file's identifiers: its bytes with every byte that cannot be part of one
         turned into a space, split (two C loops, whatever the number of rules). Only the
@@ -126,15 +131,19 @@ class RuleSet:
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
         present = self.names.intersection(data.translate(_IDENTIFIER_BYTES).split())
         facts = FileFacts(data)
+        reason = SKIPPED_NO_NAME
         for name in present:
             for trigger in self.by_name[name]:
                 if not ((module is not None and module == trigger.module) or all(
                     (word in data) if isinstance(word, bytes) else word.search(data) for word in trigger.also
                 )):
                     continue
-                if _fires(data, name, trigger, facts if self.screen else None):
-                    return True
-        return False
+                found = _fires(data, name, trigger, facts if self.screen else None)
+                if found == "fires":
+                    return None
+                if found == "screened":
+                    reason = SKIPPED_BY_SCREEN
+        return reason
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
         """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
@@ -152,6 +161,10 @@ class RuleSet:
             self.screen,
         )
 
+
+SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
+SKIPPED_BY_SCREEN = "no call the engine could judge (call-site screen)"
+PARSED = "parsed with LibCST"
 
 # Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
 # UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space.
@@ -201,9 +214,11 @@ _DEFINITION = re.compile(rb"(?:def|class)[ \t]+$")
 _IMPORT_ALIAS = re.compile(rb"\s+as\s")
 
 
-def _fires(data: bytes, name: bytes, trigger: _Trigger, facts: FileFacts | None) -> bool:
-    """Is ``name`` written, as a whole identifier, in the trigger's shape somewhere in
-    ``data``, and (for a call, when ``facts`` are given) does the call pass the screen?"""
+def _fires(data: bytes, name: bytes, trigger: _Trigger, facts: FileFacts | None) -> str | None:
+    """"fires" when ``name`` is written, as a whole identifier, in the trigger's shape
+    somewhere in ``data`` and (for a call, when ``facts`` are given) the call passes the
+    screen; "screened" when it is written so but every such call failed the screen."""
+    found = None
     index = data.find(name)
     while index >= 0:
         end = index + len(name)
@@ -211,14 +226,15 @@ def _fires(data: bytes, name: bytes, trigger: _Trigger, facts: FileFacts | None)
             end == len(data) or _IDENTIFIER_BYTES[data[end]] == 32
         )
         if whole:
-            found = _shape_at(data, index, end, trigger.shape)
-            if found == "call" and facts is not None and trigger.screen is not None:
+            shape = _shape_at(data, index, end, trigger.shape)
+            if shape == "call" and facts is not None and trigger.screen is not None:
                 if screen_call(data, end, trigger.screen, facts):
-                    return True
-            elif found:
-                return True
+                    return "fires"
+                found = "screened"
+            elif shape:
+                return "fires"
         index = data.find(name, end)
-    return False
+    return found
 
 
 def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
@@ -442,11 +458,21 @@ def lint(
 
     ``path`` names the file (it decides the module name, which relative imports inside
     the sglang package need); nothing is read from it."""
+    return analyse(source, path, ruleset)[0]
+
+
+def analyse(
+    source: str | bytes,
+    path: str | None = None,
+    ruleset: RuleSet | None = None,
+) -> tuple[list[Diagnostic], str]:
+    """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
     ruleset = ruleset or default_ruleset()
     text = decode_source(source) if isinstance(source, bytes) else source
     model = FileModel(path)
-    if not ruleset.may_match(source, model.module_name):
-        return []
+    skipped = ruleset.skip_reason(source, model.module_name)
+    if skipped is not None:
+        return [], skipped
     module = parse(text)
     model.module = module
     visitor = DispatchVisitor(ruleset, model)
@@ -530,4 +556,4 @@ def lint(
         diagnostics.append(
             Diagnostic(1, 0, CRASH_CODE, f"rule {code} crashed on this file ({error}); other rules still ran")
         )
-    return sorted(diagnostics)
+    return sorted(diagnostics), PARSED

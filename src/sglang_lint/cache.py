@@ -1,0 +1,153 @@
+"""The result cache: what linting a file gave, keyed by the file's content.
+
+One cache file per rule set: its name is a fingerprint of the tool's version, the Python
+and LibCST versions, the selected codes and the bytes of every rule file and data table, so
+a changed rule file or a new release starts a new cache and never reads a stale one. Inside
+it, each entry is keyed by a hash of the file's bytes and the module name its path gives
+(which relative imports depend on): a changed file misses, an unchanged one (wherever it
+was copied) hits.
+
+Stored with :mod:`marshal` (plain tuples and strings; nothing is executed on load), written
+to a temporary file and renamed, so a killed run never leaves half a cache; a cache that
+cannot be read is ignored and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import libcst
+
+from sglang_lint import __version__
+from sglang_lint.engine import Diagnostic, Edit
+
+FORMAT = 1
+KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
+MAX_ENTRIES = 100_000
+
+
+def default_cache_dir() -> Path:
+    """``$SGLANG_LINT_CACHE_DIR``, else ``$SGLANG_LINT_CACHE/results``, else
+    ``$XDG_CACHE_HOME/sglang-lint/results``, else ``~/.cache/sglang-lint/results``: outside
+    the linted tree."""
+    if os.environ.get("SGLANG_LINT_CACHE_DIR"):
+        return Path(os.environ["SGLANG_LINT_CACHE_DIR"])
+    root = os.environ.get("SGLANG_LINT_CACHE")
+    if root:
+        return Path(root) / "results"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "sglang-lint" / "results"
+
+
+def ruleset_fingerprint(ruleset) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (
+        f"format {FORMAT}", f"sglang-lint {__version__}", f"python {sys.version_info[:2]}",
+        f"libcst {getattr(libcst, '__version__', '?')}", f"screen {ruleset.screen}",
+        "codes " + ",".join(rule.code for rule in ruleset.rules),
+    ):
+        digest.update(part.encode() + b"\0")
+    folders = sorted({rule.path.parent for rule in ruleset.rules})
+    for folder in folders:
+        for path in sorted(folder.rglob("*.toml")):
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def file_key(data: bytes, module: tuple) -> bytes:
+    digest = hashlib.blake2b(data, digest_size=16)
+    digest.update(b"\0" + repr(module).encode())
+    return digest.digest()
+
+
+def _encode(result: tuple) -> tuple:
+    kind = result[0]
+    if kind == "ok":
+        return ("ok", tuple(
+            (d.line, d.col, d.code, d.message, d.end_line, d.end_col,
+             None if d.fix is None else (d.fix.line, d.fix.col, d.fix.end_line, d.fix.end_col,
+                                         d.fix.old, d.fix.new, d.fix.safe))
+            for d in result[1]
+        ), result[2])
+    return result
+
+
+def _decode(entry: tuple) -> tuple:
+    if entry[0] == "ok":
+        return ("ok", [
+            Diagnostic(line, col, code, message, end_line, end_col, None if fix is None else Edit(*fix))
+            for line, col, code, message, end_line, end_col, fix in entry[1]
+        ], entry[2])
+    return entry
+
+
+class ResultCache:
+    """``get``/``put`` results by :func:`file_key`; ``save`` once at the end of a run.
+
+    A result is ``("ok", diagnostics, stage)`` or ``("error", message, line, col)``."""
+
+    def __init__(self, folder: Path, fingerprint: str):
+        self.folder = Path(folder)
+        self.path = self.folder / f"{fingerprint}.marshal"
+        self.entries: dict[bytes, tuple] = {}
+        self.used: set[bytes] = set()
+        self.changed = False
+        try:
+            loaded = marshal.loads(self.path.read_bytes())
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError, EOFError, TypeError):
+            self.entries = {}
+
+    def get(self, key: bytes) -> tuple | None:
+        entry = self.entries.get(key)
+        if entry is None:
+            return None
+        self.used.add(key)
+        try:
+            return _decode(entry)
+        except (TypeError, ValueError):
+            return None
+
+    def put(self, key: bytes, result: tuple) -> None:
+        self.entries[key] = _encode(result)
+        self.used.add(key)
+        self.changed = True
+
+    def save(self) -> None:
+        """Write the entries, atomically. Past :data:`MAX_ENTRIES` only those this run used
+        or made are kept, so the cache does not grow without end."""
+        if not self.changed:
+            return
+        entries = self.entries
+        if len(entries) > MAX_ENTRIES:
+            entries = {key: entries[key] for key in self.used if key in entries}
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            ignore = self.folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# written by sglang-lint: a cache, never to be committed\n*\n")
+            handle, temporary = tempfile.mkstemp(prefix=".cache.", dir=self.folder)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(marshal.dumps(entries))
+            os.replace(temporary, self.path)
+            self._prune()
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+
+    def _prune(self) -> None:
+        others = sorted(
+            (p for p in self.folder.glob("*.marshal") if p != self.path),
+            key=lambda p: p.stat().st_mtime, reverse=True,
+        )
+        for stale in others[KEEP_FILES:]:
+            try:
+                stale.unlink()
+            except OSError:
+                pass

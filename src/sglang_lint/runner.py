@@ -1,0 +1,96 @@
+"""Lint many files: the result cache first, then the files it does not know, spread over
+``-j`` worker processes when there are enough of them to pay for the workers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+from sglang_lint.cache import ResultCache, file_key
+from sglang_lint.catalog import default_rules
+from sglang_lint.engine import RuleSet, SourceError, analyse
+from sglang_lint.resolve import module_name_for
+
+FROM_CACHE = "from the cache"
+MIN_FILES_PER_WORKER = 16  # below this, starting workers costs more than it saves
+
+
+@dataclass
+class Job:
+    path: str  # what to read ("-": the bytes are given)
+    display: str  # the name reported, and what the module name is taken from
+    data: bytes | None = None
+
+
+def lint_one(display: str, data: bytes, ruleset: RuleSet) -> tuple:
+    """``("ok", diagnostics, stage)``, ``("error", message, line, col)`` for a file that
+    cannot be decoded or parsed, ``("crash", message)`` for a bug of ours (never cached)."""
+    try:
+        diagnostics, stage = analyse(data, display, ruleset)
+    except SourceError as exc:
+        return ("error", exc.message, exc.line, exc.col)
+    except Exception as exc:  # a bug of ours: name the file, keep linting the others
+        return ("crash", f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+    return ("ok", diagnostics, stage)
+
+
+_WORKER_RULESET: RuleSet | None = None
+
+
+def _start_worker(codes: tuple[str, ...] | None, screen: bool) -> None:
+    """Under ``spawn`` (no fork), rebuild the rule set in the worker."""
+    global _WORKER_RULESET
+    if codes is not None:
+        _WORKER_RULESET = RuleSet([r for r in default_rules() if r.code in set(codes)], screen)
+
+
+def _work(item: tuple[str, bytes]) -> tuple:
+    return lint_one(item[0], item[1], _WORKER_RULESET)
+
+
+def lint_jobs(jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int) -> list[tuple]:
+    """One result per job, in order: those of :func:`lint_one`, or ``("oserror", message)``."""
+    global _WORKER_RULESET
+    results: list[tuple | None] = [None] * len(jobs)
+    todo: list[tuple[int, bytes, bytes | None]] = []
+    for index, job in enumerate(jobs):
+        data = job.data
+        if data is None:
+            try:
+                with open(job.path, "rb") as stream:
+                    data = stream.read()
+            except OSError as exc:
+                results[index] = ("oserror", f"cannot read: {exc.strerror or exc}")
+                continue
+        key = file_key(data, module_name_for(job.display)) if cache is not None else None
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            results[index] = cached[:2] + (FROM_CACHE,) if cached[0] == "ok" else cached
+            continue
+        todo.append((index, data, key))
+
+    items = [(jobs[index].display, data) for index, data, _ in todo]
+    workers = max(1, min(workers, len(items) // MIN_FILES_PER_WORKER))
+    if workers > 1:
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if fork else "spawn")
+        _WORKER_RULESET = ruleset
+        codes = None if fork else tuple(rule.code for rule in ruleset.rules)
+        with context.Pool(workers, _start_worker, (codes, ruleset.screen)) as pool:
+            outcomes = pool.map(_work, items, chunksize=max(1, len(items) // (workers * 8)))
+    else:
+        outcomes = [lint_one(display, data, ruleset) for display, data in items]
+    for (index, _, key), outcome in zip(todo, outcomes):
+        results[index] = outcome
+        if cache is not None and outcome[0] != "crash":
+            cache.put(key, outcome)
+    return results
+
+
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
