@@ -172,7 +172,7 @@ def test_a_config_flag_written_elsewhere_in_the_file_is_not_guessed():
 
 
 def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_path):
-    from sglang_lint import cli, flake8_plugin
+    from sglang_lint import cli, flake8_plugin, runner
 
     def broken(*args, **kwargs):
         raise RuntimeError("internal")
@@ -182,6 +182,7 @@ def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_
     (message,) = [m for _, _, m, _ in plugin.run()]
     assert message.startswith("SGL900 sglang-lint failed on this file (RuntimeError: internal)")
 
-    monkeypatch.setattr(cli, "lint", broken)
+    monkeypatch.setattr(runner, "analyse", broken)
     (tmp_path / "a.py").write_text("x = 1\n")
-    assert cli.main([str(tmp_path / "a.py")]) == 2
+    (tmp_path / "b.py").write_text("x = 2\n")
+    assert cli.main(["--no-cache", str(tmp_path)]) == 2
