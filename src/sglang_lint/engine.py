@@ -31,7 +31,7 @@ from sglang_lint.checks import CHECK_KINDS, Site
 from sglang_lint.checks.base import Fix, argument_of, guarded_on
 from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
 from sglang_lint.screen import FileFacts, screen_call
-from sglang_lint.visitor import DispatchVisitor, callee_name
+from sglang_lint.visitor import DispatchVisitor, callee_name, walk
 
 
 @dataclass(frozen=True)
@@ -477,7 +477,7 @@ def analyse(
     model.module = module
     visitor = DispatchVisitor(ruleset, model)
     try:
-        module.visit(visitor)
+        walk(visitor, module)
     except RecursionError as exc:
         raise SourceError("too deeply nested to analyse") from exc
 

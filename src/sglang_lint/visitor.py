@@ -8,6 +8,8 @@ whose callee name is in the rule table, attribute reads, class statements, every
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from sglang_lint.checks import Guard, Site
@@ -481,3 +483,106 @@ def _rebinds_tested_name(node: cst.If) -> bool:
                 if any(isinstance(t, cst.Name) and t.value in tested for t in targets):
                     return True
     return False
+
+
+# --- the walk -------------------------------------------------------------------------
+# ``module.visit(visitor)`` rebuilds every node it passes (LibCST's visitors double as
+# transformers), which costs as much as parsing. ``walk`` calls the same ``visit_X``,
+# ``visit_X_field``, ``leave_X_field`` and ``leave_X`` methods in the same order, reading
+# the fields directly and never descending into whitespace or punctuation.
+
+_PUNCTUATION = frozenset({
+    "lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace", "leading_lines", "lines_after_decorators",
+    "header", "footer", "semicolon", "comma", "equal", "colon", "newline", "asynchronous", "operator",
+    "star", "dot", "arrow", "first_line", "trailing_whitespace", "empty_lines", "indent",
+})
+# Fields LibCST visits in source order where the dataclass lists them otherwise.
+_FIELD_ORDER = {
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        names = [
+            f.name for f in dataclasses.fields(node_type)
+            if f.name not in _PUNCTUATION and "whitespace" not in f.name
+        ]
+        order = _FIELD_ORDER.get(node_type)
+        if order is not None:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
+        fields = _CHILD_FIELDS[node_type] = tuple(names)
+    return fields
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_NO_METHOD = object()
+
+
+def walk(visitor: cst.CSTVisitor, node: cst.CSTNode) -> None:
+    """Visit ``node`` and everything under it, as ``node.visit(visitor)`` would, without
+    rebuilding anything."""
+    methods = _methods(type(visitor))
+    _walk(visitor, methods, node)
+
+
+def _walk(visitor, methods: dict, node: cst.CSTNode) -> None:
+    node_type = type(node)
+    entry = methods.get(node_type)
+    if entry is None:
+        entry = methods[node_type] = _node_methods(type(visitor), node_type)
+    visit, leave, field_visits = entry
+    if visit is not None and visit(visitor, node) is False:
+        if leave is not None:
+            leave(visitor, node)
+        return
+    for name in _child_fields(node_type):
+        value = getattr(node, name)
+        hooks = field_visits.get(name)
+        if hooks is not None and hooks[0] is not None:
+            hooks[0](visitor, node)
+        if isinstance(value, cst.CSTNode):
+            _walk(visitor, methods, value)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    _walk(visitor, methods, item)
+        if hooks is not None and hooks[1] is not None:
+            hooks[1](visitor, node)
+    if leave is not None:
+        leave(visitor, node)
+
+
+_METHODS: dict[type, dict] = {}
+
+
+def _methods(visitor_type: type) -> dict:
+    found = _METHODS.get(visitor_type)
+    if found is None:
+        found = _METHODS[visitor_type] = {}
+    return found
+
+
+def _node_methods(visitor_type: type, node_type: type):
+    name = node_type.__name__
+    visit = getattr(visitor_type, f"visit_{name}", None)
+    leave = getattr(visitor_type, f"leave_{name}", None)
+    base_visit = getattr(cst.CSTVisitor, f"visit_{name}", None)
+    base_leave = getattr(cst.CSTVisitor, f"leave_{name}", None)
+    field_visits = {}
+    for field_name in _child_fields(node_type):
+        before = getattr(visitor_type, f"visit_{name}_{field_name}", None)
+        after = getattr(visitor_type, f"leave_{name}_{field_name}", None)
+        if before is getattr(cst.CSTVisitor, f"visit_{name}_{field_name}", None):
+            before = None
+        if after is getattr(cst.CSTVisitor, f"leave_{name}_{field_name}", None):
+            after = None
+        if before is not None or after is not None:
+            field_visits[field_name] = (before, after)
+    return (
+        None if visit is base_visit else visit,
+        None if leave is base_leave else leave,
+        field_visits,
+    )
