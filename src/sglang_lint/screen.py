@@ -56,23 +56,32 @@ def call_text(data: bytes, open_paren: int) -> bytes | None:
             if newline < 0:
                 return None
             index = newline
-        else:  # a string: skip to its end (triple-quoted or not; escapes honoured)
-            triple = data[index : index + 3]
-            quote = triple if triple in (b"'''", b'"""') else data[index : index + 1]
-            index += len(quote)
-            while True:
-                end = data.find(quote, index, limit)
-                if end < 0:
-                    return None
-                backslashes = 0
-                while data[end - 1 - backslashes] == ord("\\"):
-                    backslashes += 1
-                index = end + len(quote)
-                if backslashes % 2 == 0:
-                    break
+        else:  # a string: skip to its end
+            end = _string_end(data, index, limit)
+            if end is None:
+                return None
+            index = end
             continue
         index += 1
     return None
+
+
+def _string_end(data: bytes, index: int, limit: int) -> int | None:
+    """Where the string literal whose quote is at ``index`` ends (triple-quoted or not,
+    escapes honoured); None when it does not end before ``limit``."""
+    triple = data[index : index + 3]
+    quote = triple if triple in (b"\'\'\'", b'"""') else data[index : index + 1]
+    index += len(quote)
+    while True:
+        end = data.find(quote, index, limit)
+        if end < 0:
+            return None
+        backslashes = 0
+        while data[end - 1 - backslashes] == ord("\\"):
+            backslashes += 1
+        index = end + len(quote)
+        if backslashes % 2 == 0:
+            return index
 
 
 @dataclass
@@ -83,28 +92,44 @@ class FileFacts:
     _bound: dict[str, bool] = field(default_factory=dict)
     _called_params: set[str] | None = None
 
-    def name_may_be_known(self, name: str) -> bool:
-        """Could the engine know a value for a bare ``name`` at some call of this file?"""
-        if name not in self._bound:
-            self._bound[name] = self._binds(name.encode()) or name in self.called_parameters()
-        return self._bound[name]
+    def name_may_be_known(
+        self, name: str, strict: bool = False, attributes: bool = False, displays: bool = False
+    ) -> bool:
+        """Could the engine know a value for a bare ``name`` at some call of this file?
+        ``strict``: parameter defaults do not count (the check ignores them); ``attributes``:
+        a binding to ``a.b`` counts (an enum rule resolves ``Enum.MEMBER``); ``displays``: a
+        binding to a list or an operation counts (an argv list)."""
+        key = (name, strict, attributes, displays)
+        if key not in self._bound:
+            self._bound[key] = (
+                self._binds(name.encode(), strict, attributes, displays) or name in self.called_parameters()
+            )
+        return self._bound[key]
 
-    def _binds(self, name: bytes) -> bool:
+    def _binds(self, name: bytes, strict: bool, attributes: bool, displays: bool) -> bool:
         """Does the file bind ``name`` where the engine could follow it: a statement
-        ``NAME = ...`` / ``NAME: T = ...``, ``(NAME := ...)``, or ``NAME=<literal>`` (a
-        parameter default, or a keyword, which is harmless to count)?"""
+        ``NAME = ...`` / ``NAME: T = ...`` to a value the engine may evaluate, or (unless
+        ``strict``) ``NAME=<literal>`` (a parameter default; a keyword also matches, which
+        only costs a parse)?"""
         data = self.data
         index = data.find(name)
         while index >= 0:
             end = index + len(name)
-            if (index == 0 or _IDENTIFIER[data[index - 1]]) and (end == len(data) or _IDENTIFIER[data[end]]):
+            whole = (index == 0 or _NOT_IDENTIFIER[data[index - 1]]) and (
+                end == len(data) or _NOT_IDENTIFIER[data[end]]
+            )
+            if whole:
                 match = _BINDING.match(data, end)
+                # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
                 if match is not None and _previous_byte(data, index) not in b":.":
-                    # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
-                    if match.group("walrus") or match.group("literal"):
+                    if match.group("walrus") or (match.group("literal") and not strict):
                         return True
                     line_start = data.rfind(b"\n", 0, index) + 1
-                    if not data[line_start:index].strip(b" \t") and not _never_evaluated(data, match.end()):
+                    if (
+                        not data[line_start:index].strip(b" \t")
+                        and not _inside_brackets(data, line_start)
+                        and not _never_evaluated(data, match.end("equals"), attributes, displays)
+                    ):
                         return True  # a statement binding the name to something the engine may follow
             index = data.find(name, end)
         return False
@@ -127,17 +152,82 @@ class FileFacts:
         return self._called_params
 
 
-def _never_evaluated(data: bytes, start: int) -> bool:
-    """Is the value written from ``start`` to the end of its line one the engine never
-    evaluates (a call, an attribute, a subscript, ``await``...)? False when unsure (the
-    value goes on past the line, or does not parse alone)."""
-    end = data.find(b"\n", start)
-    text = data[start : end if end >= 0 else len(data)]
+def _inside_brackets(data: bytes, line_start: int) -> bool:
+    """Does the line starting at ``line_start`` continue an open bracket (the code line
+    before it ends with ``(``, ``[``, ``{``, ``,`` or a backslash)? Then ``name=value`` on
+    it is a keyword argument, not a statement."""
+    end = line_start - 1
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        line = data[start:end]
+        code = line.split(b"#", 1)[0] if line.count(b"'") + line.count(b'"') == 0 else line
+        code = code.rstrip()
+        if code.strip():
+            return code.endswith((b"(", b"[", b"{", b",", b"\\"))
+        end = start - 1
+    return False
+
+
+def _never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) -> bool:
+    """Is the value written from ``start`` (to the end of its statement) one the engine
+    never evaluates: a call, a subscript, ``await``...; an attribute unless ``attributes``
+    (enum members); a list, a dict or an operation unless ``displays`` (argv lists)?
+    False when unsure."""
+    text = _statement_value(data, start)
+    if text is None:
+        return False
+    if text.split(b"#", 1)[0].rstrip().endswith(b","):
+        return True  # a tuple (or a keyword argument): never a value the engine knows
     try:
         value = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    return isinstance(value, _NEVER_EVALUATED)
+    if isinstance(value, _NEVER_EVALUATED):
+        return True
+    if isinstance(value, ast.Attribute):
+        return not attributes
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp, ast.BoolOp)):
+        return not displays
+    return False
+
+
+def _statement_value(data: bytes, start: int) -> bytes | None:
+    """The text from ``start`` to the end of its logical line (brackets and strings
+    followed across lines), or None past :data:`_MAX_CALL` bytes."""
+    depth = 0
+    index = start
+    limit = min(len(data), start + _MAX_CALL)
+    pattern = _STATEMENT_END
+    while index < limit:
+        match = pattern.search(data, index, limit)
+        if match is None:
+            return data[start:limit] if limit == len(data) else None
+        index = match.start()
+        char = data[index]
+        if char == ord("\n"):
+            if depth == 0 and data[index - 1] != ord("\\"):
+                return data[start:index]
+        elif char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+        elif char == ord("#"):
+            newline = data.find(b"\n", index, limit)
+            if newline < 0:
+                return data[start:limit] if limit == len(data) else None
+            index = newline
+            continue
+        else:
+            end = _string_end(data, index, limit)
+            if end is None:
+                return None
+            index = end
+            continue
+        index += 1
+    return None
+
+
+_STATEMENT_END = re.compile(rb"[()\[\]{}'\"#\n]")
 
 
 _NEVER_EVALUATED = (
@@ -154,9 +244,9 @@ def _previous_byte(data: bytes, index: int) -> int:
 
 
 # Bytes not part of an identifier (True) and part of one (False).
-_IDENTIFIER = [not (c >= 128 or c == ord("_") or chr(c).isalnum()) for c in range(256)]
+_NOT_IDENTIFIER = [not (c >= 128 or c == ord("_") or chr(c).isalnum()) for c in range(256)]
 _BINDING = re.compile(
-    rb"[ \t]*(?:(?P<walrus>:=)|(?::[^=,()\n]*)?=(?!=)[ \t]*"
+    rb"[ \t]*(?:(?P<walrus>:=)|(?::[^=,()\n]*)?(?P<equals>=)(?!=)[ \t]*"
     rb"(?P<literal>[-\"'0-9.]|[rRbBuUfF]{1,2}[\"']|None\b|True\b|False\b)?)"
 )
 _DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
@@ -198,10 +288,13 @@ def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr
     return None
 
 
-def value_may_be_known(expr: ast.expr, facts: FileFacts, fails: Callable | None = None, enum=None) -> bool:
+def value_may_be_known(
+    expr: ast.expr, facts: FileFacts, fails: Callable | None = None, enum=None, strict: bool = False
+) -> bool:
     """Could the engine know this expression's value, and (for a literal, when ``fails`` is
     given) would it fail the check? ``enum``: (class name, allowed member names) for a rule
-    on enum members, whose ``Enum.MEMBER`` attributes the engine resolves."""
+    on enum members, whose ``Enum.MEMBER`` attributes the engine resolves. ``strict``: the
+    check ignores parameter defaults."""
     if isinstance(expr, ast.Constant):
         return fails is None or bool(fails(expr.value))
     if (
@@ -210,7 +303,7 @@ def value_may_be_known(expr: ast.expr, facts: FileFacts, fails: Callable | None 
     ):
         return fails is None or bool(fails(-expr.operand.value))
     if isinstance(expr, ast.Name):
-        return facts.name_may_be_known(expr.id)
+        return facts.name_may_be_known(expr.id, strict, enum is not None)
     if isinstance(expr, ast.Attribute):
         if enum is None:
             return False
@@ -219,11 +312,13 @@ def value_may_be_known(expr: ast.expr, facts: FileFacts, fails: Callable | None 
         base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
         return not (base_name == owner and expr.attr in members)
     if isinstance(expr, ast.IfExp):
-        return value_may_be_known(expr.body, facts, fails, enum) or value_may_be_known(expr.orelse, facts, fails, enum)
+        return any(value_may_be_known(branch, facts, fails, enum, strict) for branch in (expr.body, expr.orelse))
     return False  # the engine evaluates nothing else (calls, subscripts, displays, f-strings...)
 
 
-def value_screen(name: str | None, position: int | None, fails: Callable | None = None, enum=None) -> Callable:
+def value_screen(
+    name: str | None, position: int | None, fails: Callable | None = None, enum=None, strict: bool = False
+) -> Callable:
     """The screen of a check on one argument (allowed values, None, truthiness)."""
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
@@ -232,21 +327,26 @@ def value_screen(name: str | None, position: int | None, fails: Callable | None 
             return False
         if found is True:
             return True
-        return value_may_be_known(found, facts, fails, enum)
+        return value_may_be_known(found, facts, fails, enum, strict)
 
     return screen
 
 
-def argv_screen(name: str | None, position: int | None) -> Callable:
-    """The screen of a check on a literal argv list (launch flags)."""
+def argv_screen(name: str | None, position: int | None, marker: str | None = None) -> Callable:
+    """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
+    literal must name it (``sglang.launch_server``) to start an sglang server."""
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
         found = argument(call, name, position)
         if found is None:
             return False
+        if isinstance(found, ast.List) and marker is not None:
+            return any(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) and marker in e.value for e in found.elts
+            ) or any(not isinstance(e, ast.Constant) for e in found.elts)
         if found is True or isinstance(found, (ast.List, ast.BinOp)):
             return True
-        return isinstance(found, ast.Name) and facts.name_may_be_known(found.id)
+        return isinstance(found, ast.Name) and facts.name_may_be_known(found.id, displays=True)
 
     return screen
 

@@ -116,7 +116,9 @@ def triggers(check):
     return [
         target_trigger(
             target, *extra,
-            screen=value_screen(target.argument, target.position, lambda v: params.allows(v) is False, enum),
+            screen=value_screen(
+                target.argument, target.position, lambda v: params.allows(v) is False, enum, params.strict
+            ),
         )
         for target in check.targets
     ]

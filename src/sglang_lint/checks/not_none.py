@@ -54,8 +54,11 @@ def run(site, rule, check, target):
 
 def triggers(check):
     # Only a None the file writes can be flagged.
+    strict = check.params.strict
     return [
-        target_trigger(target, "None", screen=value_screen(target.argument, target.position, lambda v: v is None))
+        target_trigger(
+            target, "None", screen=value_screen(target.argument, target.position, lambda v: v is None, None, strict)
+        )
         for target in check.targets
     ]
 

@@ -141,7 +141,8 @@ def _screen(params: ServerArgsCheck, target):
     """A call may fire when it passes a keyword no field has (unknown names), or a value the
     engine may know and this aspect may reject; an argv target, when its list may be known."""
     if target.argument is not None:
-        return argv_screen(target.argument, target.position)
+        marker = params.marker if target.name.startswith("subprocess.") else None
+        return argv_screen(target.argument, target.position, marker)
     fields = params.table.fields
     names = set(fields) | set(params.extra_names)
     related = set(params.positive) | set(sum(params.at_least, ()))

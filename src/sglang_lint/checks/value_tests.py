@@ -77,7 +77,10 @@ def _triggers(fails):
             return fails(params, value)
 
         return [
-            target_trigger(target, screen=value_screen(target.argument, target.position, screen_fails))
+            target_trigger(
+                target,
+                screen=value_screen(target.argument, target.position, screen_fails, None, check.params.strict),
+            )
             for target in check.targets
         ]
 

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Speed and memory of sglang-lint on sglang 0.5.23's own tree, beside its peers.
+
+    python bench/bench.py [--runs N] [--jobs N] [--skip-flake8]
+
+Sets up, once, under ``$SGLANG_LINT_CACHE/bench`` (default ``~/.cache/sglang-lint/bench``):
+the sglang wheel (through pip, as scripts/sglang_corpus.py does) and two virtual
+environments with the same flake8, pyflakes, pycodestyle and mccabe, one of them with
+sglang-lint installed from this checkout (and ruff, the same version as here if there is
+one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`` times:
+
+* flake8 with the plugin installed against flake8 without it (default checks, and
+  ``--select F``), whole tree, ``-j`` jobs: the plugin's overhead;
+* ``sglang-lint`` (cold: a new, empty cache) against ``ruff check --no-cache --select F,E``;
+* ``sglang-lint`` again with the cache that run left (warm, nothing changed) against cold;
+* the same on 10%, 25%, 50% and 100% of the files (every k-th file);
+* peak memory (largest resident set of the process tree's biggest process) of each;
+* how many files LibCST parsed and why the others were skipped.
+
+Prints medians, the spread (min-max) and ratios of medians. The machine may be shared:
+read the spread before the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import sglang_corpus  # noqa: E402  (the wheel fetch and cache live there)
+
+FLAKE8_STACK = ("flake8", "pyflakes", "pycodestyle", "mccabe")
+FRACTIONS = (0.10, 0.25, 0.50, 1.00)
+
+
+def installed_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def pins(names) -> list[str]:
+    return [f"{n}=={installed_version(n)}" if installed_version(n) else n for n in names]
+
+
+def ensure_env(folder: Path, packages: list[str], stamp: str) -> Path:
+    """A virtual environment with ``packages``, rebuilt when ``stamp`` changes."""
+    marker = folder / ".bench-stamp"
+    if not (marker.exists() and marker.read_text() == stamp):
+        shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+        subprocess.run(
+            [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             *packages],
+            check=True,
+        )
+        marker.write_text(stamp)
+    return folder / "bin"
+
+
+@dataclass
+class Sample:
+    seconds: float
+    peak_kb: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+@dataclass
+class Series:
+    label: str
+    samples: list[Sample] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def spread(self) -> str:
+        times = [s.seconds for s in self.samples]
+        return f"{min(times):.2f}-{max(times):.2f}"
+
+    @property
+    def peak_mb(self) -> float:
+        return max(s.peak_kb for s in self.samples) / 1024
+
+
+def measure(command: list[str], cwd: Path) -> Sample:
+    """Wall time and peak RSS (``wait4``: the child, or its largest reaped descendant)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        sample = Sample(
+            seconds, usage.ru_maxrss, out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        )
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command[:3])} ... exited {process.returncode}: {sample.stderr[-1500:]}")
+    return sample
+
+
+def alternate(pairs: list[tuple[Series, list[str]]], runs: int, cwd: Path) -> None:
+    """Run the commands of ``pairs`` in turn, ``runs`` times, reversing the order each round."""
+    for round_index in range(runs):
+        for series, command in pairs if round_index % 2 == 0 else list(reversed(pairs)):
+            series.samples.append(measure(command, cwd))
+
+
+def row(series: Series, extra: str = "") -> str:
+    return f"  {series.label:<52} {series.median:9.2f} s  [{series.spread:>13}]  {series.peak_mb:8.0f} MB  {extra}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="runs of each command (default 3)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="-j for flake8 and sglang-lint")
+    parser.add_argument("--skip-flake8", action="store_true", help="leave out the flake8 pairs (the slow part)")
+    args = parser.parse_args(argv)
+
+    base = sglang_corpus.cache_dir() / "bench"
+    tree = sglang_corpus.fetch_tree()
+    files = sorted(str(p.relative_to(tree)) for p in (tree / "sglang").rglob("*.py"))
+    lines = sum((tree / f).read_bytes().count(b"\n") for f in files)
+    source_stamp = "".join(
+        f"{p}:{p.stat().st_mtime_ns}" for p in sorted((ROOT / "src").rglob("*.py")) + sorted(ROOT.glob("rules/**/*"))
+    )
+    stack = pins(FLAKE8_STACK)
+    plain = ensure_env(base / "env-plain", stack, " ".join(stack))
+    extra = pins(["ruff"]) if installed_version("ruff") else ["ruff"]
+    plugin = ensure_env(base / "env-plugin", stack + extra + [str(ROOT)], " ".join(stack + extra) + source_stamp)
+    jobs = str(args.jobs)
+
+    print(f"sglang {sglang_corpus.SGLANG_VERSION}: {len(files)} files, {lines:,} lines; "
+          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, -j {jobs}; "
+          f"{args.runs} runs each, alternated")
+    print(f"  {'command':<52} {'median':>11}  {'[min-max]':>15}  {'peak RSS':>11}")
+
+    if not args.skip_flake8:
+        for label, select in (("default checks", []), ("--select F", ["--select", "F"])):
+            without = Series(f"flake8 {label}, without the plugin")
+            with_plugin = Series(f"flake8 {label}, with sglang-lint installed")
+            command = ["-m", "flake8", "--isolated", "--exit-zero", "-j", jobs, *select, "sglang"]
+            alternate(
+                [(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
+                args.runs, tree,
+            )
+            overhead = with_plugin.median / without.median - 1
+            print(row(without))
+            print(row(with_plugin, f"overhead {overhead:+.1%}"))
+
+    scratch = Path(tempfile.mkdtemp(prefix="sglang-lint-bench-"))
+    counter = iter(range(1_000_000))
+    verbose = None
+    for fraction in FRACTIONS:
+        subset = files[:: round(1 / fraction)] if fraction < 1 else files
+        cold = Series(f"sglang-lint cold, {fraction:.0%} ({len(subset)} files)")
+        ruff = Series(f"ruff check --no-cache --select F,E, {fraction:.0%}")
+        last_cache = None
+
+        def lint_command(cache: Path) -> list[str]:
+            return [str(plugin / "sglang-lint"), "--verbose", "-j", jobs, "--cache-dir", str(cache), *subset]
+
+        ruff_command = [str(plugin / "ruff"), "check", "--no-cache", "--select", "F,E", "--exit-zero", "--quiet",
+                        *subset]
+        for round_index in range(args.runs):
+            order = ["cold", "ruff"] if round_index % 2 == 0 else ["ruff", "cold"]
+            for which in order:
+                if which == "ruff":
+                    ruff.samples.append(measure(ruff_command, tree))
+                else:
+                    last_cache = scratch / f"cache{next(counter)}"  # a new, empty cache each cold run
+                    cold.samples.append(measure(lint_command(last_cache), tree))
+        print(row(cold))
+        print(row(ruff, f"sglang-lint / ruff = {cold.median / ruff.median:.2f}"))
+        if fraction == 1.0:
+            warm = Series("sglang-lint warm (nothing changed), 100%")
+            for _ in range(args.runs):
+                warm.samples.append(measure(lint_command(last_cache), tree))
+            print(row(warm, f"warm / cold = {warm.median / cold.median:.3f}"))
+            verbose = [line for line in cold.samples[-1].stderr.splitlines() if line.startswith("sglang-lint:")]
+        print(f"  {'':<52} {cold.median / len(subset) * 1000:9.2f} ms per file (sglang-lint cold), "
+              f"{ruff.median / len(subset) * 1000:.2f} ms (ruff)")
+    if verbose:
+        print("files, whole tree (sglang-lint --verbose, cold):", verbose[-1].split(": ", 1)[1])
+    shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
