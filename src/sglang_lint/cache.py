@@ -26,7 +26,7 @@ import libcst
 from sglang_lint import __version__
 from sglang_lint.engine import Diagnostic, Edit
 
-FORMAT = 1
+FORMAT = 2
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
 MAX_ENTRIES = 100_000
 
@@ -72,7 +72,7 @@ def _encode(result: tuple) -> tuple:
         return ("ok", tuple(
             (d.line, d.col, d.code, d.message, d.end_line, d.end_col,
              None if d.fix is None else (d.fix.line, d.fix.col, d.fix.end_line, d.fix.end_col,
-                                         d.fix.old, d.fix.new, d.fix.safe))
+                                         d.fix.old, d.fix.new, d.fix.safe), tuple(d.span))
             for d in result[1]
         ), result[2])
     return result
@@ -81,8 +81,8 @@ def _encode(result: tuple) -> tuple:
 def _decode(entry: tuple) -> tuple:
     if entry[0] == "ok":
         return ("ok", [
-            Diagnostic(line, col, code, message, end_line, end_col, None if fix is None else Edit(*fix))
-            for line, col, code, message, end_line, end_col, fix in entry[1]
+            Diagnostic(line, col, code, message, end_line, end_col, None if fix is None else Edit(*fix), span)
+            for line, col, code, message, end_line, end_col, fix, span in entry[1]
         ], entry[2])
     return entry
 

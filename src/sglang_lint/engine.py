@@ -31,6 +31,7 @@ from sglang_lint.checks import CHECK_KINDS, Site
 from sglang_lint.checks.base import Fix, argument_of, guarded_on
 from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
 from sglang_lint.screen import FileFacts, screen_call
+from sglang_lint.noqa import filter_noqa
 from sglang_lint.visitor import DispatchVisitor, callee_name, walk
 
 
@@ -62,6 +63,8 @@ class Diagnostic:
     end_line: int = 0
     end_col: int = 0
     fix: Edit | None = field(default=None, compare=False)
+    # first and last line of the call the finding is in (where a ``# noqa`` also counts)
+    span: tuple = field(default=(), compare=False)
 
     def format(self, path: str) -> str:
         return f"{path}:{self.line}:{self.col + 1}: {self.code} {self.message}"
@@ -415,6 +418,16 @@ def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | Non
     return value
 
 
+def _span(model: FileModel, call: cst.CSTNode) -> tuple:
+    """The first and last line of the call (or class) a finding is in; () for a call the
+    engine made up (a config field default seen as a keyword)."""
+    try:
+        where = model.position(call)
+    except KeyError:
+        return ()
+    return (where.start.line, where.end.line)
+
+
 def _edit(model: FileModel, fix: Fix | None) -> Edit | None:
     if fix is None:
         return None
@@ -453,22 +466,35 @@ def lint(
     source: str | bytes,
     path: str | None = None,
     ruleset: RuleSet | None = None,
+    noqa: bool = True,
 ) -> list[Diagnostic]:
     """Lint one file's text. Raises :class:`SourceError` when it cannot be parsed.
 
     ``path`` names the file (it decides the module name, which relative imports inside
-    the sglang package need); nothing is read from it."""
-    return analyse(source, path, ruleset)[0]
+    the sglang package need); nothing is read from it. ``noqa``: leave out what a
+    ``# noqa`` comment silences (see noqa.py)."""
+    return analyse(source, path, ruleset, noqa)[0]
 
 
 def analyse(
     source: str | bytes,
     path: str | None = None,
     ruleset: RuleSet | None = None,
+    noqa: bool = True,
 ) -> tuple[list[Diagnostic], str]:
     """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
     ruleset = ruleset or default_ruleset()
     text = decode_source(source) if isinstance(source, bytes) else source
+    diagnostics, stage = _analyse(source, text, path, ruleset)
+    if noqa and diagnostics:
+        diagnostics = filter_noqa(diagnostics, _PHYSICAL_LINE.split(text), text)
+    return diagnostics, stage
+
+
+_PHYSICAL_LINE = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
+
+
+def _analyse(source: str | bytes, text: str, path: str | None, ruleset: RuleSet) -> tuple[list[Diagnostic], str]:
     model = FileModel(path)
     skipped = ruleset.skip_reason(source, model.module_name)
     if skipped is not None:
@@ -481,7 +507,7 @@ def analyse(
     except RecursionError as exc:
         raise SourceError("too deeply nested to analyse") from exc
 
-    findings: list[tuple[cst.CSTNode, str, str, Fix | None]] = []
+    findings: list[tuple[cst.CSTNode, str, str, Fix | None, cst.CSTNode]] = []
     crashed: dict[str, str] = {}
 
     def guarded(code: str, action) -> None:
@@ -495,7 +521,7 @@ def analyse(
     def check(entry: Entry, target: Target | None, site: Site, via: str | None = None) -> None:
         for finding in entry.kind.run(site, entry.rule, entry.check, target):
             message = f"{finding.message} ({via})" if via else finding.message
-            findings.append((finding.node, entry.rule.code, message, finding.fix))
+            findings.append((finding.node, entry.rule.code, message, finding.fix, site.node))
 
     # Calls of the rules' targets; then, through wrappers defined in this file, calls of
     # those wrappers (transitively, each wrapper once).
@@ -540,7 +566,7 @@ def analyse(
     diagnostics = []
     if findings:
         seen_findings = set()
-        for node, code, message, fix in findings:
+        for node, code, message, fix, call in findings:
             where = model.position(node)
             key = (where.start.line, where.start.column, code, message)
             if key in seen_findings:
@@ -549,7 +575,7 @@ def analyse(
             diagnostics.append(
                 Diagnostic(
                     where.start.line, where.start.column, code, message,
-                    where.end.line, where.end.column, _edit(model, fix),
+                    where.end.line, where.end.column, _edit(model, fix), _span(model, call),
                 )
             )
     for code, error in crashed.items():
