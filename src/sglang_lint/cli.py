@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from sglang_lint import __version__
+from sglang_lint import __version__, output
 from sglang_lint.catalog import RuleFileError, default_rules
 from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding, default_ruleset
 from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprint
@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="skip these codes or prefixes, comma-separated")
     parser.add_argument("--stdin-filename", default=None, metavar="PATH",
                         help="the path to report (and to resolve relative imports) when reading stdin")
+    parser.add_argument("--format", choices=output.FORMATS, default="text",
+                        help="text (default; flake8's), json, sarif (2.1.0) or github (workflow annotations)")
+    parser.add_argument("--statistics", action="store_true", help="count the findings by code at the end")
     parser.add_argument("--fix", action="store_true",
                         help="apply safe fixes in place (files), or print the fixed buffer (stdin)")
     parser.add_argument("--unsafe-fixes", action="store_true",
@@ -213,6 +216,7 @@ class Run:
         self.fixed = 0
         self.fixed_files = 0
         self.stages: Counter[str] = Counter()
+        self.collected: list = []  # (path, diagnostic) for the formats written at the end
 
     def failed(self, where: str, problem: str) -> None:
         self.err.write(f"{where}: error: {problem}\n")
@@ -265,11 +269,24 @@ class Run:
         self.fixed_files += result.changed
 
     def report(self, display: str, diagnostics, stream) -> None:
+        fmt = self.args.format
         for diagnostic in diagnostics:
-            stream.write(diagnostic.format(display) + "\n")
+            self.collected.append((display, diagnostic))
+            if fmt == "github" and stream is self.out:
+                stream.write(output.github(display, diagnostic) + "\n")
+            elif fmt == "text" or stream is not self.out:
+                stream.write(diagnostic.format(display) + "\n")
         self.found += len(diagnostics)
 
     def finish(self) -> int:
+        if self.args.format == "json":
+            self.out.write(output.render_json(self.collected))
+        elif self.args.format == "sarif":
+            self.out.write(output.render_sarif(self.collected, self.ruleset.rules))
+        if self.args.statistics:
+            stream = self.out if self.args.format in ("text", "github") else self.err
+            for line in output.statistics(self.collected, self.ruleset.rules):
+                stream.write(line + "\n")
         self.out.flush()
         if self.args.verbose:
             total = sum(self.stages.values())
