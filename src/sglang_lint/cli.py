@@ -66,13 +66,35 @@ def list_rules(stream) -> int:
     return 0
 
 
+def explain_command(argv: Sequence[str], out, err) -> int:
+    """``explain CODE [--markdown]``: one rule's docs."""
+    from sglang_lint import docs
+
+    parser = argparse.ArgumentParser(prog="sglang-lint explain", description="Print a rule's documentation.")
+    parser.add_argument("code", help="a rule code, e.g. SGL001, or a rule name")
+    parser.add_argument("--markdown", action="store_true", help="Markdown, as in docs/rules.md")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    wanted = args.code.strip()
+    for rule in default_rules():
+        if rule.code == wanted.upper() or rule.name == wanted:
+            out.write(docs.rule_markdown(rule) if args.markdown else docs.rule_text(rule))
+            return 0
+    err.write(f"sglang-lint: error: no rule {wanted!r} (`sglang-lint rules` lists them)\n")
+    return 2
+
+
 def catalog_command(argv: Sequence[str], out, err) -> int:
     """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
     from sglang_lint import derive
     from sglang_lint.catalog import default_rules_dir, load_rules
 
     parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
-    parser.add_argument("action", choices=["derive", "verify"])
+    parser.add_argument("action", choices=["derive", "verify", "docs"])
+    parser.add_argument("--output", metavar="FILE", type=Path, default=None,
+                        help="docs: write here (default: stdout); the repository keeps docs/rules.md")
     parser.add_argument(
         "--sglang", metavar="PATH", help="the folder holding the sglang package (default: the installed one)"
     )
@@ -84,6 +106,15 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     rules_dir = args.rules or default_rules_dir()
+    if args.action == "docs":
+        from sglang_lint.docs import catalog_markdown
+
+        text = catalog_markdown(load_rules([rules_dir]))
+        if args.output is None:
+            out.write(text)
+        else:
+            args.output.write_text(text, encoding="utf-8")
+        return 0
     try:
         root = derive.locate_sglang(args.sglang)
     except FileNotFoundError as exc:
@@ -157,6 +188,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if argv[:1] == ["catalog"]:
             return catalog_command(argv[1:], out, err)
+        if argv[:1] == ["explain"]:
+            return explain_command(argv[1:], out, err)
         if argv[:1] == ["rules"]:
             if len(argv) > 1:
                 err.write("sglang-lint: error: `rules` takes no arguments\n")

@@ -1,0 +1,89 @@
+"""Rule documentation, from the rule files themselves: ``sglang-lint explain CODE`` (text or
+Markdown) and the generated ``docs/rules.md`` (``sglang-lint catalog docs``), laid out as
+ruff's rule pages are: what it checks, the sglang raise site, why, bad and good examples,
+fix safety."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+HEADER = (
+    "# sglang-lint rules\n\n"
+    "Generated from `rules/` by `sglang-lint catalog docs`; do not edit (a test fails when it is\n"
+    "out of date). `sglang-lint explain CODE` prints one entry.\n"
+)
+
+
+def _target(target) -> str:
+    kind = {"method": "method", "attribute": "attribute", "class": "class", "function": "function"}[target.kind]
+    where = f"`{target.name}`" if target.kind in ("function", "class") else f"`.{target.name}`"
+    argument = ""
+    if target.argument is not None or target.position is not None:
+        parts = []
+        if target.argument is not None:
+            parts.append(f"`{target.argument}`")
+        if target.position is not None:
+            parts.append(f"position {target.position}")
+        argument = f", argument {' / '.join(parts)}"
+    receivers = f" (on {', '.join(f'`{r}`' for r in target.receivers)})" if target.receivers else ""
+    return f"{kind} {where}{argument}{receivers}"
+
+
+def _check(check) -> str:
+    params = check.params
+    detail = getattr(params, "summary", None) or ""
+    values = getattr(params, "values", ())
+    if check.kind == "allowed-values":
+        owner = params.enum.rsplit(".", 1)[-1] + "." if params.enum else ""
+        detail = f"one of {', '.join(f'`{owner}{v}`' if owner else f'`{v!r}`' for v in values)}"
+    elif check.kind == "forbidden-values":
+        detail = f"not {', '.join(f'`{v!r}`' for v in values)}"
+    elif check.kind == "server-args":
+        detail = f"server arguments, {params.aspect} (table `{params.table.version}`)"
+    lines = [f"- `{check.kind}`: {detail}".rstrip(": ")]
+    lines += [f"  - {_target(target)}" for target in check.targets]
+    return "\n".join(lines)
+
+
+def rule_markdown(rule) -> str:
+    site = rule.raise_site
+    where = f"line {site.line}" if site.line else "its raise"
+    parts = [
+        f"## {rule.code} `{rule.name}`\n",
+        f"{rule.title}\n",
+        "### What it checks\n",
+        "\n".join(_check(check) for check in rule.checks) + "\n",
+        "### The sglang raise site\n",
+        f"`{site.exception}` in `{site.module}.{site.function}` ({where}, sglang {site.sglang_version}): "
+        f"`{site.message.strip()}`\n",
+        "### Why is this bad\n",
+        rule.docs.why.strip() + "\n",
+        "### Example\n",
+        "```python\n" + rule.docs.bad.strip() + "\n```\n",
+        "Use instead:\n",
+        "```python\n" + rule.docs.good.strip() + "\n```\n",
+        "### Fix safety\n",
+        (rule.fix_safety[0].upper() + rule.fix_safety[1:] + "." if rule.fix_safety else "No automatic fix.")
+        + (f" {rule.docs.fix.strip()}" if rule.docs.fix else "")
+        + "\n",
+    ]
+    return "\n".join(parts)
+
+
+def catalog_markdown(rules: Iterable) -> str:
+    rules = list(rules)
+    index = "\n".join(
+        f"| [{r.code}](#{r.code.lower()}-{r.name}) | `{r.name}` | {'yes' if r.fix_safety else 'no'} | "
+        f"{r.title.replace('|', '/')} |"
+        for r in rules
+    )
+    table = "| Code | Name | Fix | Title |\n| --- | --- | --- | --- |\n" + index + "\n"
+    return HEADER + "\n" + table + "\n" + "\n".join(rule_markdown(rule) for rule in rules)
+
+
+def rule_text(rule) -> str:
+    """``explain``'s plain form: the Markdown without its markup."""
+    text = rule_markdown(rule)
+    for marker in ("### ", "## "):
+        text = text.replace(marker, "")
+    return text.replace("```python\n", "").replace("```\n", "")
