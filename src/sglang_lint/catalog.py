@@ -202,6 +202,26 @@ class RaiseSite:
     line: int | None
     sglang_version: str
     parameter: str | None = None  # the guarded parameter, where the guard tests one
+    # The sglang releases that have this raise: from ``since`` (inclusive) to ``until``
+    # (exclusive); unset means every release. ``sglang-version`` in the configuration picks.
+    since: str | None = None
+    until: str | None = None
+
+    def applies_to(self, version: str) -> bool:
+        wanted = version_key(version)
+        return (self.since is None or version_key(self.since) <= wanted) and (
+            self.until is None or wanted < version_key(self.until)
+        )
+
+
+VERSION_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?$")
+
+
+def version_key(version: str) -> tuple:
+    """``0.5.23`` -> (0, 5, 23); a pre-release suffix sorts before the release."""
+    match = re.match(r"^([0-9.]+?)\.?([a-z]+[0-9]*)?$", version)
+    numbers = tuple(int(part) for part in (match.group(1) if match else version).split(".") if part.isdigit())
+    return numbers + ((0,) if match and match.group(2) else (1,))
 
 
 @dataclass(frozen=True)
@@ -258,6 +278,8 @@ def parse_rule(data: dict, path: Path) -> Rule:
         line=site.int("line", required=False, minimum=1),
         sglang_version=site.str("sglang_version"),
         parameter=site.str("parameter", required=False, pattern=IDENTIFIER_PATTERN),
+        since=site.str("since", required=False, pattern=VERSION_PATTERN),
+        until=site.str("until", required=False, pattern=VERSION_PATTERN),
     )
     site.done()
     derived = top.sub("derived", required=False)

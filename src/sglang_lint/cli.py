@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from sglang_lint import __version__, output
-from sglang_lint.catalog import RuleFileError, default_rules
+from sglang_lint.catalog import RuleFileError, default_rules, default_rules_dir, load_rules
 from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding, default_ruleset
 from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprint
+from sglang_lint.config import Config, ConfigError, find_config, load_config
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.runner import Job, default_workers, lint_jobs
 
@@ -89,7 +90,6 @@ def explain_command(argv: Sequence[str], out, err) -> int:
 def catalog_command(argv: Sequence[str], out, err) -> int:
     """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
     from sglang_lint import derive
-    from sglang_lint.catalog import default_rules_dir, load_rules
 
     parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
     parser.add_argument("action", choices=["derive", "verify", "docs"])
@@ -152,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only these codes or prefixes, comma-separated (e.g. SGL001,SGL00)")
     parser.add_argument("--ignore", type=code_prefixes, default=None, metavar="CODES",
                         help="skip these codes or prefixes, comma-separated")
+    parser.add_argument("--extend-select", type=code_prefixes, default=None, metavar="CODES",
+                        help="codes or prefixes to add to the selection (the configuration's or --select's)")
+    parser.add_argument("--config", type=Path, default=None, metavar="FILE",
+                        help="the pyproject.toml to read [tool.sglang-lint] from (default: the nearest above the path)")
+    parser.add_argument("--isolated", action="store_true", help="read no configuration file")
     parser.add_argument("--stdin-filename", default=None, metavar="PATH",
                         help="the path to report (and to resolve relative imports) when reading stdin")
     parser.add_argument("--format", choices=output.FORMATS, default="text",
@@ -200,15 +205,25 @@ def _main(argv: Sequence[str] | None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
             return int(exc.code or 0)
-        ruleset: RuleSet = default_ruleset().select(args.select, args.ignore)
+        config = _configuration(args)
+        ruleset = _ruleset(args, config)
+    except ConfigError as exc:
+        err.write(f"sglang-lint: error: {exc}\n")
+        return 2
     except RuleFileError as exc:
         err.write(f"sglang-lint: error: bad rule file: {exc}\n")
         return 2
 
-    run = Run(args, ruleset, out, err)
+    run = Run(args, ruleset, out, err, config)
     jobs = []
     for path, problem in _inputs(args.paths or ["."]):
         display = args.stdin_filename if path == "-" and args.stdin_filename else path
+        if (path != "-" or args.stdin_filename) and config.excluded(display):
+            if path == "-" and (args.fix or args.diff):
+                data = sys.stdin.buffer.read()  # an excluded buffer comes back unchanged
+                if args.fix:
+                    sys.stdout.buffer.write(data)
+            continue
         if problem is not None:
             run.failed(display, problem)
         elif path == "-":
@@ -238,8 +253,9 @@ def _main(argv: Sequence[str] | None) -> int:
 class Run:
     """One command run over its files: lint, fix in place, or show the fixes as a diff."""
 
-    def __init__(self, args, ruleset: RuleSet, out, err):
+    def __init__(self, args, ruleset: RuleSet, out, err, config: Config | None = None):
         self.args = args
+        self.config = config or Config()
         self.ruleset = ruleset
         self.out = out
         self.err = err
@@ -268,6 +284,9 @@ class Run:
             return
         diagnostics, stage = result[1], result[2]
         self.stages[stage] += 1
+        ignored = self.config.ignored_codes(job.display)
+        if ignored:
+            diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
         fixable = [d for d in diagnostics if d.fix is not None and (d.fix.safe or self.args.unsafe_fixes)]
         if self.mode == "lint" or (not fixable and job.path != "-"):
             if self.mode != "diff":
@@ -338,6 +357,36 @@ class Run:
         if self.mode == "diff":
             return 1 if self.fixed else 0
         return 1 if self.found else 0
+
+
+def _configuration(args) -> Config:
+    """``--config FILE``, else the nearest pyproject.toml with [tool.sglang-lint] above the
+    first linted path (for stdin, above --stdin-filename), else none (``--isolated``: none)."""
+    if args.isolated:
+        return Config()
+    if args.config is not None:
+        return load_config(args.config)
+    paths = [p for p in (args.paths or ["."]) if p != "-"]
+    start = args.stdin_filename if (not paths and args.stdin_filename) else (paths[0] if paths else ".")
+    found = find_config(Path(start))
+    return load_config(found) if found is not None else Config()
+
+
+def _ruleset(args, config: Config) -> RuleSet:
+    """The rules to run: the shipped catalog and the configuration's extra rule folders, for
+    its sglang version, selected by the command line where it says, else by the file."""
+    if config.extra_rules:
+        ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
+    else:
+        ruleset = default_ruleset()
+    if config.sglang_version is not None:
+        ruleset = RuleSet([r for r in ruleset.rules if r.raise_site.applies_to(config.sglang_version)])
+    select = args.select if args.select is not None else config.select
+    ignore = args.ignore if args.ignore is not None else config.ignore
+    extend = tuple(config.extend_select) + tuple(args.extend_select or ())
+    if select is not None and extend:
+        select = tuple(select) + extend
+    return ruleset.select(select, ignore)
 
 
 def _count(number: int, noun: str) -> str:

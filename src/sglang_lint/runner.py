@@ -6,10 +6,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from sglang_lint.cache import ResultCache, file_key
-from sglang_lint.catalog import default_rules
+from sglang_lint.catalog import load_rule_file
 from sglang_lint.engine import RuleSet, SourceError, analyse
 from sglang_lint.resolve import module_name_for
 
@@ -39,11 +40,11 @@ def lint_one(display: str, data: bytes, ruleset: RuleSet) -> tuple:
 _WORKER_RULESET: RuleSet | None = None
 
 
-def _start_worker(codes: tuple[str, ...] | None, screen: bool) -> None:
-    """Under ``spawn`` (no fork), rebuild the rule set in the worker."""
+def _start_worker(rule_files: tuple[str, ...] | None, screen: bool) -> None:
+    """Under ``spawn`` (no fork), load the same rule files again in the worker."""
     global _WORKER_RULESET
-    if codes is not None:
-        _WORKER_RULESET = RuleSet([r for r in default_rules() if r.code in set(codes)], screen)
+    if rule_files is not None:
+        _WORKER_RULESET = RuleSet([load_rule_file(Path(path)) for path in rule_files], screen)
 
 
 def _work(item: tuple[str, bytes]) -> tuple:
@@ -77,8 +78,8 @@ def lint_jobs(jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, 
         fork = "fork" in multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if fork else "spawn")
         _WORKER_RULESET = ruleset
-        codes = None if fork else tuple(rule.code for rule in ruleset.rules)
-        with context.Pool(workers, _start_worker, (codes, ruleset.screen)) as pool:
+        rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
+        with context.Pool(workers, _start_worker, (rule_files, ruleset.screen)) as pool:
             outcomes = pool.map(_work, items, chunksize=max(1, len(items) // (workers * 8)))
     else:
         outcomes = [lint_one(display, data, ruleset) for display, data in items]

@@ -1,0 +1,159 @@
+"""``[tool.sglang-lint]`` in ``pyproject.toml``: found by walking up from the linted path (the
+first ``pyproject.toml`` that has the table, as ruff finds ``[tool.ruff]``), or named with
+``--config``. Command-line flags override it.
+
+    [tool.sglang-lint]
+    select = ["SGL"]                 # code prefixes to run (default: all)
+    ignore = ["SGL007"]              # code prefixes not to run
+    extend-select = ["SGL9"]         # added to select (the file's or the command line's)
+    exclude = ["build/", "gen_*.py"] # globs, relative to this file's folder
+    extra-rules = ["lint/rules"]     # folders of the team's own rule files, same format
+    sglang-version = "0.5.23"        # rules whose raise site is not in this release are off
+
+    [tool.sglang-lint.per-file-ignores]
+    "tests/*.py" = ["SGL001"]
+
+An unknown key or a bad value is an error naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from sglang_lint.catalog import VERSION_PATTERN, tomllib
+
+CODE_PREFIX = re.compile(r"^SGL[0-9]{0,3}$")
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version")
+
+
+class ConfigError(Exception):
+    def __init__(self, path: Path, key: str, problem: str):
+        super().__init__(f"{path}: [tool.sglang-lint]{'.' + key if key else ''}: {problem}")
+        self.path = path
+        self.key = key
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None  # the pyproject.toml it came from (None: no file)
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    extra_rules: tuple[Path, ...] = ()
+    sglang_version: str | None = None
+    _root: Path | None = field(default=None, compare=False)
+
+    @property
+    def root(self) -> Path:
+        return self._root or (self.path.parent if self.path else Path.cwd())
+
+    def relative(self, path: str) -> str | None:
+        """``path`` relative to the configuration's folder, in ``/`` form (None: outside)."""
+        try:
+            return PurePosixPath(Path(path).resolve().relative_to(self.root.resolve()).as_posix()).as_posix()
+        except ValueError:
+            return None
+
+    def excluded(self, path: str) -> bool:
+        relative = self.relative(path)
+        if relative is None:
+            return False
+        return any(_matches(pattern, relative) for pattern in self.exclude)
+
+    def ignored_codes(self, path: str) -> tuple[str, ...]:
+        relative = self.relative(path)
+        if relative is None:
+            return ()
+        found: list[str] = []
+        for pattern, codes in self.per_file_ignores:
+            if _matches(pattern, relative):
+                found += codes
+        return tuple(found)
+
+
+def _matches(pattern: str, relative: str) -> bool:
+    """A glob against the path relative to the configuration's folder: the file itself or
+    anything under a folder it names; a pattern without ``/`` also matches any one part of
+    the path (a file name like ``gen_*.py``, or a folder like ``build`` anywhere)."""
+    stripped = pattern.strip().rstrip("/")
+    if fnmatch.fnmatchcase(relative, stripped) or fnmatch.fnmatchcase(relative, stripped + "/*"):
+        return True
+    return "/" not in stripped and any(fnmatch.fnmatchcase(part, stripped) for part in relative.split("/"))
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.sglang-lint]`` table, from ``start`` up."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue  # not ours to judge; a broken file named with --config is an error
+            if "sglang-lint" in data.get("tool", {}):
+                return path
+    return None
+
+
+def _codes(path: Path, key: str, value) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(path, key, f"must be a list of code prefixes like \"SGL001\", got {value!r}")
+    codes = tuple(item.strip().upper() for item in value)
+    for code in codes:
+        if not CODE_PREFIX.match(code):
+            raise ConfigError(path, key, f"{code!r} is not a code prefix like SGL or SGL001")
+    return codes
+
+
+def _strings(path: Path, key: str, value) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise ConfigError(path, key, f"must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def load_config(path: Path) -> Config:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"cannot be read: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "", f"is not valid TOML: {exc}") from exc
+    table = data.get("tool", {}).get("sglang-lint")
+    if table is None:
+        return Config(path=path)
+    if not isinstance(table, dict):
+        raise ConfigError(path, "", "must be a table")
+    for key in table:
+        if key not in KEYS:
+            raise ConfigError(path, key, f"unknown key (known: {', '.join(KEYS)})")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(path, "per-file-ignores", "must be a table of glob = [codes]")
+    version = table.get("sglang-version")
+    if version is not None and (not isinstance(version, str) or not VERSION_PATTERN.match(version)):
+        raise ConfigError(path, "sglang-version", f"must be a version like \"0.5.23\", got {version!r}")
+    extra = _strings(path, "extra-rules", table["extra-rules"]) if "extra-rules" in table else ()
+    folders = tuple((path.parent / folder).resolve() for folder in extra)
+    for folder, text in zip(folders, extra):
+        if not folder.is_dir():
+            raise ConfigError(path, "extra-rules", f"{text!r} is not a folder (looked for {folder})")
+    return Config(
+        path=path,
+        select=_codes(path, "select", table["select"]) if "select" in table else None,
+        ignore=_codes(path, "ignore", table["ignore"]) if "ignore" in table else (),
+        extend_select=_codes(path, "extend-select", table["extend-select"]) if "extend-select" in table else (),
+        per_file_ignores=tuple(
+            (pattern, _codes(path, f"per-file-ignores.{pattern}", codes)) for pattern, codes in per_file.items()
+        ),
+        exclude=_strings(path, "exclude", table["exclude"]) if "exclude" in table else (),
+        extra_rules=folders,
+        sglang_version=version,
+    )
