@@ -69,3 +69,10 @@ def test_default_checks_still_run_beside_the_plugin(tmp_path):
     )
     result = flake8("--select", "F,SGL", "bad.py", cwd=tmp_path)
     assert [code for _, code in codes_and_places(result.stdout)] == ["F401", "SGL001"]
+
+
+def test_stdin_gives_the_same_findings_as_the_command(tmp_path):
+    # What an editor does on save: the buffer on stdin, the file's path as its name.
+    theirs = flake8("--select", "SGL", "--stdin-display-name", "src/editor.py", "-", stdin=BAD)
+    ours = run("-m", "sglang_lint", "--no-cache", "--stdin-filename", "src/editor.py", "-", stdin=BAD)
+    assert theirs.stdout == ours.stdout and ours.stdout.count("SGL001") == 2

@@ -1,0 +1,84 @@
+"""The hooks of .pre-commit-hooks.yaml, run by the real pre-commit (from PyPI) in a
+temporary git repository: a staged bad file fails with the finding, a good file passes, a
+commit with no Python file passes, and the fixing hook fixes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.packaging  # pre-commit builds the hook's environment with pip
+
+BAD = (
+    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
+    ".streaming_refiner import set_capture_flag_on_blocks\n"
+    "set_capture_flag_on_blocks(t, 'PRE_ROPE', enable=True)\n"
+)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    """This repository as it is now, committed (pre-commit installs hooks from a commit)."""
+    copy = tmp_path_factory.mktemp("hook-repo") / "sglang-lint"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.egg-info", ".*cache"))
+    git(copy, "init", "-q")
+    git(copy, "add", "-A")
+    git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "snapshot")
+    return copy
+
+
+def pre_commit(project: Path, checkout: Path, hook: str, home: Path) -> subprocess.CompletedProcess:
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True, text=True).stdout.strip()
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {checkout}\n    rev: {sha}\n    hooks:\n      - id: {hook}\n"
+    )
+    env = dict(os.environ, PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    return repo
+
+
+def test_hooks(project: Path, checkout: Path, tmp_path_factory):
+    home = tmp_path_factory.mktemp("pre-commit-home")  # shared: the hook env is built once
+    # No Python file staged: the hook is skipped and the run passes.
+    (project / "README.md").write_text("hello\n")
+    git(project, "add", "README.md")
+    result = pre_commit(project, checkout, "sglang-lint", home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no files to check" in result.stdout
+
+    # A staged bad file: the hook fails and prints the finding.
+    (project / "app.py").write_text(BAD)
+    git(project, "add", "app.py")
+    result = pre_commit(project, checkout, "sglang-lint", home)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "app.py:2:31: SGL001" in result.stdout
+
+    # The fixing hook rewrites it (pre-commit fails a hook that changes files) and the
+    # checking hook then passes.
+    result = pre_commit(project, checkout, "sglang-lint-fix", home)
+    assert result.returncode == 1 and "files were modified by this hook" in result.stdout
+    assert "'pre_rope'" in (project / "app.py").read_text()
+    git(project, "add", "app.py")
+    result = pre_commit(project, checkout, "sglang-lint", home)
+    assert result.returncode == 0, result.stdout + result.stderr
