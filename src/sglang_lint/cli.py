@@ -67,6 +67,19 @@ def list_rules(stream) -> int:
     return 0
 
 
+def server_command(argv: Sequence[str], err) -> int:
+    """``server``: the language server, over stdio (needs pygls: ``sglang-lint[server]``)."""
+    if argv:
+        err.write("sglang-lint: error: `server` takes no arguments (it speaks LSP on stdin/stdout)\n")
+        return 2
+    try:
+        from sglang_lint.server import main as serve
+    except ImportError as exc:
+        err.write(f"sglang-lint: error: the language server needs pygls ({exc}); pip install 'sglang-lint[server]'\n")
+        return 2
+    return serve()
+
+
 def explain_command(argv: Sequence[str], out, err) -> int:
     """``explain CODE [--markdown]``: one rule's docs."""
     from sglang_lint import docs
@@ -193,6 +206,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if argv[:1] == ["catalog"]:
             return catalog_command(argv[1:], out, err)
+        if argv[:1] == ["server"]:
+            return server_command(argv[1:], err)
         if argv[:1] == ["explain"]:
             return explain_command(argv[1:], out, err)
         if argv[:1] == ["rules"]:

@@ -1,0 +1,233 @@
+"""``sglang-lint server``: a Language Server Protocol server over stdio, built on pygls.
+
+* Diagnostics when a document is opened, saved, and changed (after a pause in typing:
+  ``initializationOptions.debounce`` seconds, default 0.3), each with its rule code and a
+  link to the rule's docs.
+* Code actions: a finding's fix as a quick fix (a safe fix is the preferred one; an unsafe
+  one is listed, marked so), and ``source.fixAll.sglang-lint`` (every safe fix at once).
+* Configuration: ``[tool.sglang-lint]`` of the ``pyproject.toml`` nearest above each document
+  (as the command finds it), read when the document is first linted.
+
+Linting never runs on the message loop: it runs in a worker thread, a newer change of the
+document supersedes an older lint (a pending one is cancelled, a running one's result is
+dropped), and a document that does not parse keeps its previous diagnostics (the editor
+still shows what was wrong before the typo) while the server logs why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from sglang_lint import __version__
+from sglang_lint.catalog import RuleFileError, default_rules_dir, load_rules
+from sglang_lint.config import Config, ConfigError, find_config, load_config
+from sglang_lint.engine import Diagnostic, RuleSet, SourceError, default_ruleset, lint
+from sglang_lint.fixes import fix_text
+
+SOURCE = "sglang-lint"
+FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
+DEFAULT_DOCS = "https://github.com/sglang-lint/sglang-lint/blob/main/docs/rules.md"
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DocumentState:
+    generation: int = 0  # bumped by every open/change/save; a lint of an older one is dropped
+    pending: asyncio.Task | None = None
+    findings: list[Diagnostic] = field(default_factory=list)
+
+
+class SglangLintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(SOURCE, __version__)
+        self.documents: dict[str, DocumentState] = {}
+        self.debounce = 0.3
+        self.docs_url = DEFAULT_DOCS
+        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sglang-lint")
+        self.rulesets: dict[Path | None, tuple[Config, RuleSet]] = {}
+
+    def settings_for(self, path: str | None) -> tuple[Config, RuleSet]:
+        found = find_config(Path(path).parent) if path else None
+        if found not in self.rulesets:
+            config = load_config(found) if found is not None else Config()
+            ruleset = default_ruleset()
+            if config.extra_rules:
+                ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
+            if config.sglang_version is not None:
+                ruleset = RuleSet([r for r in ruleset.rules if r.raise_site.applies_to(config.sglang_version)])
+            if config.select is not None:
+                ruleset = ruleset.select(tuple(config.select) + tuple(config.extend_select), config.ignore)
+            else:
+                ruleset = ruleset.select(None, config.ignore)
+            self.rulesets[found] = (config, ruleset)
+        return self.rulesets[found]
+
+
+server = SglangLintServer()
+
+
+def _path(uri: str) -> str | None:
+    try:
+        return to_fs_path(uri)
+    except Exception:  # an unsaved buffer (untitled:) has no path
+        return None
+
+
+def _lint(uri: str, text: str) -> list[Diagnostic]:
+    """In the worker thread: the findings of this text, with the configuration of its path."""
+    path = _path(uri)
+    config, ruleset = server.settings_for(path)
+    display = path or "untitled.py"
+    if path and config.excluded(path):
+        return []
+    found = lint(text, display, ruleset)
+    ignored = config.ignored_codes(display) if path else ()
+    return [d for d in found if not (ignored and d.code.startswith(ignored))]
+
+
+def _range(document, line: int, col: int, end_line: int, end_col: int) -> types.Range:
+    """Our 1-based lines and code-point columns, in the client's units (UTF-16 by default)."""
+    server_range = types.Range(
+        start=types.Position(line=line - 1, character=col), end=types.Position(line=end_line - 1, character=end_col)
+    )
+    return document.range_to_client_units(server_range)
+
+
+def _to_lsp(document, diagnostic: Diagnostic) -> types.Diagnostic:
+    rule = next((r for r in default_ruleset().rules if r.code == diagnostic.code), None)
+    href = f"{server.docs_url}#{diagnostic.code.lower()}-{rule.name}" if rule else server.docs_url
+    return types.Diagnostic(
+        range=_range(document, diagnostic.line, diagnostic.col, diagnostic.end_line or diagnostic.line,
+                     diagnostic.end_col or diagnostic.col),
+        message=diagnostic.message,
+        severity=types.DiagnosticSeverity.Error,
+        code=diagnostic.code,
+        code_description=types.CodeDescription(href=href),
+        source=SOURCE,
+        data={"fix": None if diagnostic.fix is None else [
+            diagnostic.fix.line, diagnostic.fix.col, diagnostic.fix.end_line, diagnostic.fix.end_col,
+            diagnostic.fix.old, diagnostic.fix.new, diagnostic.fix.safe,
+        ]},
+    )
+
+
+async def _lint_and_publish(ls: SglangLintServer, uri: str, generation: int, delay: float) -> None:
+    if delay:
+        await asyncio.sleep(delay)  # cancelled by a newer change while it waits
+    state = ls.documents.get(uri)
+    if state is None or state.generation != generation:
+        return
+    document = ls.workspace.get_text_document(uri)
+    text = document.source
+    try:
+        found = await asyncio.get_running_loop().run_in_executor(ls.executor, _lint, uri, text)
+    except SourceError as exc:
+        ls.window_log_message(types.LogMessageParams(
+            type=types.MessageType.Info, message=f"{uri}: not linted ({exc.message}); previous diagnostics kept",
+        ))
+        return
+    except (ConfigError, RuleFileError) as exc:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"sglang-lint: {exc}"))
+        return
+    if state.generation != generation or ls.documents.get(uri) is not state:
+        return  # the document changed while this lint ran: a newer one publishes
+    state.findings = found
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=uri, version=document.version, diagnostics=[_to_lsp(document, d) for d in found],
+    ))
+
+
+def _schedule(ls: SglangLintServer, uri: str, delay: float) -> None:
+    state = ls.documents.setdefault(uri, DocumentState())
+    state.generation += 1
+    if state.pending is not None and not state.pending.done():
+        state.pending.cancel()
+    state.pending = asyncio.ensure_future(_lint_and_publish(ls, uri, state.generation, delay))
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: SglangLintServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options or {}
+    if isinstance(options, dict):
+        ls.debounce = float(options.get("debounce", ls.debounce))
+        ls.docs_url = str(options.get("docsUrl", ls.docs_url))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+async def did_open(ls: SglangLintServer, params: types.DidOpenTextDocumentParams) -> None:
+    _schedule(ls, params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+async def did_change(ls: SglangLintServer, params: types.DidChangeTextDocumentParams) -> None:
+    _schedule(ls, params.text_document.uri, ls.debounce)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+async def did_save(ls: SglangLintServer, params: types.DidSaveTextDocumentParams) -> None:
+    _schedule(ls, params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: SglangLintServer, params: types.DidCloseTextDocumentParams) -> None:
+    state = ls.documents.pop(params.text_document.uri, None)
+    if state is not None and state.pending is not None:
+        state.pending.cancel()
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False),
+)
+def code_action(ls: SglangLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    document = ls.workspace.get_text_document(uri)
+    only = params.context.only or []
+    actions: list[types.CodeAction] = []
+    wants_quick_fixes = not only or any(kind.startswith("quickfix") for kind in only)
+    if wants_quick_fixes:
+        for diagnostic in params.context.diagnostics:
+            fix = (diagnostic.data or {}).get("fix") if isinstance(diagnostic.data, dict) else None
+            if diagnostic.source != SOURCE or not fix:
+                continue
+            line, col, end_line, end_col, old, new, safe = fix
+            edit = types.TextEdit(range=_range(document, line, col, end_line, end_col), new_text=new)
+            actions.append(types.CodeAction(
+                title=f"{diagnostic.code}: replace {old} with {new}" + ("" if safe else " (unsafe fix)"),
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diagnostic],
+                is_preferred=bool(safe),
+                edit=types.WorkspaceEdit(changes={uri: [edit]}),
+            ))
+    if not only or any(FIX_ALL.startswith(kind) or kind == FIX_ALL for kind in only):
+        path = _path(uri)
+        config, ruleset = ls.settings_for(path)
+        try:
+            result = fix_text(document.source, path or "untitled.py", ruleset)
+        except SourceError:
+            result = None
+        if result is not None and result.changed:
+            lines = document.lines
+            end = types.Position(line=len(lines), character=0)
+            actions.append(types.CodeAction(
+                title="sglang-lint: fix all safe fixes",
+                kind=FIX_ALL,
+                edit=types.WorkspaceEdit(changes={uri: [types.TextEdit(
+                    range=types.Range(start=types.Position(line=0, character=0), end=end), new_text=result.text,
+                )]}),
+            ))
+    return actions
+
+
+def main() -> int:
+    server.start_io()
+    return 0

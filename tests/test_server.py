@@ -1,0 +1,184 @@
+"""The language server as an editor sees it: ``sglang-lint server`` as a subprocess, driven
+over stdio with raw JSON-RPC (Content-Length framed): initialize, open a bad document,
+receive the diagnostic with its exact range, request code actions, apply the edit, change
+the document, receive empty diagnostics, shut down cleanly."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+BAD = (
+    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
+    ".streaming_refiner import set_capture_flag_on_blocks\n"
+    "set_capture_flag_on_blocks(t, mode='PRE_ROPE', enable=True)\n"
+    "set_capture_flag_on_blocks(t, mode='prerope', enable=True)\n"
+)
+
+
+class Client:
+    """Just enough of an LSP client: framed JSON-RPC over the server's stdin/stdout."""
+
+    def __init__(self, cwd: Path):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "sglang_lint", "server"], cwd=cwd,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        self.inbox: queue.Queue = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            headers = {}
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                line = line.decode("ascii").strip()
+                if not line:
+                    break
+                name, _, value = line.partition(":")
+                headers[name.lower()] = value.strip()
+            body = stream.read(int(headers["content-length"]))
+            self.inbox.put(json.loads(body))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def request(self, method: str, params) -> dict:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        return self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+
+    def notify(self, method: str, params) -> None:
+        self.send({"method": method, "params": params})
+
+    def wait(self, wanted, timeout: float = 60) -> dict:
+        while True:
+            message = self.inbox.get(timeout=timeout)
+            if message.get("method") == "workspace/configuration" and "id" in message:
+                self.send({"id": message["id"], "result": [None]})
+                continue
+            if wanted(message):
+                return message
+
+    def diagnostics(self, uri: str) -> list:
+        return self.wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+        )["params"]["diagnostics"]
+
+
+def apply(text: str, edit: dict) -> str:
+    lines = text.splitlines(keepends=True)
+    start, end = edit["range"]["start"], edit["range"]["end"]
+    offset = sum(len(line) for line in lines[: start["line"]]) + start["character"]
+    stop = sum(len(line) for line in lines[: end["line"]]) + end["character"]
+    return text[:offset] + edit["newText"] + text[stop:]
+
+
+def test_a_session_from_open_to_shutdown(tmp_path: Path):
+    path = tmp_path / "app.py"
+    path.write_text(BAD)
+    uri = path.as_uri()
+    client = Client(tmp_path)
+    try:
+        init = client.request("initialize", {
+            "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
+            "initializationOptions": {"debounce": 0.05},
+        })
+        capabilities = init["result"]["capabilities"]
+        assert capabilities["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll.sglang-lint"]
+        client.notify("initialized", {})
+
+        client.notify("textDocument/didOpen", {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BAD},
+        })
+        found = client.diagnostics(uri)
+        assert [(d["code"], d["range"]) for d in found] == [
+            ("SGL001", {"start": {"line": 1, "character": 35}, "end": {"line": 1, "character": 45}}),
+            ("SGL001", {"start": {"line": 2, "character": 35}, "end": {"line": 2, "character": 44}}),
+        ]
+        assert found[0]["source"] == "sglang-lint" and found[0]["severity"] == 1
+        assert found[0]["codeDescription"]["href"].endswith("#sgl001-unsupported-capture-mode")
+
+        actions = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": found[0]["range"],
+            "context": {"diagnostics": found, "only": ["quickfix"]},
+        })["result"]
+        assert [(a["title"], a.get("isPreferred")) for a in actions] == [
+            ("SGL001: replace 'PRE_ROPE' with 'pre_rope'", True),
+            ("SGL001: replace 'prerope' with 'pre_rope' (unsafe fix)", False),
+        ]
+        fix_all = client.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": found[0]["range"],
+            "context": {"diagnostics": [], "only": ["source.fixAll"]},
+        })["result"]
+        assert [a["kind"] for a in fix_all] == ["source.fixAll.sglang-lint"]
+        assert "'prerope'" in fix_all[0]["edit"]["changes"][uri][0]["newText"]  # safe fixes only
+
+        text = BAD
+        for action in actions:  # what the editor does when the user picks them
+            (edit,) = action["edit"]["changes"][uri]
+            text = apply(text, edit)
+        assert text.count("'pre_rope'") == 2
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}],
+        })
+        assert client.diagnostics(uri) == []
+
+        # A change that does not parse (a call to judge, and a half-typed line): no crash, the
+        # last diagnostics stay (nothing is published), and the log says why.
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": BAD + "def (\n"}],
+        })
+        log = client.wait(lambda m: m.get("method") in ("window/logMessage", "textDocument/publishDiagnostics"))
+        assert log["method"] == "window/logMessage" and "not linted (cannot parse" in log["params"]["message"]
+        assert client.process.poll() is None
+
+        assert client.request("shutdown", None)["result"] is None
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+
+
+def test_rapid_changes_publish_only_the_newest(tmp_path: Path):
+    path = tmp_path / "app.py"
+    uri = path.as_uri()
+    client = Client(tmp_path)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
+                                      "initializationOptions": {"debounce": 0.3}})
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"},
+        })
+        assert client.diagnostics(uri) == []
+        for version in range(2, 12):  # typing: each change supersedes the last
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": BAD if version == 11 else f"x = {version}\n"}],
+            })
+        published = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+        assert published["params"]["version"] == 11 and len(published["params"]["diagnostics"]) == 2
+        with pytest.raises(queue.Empty):  # and nothing for the superseded versions
+            client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=1.5)
+        client.request("shutdown", None)
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
