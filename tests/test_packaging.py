@@ -29,6 +29,7 @@ def installed(tmp_path_factory) -> Path:
         names = archive.namelist()
     shipped = sorted(n[len("sglang_lint/rules/"):] for n in names if n.startswith("sglang_lint/rules/"))
     assert shipped == sorted(str(p.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("*") if p.is_file())
+    assert "sglang_lint/docs/rules.md" in names  # the language server links diagnostics to it
     env = base / "venv"
     venv.EnvBuilder(with_pip=True).create(env)
     subprocess.run([str(env / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)

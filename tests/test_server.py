@@ -111,7 +111,8 @@ def test_a_session_from_open_to_shutdown(tmp_path: Path):
             ("SGL001", {"start": {"line": 2, "character": 35}, "end": {"line": 2, "character": 44}}),
         ]
         assert found[0]["source"] == "sglang-lint" and found[0]["severity"] == 1
-        assert found[0]["codeDescription"]["href"].endswith("#sgl001-unsupported-capture-mode")
+        href = found[0]["codeDescription"]["href"]
+        assert href.startswith("file://") and href.endswith("docs/rules.md#sgl001-unsupported-capture-mode")
 
         actions = client.request("textDocument/codeAction", {
             "textDocument": {"uri": uri}, "range": found[0]["range"],

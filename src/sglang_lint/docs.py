@@ -5,6 +5,7 @@ fix safety."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 HEADER = (
@@ -73,7 +74,7 @@ def rule_markdown(rule) -> str:
 def catalog_markdown(rules: Iterable) -> str:
     rules = list(rules)
     index = "\n".join(
-        f"| [{r.code}](#{r.code.lower()}-{r.name}) | `{r.name}` | {'yes' if r.fix_safety else 'no'} | "
+        f"| [{r.code}](#{rule_anchor(r)}) | `{r.name}` | {'yes' if r.fix_safety else 'no'} | "
         f"{r.title.replace('|', '/')} |"
         for r in rules
     )
@@ -87,3 +88,15 @@ def rule_text(rule) -> str:
     for marker in ("### ", "## "):
         text = text.replace(marker, "")
     return text.replace("```python\n", "").replace("```\n", "")
+
+
+def docs_file() -> Path:
+    """docs/rules.md: shipped in the wheel, or the repository's when run from source."""
+    here = Path(__file__).resolve().parent
+    shipped = here / "docs" / "rules.md"
+    return shipped if shipped.is_file() else here.parent.parent / "docs" / "rules.md"
+
+
+def rule_anchor(rule) -> str:
+    """The Markdown anchor of a rule's heading in docs/rules.md (as GitHub makes them)."""
+    return f"{rule.code.lower()}-{rule.name}"

@@ -29,12 +29,12 @@ from pygls.uris import to_fs_path
 from sglang_lint import __version__
 from sglang_lint.catalog import RuleFileError, default_rules_dir, load_rules
 from sglang_lint.config import Config, ConfigError, find_config, load_config
+from sglang_lint.docs import docs_file, rule_anchor
 from sglang_lint.engine import Diagnostic, RuleSet, SourceError, default_ruleset, lint
 from sglang_lint.fixes import fix_text
 
 SOURCE = "sglang-lint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
-DEFAULT_DOCS = "https://github.com/sglang-lint/sglang-lint/blob/main/docs/rules.md"
 log = logging.getLogger(__name__)
 
 
@@ -50,7 +50,7 @@ class SglangLintServer(LanguageServer):
         super().__init__(SOURCE, __version__)
         self.documents: dict[str, DocumentState] = {}
         self.debounce = 0.3
-        self.docs_url = DEFAULT_DOCS
+        self.docs_url = docs_file().as_uri()  # the rule docs installed with the package
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sglang-lint")
         self.rulesets: dict[Path | None, tuple[Config, RuleSet]] = {}
 
@@ -103,7 +103,7 @@ def _range(document, line: int, col: int, end_line: int, end_col: int) -> types.
 
 def _to_lsp(document, diagnostic: Diagnostic) -> types.Diagnostic:
     rule = next((r for r in default_ruleset().rules if r.code == diagnostic.code), None)
-    href = f"{server.docs_url}#{diagnostic.code.lower()}-{rule.name}" if rule else server.docs_url
+    href = f"{server.docs_url}#{rule_anchor(rule)}" if rule else server.docs_url
     return types.Diagnostic(
         range=_range(document, diagnostic.line, diagnostic.col, diagnostic.end_line or diagnostic.line,
                      diagnostic.end_col or diagnostic.col),
