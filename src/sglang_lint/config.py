@@ -19,6 +19,7 @@ An unknown key or a bad value is an error naming the file and the key.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -54,10 +55,12 @@ class Config:
 
     def relative(self, path: str) -> str | None:
         """``path`` relative to the configuration's folder, in ``/`` form (None: outside)."""
-        try:
-            return PurePosixPath(Path(path).resolve().relative_to(self.root.resolve()).as_posix()).as_posix()
-        except ValueError:
+        # abspath, not resolve: the path as written decides (and a symlink loop must not
+        # stop the run before the file is even read)
+        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
+        if relative == ".." or relative.startswith(".." + os.sep):
             return None
+        return PurePosixPath(Path(relative).as_posix()).as_posix()
 
     def excluded(self, path: str) -> bool:
         relative = self.relative(path)

@@ -165,6 +165,7 @@ class RuleSet:
         )
 
 
+MAX_PARSE_BYTES = 4_000_000  # sglang 0.5.23's largest file is 0.3 MB
 SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
 SKIPPED_BY_SCREEN = "no call the engine could judge (call-site screen)"
 PARSED = "parsed with LibCST"
@@ -499,6 +500,14 @@ def _analyse(source: str | bytes, text: str, path: str | None, ruleset: RuleSet)
     skipped = ruleset.skip_reason(source, model.module_name)
     if skipped is not None:
         return [], skipped
+    size = len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_PARSE_BYTES:
+        # LibCST needs about 100 bytes of memory per byte of source and seconds per MB: a
+        # generated file this big is reported, not parsed.
+        raise SourceError(
+            f"not analysed: {size / 1e6:.1f} MB is over the {MAX_PARSE_BYTES / 1e6:.0f} MB limit of files "
+            "sglang-lint parses (it calls a catalog API)"
+        )
     module = parse(text)
     model.module = module
     visitor = DispatchVisitor(ruleset, model)
