@@ -20,7 +20,7 @@ from sglang_lint.engine import Diagnostic, Edit, lint, parse
 from sglang_lint.fixes import apply_edits, chosen_edits, fix_bytes, fix_text
 
 FIX_FIXTURES = FIXTURES / "fixes"
-PAIRS = sorted(p for p in FIX_FIXTURES.glob("SGL*.py") if not p.name.endswith(".fixed.py"))
+INPUTS = sorted(p for p in FIX_FIXTURES.glob("SGL*.py") if not p.name.endswith(".fixed.py"))
 
 
 def unsafe_mode(path: Path) -> bool:
@@ -29,71 +29,88 @@ def unsafe_mode(path: Path) -> bool:
     return header == "# fix: unsafe"
 
 
+def pairs() -> list[tuple[Path, Path, bool]]:
+    """(input, expected output, unsafe): ``X.fixed.py`` in the mode X's first line names, and
+    ``X.unsafe.fixed.py``, where there is one, with --unsafe-fixes."""
+    found = []
+    for path in INPUTS:
+        found.append((path, path.with_name(path.stem + ".fixed.py"), unsafe_mode(path)))
+        unsafe = path.with_name(path.stem + ".unsafe.fixed.py")
+        if unsafe.exists():
+            found.append((path, unsafe, True))
+    return found
+
+
 def expected(path: Path) -> bytes:
+    """The safe-mode result of a fix fixture."""
     return path.with_name(path.stem + ".fixed.py").read_bytes()
+
+
+PAIRS = pairs()
+PAIR_IDS = [f"{src.name}-{'unsafe' if unsafe else 'safe'}" for src, _, unsafe in PAIRS]
+FLAGS = {False: ["--fix"], True: ["--fix", "--unsafe-fixes"]}
 
 
 def test_pairs_cover_every_fixable_curated_rule_and_the_edge_cases():
     fixable = {r.code for r in default_rules() if r.derived_key is None and r.fix_safety}
     covered = set()
-    for path in PAIRS:
+    for path in INPUTS:
         covered |= {d.code for d in lint(path.read_bytes(), path.name) if d.fix is not None}
     assert fixable == {"SGL001", "SGL002", "SGL003", "SGL006", "SGL007", "SGL009"}
     assert fixable <= covered
-    assert any(b"\r\n" in p.read_bytes() for p in PAIRS)  # CRLF
-    assert any(b"\n\t" in p.read_bytes() for p in PAIRS)  # tab indentation
+    assert any(b"\r\n" in p.read_bytes() for p in INPUTS)  # CRLF
+    assert any(b"\n\t" in p.read_bytes() for p in INPUTS)  # tab indentation
+    assert {unsafe for _, _, unsafe in PAIRS} == {False, True}
 
 
-@pytest.mark.parametrize("path", PAIRS, ids=lambda p: p.name)
-def test_engine_fix_gives_the_fixed_file_byte_for_byte(path: Path):
-    unsafe = unsafe_mode(path)
-    fixed, result = fix_bytes(path.read_bytes(), path.name, unsafe=unsafe)
-    assert fixed == expected(path)
+@pytest.mark.parametrize("source, expected, unsafe", PAIRS, ids=PAIR_IDS)
+def test_engine_fix_gives_the_fixed_file_byte_for_byte(source: Path, expected: Path, unsafe: bool):
+    fixed, result = fix_bytes(source.read_bytes(), source.name, unsafe=unsafe)
+    assert fixed == expected.read_bytes()
     assert result.fixed
     parse(fixed.decode("utf-8"))
     # Fixing twice changes nothing, and what remains has no fix this mode may apply.
-    again, second = fix_bytes(fixed, path.name, unsafe=unsafe)
+    again, second = fix_bytes(fixed, source.name, unsafe=unsafe)
     assert again == fixed and not second.fixed
     assert all(d.fix is None or (not d.fix.safe and not unsafe) for d in second.remaining)
 
 
-@pytest.mark.parametrize("path", PAIRS, ids=lambda p: p.name)
-def test_command_fix_writes_the_fixed_file(path: Path, tmp_path: Path):
-    copy = tmp_path / path.name
-    shutil.copyfile(path, copy)
-    flags = ["--fix", "--unsafe-fixes"] if unsafe_mode(path) else ["--fix"]
-    result = run("-m", "sglang_lint", *flags, str(copy))
-    assert copy.read_bytes() == expected(path), result.stderr
-    remaining = [d for d in lint(copy.read_bytes(), path.name)]
+@pytest.mark.parametrize("source, expected, unsafe", PAIRS, ids=PAIR_IDS)
+def test_command_fix_writes_the_fixed_file(source: Path, expected: Path, unsafe: bool, tmp_path: Path):
+    copy = tmp_path / source.name
+    shutil.copyfile(source, copy)
+    result = run("-m", "sglang_lint", "--no-cache", *FLAGS[unsafe], str(copy))
+    assert copy.read_bytes() == expected.read_bytes(), result.stderr
+    remaining = [d for d in lint(copy.read_bytes(), source.name)]
     assert result.returncode == (1 if remaining else 0), result.stderr
     assert len(result.stdout.splitlines()) == len(remaining)
     fixed_lines = [line for line in result.stderr.splitlines() if " fixed (" in line]
     assert fixed_lines and all(line.startswith(f"{copy}:") for line in fixed_lines)
     assert f"{len(remaining)} remaining" in result.stderr.splitlines()[-1]
     # A second run finds nothing to fix and leaves the bytes alone.
-    second = run("-m", "sglang_lint", *flags, str(copy))
-    assert copy.read_bytes() == expected(path)
+    second = run("-m", "sglang_lint", "--no-cache", *FLAGS[unsafe], str(copy))
+    assert copy.read_bytes() == expected.read_bytes()
     assert "fixed 0 findings in 0 files" in second.stderr
 
 
-@pytest.mark.parametrize("path", PAIRS, ids=lambda p: p.name)
-def test_diff_prints_the_change_and_writes_nothing(path: Path, tmp_path: Path):
-    copy = tmp_path / path.name
-    shutil.copyfile(path, copy)
-    flags = ["--diff", "--unsafe-fixes"] if unsafe_mode(path) else ["--diff"]
-    result = run("-m", "sglang_lint", *flags, str(copy))
+@pytest.mark.parametrize("source, expected, unsafe", PAIRS, ids=PAIR_IDS)
+def test_diff_prints_the_change_and_writes_nothing(source: Path, expected: Path, unsafe: bool, tmp_path: Path):
+    copy = tmp_path / source.name
+    shutil.copyfile(source, copy)
+    flags = ["--diff", "--unsafe-fixes"] if unsafe else ["--diff"]
+    result = run("-m", "sglang_lint", "--no-cache", *flags, str(copy))
     assert result.returncode == 1
-    assert copy.read_bytes() == path.read_bytes()
+    assert copy.read_bytes() == source.read_bytes()
     removed = [line[1:] for line in result.stdout.splitlines() if line.startswith("-") and not line.startswith("---")]
     added = [line[1:] for line in result.stdout.splitlines() if line.startswith("+") and not line.startswith("+++")]
-    old_lines = path.read_bytes().decode().splitlines()
-    new_lines = expected(path).decode().splitlines()
+    old_lines = source.read_bytes().decode().splitlines()
+    new_lines = expected.read_bytes().decode().splitlines()
     assert removed == [line for line in old_lines if line not in new_lines]
     assert added == [line for line in new_lines if line not in old_lines]
     # Nothing left to fix: empty diff, exit 0.
     clean = tmp_path / "clean.py"
-    clean.write_bytes(expected(path))
-    assert run("-m", "sglang_lint", *flags, str(clean)).returncode == 0
+    clean.write_bytes(expected.read_bytes())
+    assert run("-m", "sglang_lint", "--no-cache", *flags, str(clean)).returncode == 0
 
 
 def test_safe_mode_leaves_unsafe_fixes_and_says_how_to_apply_them(tmp_path: Path):

@@ -30,32 +30,47 @@ from typing import Callable
 _OPENERS = b"([{"
 _CLOSERS = b")]}"
 _INTERESTING = re.compile(rb"[()\[\]{}'\"#]")
+_STATEMENT_END = re.compile(rb"[()\[\]{}'\"#\n]")
 _MAX_CALL = 64_000  # a call longer than this is not screened (it passes)
 
 
 def call_text(data: bytes, open_paren: int) -> bytes | None:
     """The bytes from ``open_paren`` (a ``(``) to its matching ``)``, strings and comments
     skipped; None when it cannot be found within :data:`_MAX_CALL` bytes."""
+    end = _scan(data, open_paren, until_newline=False)
+    return data[open_paren:end] if end is not None else None
+
+
+def _scan(data: bytes, start: int, until_newline: bool) -> int | None:
+    """Where the text from ``start`` ends: just past the bracket that closes the one at
+    ``start``, or (``until_newline``) at the newline that ends its logical line; strings,
+    comments and nested brackets are skipped over. None past :data:`_MAX_CALL` bytes."""
     depth = 0
-    index = open_paren
-    limit = min(len(data), open_paren + _MAX_CALL)
+    index = start
+    limit = min(len(data), start + _MAX_CALL)
+    at_end = len(data) if until_newline and limit == len(data) else None  # a last line without newline
+    pattern = _STATEMENT_END if until_newline else _INTERESTING
     while index < limit:
-        match = _INTERESTING.search(data, index, limit)
+        match = pattern.search(data, index, limit)
         if match is None:
-            return None
+            return at_end
         index = match.start()
         char = data[index]
-        if char in _OPENERS:
+        if char == ord("\n"):
+            if depth == 0 and data[index - 1] != ord("\\"):
+                return index
+        elif char in _OPENERS:
             depth += 1
         elif char in _CLOSERS:
             depth -= 1
-            if depth == 0:
-                return data[open_paren : index + 1]
+            if depth == 0 and not until_newline:
+                return index + 1
         elif char == ord("#"):
             newline = data.find(b"\n", index, limit)
             if newline < 0:
-                return None
+                return at_end
             index = newline
+            continue
         else:  # a string: skip to its end
             end = _string_end(data, index, limit)
             if end is None:
@@ -194,40 +209,8 @@ def _never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) 
 def _statement_value(data: bytes, start: int) -> bytes | None:
     """The text from ``start`` to the end of its logical line (brackets and strings
     followed across lines), or None past :data:`_MAX_CALL` bytes."""
-    depth = 0
-    index = start
-    limit = min(len(data), start + _MAX_CALL)
-    pattern = _STATEMENT_END
-    while index < limit:
-        match = pattern.search(data, index, limit)
-        if match is None:
-            return data[start:limit] if limit == len(data) else None
-        index = match.start()
-        char = data[index]
-        if char == ord("\n"):
-            if depth == 0 and data[index - 1] != ord("\\"):
-                return data[start:index]
-        elif char in _OPENERS:
-            depth += 1
-        elif char in _CLOSERS:
-            depth -= 1
-        elif char == ord("#"):
-            newline = data.find(b"\n", index, limit)
-            if newline < 0:
-                return data[start:limit] if limit == len(data) else None
-            index = newline
-            continue
-        else:
-            end = _string_end(data, index, limit)
-            if end is None:
-                return None
-            index = end
-            continue
-        index += 1
-    return None
-
-
-_STATEMENT_END = re.compile(rb"[()\[\]{}'\"#\n]")
+    end = _scan(data, start, until_newline=True)
+    return data[start:end] if end is not None else None
 
 
 _NEVER_EVALUATED = (
