@@ -24,6 +24,7 @@ read the spread before the ratio.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -31,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,21 +99,38 @@ class Series:
         return max(s.peak_kb for s in self.samples) / 1024
 
 
+# Commands are started by a small helper process, not by this one: a child's peak RSS counts
+# the parent's pages until it execs, and this process holds the whole tree's text.
+LAUNCHER = r"""
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    job = json.loads(line)
+    with open(job["out"], "wb") as out, open(job["err"], "wb") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(job["cmd"], cwd=job["cwd"], stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+    print(json.dumps([seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]), flush=True)
+"""
+_launcher: subprocess.Popen | None = None
+
+
+def start_launcher() -> None:
+    global _launcher
+    _launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 text=True)
+
+
 def measure(command: list[str], cwd: Path) -> Sample:
     """Wall time and peak RSS (``wait4``: the child, or its largest reaped descendant)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        sample = Sample(
-            seconds, usage.ru_maxrss, out.read().decode(errors="replace"), err.read().decode(errors="replace")
-        )
-    if process.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(command[:3])} ... exited {process.returncode}: {sample.stderr[-1500:]}")
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = Path(folder) / "out", Path(folder) / "err"
+        _launcher.stdin.write(json.dumps({"cmd": command, "cwd": str(cwd), "out": str(out), "err": str(err)}) + "\n")
+        _launcher.stdin.flush()
+        seconds, peak_kb, code = json.loads(_launcher.stdout.readline())
+        sample = Sample(seconds, peak_kb, out.read_text(errors="replace"), err.read_text(errors="replace"))
+    if code not in (0, 1):
+        raise RuntimeError(f"{' '.join(command[:3])} ... exited {code}: {sample.stderr[-1500:]}")
     return sample
 
 
@@ -134,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="-j for flake8 and sglang-lint")
     parser.add_argument("--skip-flake8", action="store_true", help="leave out the flake8 pairs (the slow part)")
     args = parser.parse_args(argv)
+    start_launcher()  # first, while this process is small
 
     base = sglang_corpus.cache_dir() / "bench"
     tree = sglang_corpus.fetch_tree()
