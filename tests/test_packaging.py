@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, expected_findings, fixture_files
+from conftest import ROOT, expected_findings, fixture_files
 
 pytestmark = pytest.mark.packaging
 
@@ -51,7 +51,7 @@ def expected() -> set[tuple[str, int, int, str]]:
 
 def test_installed_flake8_plugin(installed: Path):
     result = subprocess.run(
-        [str(installed / "flake8"), "--isolated", "--select", "SGL", str(FIXTURES)],
+        [str(installed / "flake8"), "--isolated", "--select", "SGL", *map(str, fixture_files())],
         capture_output=True, text=True,
     )
     assert result.returncode == 1, result.stderr
@@ -60,7 +60,8 @@ def test_installed_flake8_plugin(installed: Path):
 
 def test_installed_command(installed: Path, tmp_path: Path):
     result = subprocess.run(
-        [str(installed / "sglang-lint"), str(FIXTURES)], capture_output=True, text=True, cwd=tmp_path
+        [str(installed / "sglang-lint"), "--no-cache", *map(str, fixture_files())],
+        capture_output=True, text=True, cwd=tmp_path,
     )
     assert result.returncode == 1, result.stderr
     assert parse(result.stdout) == expected()
