@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from conftest import fixture_files, run
 
 BAD = (
@@ -76,3 +80,40 @@ def test_stdin_gives_the_same_findings_as_the_command(tmp_path):
     theirs = flake8("--select", "SGL", "--stdin-display-name", "src/editor.py", "-", stdin=BAD)
     ours = run("-m", "sglang_lint", "--no-cache", "--stdin-filename", "src/editor.py", "-", stdin=BAD)
     assert theirs.stdout == ours.stdout and ours.stdout.count("SGL001") == 2
+
+
+def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
+    # A sitecustomize records every file the engine analyses inside flake8 (and its workers).
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    log = tmp_path / "analysed.log"
+    (hooks / "sitecustomize.py").write_text(
+        "import sglang_lint.engine as engine, sglang_lint.flake8_plugin as plugin\n"
+        "real = engine.lint\n"
+        "def lint(source, path=None, ruleset=None, noqa=True):\n"
+        f"    with open({str(log)!r}, 'a') as out:\n"
+        "        codes = 'all' if ruleset is None else ','.join(r.code for r in ruleset.rules)\n"
+        "        out.write(f'{path} {codes}\\n')\n"
+        "    return real(source, path, ruleset, noqa)\n"
+        "plugin.lint = lint\n"
+    )
+    (tmp_path / "bad.py").write_text(BAD)
+    env = dict(os.environ, PYTHONPATH=str(hooks))
+
+    def flake8_with(*select):
+        log.unlink(missing_ok=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "flake8", "--isolated", *select, "bad.py"],
+            cwd=tmp_path, capture_output=True, text=True, env=env,
+        )
+        ours = "".join(line + "\n" for line in result.stdout.splitlines() if " SGL" in line)
+        return ours, (log.read_text().split() if log.exists() else [])
+
+    out, analysed = flake8_with("--select", "F")
+    assert out == "" and analysed == []  # no SGL code selected: the plugin returns at once
+    out, analysed = flake8_with("--select", "SGL004,F")
+    assert analysed == ["bad.py", "SGL004"] and out == ""  # only that rule ran (and found nothing)
+    out, analysed = flake8_with("--select", "SGL")
+    assert analysed == ["bad.py", "all"] and out.count(" SGL001 ") == 2
+    out, analysed = flake8_with("--extend-ignore", "SGL001")
+    assert analysed[1] != "all" and "SGL001" not in analysed[1].split(",") and " SGL001 " not in out
