@@ -324,7 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     tree = fetch_tree()
     files = sum(1 for _ in (tree / "sglang").rglob("*.py"))
-    lint = [sys.executable, "-m", "sglang_lint"]
+    # A result cache of this run only: every result below is computed here (none comes from
+    # an earlier run), and the --fix step reads what the lint steps wrote.
+    run_cache = Path(tempfile.mkdtemp(prefix="sglang-lint-corpus-cache-"))
+    lint = [sys.executable, "-m", "sglang_lint", "--cache-dir", str(run_cache)]
     ok = True
 
     start = time.perf_counter()
@@ -370,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     ok &= check_fixes(tree, planted, workdir, lint)
     if args.keep is None:
         shutil.rmtree(workdir, ignore_errors=True)
+    shutil.rmtree(run_cache, ignore_errors=True)
     print(f"{'PASS' if ok else 'FAIL'} in {time.perf_counter() - began:.1f}s")
     return 0 if ok else 1
 
