@@ -16,9 +16,9 @@ from typing import Iterator, Sequence
 
 from sglang_lint import __version__, output
 from sglang_lint.catalog import RuleFileError, default_rules, default_rules_dir, load_rules
-from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding, default_ruleset
+from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding
 from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprint
-from sglang_lint.config import Config, ConfigError, find_config, load_config
+from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.runner import Job, default_workers, lint_jobs
 
@@ -299,9 +299,7 @@ class Run:
             return
         diagnostics, stage = result[1], result[2]
         self.stages[stage] += 1
-        ignored = self.config.ignored_codes(job.display)
-        if ignored:
-            diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
+        diagnostics = self.config.drop_ignored(job.display, diagnostics)
         fixable = [d for d in diagnostics if d.fix is not None and (d.fix.safe or self.args.unsafe_fixes)]
         if self.mode == "lint" or (not fixable and job.path != "-"):
             if self.mode != "diff":
@@ -388,20 +386,8 @@ def _configuration(args) -> Config:
 
 
 def _ruleset(args, config: Config) -> RuleSet:
-    """The rules to run: the shipped catalog and the configuration's extra rule folders, for
-    its sglang version, selected by the command line where it says, else by the file."""
-    if config.extra_rules:
-        ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
-    else:
-        ruleset = default_ruleset()
-    if config.sglang_version is not None:
-        ruleset = RuleSet([r for r in ruleset.rules if r.raise_site.applies_to(config.sglang_version)])
-    select = args.select if args.select is not None else config.select
-    ignore = args.ignore if args.ignore is not None else config.ignore
-    extend = tuple(config.extend_select) + tuple(args.extend_select or ())
-    if select is not None and extend:
-        select = tuple(select) + extend
-    return ruleset.select(select, ignore)
+    """The configuration's rules, selected by the command line where it says."""
+    return ruleset_for(config, args.select, args.ignore, args.extend_select)
 
 
 def _count(number: int, noun: str) -> str:

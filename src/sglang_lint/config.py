@@ -68,6 +68,11 @@ class Config:
             return False
         return any(_matches(pattern, relative) for pattern in self.exclude)
 
+    def drop_ignored(self, path: str, diagnostics: list) -> list:
+        """The diagnostics ``per-file-ignores`` leaves for ``path``."""
+        ignored = self.ignored_codes(path)
+        return [d for d in diagnostics if not d.code.startswith(ignored)] if ignored else diagnostics
+
     def ignored_codes(self, path: str) -> tuple[str, ...]:
         relative = self.relative(path)
         if relative is None:
@@ -87,6 +92,27 @@ def _matches(pattern: str, relative: str) -> bool:
     if fnmatch.fnmatchcase(relative, stripped) or fnmatch.fnmatchcase(relative, stripped + "/*"):
         return True
     return "/" not in stripped and any(fnmatch.fnmatchcase(part, stripped) for part in relative.split("/"))
+
+
+def ruleset_for(config: Config, select=None, ignore=None, extend_select=()):
+    """The rules to run: the shipped catalog and the configuration's extra rule folders, for
+    its sglang version; ``select``/``ignore`` (the command line's) replace the file's where
+    given, and ``extend_select`` adds to whichever selection holds."""
+    from sglang_lint.catalog import default_rules_dir, load_rules
+    from sglang_lint.engine import RuleSet, default_ruleset
+
+    if config.extra_rules:
+        ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
+    else:
+        ruleset = default_ruleset()
+    if config.sglang_version is not None:
+        ruleset = RuleSet([r for r in ruleset.rules if r.raise_site.applies_to(config.sglang_version)])
+    select = select if select is not None else config.select
+    ignore = ignore if ignore is not None else config.ignore
+    extend = tuple(config.extend_select) + tuple(extend_select or ())
+    if select is not None and extend:
+        select = tuple(select) + extend
+    return ruleset.select(select, ignore)
 
 
 def find_config(start: Path) -> Path | None:

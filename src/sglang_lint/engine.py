@@ -30,7 +30,7 @@ from sglang_lint.catalog import CRASH_CODE, Check, Rule, Target, default_rules
 from sglang_lint.checks import CHECK_KINDS, Site
 from sglang_lint.checks.base import Fix, argument_of, guarded_on
 from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
-from sglang_lint.screen import FileFacts, screen_call
+from sglang_lint.screen import IDENTIFIER_BYTES, FileFacts, screen_call, whole_word
 from sglang_lint.noqa import filter_noqa
 from sglang_lint.visitor import DispatchVisitor, callee_name, walk
 
@@ -132,7 +132,7 @@ class RuleSet:
         names found there have their shapes (``name(``, ``.name(``) and other words checked,
         and each call found that way passes the call-site screen (screen.py) or not."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-        present = self.names.intersection(data.translate(_IDENTIFIER_BYTES).split())
+        present = self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
         facts = FileFacts(data)
         reason = SKIPPED_NO_NAME
         for name in present:
@@ -170,11 +170,6 @@ SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
 SKIPPED_BY_SCREEN = "no call the engine could judge (call-site screen)"
 PARSED = "parsed with LibCST"
 
-# Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
-# UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space.
-_IDENTIFIER_BYTES = bytes(
-    c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256)
-)
 _SPACE = frozenset(b" \t\r\n\f\\")  # a backslash continues a line
 _WINDOW = 80
 
@@ -226,10 +221,7 @@ def _fires(data: bytes, name: bytes, trigger: _Trigger, facts: FileFacts | None)
     index = data.find(name)
     while index >= 0:
         end = index + len(name)
-        whole = (index == 0 or _IDENTIFIER_BYTES[data[index - 1]] == 32) and (
-            end == len(data) or _IDENTIFIER_BYTES[data[end]] == 32
-        )
-        if whole:
+        if whole_word(data, index, end):
             shape = _shape_at(data, index, end, trigger.shape)
             if shape == "call" and facts is not None and trigger.screen is not None:
                 if screen_call(data, end, trigger.screen, facts):
@@ -488,11 +480,11 @@ def analyse(
     text = decode_source(source) if isinstance(source, bytes) else source
     diagnostics, stage = _analyse(source, text, path, ruleset)
     if noqa and diagnostics:
-        diagnostics = filter_noqa(diagnostics, _PHYSICAL_LINE.split(text), text)
+        diagnostics = filter_noqa(diagnostics, LINE_END.split(text), text)
     return diagnostics, stage
 
 
-_PHYSICAL_LINE = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
+LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
 
 
 def _analyse(source: str | bytes, text: str, path: str | None, ruleset: RuleSet) -> tuple[list[Diagnostic], str]:

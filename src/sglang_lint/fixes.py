@@ -10,14 +10,12 @@ is thrown away.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import tempfile
 from dataclasses import dataclass, field
 
-from sglang_lint.engine import Diagnostic, RuleSet, SourceError, decode_with_encoding, lint, parse
+from sglang_lint.engine import LINE_END, Diagnostic, RuleSet, SourceError, decode_with_encoding, lint, parse
 
-NEWLINE = re.compile(r"\r\n|\r|\n")  # LibCST counts lines as Python does: all three end one
 MAX_ROUNDS = 4
 
 
@@ -33,7 +31,7 @@ class FixResult:
 
 
 def _line_starts(text: str) -> list[int]:
-    return [0] + [match.end() for match in NEWLINE.finditer(text)]
+    return [0] + [match.end() for match in LINE_END.finditer(text)]
 
 
 def chosen_edits(

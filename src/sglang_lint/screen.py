@@ -27,6 +27,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+# Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
+# UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
+IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 _OPENERS = b"([{"
 _CLOSERS = b")]}"
 _INTERESTING = re.compile(rb"[()\[\]{}'\"#]")
@@ -81,6 +84,13 @@ def _scan(data: bytes, start: int, until_newline: bool) -> int | None:
     return None
 
 
+def whole_word(data: bytes, index: int, end: int) -> bool:
+    """Is ``data[index:end]`` a whole identifier (no identifier byte just before or after)?"""
+    return (index == 0 or IDENTIFIER_BYTES[data[index - 1]] == 32) and (
+        end == len(data) or IDENTIFIER_BYTES[data[end]] == 32
+    )
+
+
 def _string_end(data: bytes, index: int, limit: int) -> int | None:
     """Where the string literal whose quote is at ``index`` ends (triple-quoted or not,
     escapes honoured); None when it does not end before ``limit``."""
@@ -130,10 +140,7 @@ class FileFacts:
         index = data.find(name)
         while index >= 0:
             end = index + len(name)
-            whole = (index == 0 or _NOT_IDENTIFIER[data[index - 1]]) and (
-                end == len(data) or _NOT_IDENTIFIER[data[end]]
-            )
-            if whole:
+            if whole_word(data, index, end):
                 match = _BINDING.match(data, end)
                 # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
                 if match is not None and _previous_byte(data, index) not in b":.":
@@ -226,8 +233,6 @@ def _previous_byte(data: bytes, index: int) -> int:
     return data[index] if index >= 0 else -1
 
 
-# Bytes not part of an identifier (True) and part of one (False).
-_NOT_IDENTIFIER = [not (c >= 128 or c == ord("_") or chr(c).isalnum()) for c in range(256)]
 _BINDING = re.compile(
     rb"[ \t]*(?:(?P<walrus>:=)|(?::[^=,()\n]*)?(?P<equals>=)(?!=)[ \t]*"
     rb"(?P<literal>[-\"'0-9.]|[rRbBuUfF]{1,2}[\"']|None\b|True\b|False\b)?)"

@@ -27,8 +27,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from sglang_lint import __version__
-from sglang_lint.catalog import RuleFileError, default_rules_dir, load_rules
-from sglang_lint.config import Config, ConfigError, find_config, load_config
+from sglang_lint.catalog import RuleFileError
+from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
 from sglang_lint.docs import docs_file, rule_anchor
 from sglang_lint.engine import Diagnostic, RuleSet, SourceError, default_ruleset, lint
 from sglang_lint.fixes import fix_text
@@ -58,16 +58,7 @@ class SglangLintServer(LanguageServer):
         found = find_config(Path(path).parent) if path else None
         if found not in self.rulesets:
             config = load_config(found) if found is not None else Config()
-            ruleset = default_ruleset()
-            if config.extra_rules:
-                ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
-            if config.sglang_version is not None:
-                ruleset = RuleSet([r for r in ruleset.rules if r.raise_site.applies_to(config.sglang_version)])
-            if config.select is not None:
-                ruleset = ruleset.select(tuple(config.select) + tuple(config.extend_select), config.ignore)
-            else:
-                ruleset = ruleset.select(None, config.ignore)
-            self.rulesets[found] = (config, ruleset)
+            self.rulesets[found] = (config, ruleset_for(config))
         return self.rulesets[found]
 
 
@@ -89,8 +80,7 @@ def _lint(uri: str, text: str) -> list[Diagnostic]:
     if path and config.excluded(path):
         return []
     found = lint(text, display, ruleset)
-    ignored = config.ignored_codes(display) if path else ()
-    return [d for d in found if not (ignored and d.code.startswith(ignored))]
+    return config.drop_ignored(path, found) if path else found
 
 
 def _range(document, line: int, col: int, end_line: int, end_col: int) -> types.Range:
