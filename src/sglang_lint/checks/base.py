@@ -245,11 +245,6 @@ def suggest(value: object, allowed: Iterable[object], cutoff: float = 0.6) -> Su
     return Suggestion(labels[scored[0][1]], False)
 
 
-def closest(value: object, allowed: Iterable[object]) -> object | None:
-    found = suggest(value, allowed)
-    return found.value if found is not None else None
-
-
 def _string_body_ok(text: str, quote: str) -> bool:
     return text.isprintable() and "\\" not in text and quote[0] not in text
 
