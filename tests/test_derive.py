@@ -248,3 +248,64 @@ def test_verify_reports_server_argument_drift(tmp_path, written):
         "server argument kv_cache_dtype: type, choices or flags changed",
         "server argument renamed_only: new in the tree",
     ]
+
+
+# The release a tree is read as. A wheel unpacked without its dist-info folder (what the
+# corpus script keeps) must still name its release: sglang/version.py's fallback literal
+# "0.0.0.dev0" is never one.
+SGLANG_VERSION_PY = (
+    "try:\n    from sglang._version import __version__\nexcept ImportError:\n"
+    '    __version__ = "0.0.0.dev0"\n'
+)
+
+
+def _tree(tmp_path, files):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "files, wheel, expected",
+    [
+        # installed layout: the dist-info folder wins over everything else
+        ({"sglang-0.5.6.dist-info/METADATA": "Name: sglang\n", "sglang/_version.py": "__version__ = '9.9'\n"},
+         None, "0.5.6"),
+        # the wheel's own file, as sglang's build writes it (a chained assignment)
+        ({"sglang/_version.py": "__version__ = version = '0.5.23'\n", "sglang/version.py": SGLANG_VERSION_PY},
+         None, "0.5.23"),
+        ({"sglang/_version.py": "__version__: str = '0.5.10.post1'\n"}, None, "0.5.10.post1"),
+        # neither: the wheel's file name, if the caller knows it
+        ({"sglang/version.py": SGLANG_VERSION_PY}, "sglang-0.5.15.post1-py3-none-any.whl", "0.5.15.post1"),
+        # nothing says: unknown, never the fallback literal
+        ({"sglang/version.py": SGLANG_VERSION_PY}, None, "unknown"),
+        ({"sglang/version.py": SGLANG_VERSION_PY}, "not-a-wheel.tar.gz", "unknown"),
+        ({"sglang/_version.py": "__version__ = compute()\n"}, None, "unknown"),
+    ],
+)
+def test_sglang_version_of_a_tree(tmp_path, files, wheel, expected):
+    from sglang_lint.derive import sglang_version
+
+    assert sglang_version(_tree(tmp_path, files), wheel) == expected
+
+
+def test_derive_refuses_to_write_a_catalog_of_an_unknown_release(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    (tree / "sglang" / "_version.py").unlink()
+    (tree / "sglang" / "version.py").write_text(SGLANG_VERSION_PY)
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    with pytest.raises(ValueError, match="release of this tree is unknown"):
+        write_catalog(derive_sites(tree), rules_dir)
+    assert list(rules_dir.iterdir()) == []
+    # the command says so and writes nothing; with the wheel's name it derives
+    command = ["-m", "sglang_lint", "catalog", "derive", "--sglang", str(tree), "--rules", str(rules_dir)]
+    refused = run(*command)
+    assert refused.returncode == 2 and "release of this tree is unknown" in refused.stderr
+    assert list(rules_dir.iterdir()) == []
+    named = run(*command, "--wheel", "sglang-9.9.8-py3-none-any.whl")
+    assert named.returncode == 0, named.stderr
+    assert 'sglang_version = "9.9.8"' in (rules_dir / DERIVED_DIR / "server_args.toml").read_text()

@@ -114,6 +114,11 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     parser.add_argument(
         "--rules", metavar="DIR", type=Path, default=None, help="the rules folder (default: the shipped one)"
     )
+    parser.add_argument(
+        "--wheel", metavar="FILE", default=None,
+        help="the wheel the tree was unpacked from: names the release where the tree has no "
+        "sglang-*.dist-info and no sglang/_version.py",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -133,9 +138,13 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     except FileNotFoundError as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
-    derivation = derive.derive_sites(root, index_raises=args.action == "verify")
+    derivation = derive.derive_sites(root, index_raises=args.action == "verify", wheel=args.wheel)
     if args.action == "derive":
-        written, skipped = derive.write_catalog(derivation, rules_dir)
+        try:
+            written, skipped = derive.write_catalog(derivation, rules_dir)
+        except ValueError as exc:
+            err.write(f"sglang-lint: error: {root}: {exc}\n")
+            return 2
         found = len(derivation.sites)
         out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
         out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")

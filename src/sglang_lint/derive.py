@@ -132,15 +132,44 @@ def locate_sglang(explicit: str | None) -> Path:
     return Path(list(spec.submodule_search_locations)[0]).parent
 
 
-def sglang_version(root: Path) -> str:
+UNKNOWN_VERSION = "unknown"
+
+
+def sglang_version(root: Path, wheel: str | Path | None = None) -> str:
+    """The release of the sglang tree under ``root``, read in this order: the installed
+    ``sglang-X.dist-info`` folder, the ``sglang/_version.py`` that sglang's wheels ship (written
+    by its build), then the wheel's file name if the caller knows it. Never a fallback
+    literal: ``sglang/version.py`` holds ``"0.0.0.dev0"`` for a tree without either, which is
+    no release. :data:`UNKNOWN_VERSION` when none of them says."""
     for info in sorted(root.glob("sglang-*.dist-info")):
         return info.name[len("sglang-"): -len(".dist-info")]
-    for candidate in (root / "sglang" / "version.py", root / "sglang" / "_version.py"):
-        if candidate.is_file():
-            match = re.search(r"""__version__\s*=\s*['"]([^'"]+)['"]""", candidate.read_text(encoding="utf-8"))
-            if match:
-                return match.group(1)
-    return "unknown"
+    built = root / "sglang" / "_version.py"
+    if built.is_file():
+        version = _assigned_string(built, "__version__")
+        if version:
+            return version
+    if wheel is not None:
+        # sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl (PEP 427: name-version-...)
+        parts = Path(wheel).name.split("-")
+        if len(parts) >= 3 and parts[0] == "sglang" and Path(wheel).suffix == ".whl":
+            return parts[1]
+    return UNKNOWN_VERSION
+
+
+def _assigned_string(path: Path, name: str) -> str | None:
+    """The string literal assigned to a module-level ``name`` (also in a chained assignment,
+    ``__version__ = version = '0.5.23'``), read with :mod:`ast`, never imported."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            value = getattr(node, "value", None)
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return value.value
+    return None
 
 
 @dataclass
@@ -705,10 +734,13 @@ class Derivation:
         return Counter(s.skipped for s in self.sites if s.skipped is not None)
 
 
-def derive_sites(root: Path, index_raises: bool = False) -> Derivation:
+def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | None = None) -> Derivation:
+    """Every raise site of the tree under ``root``; ``wheel``, the file name of the wheel the
+    tree was unpacked from (if known), names the release where the tree itself does not."""
     with _no_gc():
         modules = read_modules(root)
-        derivation = _derive_sites(modules, root)
+        derivation = _derive_sites(modules)
+        derivation.version = sglang_version(root, wheel)
         derivation.server_fields = derive_server_fields(modules)
         derivation.manual_flags = manual_flags(modules)
         if index_raises:
@@ -716,7 +748,7 @@ def derive_sites(root: Path, index_raises: bool = False) -> Derivation:
         return derivation
 
 
-def _derive_sites(modules: list[Module], root: Path) -> Derivation:
+def _derive_sites(modules: list[Module]) -> Derivation:
     method_owners: Counter = Counter()
     for module in modules:
         for node in module.classes:
@@ -743,7 +775,7 @@ def _derive_sites(modules: list[Module], root: Path) -> Derivation:
                     sites.append(site)
     _dedupe_keys(sites)
     _passthrough(modules, sites)
-    return Derivation(sglang_version(root), sites)
+    return Derivation(UNKNOWN_VERSION, sites)
 
 
 def _dedupe_keys(sites: list[RaiseSite]) -> None:
@@ -980,7 +1012,13 @@ def covered_by(curated: list[Rule]) -> set[tuple[str, str]]:
 
 def write_catalog(derivation: Derivation, rules_dir: Path) -> tuple[int, Counter]:
     """Write one rule file per derivable site into ``rules_dir/derived`` (codes kept stable
-    through the lock file). Returns (rules written, skipped by reason)."""
+    through the lock file). Returns (rules written, skipped by reason). Refuses a tree whose
+    release is unknown: every rule records the release it was verified in."""
+    if derivation.version == UNKNOWN_VERSION:
+        raise ValueError(
+            "the sglang release of this tree is unknown (no sglang-*.dist-info, no sglang/_version.py, "
+            "no wheel name): refusing to write a catalog that records no release"
+        )
     out = rules_dir / DERIVED_DIR
     out.mkdir(parents=True, exist_ok=True)
     if derivation.server_fields:  # first: curated rules read it
