@@ -216,13 +216,30 @@ def test_no_drift_against_0_5_23_and_exactly_the_planted_drift(tmp_path, sglang_
 
 def test_server_argument_table(derivation, written):
     fields = {f.name: f for f in derivation.server_fields}
-    assert sorted(fields) == ["attention_backend", "internal_only", "kv_cache_dtype", "schedule_policy", "tp_size"]
+    assert sorted(fields) == [
+        "_policy_explicitly_set", "attention_backend", "canary_data", "graph_backend", "internal_only",
+        "kv_cache_dtype", "reasoning_parser", "sampling_backend", "schedule_policy", "stat_loggers",
+        "target_modules", "tp_size",
+    ]
     assert fields["attention_backend"].choices == ("triton", "flashinfer") and fields["attention_backend"].extensible
     assert fields["attention_backend"].optional
     assert fields["kv_cache_dtype"].choices == ("auto", "fp8_e4m3", "bf16") and not fields["kv_cache_dtype"].extensible
     assert fields["schedule_policy"].choices == ("fcfs", "lpm") and fields["schedule_policy"].default == "fcfs"
     assert fields["tp_size"].flags == ("--tp-size", "--tensor-parallel-size") and fields["tp_size"].type == "int"
-    assert fields["internal_only"].flags == ()
+    assert fields["internal_only"].flags == ()  # --old-graphs has an action: a hand-registered flag only
+    # choices however they are declared
+    assert fields["graph_backend"].choices == ("full", "breakable") and not fields["graph_backend"].extensible
+    assert fields["target_modules"].choices == ("q_proj", "k_proj", "all")
+    assert fields["sampling_backend"].choices == ("flashinfer", "pytorch", "oracle")
+    assert fields["sampling_backend"].flags == ("--sampling-backend",)
+    assert fields["reasoning_parser"].choices == ("auto", "qwen3", "deepseek-r1")
+    assert fields["reasoning_parser"].extensible  # one return reads a registry plugins fill
+    assert fields["canary_data"].choices == ("none", "partial", "all") and fields["canary_data"].type == "str"
+    assert (fields["stat_loggers"].type, fields["stat_loggers"].flags) == ("other", ())
+    assert fields["_policy_explicitly_set"].flags == ()
+    assert derivation.manual_flags == [
+        "--canary-data", "--config", "--old-graphs", "--reasoning-parser", "--sampling-backend",
+    ]
     rules_dir, _, _ = written
     from sglang_lint.checks.server_args import load_table
 
@@ -309,3 +326,42 @@ def test_derive_refuses_to_write_a_catalog_of_an_unknown_release(tmp_path):
     named = run(*command, "--wheel", "sglang-9.9.8-py3-none-any.whl")
     assert named.returncode == 0, named.stderr
     assert 'sglang_version = "9.9.8"' in (rules_dir / DERIVED_DIR / "server_args.toml").read_text()
+
+
+def _fields_by_an_independent_reading(root: Path) -> set[str]:
+    """What ServerArgs is assembled from, read another way than derive does: the classes
+    that server_args.py lists in ``_INPUT_NAMESPACES``, found through its own imports, and
+    every annotated attribute of each (ClassVar aside), as msgspec makes them fields."""
+    import ast
+
+    server_args = ast.parse((root / "sglang" / "srt" / "server_args.py").read_text())
+    imported = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in server_args.body if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    listed = next(
+        node.value for node in server_args.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_INPUT_NAMESPACES"
+    )
+    names = set()
+    for element in listed.elts:
+        module, cls_name = imported[element.id]
+        tree = ast.parse((root / Path(*module.split("."))).with_suffix(".py").read_text())
+        cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls_name)
+        for statement in cls.body:
+            if isinstance(statement, ast.AnnAssign) and "ClassVar" not in ast.unparse(statement.annotation):
+                names.add(statement.target.id)
+    return names
+
+
+@pytest.mark.corpus
+def test_every_field_serverargs_accepts_is_in_the_table(sglang_tree, sglang_derivation):
+    expected = _fields_by_an_independent_reading(sglang_tree)
+    derived = {f.name for f in sglang_derivation.server_fields}
+    assert len(expected) == 546  # sglang 0.5.23
+    assert derived == expected
+    shipped = (ROOT / "rules" / DERIVED_DIR / "server_args.toml").read_text()
+    for name in ("stat_loggers", "custom_sigquit_handler", "reasoning_parser", "tool_call_parser",
+                 "kv_canary_real_data"):
+        assert f"[fields.{name}]" in shipped

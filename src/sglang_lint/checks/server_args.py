@@ -10,6 +10,7 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -164,11 +165,26 @@ def _screen(params: ServerArgsCheck, target):
                     return True
                 continue
             if params.aspect != "unknown" and keyword.arg in fields:
-                if value_may_be_known(keyword.value, facts, fails(keyword.arg)):
+                if any(value_may_be_known(v, facts, fails(keyword.arg)) for v in _ast_items(fields[keyword.arg], keyword.value)):
                     return True
         return False
 
     return screen
+
+
+# A list, tuple or set written for a field with choices (``lora_target_modules=["q_proj"]``)
+# is judged element by element, as argparse judges each value of ``nargs``; the screen and the
+# check read the same elements.
+def _ast_items(field: Field, node):
+    if field.choices and isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [e for e in node.elts if not isinstance(e, ast.Starred)]
+    return [node]
+
+
+def _cst_items(field: Field, node):
+    if field.choices and isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return [e.value for e in node.elements if isinstance(e, cst.Element)]
+    return [node]
 
 
 def _rename(word: str, options, node, flag: bool = False) -> tuple[str, Fix | None]:
@@ -255,10 +271,11 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                     fix,
                 )
             continue
-        for known in site.model.evaluate(value, site.scope, site.where):
-            judged = _judge_value(params, field, known, f"{target.display}({name}=", ")")
-            if judged is not None:
-                yield Finding(known.node, *judged)
+        for item in _cst_items(field, value):
+            for known in site.model.evaluate(item, site.scope, site.where):
+                judged = _judge_value(params, field, known, f"{target.display}({name}=", ")")
+                if judged is not None:
+                    yield Finding(known.node, *judged)
 
 
 def _argv(node: cst.BaseExpression, site=None, depth: int = 0) -> list[cst.BaseExpression]:

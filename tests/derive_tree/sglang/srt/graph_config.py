@@ -1,0 +1,5 @@
+class Backend:
+    RETIRED = "piecewise"
+    FULL = "full"
+    BREAKABLE = "breakable"
+    ALL = (FULL, BREAKABLE)

@@ -1,0 +1,1 @@
+PARSER_NAMES = ("qwen3", "deepseek-r1")

@@ -1,0 +1,2 @@
+SUPPORTED_MODULES = ["q_proj", "k_proj"]
+ALL_MODULES = "all"
