@@ -70,3 +70,41 @@ def test_screen_decisions(body, may_fire):
     source = IMPORT + body + "\n"
     assert default_ruleset().may_match(source) is may_fire
     assert UNSCREENED.may_match(source) or not may_fire
+
+
+LAUNCH = "import subprocess\nfrom sglang.test.test_utils import popen_launch_server\n"
+COMMENTED_ARGV = {
+    # a comment after an element once made a list bound to a name look like a tuple
+    "name-bound, comment after an element": (
+        'args = [\n    "--kv-cache-dtype",  # the dtype\n    "fp16",\n]\n'
+        'popen_launch_server("m", "u", 600, other_args=args)\n'
+    ),
+    "name-bound, comment line inside": (
+        'args = [\n    # the dtype\n    "--kv-cache-dtype", "fp16",\n]\n'
+        'popen_launch_server("m", "u", 600, other_args=args)\n'
+    ),
+    "name-bound, a # inside a string": (
+        'args = ["--served-model-name", "a#b",\n        "--kv-cache-dtype", "fp16"]\n'
+        'popen_launch_server("m", "u", 600, other_args=args)\n'
+    ),
+    "subprocess list, comment after the launcher": (
+        'cmd = [\n    "python", "-m", "sglang.launch_server",  # the server\n'
+        '    "--kv-cache-dtype", "fp16",\n]\nsubprocess.Popen(cmd)\n'
+    ),
+    "inline list, comments inside": (
+        'popen_launch_server(\n    "m",  # the model\n    "u",\n    600,\n'
+        '    other_args=[\n        "--attention-backnd",  # a typo\n        "triton",\n    ],\n)\n'
+    ),
+    "trailing comment after a one-line list": (
+        'args = ["--kv-cache-dtype", "fp16"]  # the dtype, too\n'
+        'popen_launch_server("m", "u", 600, other_args=args)\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("source", COMMENTED_ARGV.values(), ids=COMMENTED_ARGV.keys())
+def test_comments_never_hide_an_argv_list(source):
+    source = LAUNCH + source
+    unscreened = lint(source, "launch.py", UNSCREENED)
+    assert unscreened, "the case must have a finding to hide"
+    assert lint(source, "launch.py", default_ruleset()) == unscreened

@@ -164,7 +164,10 @@ def _assigned_string(path: Path, name: str) -> str | None:
     except (SyntaxError, ValueError):
         return None
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        else:
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             value = getattr(node, "value", None)
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
@@ -1279,6 +1282,9 @@ class _Enum:
         self.members = members
 
 
+CONTAINER_CALLS = ("set", "frozenset", "list", "tuple", "sorted")
+
+
 class ChoiceReader:
     """Evaluates the expressions sglang builds its flag choices from, without running them:
     literals, module constants (also imported ones), class constants (``Backend.ALL``),
@@ -1339,7 +1345,7 @@ class ChoiceReader:
             raise Skip("the choices read an attribute of a run-time object")
         if isinstance(node, ast.Call) and not node.keywords:
             func = node.func
-            if isinstance(func, ast.Name) and func.id in ("set", "frozenset", "list", "tuple", "sorted") and len(node.args) == 1:
+            if isinstance(func, ast.Name) and func.id in CONTAINER_CALLS and len(node.args) == 1:
                 value, extensible = self._eval(node.args[0], module, scope, depth + 1)
                 if isinstance(value, tuple) and isinstance(value[0], ast.ClassDef):
                     return self._enum(*value, depth + 1), extensible  # list(SomeEnum): its members
@@ -1542,7 +1548,10 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
     if ast.unparse(annotation).split("[")[0].rsplit(".", 1)[-1] == "ClassVar":
         return None
     annotated = isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("A", "Annotated")
-    parts = (annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]) if annotated else [annotation]
+    if annotated:
+        parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    else:
+        parts = [annotation]
     base, optional, choices = _unwrap_type(parts[0])
     meta = parts[1] if len(parts) > 1 else None
     flags = ["--" + name.replace("_", "-")]
@@ -1583,7 +1592,9 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
     for function in module.functions:
         scope = None
         for node in ast.walk(function):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if node.func.attr != "add_argument":
                 continue
             spellings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             keywords = {k.arg: k.value for k in node.keywords if k.arg}

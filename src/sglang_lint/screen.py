@@ -23,7 +23,9 @@ every fixture, example and corpus mutation). When unsure it says yes.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -182,8 +184,7 @@ def _inside_brackets(data: bytes, line_start: int) -> bool:
     while end > 0:
         start = data.rfind(b"\n", 0, end) + 1
         line = data[start:end]
-        code = line.split(b"#", 1)[0] if line.count(b"'") + line.count(b'"') == 0 else line
-        code = code.rstrip()
+        code = _code_of_line(line).rstrip()
         if code.strip():
             return code.endswith((b"(", b"[", b"{", b",", b"\\"))
         end = start - 1
@@ -198,7 +199,7 @@ def _never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) 
     text = _statement_value(data, start)
     if text is None:
         return False
-    if text.split(b"#", 1)[0].rstrip().endswith(b","):
+    if _ends_with_comma(text):
         return True  # a tuple (or a keyword argument): never a value the engine knows
     try:
         value = ast.parse(text.strip(), mode="eval").body
@@ -211,6 +212,50 @@ def _never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) 
     if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp, ast.BoolOp)):
         return not displays
     return False
+
+
+def _ends_with_comma(text: bytes) -> bool:
+    """Is the last token of ``text`` a comma? Comments are not code: a ``# note`` after an
+    element of a list written over several lines must not make it look like a tuple (and a
+    ``#`` inside a string is no comment), so this reads tokens, not bytes."""
+    last = None
+    try:
+        for token in tokenize.tokenize(io.BytesIO(text.strip()).readline):
+            if token.type not in _NOT_CODE:
+                last = token
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return False
+    return last is not None and last.type == tokenize.OP and last.string == ","
+
+
+_NOT_CODE = frozenset(
+    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENCODING, tokenize.ENDMARKER,
+     tokenize.INDENT, tokenize.DEDENT}
+)
+
+
+def _code_of_line(line: bytes) -> bytes:
+    """``line`` without its comment; a ``#`` inside a (one-line) string is not one."""
+    quote = b""
+    index = 0
+    while index < len(line):
+        char = line[index : index + 1]
+        if quote:
+            if char == b"\\":
+                index += 2
+                continue
+            if line.startswith(quote, index):
+                index += len(quote)
+                quote = b""
+                continue
+        elif char in (b"'", b'"'):
+            quote = line[index : index + 3] if line[index : index + 3] in (b"'''", b'"""') else char
+            index += len(quote)
+            continue
+        elif char == b"#":
+            return line[:index]
+        index += 1
+    return line
 
 
 def _statement_value(data: bytes, start: int) -> bytes | None:

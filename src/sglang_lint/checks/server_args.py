@@ -165,7 +165,8 @@ def _screen(params: ServerArgsCheck, target):
                     return True
                 continue
             if params.aspect != "unknown" and keyword.arg in fields:
-                if any(value_may_be_known(v, facts, fails(keyword.arg)) for v in _ast_items(fields[keyword.arg], keyword.value)):
+                items = _ast_items(fields[keyword.arg], keyword.value)
+                if any(value_may_be_known(v, facts, fails(keyword.arg)) for v in items):
                     return True
         return False
 
