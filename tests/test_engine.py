@@ -186,3 +186,75 @@ def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "b.py").write_text("x = 2\n")
     assert cli.main(["--no-cache", str(tmp_path)]) == 2
+
+
+SERVER_ARGS = "from sglang.srt.server_args import ServerArgs\nimport pytest\nimport unittest\n"
+BAD_ARGS = "ServerArgs(model_path='dummy', kv_cache_dtype='float16')"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "class TestKV(unittest.TestCase):\n"
+        "    def test_bad_dtype(self):\n"
+        "        args = BAD\n"
+        "        with self.assertRaisesRegex(ValueError, 'kv_cache_dtype'):\n"
+        "            args._validate_kv_cache()\n",
+        "def test_bad_dtype():\n"
+        "    args = BAD\n"
+        "    with pytest.raises(ValueError, match='kv_cache_dtype'):\n"
+        "        Engine(server_args=args)\n",
+        "class TestKV(unittest.TestCase):\n"
+        "    def test_bad_dtype(self):\n"
+        "        args = BAD\n"
+        "        self.assertRaises(ValueError, args.check)\n",
+        "def test_bad_dtype(case):\n"
+        "    args: ServerArgs = BAD\n"
+        "    case.assertRaises(ValueError, validate, args)\n",
+        "def test_bad_dtype():\n"
+        "    for model in MODELS:\n"
+        "        args = BAD\n"
+        "        pytest.raises(ValueError, lambda: args.check(model))\n",
+        "args = BAD\n"
+        "with pytest.raises(ValueError):\n"
+        "    args.check()\n",
+    ],
+    ids=["assertRaisesRegex-block", "pytest.raises-block", "callable-form", "callable-argument", "lambda-in-loop",
+         "module-level"],
+)
+def test_an_object_used_where_a_raise_is_expected_is_a_deliberate_bad_value(body):
+    source = SERVER_ARGS + body.replace("BAD", BAD_ARGS)
+    assert found(source) == []
+    # The same file expecting a warning instead is reported: the exemption is what hides it.
+    plain = source.replace("Raises", "Warns").replace("raises", "warns")
+    assert [code for _, _, code in found(plain)] == ["SGL006"]
+
+
+def test_a_bad_value_is_reported_unless_its_own_object_is_used_where_a_raise_is_expected():
+    source = SERVER_ARGS + (
+        "def test_used_outside():\n"  # 4
+        f"    args = {BAD_ARGS}\n"
+        "    args.check()\n"
+        "    with pytest.raises(ValueError):\n"
+        "        other.check()\n"
+        "def test_bound_here():\n"  # 9
+        f"    args = {BAD_ARGS}\n"
+        "def test_raises_there():\n"
+        "    with pytest.raises(ValueError):\n"
+        "        args.check()\n"
+        "def test_two_objects():\n"  # 14
+        f"    kept = {BAD_ARGS}\n"
+        f"    bad = {BAD_ARGS}\n"
+        "    with pytest.raises(ValueError):\n"
+        "        bad.check()\n"
+        "class TestKV(unittest.TestCase):\n"  # 19
+        "    def test_rebound_and_attributes(self):\n"
+        f"        args = {BAD_ARGS}\n"
+        "        args = ServerArgs(model_path='dummy')\n"
+        f"        cfg = {BAD_ARGS}\n"
+        "        with self.assertRaises(ValueError):\n"
+        "            args.check(cfg=1)\n"
+        "            self.cfg.check()\n"
+    )
+    assert found(source) == [(5, 57, "SGL006"), (10, 57, "SGL006"), (15, 57, "SGL006"), (21, 61, "SGL006"),
+                             (23, 60, "SGL006")]

@@ -29,7 +29,7 @@ import libcst as cst
 from sglang_lint.catalog import CRASH_CODE, Check, Rule, Target, default_rules
 from sglang_lint.checks import CHECK_KINDS, Site
 from sglang_lint.checks.base import Fix, argument_of, guarded_on
-from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name
+from sglang_lint.resolve import ClassInfo, Defined, FileModel, Param, dotted_name, reads
 from sglang_lint.screen import IDENTIFIER_BYTES, FileFacts, screen_call, whole_word
 from sglang_lint.noqa import filter_noqa
 from sglang_lint.visitor import DispatchVisitor, callee_name, walk
@@ -411,6 +411,18 @@ def _field_default(value: cst.BaseExpression | None) -> cst.BaseExpression | Non
     return value
 
 
+def _deliberate(visitor: DispatchVisitor, site: Site) -> bool:
+    """Is the call a negative test's deliberate bad value? Its result is bound to a name
+    (``args = ServerArgs(...)``) that an expected-raise block, reached by that very binding,
+    reads: ``with pytest.raises(...): args.check()``, ``self.assertRaises(E, args.check)``."""
+    for name, binding in visitor.bound_calls.get(site.node, ()):
+        for block, scope, where in visitor.raise_blocks:
+            found = visitor.model.reaching(name, scope, where)
+            if found is not None and binding in found[0] and reads(block, name):
+                return True
+    return False
+
+
 def _span(model: FileModel, call: cst.CSTNode) -> tuple:
     """The first and last line of the call (or class) a finding is in; () for a call the
     engine made up (a config field default seen as a keyword)."""
@@ -521,6 +533,8 @@ def _analyse(source: str | bytes, text: str, path: str | None, ruleset: RuleSet)
 
     def check(entry: Entry, target: Target | None, site: Site, via: str | None = None) -> None:
         for finding in entry.kind.run(site, entry.rule, entry.check, target):
+            if _deliberate(visitor, site):
+                return
             message = f"{finding.message} ({via})" if via else finding.message
             findings.append((finding.node, entry.rule.code, message, finding.fix, site.node))
 

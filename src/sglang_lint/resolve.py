@@ -228,6 +228,39 @@ def target_names(node: cst.CSTNode) -> Iterator[cst.Name]:
         yield from target_names(node.value)
 
 
+# Fields holding a name that is not a read of a variable: ``x.attr``, ``f(keyword=...)``,
+# what a statement binds (``x = ``, ``for x in``, ``as x``, ``del x``, a parameter).
+_NOT_READS = {
+    cst.Attribute: ("attr",), cst.Arg: ("keyword",), cst.AssignTarget: ("target",),
+    cst.AnnAssign: ("target",), cst.For: ("target",), cst.CompFor: ("target",), cst.NamedExpr: ("target",),
+    cst.AsName: ("name",), cst.Del: ("target",), cst.Param: ("name",),
+}
+_OWN_NAMES = (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+
+
+def reads(node: cst.CSTNode, name: str) -> bool:
+    """Does the code ``node`` read the variable ``name`` (of the scope ``node`` is in)?
+    Not inside a nested ``def``/``class``, nor a lambda with a parameter of that name."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            if current.value == name:
+                return True
+            continue
+        if isinstance(current, _OWN_NAMES):
+            continue
+        if isinstance(current, cst.Lambda) and any(
+            isinstance(p, cst.Param) and p.name.value == name
+            for p in (*current.params.posonly_params, *current.params.params, *current.params.kwonly_params,
+                      current.params.star_arg, current.params.star_kwarg)
+        ):
+            continue
+        skipped = [getattr(current, f) for f in _NOT_READS.get(type(current), ())]
+        stack.extend(c for c in current.children if not any(c is s for s in skipped))
+    return False
+
+
 class FileModel:
     """Everything the single visitor pass learned about one file."""
 

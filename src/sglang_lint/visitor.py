@@ -51,6 +51,10 @@ class DispatchVisitor(cst.CSTVisitor):
         self.expected_raise_depth = 0
         self.expected_raise_calls: list[cst.Call] = []
         self.raise_withs: list[cst.With] = []
+        # A bad value in a negative test: ``args = ServerArgs(...)`` whose ``args`` is used in
+        # an expected-raise block (the engine drops such findings, see engine._deliberate).
+        self.raise_blocks: list[tuple[cst.CSTNode, Scope, Where]] = []  # outermost ones
+        self.bound_calls: dict[cst.Call, list[tuple[str, BindingSite]]] = {}  # ``name = call(...)``
         # what the rules look at
         self.call_sites: list[tuple[str, Site]] = []  # (rule-table name, site)
         self.class_sites: list[Site] = []
@@ -126,7 +130,7 @@ class DispatchVisitor(cst.CSTVisitor):
             self.elifs.add(id(node.orelse))
 
     # --- bindings -------------------------------------------------------------------
-    def bind(self, name: str, value, direct: bool | None = None) -> None:
+    def bind(self, name: str, value, direct: bool | None = None) -> BindingSite:
         scope, fixed = self.scope, False
         if name in scope.global_names and scope is not self.model.module_scope:
             # Rebound through ``global``: may happen at any time, so the name is unknown.
@@ -134,7 +138,15 @@ class DispatchVisitor(cst.CSTVisitor):
         if self.scope.loop_depth and not isinstance(value, (Imported, Defined)):
             value = OPAQUE  # rebound in a loop: unknown, never guessed
         direct = self.simple > 0 if direct is None else direct
-        scope.bind(name, BindingSite(value, self.where(), direct, fixed))
+        site = BindingSite(value, self.where(), direct, fixed)
+        scope.bind(name, site)
+        return site
+
+    def bind_value(self, name: str, value: cst.BaseExpression) -> None:
+        """``name = value``; a call's result is remembered under the call."""
+        site = self.bind(name, value)
+        if isinstance(value, cst.Call):
+            self.bound_calls.setdefault(value, []).append((name, site))
 
     def bind_targets(self, node: cst.CSTNode) -> None:
         for name in target_names(node):
@@ -180,7 +192,7 @@ class DispatchVisitor(cst.CSTVisitor):
         for assign_target in node.targets:
             target = assign_target.target
             if isinstance(target, cst.Name):
-                self.bind(target.value, node.value)
+                self.bind_value(target.value, node.value)
                 if self._partial_of_rule(node.value) and len(node.targets) == 1:
                     self.partials[target.value] = node.value
             elif isinstance(target, cst.Attribute):
@@ -195,7 +207,7 @@ class DispatchVisitor(cst.CSTVisitor):
         if node.value is None:
             return
         if isinstance(node.target, cst.Name):
-            self.bind(node.target.value, node.value)
+            self.bind_value(node.target.value, node.value)
         elif isinstance(node.target, cst.Attribute):
             text = dotted_name(node.target)
             if text is not None:
@@ -367,6 +379,8 @@ class DispatchVisitor(cst.CSTVisitor):
     # --- sites ------------------------------------------------------------------------
     def visit_With_body(self, node: cst.With) -> None:
         if any(callee_name(item.item) in EXPECTED_RAISE_NAMES for item in node.items):
+            if not self.expected_raise_depth:
+                self.raise_blocks.append((node, self.scope, self.where()))
             self.expected_raise_depth += 1
             self.raise_withs.append(node)
 
@@ -384,6 +398,8 @@ class DispatchVisitor(cst.CSTVisitor):
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             self.model.mutated_names.add(func.value.value)  # kw.update(...) and the like
         if name in EXPECTED_RAISE_NAMES:
+            if not self.expected_raise_depth:
+                self.raise_blocks.append((node, self.scope, self.where()))
             self.expected_raise_depth += 1
             self.expected_raise_calls.append(node)
             return
