@@ -168,6 +168,48 @@ def test_suggestion_safety(value, allowed, wanted):
     assert suggest(value, allowed) == wanted
 
 
+@pytest.mark.parametrize(
+    "written, meant, plausible",
+    [
+        ("attention_backnd", "attention_backend", True),
+        ("--mem-fraction-statc", "--mem-fraction-static", True),
+        ("--tensor-paralel-size", "--tensor-parallel-size", True),
+        ("--disable-cuda-graf", "--disable-cuda-graph", True),
+        ("model_pth", "model_path", True),
+        ("enable_torch_compille", "enable_torch_compile", True),
+        # another word, or other words: never a typo
+        ("--disable-piecewise-cuda-graph", "--disable-decode-cuda-graph", False),
+        ("--dsa-prefill-cp-mode", "--dsa-prefill-backend", False),
+        ("--max-model-len", "--max-total-tokens", False),
+        ("--graph-cuda-max-bs", "--cuda-graph-max-bs", False),  # the same words, another order
+    ],
+)
+def test_a_name_is_suggested_only_for_a_plausible_typo(written, meant, plausible):
+    from sglang_lint.checks.base import plausible_typo
+
+    assert plausible_typo(written, meant) is plausible
+
+
+def test_name_hints_never_guess_across_words():
+    source = (
+        "import sglang as sgl\nfrom sglang.test.test_utils import popen_launch_server\n"
+        'popen_launch_server("m", "u", 600,\n'
+        '                    other_args=["--disable-piecewise-cuda-graph", "--dsa-prefill-cp-mode", "x"])\n'
+        'sgl.Engine(model_path="m", tensor_parallel_size=2, attention_backnd="triton")\n'
+    )
+    found = [
+        (d.line, d.code, d.message.split(": ", 1)[1], d.fix is not None and d.fix.safe) for d in lint(source, "x.py")
+    ]
+    assert found == [
+        (4, "SGL009", "sglang 0.5.23 has no such server argument", False),
+        (4, "SGL009", "sglang 0.5.23 has no such server argument", False),
+        (5, "SGL009", "sglang 0.5.23 has no server argument 'tensor_parallel_size'; --tensor-parallel-size is the "
+                      "launch flag of tp_size (did you mean 'tp_size'? fixable with `sglang-lint --fix`)", True),
+        (5, "SGL009", "sglang 0.5.23 has no server argument 'attention_backnd' (did you mean 'attention_backend'? "
+                      "fixable with `sglang-lint --fix --unsafe-fixes`)", False),
+    ]
+
+
 def _diagnostic(line, col, end_col, old, new, safe=True, code="SGL001"):
     return Diagnostic(line, col, code, "m", line, end_col, Edit(line, col, line, end_col, old, new, safe))
 

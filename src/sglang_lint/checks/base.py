@@ -245,6 +245,37 @@ def suggest(value: object, allowed: Iterable[object], cutoff: float = 0.6) -> Su
     return Suggestion(labels[scored[0][1]], False)
 
 
+def plausible_typo(written: str, meant: str) -> bool:
+    """Could ``written`` be a slip of the keys for the name ``meant``? The same words in the
+    same order (split at ``-``, ``_``, spaces), each within a few edits of its twin (one per
+    three letters, rounded up: ``graf`` -> ``graph``). ``--disable-piecewise-cuda-graph`` is no typo of
+    ``--disable-decode-cuda-graph`` (another word: the opposite graph), nor
+    ``--dsa-prefill-cp-mode`` of ``--dsa-prefill-backend`` (other words)."""
+    ours, theirs = _words(written), _words(meant)
+    if len(ours) != len(theirs):
+        return False
+    return all(_edits(a, b) <= (max(len(a), len(b)) + 2) // 3 for a, b in zip(ours, theirs))
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in _normal(name).strip("_").split("_") if w]
+
+
+def _edits(a: str, b: str) -> int:
+    """Edit distance with transpositions (optimal string alignment): ``backnd`` -> 1."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                cost = min(cost, previous2[j - 2] + 1)
+            current.append(cost)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
 def _string_body_ok(text: str, quote: str) -> bool:
     return text.isprintable() and "\\" not in text and quote[0] not in text
 

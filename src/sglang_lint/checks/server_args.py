@@ -26,6 +26,7 @@ from sglang_lint.checks.base import (
     argument_of,
     did_you_mean,
     name_fix,
+    plausible_typo,
     show_value,
     string_fix,
     suggest,
@@ -189,9 +190,11 @@ def _cst_items(field: Field, node):
 
 
 def _rename(word: str, options, node, flag: bool = False) -> tuple[str, Fix | None]:
-    """The hint (and fix) for a name or flag no field has: its closest real one."""
+    """The hint (and fix) for a name or flag no field has: its closest real one, where the
+    name is the same up to case and separators or a plausible typo of it (never a guess
+    across words)."""
     found = suggest(word, options, cutoff=0.75)
-    if found is None:
+    if found is None or not (found.safe or plausible_typo(word, found.value)):
         return "", None
     fix = string_fix(node, found.value, found.safe) if flag else (
         name_fix(node, found.value, found.safe) if isinstance(node, cst.Name)
@@ -264,7 +267,17 @@ def _run_keywords(site, params: ServerArgsCheck, target):
         field = fields.get(name)
         if field is None:
             if params.aspect == "unknown" and name not in params.extra_names:
-                hint, fix = _rename(name, fields, name_node)
+                aliased = params.table.by_flag.get("--" + name.replace("_", "-"))
+                if aliased is not None:
+                    # tensor_parallel_size=: the keyword of an alias flag (--tensor-parallel-size)
+                    # is the field it sets, with certainty.
+                    fix = name_fix(name_node, aliased.name, True) if isinstance(name_node, cst.Name) else (
+                        string_fix(name_node, aliased.name, True)
+                    )
+                    hint = did_you_mean(repr(aliased.name), fix)
+                    hint = f"; --{name.replace('_', '-')} is the launch flag of {aliased.name}{hint}"
+                else:
+                    hint, fix = _rename(name, fields, name_node)
                 yield Finding(
                     name_node,
                     f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
@@ -318,6 +331,7 @@ class FlagUse:
     known: bool  # the flag names something (a field, a hand-registered flag, a unique prefix)
     value: str | None
     value_node: cst.BaseExpression | None
+    ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
 
 
 def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
@@ -328,10 +342,16 @@ def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
         return []
     elements = _argv(arg.value, site)
     texts = [_text(e) for e in elements]
-    if target.name.startswith("subprocess.") and not any(
-        text and params.marker and params.marker in text for text, _ in texts
-    ):
-        return []
+    if target.name.startswith("subprocess."):
+        # Only what follows the launcher is sglang's: in ``nsys profile --capture-range-end
+        # stop python -m sglang.launch_server ...`` (or torchrun, numactl, env X=1, srun...)
+        # the flags before it belong to the wrapping command.
+        launcher = next(
+            (i for i, (text, _) in enumerate(texts) if text and params.marker and params.marker in text), None
+        )
+        if launcher is None:
+            return []
+        elements, texts = elements[launcher + 1:], texts[launcher + 1:]
     table = params.table
     known_flags = set(table.by_flag) | table.manual_flags
     uses = []
@@ -343,12 +363,16 @@ def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
             continue  # f"--{name}": the flag itself is computed
         field = table.by_flag.get(flag)
         known = flag in known_flags
+        ambiguous: tuple = ()
         if not known:
-            # argparse takes a unique prefix of a flag (--tp for --tp-size); an ambiguous one
-            # is its own error, not guessed at here.
-            longer = [candidate for candidate in known_flags if candidate.startswith(flag)]
-            known = bool(longer)
-            field = table.by_flag.get(longer[0]) if len(longer) == 1 else None
+            # sglang's launcher parses with argparse's allow_abbrev on: a unique prefix of a
+            # flag is that flag (--tp for --tp-size); a prefix of flags of two arguments is an
+            # error ("ambiguous option"). Spellings of one argument (aliases) are one choice.
+            longer = sorted(candidate for candidate in known_flags if candidate.startswith(flag))
+            meant = {_argument_of_flag(table, candidate) for candidate in longer}
+            known = len(meant) == 1
+            field = table.by_flag.get(longer[0]) if known else None
+            ambiguous = tuple(longer) if len(meant) > 1 else ()
         value, node = None, None
         if equals:
             value, node = (inline, element) if whole else (None, None)
@@ -357,13 +381,28 @@ def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
             node = elements[index + 1]
             if not value_whole or value is None or value.startswith("--"):
                 value = None
-        uses.append(FlagUse(element, flag, field, known, value, node))
+        uses.append(FlagUse(element, flag, field, known, value, node, ambiguous))
     return uses
+
+
+def _argument_of_flag(table: Table, flag: str) -> str:
+    """What a flag sets: its field, or (a hand-registered flag) the flag itself."""
+    field = table.by_flag.get(flag)
+    return field.name if field is not None else flag
 
 
 def _run_argv(site, params: ServerArgsCheck, target):
     known_flags = set(params.table.by_flag) | params.table.manual_flags
     for use in _flag_uses(site, params, target):
+        if use.ambiguous:
+            if params.aspect == "unknown":
+                shown = ", ".join(use.ambiguous[:6]) + (", ..." if len(use.ambiguous) > 6 else "")
+                yield Finding(
+                    use.element,
+                    f"launch flag {use.flag}: ambiguous in sglang {params.table.version}'s launcher, which "
+                    f"takes only a unique prefix of a flag; could be {shown}",
+                )
+            continue
         if use.field is None:
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
                 # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
