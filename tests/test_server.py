@@ -10,6 +10,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,9 @@ BAD = (
 class Client:
     """Just enough of an LSP client: framed JSON-RPC over the server's stdin/stdout."""
 
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, args: tuple[str, ...] = ("-m", "sglang_lint", "server")):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "sglang_lint", "server"], cwd=cwd,
+            [sys.executable, *args], cwd=cwd,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         self.inbox: queue.Queue = queue.Queue()
@@ -57,10 +58,15 @@ class Client:
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
 
-    def request(self, method: str, params) -> dict:
+    def start(self, method: str, params) -> int:
+        """Send a request without waiting for its response; its id."""
         self.next_id += 1
         self.send({"id": self.next_id, "method": method, "params": params})
-        return self.wait(lambda m: m.get("id") == self.next_id and "method" not in m)
+        return self.next_id
+
+    def request(self, method: str, params) -> dict:
+        request_id = self.start(method, params)
+        return self.wait(lambda m: m.get("id") == request_id and "method" not in m)
 
     def notify(self, method: str, params) -> None:
         self.send({"method": method, "params": params})
@@ -178,6 +184,71 @@ def test_rapid_changes_publish_only_the_newest(tmp_path: Path):
         with pytest.raises(queue.Empty):  # and nothing for the superseded versions
             client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=1.5)
         client.request("shutdown", None)
+        client.notify("exit", None)
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+
+
+SLOW = 2.0  # seconds each fix-all computation takes in the server below
+SLOW_SERVER = f"""
+import sys, time
+import sglang_lint.server as server
+fix_text = server.fix_text
+def slow_fix_text(*args, **kwargs):
+    time.sleep({SLOW})
+    return fix_text(*args, **kwargs)
+server.fix_text = slow_fix_text
+sys.exit(server.main())
+"""
+
+
+def test_a_slow_fix_all_does_not_block_other_requests(tmp_path: Path):
+    path = tmp_path / "app.py"
+    path.write_text(BAD)
+    uri = path.as_uri()
+    client = Client(tmp_path, ("-c", SLOW_SERVER))
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BAD},
+        })
+        found = client.diagnostics(uri)
+        # Fix-all lints (slowly); quick fixes come from the diagnostics' data and never lint.
+        fix_all_id = client.start("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": found[0]["range"],
+            "context": {"diagnostics": [], "only": ["source.fixAll"]},
+        })
+        sent = time.monotonic()
+        quick_fix_id = client.start("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": found[0]["range"],
+            "context": {"diagnostics": found, "only": ["quickfix"]},
+        })
+        is_response = lambda m: "id" in m and "method" not in m  # noqa: E731
+        first = client.wait(is_response)
+        first_after = time.monotonic() - sent
+        second = client.wait(is_response)
+        assert (first["id"], second["id"]) == (quick_fix_id, fix_all_id)
+        assert first_after < SLOW / 2
+        assert [a["kind"] for a in first["result"]] == ["quickfix", "quickfix"]
+        (action,) = second["result"]
+        assert action["kind"] == "source.fixAll.sglang-lint"
+        (edit,) = action["edit"]["changes"][uri]
+        assert apply(BAD, edit) == BAD.replace("'PRE_ROPE'", "'pre_rope'")  # the safe fix only
+
+        # A change while fix-all runs: its edit (of the old text) would undo the typing; none is offered.
+        fix_all_id = client.start("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": found[0]["range"],
+            "context": {"diagnostics": [], "only": ["source.fixAll"]},
+        })
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": BAD + "x = 1\n"}],
+        })
+        assert client.wait(lambda m: m.get("id") == fix_all_id and "method" not in m)["result"] == []
+
+        assert client.request("shutdown", None)["result"] is None
         client.notify("exit", None)
         assert client.process.wait(timeout=30) == 0
     finally:

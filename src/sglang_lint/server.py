@@ -31,7 +31,7 @@ from sglang_lint.catalog import RuleFileError
 from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
 from sglang_lint.docs import docs_file, rule_anchor
 from sglang_lint.engine import Diagnostic, RuleSet, SourceError, default_ruleset, lint
-from sglang_lint.fixes import fix_text
+from sglang_lint.fixes import FixResult, fix_text
 
 SOURCE = "sglang-lint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
@@ -81,6 +81,16 @@ def _lint(uri: str, text: str) -> list[Diagnostic]:
         return []
     found = lint(text, display, ruleset)
     return config.drop_ignored(path, found) if path else found
+
+
+def _fix_all(uri: str, text: str) -> FixResult | None:
+    """In the worker thread: the text with every safe fix applied (None if it does not parse)."""
+    path = _path(uri)
+    _, ruleset = server.settings_for(path)  # may read pyproject.toml
+    try:
+        return fix_text(text, path or "untitled.py", ruleset)
+    except SourceError:
+        return None
 
 
 def _range(document, line: int, col: int, end_line: int, end_col: int) -> types.Range:
@@ -178,7 +188,7 @@ def did_close(ls: SglangLintServer, params: types.DidCloseTextDocumentParams) ->
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False),
 )
-def code_action(ls: SglangLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_action(ls: SglangLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     document = ls.workspace.get_text_document(uri)
     only = params.context.only or []
@@ -199,14 +209,11 @@ def code_action(ls: SglangLintServer, params: types.CodeActionParams) -> list[ty
                 edit=types.WorkspaceEdit(changes={uri: [edit]}),
             ))
     if not only or any(FIX_ALL.startswith(kind) or kind == FIX_ALL for kind in only):
-        path = _path(uri)
-        config, ruleset = ls.settings_for(path)
-        try:
-            result = fix_text(document.source, path or "untitled.py", ruleset)
-        except SourceError:
-            result = None
+        text, lines, version = document.source, document.lines, document.version
+        result = await asyncio.get_running_loop().run_in_executor(ls.executor, _fix_all, uri, text)
+        if ls.workspace.get_text_document(uri).version != version:
+            result = None  # the document changed meanwhile: an edit of the old text would undo the typing
         if result is not None and result.changed:
-            lines = document.lines
             end = types.Position(line=len(lines), character=0)
             actions.append(types.CodeAction(
                 title="sglang-lint: fix all safe fixes",
