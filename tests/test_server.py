@@ -71,6 +71,16 @@ class Client:
     def notify(self, method: str, params) -> None:
         self.send({"method": method, "params": params})
 
+    def shutdown(self) -> int:
+        """The protocol's clean end (shutdown, then exit); the server's exit status."""
+        assert self.request("shutdown", None)["result"] is None
+        self.notify("exit", None)
+        return self.process.wait(timeout=30)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+
     def wait(self, wanted, timeout: float = 60) -> dict:
         while True:
             message = self.inbox.get(timeout=timeout)
@@ -154,12 +164,9 @@ def test_a_session_from_open_to_shutdown(tmp_path: Path):
         assert log["method"] == "window/logMessage" and "not linted (cannot parse" in log["params"]["message"]
         assert client.process.poll() is None
 
-        assert client.request("shutdown", None)["result"] is None
-        client.notify("exit", None)
-        assert client.process.wait(timeout=30) == 0
+        assert client.shutdown() == 0
     finally:
-        if client.process.poll() is None:
-            client.process.kill()
+        client.kill()
 
 
 def test_rapid_changes_publish_only_the_newest(tmp_path: Path):
@@ -183,12 +190,9 @@ def test_rapid_changes_publish_only_the_newest(tmp_path: Path):
         assert published["params"]["version"] == 11 and len(published["params"]["diagnostics"]) == 2
         with pytest.raises(queue.Empty):  # and nothing for the superseded versions
             client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=1.5)
-        client.request("shutdown", None)
-        client.notify("exit", None)
-        assert client.process.wait(timeout=30) == 0
+        assert client.shutdown() == 0
     finally:
-        if client.process.poll() is None:
-            client.process.kill()
+        client.kill()
 
 
 SLOW = 2.0  # seconds each fix-all computation takes in the server below
@@ -248,9 +252,6 @@ def test_a_slow_fix_all_does_not_block_other_requests(tmp_path: Path):
         })
         assert client.wait(lambda m: m.get("id") == fix_all_id and "method" not in m)["result"] == []
 
-        assert client.request("shutdown", None)["result"] is None
-        client.notify("exit", None)
-        assert client.process.wait(timeout=30) == 0
+        assert client.shutdown() == 0
     finally:
-        if client.process.poll() is None:
-            client.process.kill()
+        client.kill()
