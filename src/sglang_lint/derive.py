@@ -1377,9 +1377,9 @@ class ChoiceReader:
 
     def _global(self, module: Module, name: str, depth: int):
         module, name = self._resolve(module, name)
-        if f"{module.name}.{name}" in self.extensible_constants:
+        if f"{module.name}.{name}" in self.extensible_constants and name in module.constants:
             value, _ = self._eval(module.constants[name], module, {}, depth)
-            return value, True
+            return value, True  # the list as sglang ships it; plugins may add to it
         for node in module.tree.body:
             if isinstance(node, ast.ClassDef) and node.name == name:
                 return (node, module), False
@@ -1413,7 +1413,7 @@ class ChoiceReader:
         )
         if function is None:
             raise Skip(f"{name} is not a function of the tree")
-        scope = self._locals(function, module)
+        scope = self.locals_of(function, module)
         found, extensible = [], False
         for node in ast.walk(function):
             if isinstance(node, ast.Return) and node.value is not None:
@@ -1429,7 +1429,7 @@ class ChoiceReader:
             return found[0], extensible  # ``return list(SomeEnum)``: keep the member names
         return [v for value in found for v in self._as_list(value)], extensible
 
-    def _locals(self, function: ast.FunctionDef, module: Module) -> dict:
+    def locals_of(self, function: ast.FunctionDef, module: Module) -> dict:
         """Names a function binds once (assignments and ``from x import y`` inside it), with
         the literals later ``.add``/``.append``/``.extend``-ed to them."""
         bound: dict[str, list] = {}
@@ -1608,7 +1608,7 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
                 continue
             choices, grows = field.choices, field.extensible
             if "choices" in keywords:
-                scope = scope if scope is not None else reader._locals(function, module)
+                scope = scope if scope is not None else reader.locals_of(function, module)
                 try:
                     found, grows = reader.values(keywords["choices"], module, scope)
                     choices = tuple(v for v in found if v is not None)
