@@ -742,8 +742,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
     tree was unpacked from (if known), names the release where the tree itself does not."""
     with _no_gc():
         modules = read_modules(root)
-        derivation = _derive_sites(modules)
-        derivation.version = sglang_version(root, wheel)
+        derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules))
         derivation.server_fields = derive_server_fields(modules)
         derivation.manual_flags = manual_flags(modules)
         if index_raises:
@@ -751,7 +750,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         return derivation
 
 
-def _derive_sites(modules: list[Module]) -> Derivation:
+def _derive_sites(modules: list[Module]) -> list[RaiseSite]:
     method_owners: Counter = Counter()
     for module in modules:
         for node in module.classes:
@@ -778,7 +777,7 @@ def _derive_sites(modules: list[Module]) -> Derivation:
                     sites.append(site)
     _dedupe_keys(sites)
     _passthrough(modules, sites)
-    return Derivation(UNKNOWN_VERSION, sites)
+    return sites
 
 
 def _dedupe_keys(sites: list[RaiseSite]) -> None:
@@ -1347,8 +1346,7 @@ class ChoiceReader:
             func = node.func
             if isinstance(func, ast.Name) and func.id in CONTAINER_CALLS and len(node.args) == 1:
                 value, extensible = self._eval(node.args[0], module, scope, depth + 1)
-                if isinstance(value, tuple) and isinstance(value[0], ast.ClassDef):
-                    return self._enum(*value, depth + 1), extensible  # list(SomeEnum): its members
+                value = self._members(value, depth + 1)  # list(SomeEnum): its members
                 return (value if isinstance(value, _Enum) else self._as_list(value)), extensible
             if isinstance(func, ast.Name) and not node.args:
                 return self._call(module, func.id, depth + 1)
@@ -1473,8 +1471,7 @@ class ChoiceReader:
         if generator.ifs or not isinstance(generator.target, ast.Name):
             raise Skip("a filtered comprehension")
         source, extensible = self._eval(generator.iter, module, scope, depth)
-        if isinstance(source, tuple) and isinstance(source[0], ast.ClassDef):
-            source = self._enum(*source, depth)
+        source = self._members(source, depth)
         if not isinstance(source, _Enum):
             raise Skip("a comprehension over a run-time value")
         element, methods = node.elt, []
@@ -1495,6 +1492,12 @@ class ChoiceReader:
                 item = getattr(item, method)()
             found.append(item)
         return found, extensible
+
+    def _members(self, value, depth: int):
+        """An Enum class (as :meth:`_global` gives it) as its members; anything else as is."""
+        if isinstance(value, tuple) and isinstance(value[0], ast.ClassDef):
+            return self._enum(*value, depth)
+        return value
 
     def _enum(self, cls: ast.ClassDef, module: Module, depth: int) -> _Enum:
         if not any(ast.unparse(b).rsplit(".", 1)[-1].endswith("Enum") for b in cls.bases):

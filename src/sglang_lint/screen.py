@@ -236,23 +236,16 @@ _NOT_CODE = frozenset(
 
 def _code_of_line(line: bytes) -> bytes:
     """``line`` without its comment; a ``#`` inside a (one-line) string is not one."""
-    quote = b""
     index = 0
     while index < len(line):
-        char = line[index : index + 1]
-        if quote:
-            if char == b"\\":
-                index += 2
-                continue
-            if line.startswith(quote, index):
-                index += len(quote)
-                quote = b""
-                continue
-        elif char in (b"'", b'"'):
-            quote = line[index : index + 3] if line[index : index + 3] in (b"'''", b'"""') else char
-            index += len(quote)
+        char = line[index]
+        if char in b"'\"":
+            end = _string_end(line, index, len(line))
+            if end is None:
+                return line  # a string that goes on past the line: no comment to find
+            index = end
             continue
-        elif char == b"#":
+        if char == ord("#"):
             return line[:index]
         index += 1
     return line

@@ -54,6 +54,7 @@ class Table:
     fields: dict
     by_flag: dict
     manual_flags: frozenset
+    known_flags: frozenset  # every flag the launcher registers (the fields' and the hand-registered)
 
 
 @lru_cache(maxsize=None)
@@ -83,7 +84,7 @@ def load_table(path: Path) -> Table:
         spec.done()
     top.done()
     by_flag = {flag: f for f in fields.values() for flag in f.flags}
-    return Table(version, fields, by_flag, frozenset(manual))
+    return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual))
 
 
 @dataclass(frozen=True)
@@ -189,17 +190,19 @@ def _cst_items(field: Field, node):
     return [node]
 
 
-def _rename(word: str, options, node, flag: bool = False) -> tuple[str, Fix | None]:
+def _rename_fix(node, new_name: str, safe: bool) -> Fix | None:
+    """A fix writing ``new_name`` over a keyword's name or a flag's string literal."""
+    return name_fix(node, new_name, safe) if isinstance(node, cst.Name) else string_fix(node, new_name, safe)
+
+
+def _rename(word: str, options, node) -> tuple[str, Fix | None]:
     """The hint (and fix) for a name or flag no field has: its closest real one, where the
     name is the same up to case and separators or a plausible typo of it (never a guess
     across words)."""
     found = suggest(word, options, cutoff=0.75)
     if found is None or not (found.safe or plausible_typo(word, found.value)):
         return "", None
-    fix = string_fix(node, found.value, found.safe) if flag else (
-        name_fix(node, found.value, found.safe) if isinstance(node, cst.Name)
-        else string_fix(node, found.value, found.safe)
-    )
+    fix = _rename_fix(node, found.value, found.safe)
     return did_you_mean(repr(found.value), fix), fix
 
 
@@ -271,9 +274,7 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                 if aliased is not None:
                     # tensor_parallel_size=: the keyword of an alias flag (--tensor-parallel-size)
                     # is the field it sets, with certainty.
-                    fix = name_fix(name_node, aliased.name, True) if isinstance(name_node, cst.Name) else (
-                        string_fix(name_node, aliased.name, True)
-                    )
+                    fix = _rename_fix(name_node, aliased.name, True)
                     hint = did_you_mean(repr(aliased.name), fix)
                     hint = f"; --{name.replace('_', '-')} is the launch flag of {aliased.name}{hint}"
                 else:
@@ -353,7 +354,7 @@ def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
             return []
         elements, texts = elements[launcher + 1:], texts[launcher + 1:]
     table = params.table
-    known_flags = set(table.by_flag) | table.manual_flags
+    known_flags = table.known_flags
     uses = []
     for index, (element, (text, whole)) in enumerate(zip(elements, texts)):
         if not text or not text.startswith("--") or text == "--":
@@ -392,7 +393,7 @@ def _argument_of_flag(table: Table, flag: str) -> str:
 
 
 def _run_argv(site, params: ServerArgsCheck, target):
-    known_flags = set(params.table.by_flag) | params.table.manual_flags
+    known_flags = params.table.known_flags
     for use in _flag_uses(site, params, target):
         if use.ambiguous:
             if params.aspect == "unknown":
@@ -407,7 +408,7 @@ def _run_argv(site, params: ServerArgsCheck, target):
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
                 # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
                 whole = isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
-                hint, fix = _rename(use.flag, known_flags, use.element if whole else None, flag=True)
+                hint, fix = _rename(use.flag, known_flags, use.element if whole else None)
                 yield Finding(
                     use.element,
                     f"launch flag {use.flag}: sglang {params.table.version} has no such server argument{hint}",
