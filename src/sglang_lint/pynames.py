@@ -1,0 +1,74 @@
+"""Facts about Python source that every stage reads the same way: a file's module name, what a
+relative import names, and the value of a literal written in :mod:`ast` form.
+
+A leaf: the engine (:mod:`sglang_lint.bindings`), the call-site screen and the deriver all use
+these, so that the three cannot read ``from ..x import y`` or ``-1`` differently.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import PurePath
+
+
+class _NotLiteral:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+NOT_LITERAL = _NotLiteral()  # what a literal reader returns for anything that is not one
+SCALARS = (str, int, float, bool)  # the literal types the checks compare
+
+
+def module_name_for(path: str | None) -> tuple[str | None, bool]:
+    """``.../sglang/srt/models/x.py`` -> (``sglang.srt.models.x``, is_package=False).
+
+    Only files inside a folder named ``sglang`` get a module name: that is all relative
+    imports need (user code importing sglang uses absolute imports)."""
+    if not path:
+        return None, False
+    parts = PurePath(path).parts
+    if not parts or not parts[-1].endswith(".py"):
+        return None, False
+    dirs = parts[:-1]
+    if "sglang" not in dirs:
+        return None, False
+    start = len(dirs) - 1 - dirs[::-1].index("sglang")
+    stem = parts[-1][:-3]
+    is_package = stem == "__init__"
+    names = list(dirs[start:]) + ([] if is_package else [stem])
+    if not all(n.isidentifier() for n in names):
+        return None, False
+    return ".".join(names), is_package
+
+
+def resolve_relative(module_name: str | None, is_package: bool, level: int, module: str | None) -> str | None:
+    """The absolute module ``from <level dots><module> import ...`` names, written in the
+    module ``module_name`` (a package's ``__init__`` when ``is_package``); None when the
+    dots climb above the top package or the importing module is unknown."""
+    if not module_name:
+        return None
+    package = module_name.split(".")
+    if not is_package:
+        package = package[:-1]
+    if level - 1 > len(package) - 1:
+        return None
+    base = package[: len(package) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def ast_literal(node: ast.AST) -> object:
+    """The value of a scalar literal (a string, a number, a negative number, True, False,
+    None) written as an :mod:`ast` expression, or :data:`NOT_LITERAL`."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        return value if value is None or isinstance(value, SCALARS) else NOT_LITERAL
+    if (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float))
+        and not isinstance(node.operand.value, bool)
+    ):
+        return -node.operand.value
+    return NOT_LITERAL
