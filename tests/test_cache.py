@@ -11,9 +11,10 @@ import pytest
 
 from conftest import FIXTURES, ROOT, fixture_files, run
 from sglang_lint import cache as cache_module
+from sglang_lint.model import FileResult
 from sglang_lint.cache import ResultCache, file_key, ruleset_fingerprint
-from sglang_lint.catalog import load_rules
-from sglang_lint.engine import RuleSet
+from sglang_lint.ruletable import load_rules
+from sglang_lint.ruletable import RuleSet
 
 
 def lint(*args, cache_dir: Path):
@@ -98,9 +99,9 @@ def test_a_changed_rule_file_or_version_or_selection_changes_the_fingerprint(tmp
 
 def test_a_new_fingerprint_never_reads_the_old_entries(tmp_path: Path):
     old = ResultCache(tmp_path, "a" * 32)
-    old.put(b"k" * 16, ("ok", [], "parsed with LibCST"))
+    old.put(b"k" * 16, FileResult.ok([], "parsed with LibCST"))
     old.save()
-    assert ResultCache(tmp_path, "a" * 32).get(b"k" * 16) == ("ok", [], "parsed with LibCST")
+    assert ResultCache(tmp_path, "a" * 32).get(b"k" * 16) == FileResult.ok([], "parsed with LibCST")
     assert ResultCache(tmp_path, "b" * 32).get(b"k" * 16) is None
 
 

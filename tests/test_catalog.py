@@ -9,7 +9,8 @@ import pytest
 
 from conftest import ROOT
 from sglang_lint import lint
-from sglang_lint.catalog import RuleFileError, default_rules, load_rules
+from sglang_lint.rulefile import RuleFileError
+from sglang_lint.ruletable import default_rules, load_rules
 
 SEEDS = ["000_1538b24e4e1c2abb", "001_dba098f04c7d3fb1", "002_e00cb8aa553d4839",
          "003_ec078740dd00e4ba", "004_329cdf3d6a01b27e"]
@@ -75,7 +76,7 @@ def write(tmp_path: Path, text: str, name: str = "SGL101-team-rule.toml") -> Pat
 
 
 def test_valid_team_rule_loads_and_runs(tmp_path):
-    from sglang_lint.engine import RuleSet
+    from sglang_lint.ruletable import RuleSet
 
     (rule,) = load_rules([write(tmp_path, VALID)])
     assert rule.code == "SGL101"

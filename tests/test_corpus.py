@@ -10,9 +10,9 @@ import pytest
 from conftest import run
 from sglang_corpus import MUTATIONS, apply_mutation, expected_line
 from sglang_lint import SourceError, lint
-from sglang_lint.engine import default_ruleset
+from sglang_lint.ruletable import default_ruleset
 from sglang_lint.fixes import fix_bytes
-from sglang_lint.resolve import module_name_for
+from sglang_lint.pynames import module_name_for
 
 pytestmark = pytest.mark.corpus
 

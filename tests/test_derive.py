@@ -13,9 +13,9 @@ import pytest
 
 from conftest import ROOT, run
 from sglang_lint import lint
-from sglang_lint.catalog import load_rules
+from sglang_lint.ruletable import load_rules
 from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, derive_sites, verify, write_catalog
-from sglang_lint.engine import RuleSet
+from sglang_lint.ruletable import RuleSet
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 

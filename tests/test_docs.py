@@ -4,7 +4,7 @@ generated listing of every rule and must be up to date."""
 from __future__ import annotations
 
 from conftest import ROOT, run
-from sglang_lint.catalog import default_rules
+from sglang_lint.ruletable import default_rules
 from sglang_lint.docs import catalog_markdown
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from sglang_lint import SourceError, lint
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.engine import default_ruleset
+from sglang_lint.ruletable import default_ruleset
 
 IMPORT = (
     "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"

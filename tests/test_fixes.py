@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run
-from sglang_lint.catalog import default_rules
+from sglang_lint.ruletable import default_rules
 from sglang_lint.checks.base import Suggestion, suggest
-from sglang_lint.engine import Diagnostic, Edit, lint, parse
+from sglang_lint.engine import lint
+from sglang_lint.model import Diagnostic, Edit
+from sglang_lint.source import parse
 from sglang_lint.fixes import apply_edits, chosen_edits, fix_bytes, fix_text
 
 FIX_FIXTURES = FIXTURES / "fixes"

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES, expected_findings, fixture_files, run
 from sglang_lint import lint
-from sglang_lint.catalog import default_rules
+from sglang_lint.ruletable import default_rules
 
 FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>SGL\d{3}) ")
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES, fixture_files
 from sglang_lint import SourceError, lint
-from sglang_lint.engine import parse
+from sglang_lint.source import parse
 from sglang_lint.fixes import fix_text
 
 EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "40"))

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from sglang_lint import SourceError, lint
-from sglang_lint.engine import MAX_PARSE_BYTES
+from sglang_lint.source import MAX_PARSE_BYTES
+from sglang_lint.model import FileResult
 from sglang_lint.runner import Job, lint_jobs
-from sglang_lint.engine import default_ruleset
+from sglang_lint.ruletable import default_ruleset
 
 CALL = b"model.set_dflash_layers_to_capture(None)\n"  # SGL004 at (0-based) column 35 of its line
 GOOD_WITH_FINDING = b"import os\n" + CALL  # the control file: one finding on line 2
@@ -135,5 +136,5 @@ def test_a_file_deleted_during_the_run(tmp_path: Path):
     jobs = [Job(str(tmp_path / "a.py"), "a.py"), Job(str(tmp_path / "b.py"), "b.py")]
     (tmp_path / "a.py").unlink()  # found by the walk, gone before it is read
     results = lint_jobs(jobs, default_ruleset(), None, 1)
-    assert results[0][0] == "oserror" and "No such file" in results[0][1]
-    assert results[1][0] == "ok" and [d.line for d in results[1][1]] == [2]
+    assert results[0].status == FileResult.UNREADABLE and "No such file" in results[0].message
+    assert results[1].status == FileResult.OK and [d.line for d in results[1].diagnostics] == [2]

@@ -9,8 +9,8 @@ import pytest
 
 from conftest import FIXTURES, fixture_files
 from sglang_lint import lint
-from sglang_lint.catalog import default_rules
-from sglang_lint.engine import RuleSet, default_ruleset
+from sglang_lint.ruletable import default_rules
+from sglang_lint.ruletable import RuleSet, default_ruleset
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 IMPORT = (

@@ -2,6 +2,7 @@
 
 __version__ = "0.1.0"
 
-from sglang_lint.engine import Diagnostic, SourceError, lint  # noqa: E402
+from sglang_lint.engine import lint  # noqa: E402
+from sglang_lint.model import Diagnostic, SourceError  # noqa: E402
 
 __all__ = ["Diagnostic", "SourceError", "lint", "__version__"]

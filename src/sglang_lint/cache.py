@@ -24,7 +24,7 @@ from pathlib import Path
 import libcst
 
 from sglang_lint import __version__
-from sglang_lint.engine import Diagnostic, Edit
+from sglang_lint.model import FileResult
 
 FORMAT = 2
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
@@ -66,31 +66,11 @@ def file_key(data: bytes, module: tuple) -> bytes:
     return digest.digest()
 
 
-def _encode(result: tuple) -> tuple:
-    kind = result[0]
-    if kind == "ok":
-        return ("ok", tuple(
-            (d.line, d.col, d.code, d.message, d.end_line, d.end_col,
-             None if d.fix is None else (d.fix.line, d.fix.col, d.fix.end_line, d.fix.end_col,
-                                         d.fix.old, d.fix.new, d.fix.safe), tuple(d.span))
-            for d in result[1]
-        ), result[2])
-    return result
-
-
-def _decode(entry: tuple) -> tuple:
-    if entry[0] == "ok":
-        return ("ok", [
-            Diagnostic(line, col, code, message, end_line, end_col, None if fix is None else Edit(*fix), span)
-            for line, col, code, message, end_line, end_col, fix, span in entry[1]
-        ], entry[2])
-    return entry
-
-
 class ResultCache:
     """``get``/``put`` results by :func:`file_key`; ``save`` once at the end of a run.
 
-    A result is ``("ok", diagnostics, stage)`` or ``("error", message, line, col)``."""
+    Entries are :meth:`FileResult.to_data` (results that depend only on the file and the
+    rules: never a crash of ours)."""
 
     def __init__(self, folder: Path, fingerprint: str):
         self.folder = Path(folder)
@@ -105,18 +85,18 @@ class ResultCache:
         except (OSError, ValueError, EOFError, TypeError):
             self.entries = {}
 
-    def get(self, key: bytes) -> tuple | None:
+    def get(self, key: bytes) -> FileResult | None:
         entry = self.entries.get(key)
         if entry is None:
             return None
         self.used.add(key)
         try:
-            return _decode(entry)
+            return FileResult.from_data(entry)
         except (TypeError, ValueError):
             return None
 
-    def put(self, key: bytes, result: tuple) -> None:
-        self.entries[key] = _encode(result)
+    def put(self, key: bytes, result: FileResult) -> None:
+        self.entries[key] = result.to_data()
         self.used.add(key)
         self.changed = True
 

@@ -9,16 +9,11 @@ Every field is validated here, before any file is linted; a malformed file raise
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from sglang_lint.rulefile import Fields, RuleFileError, read_toml
 
 CODE_PATTERN = re.compile(r"^SGL[0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -28,107 +23,6 @@ IDENTIFIER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Codes the engine itself uses; no rule file may take them.
 CRASH_CODE = "SGL900"
 RESERVED_CODES = frozenset({CRASH_CODE})
-
-
-class RuleFileError(Exception):
-    """A rule file that cannot be used; names the file and the offending field."""
-
-    def __init__(self, path: Path | str, field_name: str, problem: str):
-        self.path = Path(path)
-        self.field_name = field_name
-        self.problem = problem
-        where = f"field '{field_name}'" if field_name else "file"
-        super().__init__(f"{self.path}: {where}: {problem}")
-
-
-class Fields:
-    """Typed, named access to one TOML table; every error names file and field path."""
-
-    def __init__(self, table: Any, path: Path, prefix: str = ""):
-        if not isinstance(table, dict):
-            raise RuleFileError(path, prefix, f"must be a table, got {type(table).__name__}")
-        self.table = table
-        self.path = path
-        self.prefix = prefix
-        self.used: set[str] = set()
-
-    def where(self, key: str) -> str:
-        return f"{self.prefix}.{key}" if self.prefix else key
-
-    def error(self, key: str, problem: str) -> RuleFileError:
-        return RuleFileError(self.path, self.where(key), problem)
-
-    def _get(self, key: str, required: bool) -> Any:
-        self.used.add(key)
-        if key not in self.table:
-            if required:
-                raise self.error(key, "is missing")
-            return None
-        return self.table[key]
-
-    def str(self, key: str, required: bool = True, pattern: re.Pattern | None = None) -> Any:
-        value = self._get(key, required)
-        if value is None:
-            return None
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(key, f"must be a non-empty string, got {value!r}")
-        if pattern is not None and not pattern.match(value):
-            raise self.error(key, f"{value!r} does not match {pattern.pattern}")
-        return value
-
-    def int(self, key: str, required: bool = True, minimum: int = 0) -> Any:
-        value = self._get(key, required)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise self.error(key, f"must be an integer >= {minimum}, got {value!r}")
-        return value
-
-    def bool(self, key: str, required: bool = True) -> Any:
-        value = self._get(key, required)
-        if value is None:
-            return None
-        if not isinstance(value, bool):
-            raise self.error(key, f"must be true or false, got {value!r}")
-        return value
-
-    def strings(self, key: str, required: bool = True, pattern: re.Pattern | None = None) -> Any:
-        value = self._get(key, required)
-        if value is None:
-            return None
-        if not isinstance(value, list) or not value:
-            raise self.error(key, f"must be a non-empty list of strings, got {value!r}")
-        for item in value:
-            if not isinstance(item, str) or not item:
-                raise self.error(key, f"must contain only non-empty strings, got {item!r}")
-            if pattern is not None and not pattern.match(item):
-                raise self.error(key, f"{item!r} does not match {pattern.pattern}")
-        if len(set(value)) != len(value):
-            raise self.error(key, "lists a value twice")
-        return tuple(value)
-
-    def any(self, key: str, required: bool = True) -> Any:
-        return self._get(key, required)
-
-    def sub(self, key: str, required: bool = True) -> "Fields | None":
-        value = self._get(key, required)
-        if value is None:
-            return None
-        return Fields(value, self.path, self.where(key))
-
-    def subs(self, key: str, required: bool = True) -> list["Fields"]:
-        value = self._get(key, required)
-        if value is None:
-            return []
-        if not isinstance(value, list) or not value:
-            raise self.error(key, "must be a non-empty array of tables")
-        return [Fields(item, self.path, f"{self.where(key)}[{i}]") for i, item in enumerate(value)]
-
-    def done(self) -> None:
-        """Reject keys nobody asked for: a typo in a rule file must not pass silently."""
-        unknown = sorted(set(self.table) - self.used)
-        if unknown:
-            raise self.error(unknown[0], "is not a known field")
 
 
 @dataclass(frozen=True)
@@ -246,19 +140,12 @@ class Rule:
     related: tuple[str, ...] = field(default_factory=tuple)
     derived_key: str | None = None  # set for rules written by `catalog derive`
     constraint: str | None = None
-
-    @property
-    def fix_safety(self) -> str:
-        """How ``sglang-lint --fix`` can fix this rule's findings ("" when it cannot)."""
-        from sglang_lint.checks import CHECK_KINDS
-
-        found = [CHECK_KINDS[check.kind].fix_safety(check) for check in self.checks]
-        return next((text for text in found if text), "")
+    fix_safety: str = ""  # how ``sglang-lint --fix`` fixes its findings ("" when it cannot)
 
 
-def parse_rule(data: dict, path: Path) -> Rule:
-    from sglang_lint.checks import CHECK_KINDS  # the kinds validate their own parameters
-
+def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
+    """One rule file's table. ``kinds``: the check kinds by name (``checks.CHECK_KINDS``),
+    which validate their own parameters and say how their findings are fixed."""
     top = Fields(data, path)
     code = top.str("code", pattern=CODE_PATTERN)
     if code in RESERVED_CODES:
@@ -292,10 +179,10 @@ def parse_rule(data: dict, path: Path) -> Rule:
     checks = []
     for index, check_fields in enumerate(top.subs("check")):
         kind_name = check_fields.str("kind")
-        kind = CHECK_KINDS.get(kind_name)
+        kind = kinds.get(kind_name)
         if kind is None:
             raise check_fields.error(
-                "kind", f"unknown check kind {kind_name!r}; known: {', '.join(sorted(CHECK_KINDS))}"
+                "kind", f"unknown check kind {kind_name!r}; known: {', '.join(sorted(kinds))}"
             )
         targets = tuple(parse_target(t) for t in check_fields.subs("target", required=False))
         if kind.site == "call" and not targets:
@@ -326,21 +213,12 @@ def parse_rule(data: dict, path: Path) -> Rule:
         related=tuple(related),
         derived_key=derived_key,
         constraint=constraint,
+        fix_safety=next((text for text in (kinds[c.kind].fix_safety(c) for c in checks) if text), ""),
     )
 
 
-def load_rule_file(path: Path) -> Rule:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RuleFileError(path, "", f"cannot be read: {exc.strerror or exc}") from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise RuleFileError(path, "", f"is not UTF-8: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc
-    return parse_rule(data, path)
+def load_rule_file(path: Path, kinds: Mapping[str, Any]) -> Rule:
+    return parse_rule(read_toml(path), path, kinds)
 
 
 def default_rules_dir() -> Path:
@@ -352,9 +230,9 @@ def default_rules_dir() -> Path:
     return here.parent.parent / "rules"
 
 
-def load_rules(dirs: Iterable[Path] | None = None) -> tuple[Rule, ...]:
-    """Load every ``*.toml`` under the given folders (default: the shipped catalog)."""
-    folders = [Path(d) for d in dirs] if dirs is not None else [default_rules_dir()]
+def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ...]:
+    """Load every rule file (``SGL*.toml``) under the given folders."""
+    folders = [Path(d) for d in dirs]
     rules: list[Rule] = []
     seen: dict[str, Path] = {}
     for folder in folders:
@@ -362,7 +240,7 @@ def load_rules(dirs: Iterable[Path] | None = None) -> tuple[Rule, ...]:
             raise RuleFileError(folder, "", "rule folder does not exist")
         # Rule files are named after their code; other TOML files there are data tables.
         for path in sorted(folder.rglob("SGL*.toml")):
-            rule = load_rule_file(path)
+            rule = load_rule_file(path, kinds)
             if rule.code in seen:
                 raise RuleFileError(
                     path, "code", f"{rule.code} is already used by {seen[rule.code]}"
@@ -370,8 +248,3 @@ def load_rules(dirs: Iterable[Path] | None = None) -> tuple[Rule, ...]:
             seen[rule.code] = path
             rules.append(rule)
     return tuple(sorted(rules, key=lambda r: r.code))
-
-
-@lru_cache(maxsize=None)
-def default_rules() -> tuple[Rule, ...]:
-    return load_rules()

@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from sglang_lint import __version__, output
-from sglang_lint.catalog import RuleFileError, default_rules, default_rules_dir, load_rules
-from sglang_lint.engine import RuleSet, SourceError, decode_with_encoding
+from sglang_lint.catalog import default_rules_dir
+from sglang_lint.model import FileResult, SourceError
+from sglang_lint.rulefile import RuleFileError
+from sglang_lint.ruletable import RuleSet, default_rules, load_rules
+from sglang_lint.source import decode_with_encoding
 from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprint
 from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
@@ -298,16 +301,15 @@ class Run:
     def source_error(self, display: str, message: str, line: int, col: int) -> None:
         self.failed(f"{display}:{line}:{col + 1}" if line else display, message)
 
-    def file(self, job: Job, result: tuple) -> None:
-        kind = result[0]
-        if kind in ("oserror", "crash"):
-            self.failed(job.display, result[1])
+    def file(self, job: Job, result: FileResult) -> None:
+        if result.failed:
+            self.failed(job.display, result.message)
             return
-        if kind == "error":
-            self.source_error(job.display, *result[1:])
+        if result.status == FileResult.SOURCE_ERROR:
+            self.source_error(job.display, result.message, result.line, result.col)
             return
-        diagnostics, stage = result[1], result[2]
-        self.stages[stage] += 1
+        diagnostics = list(result.diagnostics)
+        self.stages[result.stage] += 1
         diagnostics = self.config.drop_ignored(job.display, diagnostics)
         fixable = [d for d in diagnostics if d.fix is not None and (d.fix.safe or self.args.unsafe_fixes)]
         if self.mode == "lint" or (not fixable and job.path != "-"):

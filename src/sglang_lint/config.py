@@ -24,7 +24,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from sglang_lint.catalog import VERSION_PATTERN, tomllib
+from sglang_lint.catalog import VERSION_PATTERN, default_rules_dir
+from sglang_lint.rulefile import tomllib
+from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,3}$")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version")
@@ -98,9 +100,6 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=()):
     """The rules to run: the shipped catalog and the configuration's extra rule folders, for
     its sglang version; ``select``/``ignore`` (the command line's) replace the file's where
     given, and ``extend_select`` adds to whichever selection holds."""
-    from sglang_lint.catalog import default_rules_dir, load_rules
-    from sglang_lint.engine import RuleSet, default_ruleset
-
     if config.extra_rules:
         ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
     else:

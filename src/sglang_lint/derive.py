@@ -26,7 +26,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sglang_lint.catalog import Rule, load_rules
+from sglang_lint.catalog import Rule
+from sglang_lint.ruletable import load_rules
 
 FIRST_DERIVED_CODE = 100
 LAST_DERIVED_CODE = 899
@@ -986,7 +987,7 @@ def rule_text(site: RaiseSite, code: str, version: str) -> str:
 def _read_lock(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
-    from sglang_lint.catalog import tomllib
+    from sglang_lint.rulefile import tomllib
 
     return dict(tomllib.loads(path.read_text(encoding="utf-8")).get("codes", {}))
 

@@ -14,7 +14,10 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 
-from sglang_lint.engine import LINE_END, Diagnostic, RuleSet, SourceError, decode_with_encoding, lint, parse
+from sglang_lint.engine import lint
+from sglang_lint.model import Diagnostic, SourceError
+from sglang_lint.ruletable import RuleSet
+from sglang_lint.source import LINE_END, decode_with_encoding, parse
 
 MAX_ROUNDS = 4
 

@@ -10,7 +10,9 @@ from typing import Iterator
 
 from sglang_lint import __version__
 from sglang_lint.catalog import CRASH_CODE
-from sglang_lint.engine import RuleSet, SourceError, default_ruleset, lint
+from sglang_lint.engine import lint
+from sglang_lint.model import SourceError
+from sglang_lint.ruletable import RuleSet, default_ruleset
 
 
 class SglangLintPlugin:

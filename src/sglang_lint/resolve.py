@@ -18,99 +18,28 @@ inside a loop, ``global``/``nonlocal`` rebinding, tuple unpacking, a call result
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import PurePath
-from typing import Iterator, Union
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from sglang_lint.bindings import (
+    OPAQUE,
+    Binding,
+    BindingSite,
+    ClassInfo,
+    Defined,
+    FileBindings,
+    Imported,
+    Param,
+    Scope,
+    Where,
+    may_be_last_binding,
+)
+from sglang_lint.pynames import NOT_LITERAL
+from sglang_lint.syntax import dotted_name, literal_value
+
 MAX_DEPTH = 8  # how many name-to-name hops a value may take before it counts as unknown
-
-
-class _Opaque:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "OPAQUE"
-
-
-OPAQUE = _Opaque()
-
-
-@dataclass(frozen=True)
-class Param:
-    """A binding made by a function parameter (``index`` counts ``self``; -1: keyword-only)."""
-
-    function: cst.FunctionDef | cst.Lambda
-    index: int
-    default: cst.BaseExpression | None
-
-
-@dataclass(frozen=True)
-class Imported:
-    """A binding that names something by its qualified name (an import)."""
-
-    qualified: str
-
-
-@dataclass(frozen=True)
-class Defined:
-    """A ``def`` or ``class`` statement; ``qualified`` when it is top-level in a known module."""
-
-    node: cst.FunctionDef | cst.ClassDef
-    qualified: str | None
-
-
-Binding = Union[cst.BaseExpression, Param, Imported, Defined, _Opaque]
-
-INFINITY = 1 << 60
-
-
-@dataclass(frozen=True)
-class Where:
-    """Where a statement sits: the (block id, index) of each enclosing statement from the
-    module down, its order in the text, and whether a loop of its own scope encloses it."""
-
-    path: tuple[tuple[int, int], ...]
-    seq: int
-    in_loop: bool = False
-
-
-@dataclass(frozen=True, eq=False)
-class BindingSite:
-    value: Binding
-    where: Where
-    direct: bool  # a plain statement of its block (or a parameter): runs whenever the block runs
-    fixed: bool = False  # made from another scope (``global``/``nonlocal``): may happen any time
-
-
-@dataclass(eq=False)
-class Scope:
-    kind: str  # "module", "function", "lambda", "class"
-    node: cst.CSTNode
-    parent: "Scope | None"
-    body: tuple[tuple[int, int], ...] = ()  # path prefix of the statements of this scope
-    body_key: int = 0  # id of the block holding them
-    bindings: dict[str, list[BindingSite]] = field(default_factory=dict)
-    global_names: set[str] = field(default_factory=set)
-    class_info: "ClassInfo | None" = None  # for a function defined directly in a class body
-    loop_depth: int = 0
-
-    def bind(self, name: str, site: BindingSite) -> None:
-        self.bindings.setdefault(name, []).append(site)
-
-    def end(self) -> Where:
-        """A use "after this scope has run": how nested scopes see its names."""
-        return Where(self.body + ((self.body_key, INFINITY),), INFINITY)
-
-
-@dataclass(eq=False)
-class ClassInfo:
-    node: cst.ClassDef
-    name: str
-    scope: Scope  # the scope the class statement is in
-    qualified: str | None  # module.Class for a top-level class of a known module
 
 
 @dataclass(frozen=True)
@@ -151,142 +80,22 @@ def _qualified_name(value: Binding) -> str | None:
     return None
 
 
-def _reaches(binding: BindingSite, sites: list[BindingSite], use: Where) -> bool:
-    """Can ``binding`` be the last one made before ``use``?
-
-    Not when it comes later in the text, outside a loop around both; and not when another
-    plain binding sits earlier in a block on the use's way in (so it runs on every path to
-    the use) while ``binding`` is outside the stretch from that binding to the use."""
-    if binding.fixed:
-        return True
-    if binding.where.seq > use.seq and not (binding.where.in_loop and use.in_loop):
-        return False
-    for other in sites:
-        if other is binding or not other.direct or other.fixed:
-            continue
-        depth = len(other.where.path) - 1
-        if len(use.path) <= depth or other.where.path[:depth] != use.path[:depth]:
-            continue
-        block, start = other.where.path[depth]
-        use_block, stop = use.path[depth]
-        if block != use_block or start >= stop:
-            continue
-        path = binding.where.path
-        inside = (
-            len(path) > depth
-            and path[:depth] == use.path[:depth]
-            and path[depth][0] == block
-            and start <= path[depth][1] <= stop
-        )
-        if not inside:
-            return False
-    return True
-
-
-def module_name_for(path: str | None) -> tuple[str | None, bool]:
-    """``.../sglang/srt/models/x.py`` -> (``sglang.srt.models.x``, is_package=False).
-
-    Only files inside a folder named ``sglang`` get a module name: that is all relative
-    imports need (user code importing sglang uses absolute imports)."""
-    if not path:
-        return None, False
-    parts = PurePath(path).parts
-    if not parts or not parts[-1].endswith(".py"):
-        return None, False
-    dirs = parts[:-1]
-    if "sglang" not in dirs:
-        return None, False
-    start = len(dirs) - 1 - dirs[::-1].index("sglang")
-    stem = parts[-1][:-3]
-    is_package = stem == "__init__"
-    names = list(dirs[start:]) + ([] if is_package else [stem])
-    if not all(n.isidentifier() for n in names):
-        return None, False
-    return ".".join(names), is_package
-
-
-def dotted_name(node: cst.CSTNode) -> str | None:
-    """``a.b.c`` as text for Name/Attribute chains, else None."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return None
-
-
-def target_names(node: cst.CSTNode) -> Iterator[cst.Name]:
-    """The plain names an assignment target binds (through tuples, lists, starred)."""
-    if isinstance(node, cst.Name):
-        yield node
-    elif isinstance(node, (cst.Tuple, cst.List)):
-        for element in node.elements:
-            yield from target_names(element.value)
-    elif isinstance(node, cst.StarredElement):
-        yield from target_names(node.value)
-
-
-# Fields holding a name that is not a read of a variable: ``x.attr``, ``f(keyword=...)``,
-# what a statement binds (``x = ``, ``for x in``, ``as x``, ``del x``, a parameter).
-_NOT_READS = {
-    cst.Attribute: ("attr",), cst.Arg: ("keyword",), cst.AssignTarget: ("target",),
-    cst.AnnAssign: ("target",), cst.For: ("target",), cst.CompFor: ("target",), cst.NamedExpr: ("target",),
-    cst.AsName: ("name",), cst.Del: ("target",), cst.Param: ("name",),
-}
-_OWN_NAMES = (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
-
-
-def reads(node: cst.CSTNode, name: str) -> bool:
-    """Does the code ``node`` read the variable ``name`` (of the scope ``node`` is in)?
-    Not inside a nested ``def``/``class``, nor a lambda with a parameter of that name."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            if current.value == name:
-                return True
-            continue
-        if isinstance(current, _OWN_NAMES):
-            continue
-        if isinstance(current, cst.Lambda) and any(
-            isinstance(p, cst.Param) and p.name.value == name
-            for p in (*current.params.posonly_params, *current.params.params, *current.params.kwonly_params,
-                      current.params.star_arg, current.params.star_kwarg)
-        ):
-            continue
-        skipped = [getattr(current, f) for f in _NOT_READS.get(type(current), ())]
-        stack.extend(c for c in current.children if not any(c is s for s in skipped))
-    return False
-
-
 class FileModel:
-    """Everything the single visitor pass learned about one file."""
+    """What a name calls and what value an expression has, in one file: reads the
+    :class:`~sglang_lint.bindings.FileBindings` the walk collects (and only reads them)."""
 
-    def __init__(self, path: str | None):
-        self.path = path
-        self.module_name, self.is_package = module_name_for(path)
-        self.classes: dict[cst.ClassDef, ClassInfo] = {}
-        self.classes_by_name: dict[str, list[ClassInfo]] = {}
-        self.class_scopes: dict[cst.ClassDef, Scope] = {}
-        # (scope, dotted target text, value) for ``cfg.encoder_only = True`` style writes
-        self.attribute_writes: list[tuple[Scope, str, cst.BaseExpression]] = []
-        self.module_scope: Scope | None = None
-        self.mutated_names: set[str] = set()  # names written through: kw[...] = ..., kw.update()
-        self.module: cst.Module | None = None
+    def __init__(self, facts: FileBindings, module: cst.Module):
+        self.facts = facts
+        self.module = module
+        self.module_name = facts.module_name
+        self.module_scope = facts.module_scope
+        self.classes = facts.classes
+        self.classes_by_name = facts.classes_by_name
+        self.class_scopes = facts.class_scopes
+        self.attribute_writes = facts.attribute_writes
+        self.mutated_names = facts.mutated_names
+        self.bound_calls = facts.bound_calls
         self._positions = None
-
-    def resolve_relative(self, level: int, module: str | None) -> str | None:
-        if not self.module_name:
-            return None
-        package = self.module_name.split(".")
-        if not self.is_package:
-            package = package[:-1]
-        if level - 1 > len(package) - 1:
-            return None
-        base = package[: len(package) - (level - 1)]
-        return ".".join(base + ([module] if module else []))
 
     # --- resolution ---------------------------------------------------------------
     def qualify(self, node: cst.CSTNode, scope: Scope) -> str | None:
@@ -342,7 +151,7 @@ class FileModel:
         sites, owner = found
         if owner is not scope or use is None or owner.kind == "lambda":
             use = owner.end()
-        return [b for b in sites if _reaches(b, sites, use)], owner
+        return [b for b in sites if may_be_last_binding(b, sites, use)], owner
 
     def evaluate(
         self, node: cst.BaseExpression, scope: Scope, use: Where | None, depth: int = 0, may: bool = False
@@ -374,7 +183,7 @@ class FileModel:
                         values.append(Known(default, node, (node.value,), value.default, default=True))
                         continue
                     inner = []
-                elif isinstance(value, (Imported, Defined, _Opaque)):
+                elif isinstance(value, (Imported, Defined)) or value is OPAQUE:
                     inner = []
                 else:
                     inner = self.evaluate(value, owner, site.where, depth + 1, may)
@@ -482,32 +291,3 @@ class FileModel:
             if isinstance(binding, cst.Call):
                 return binding
         return None
-
-
-class _NotLiteral:
-    __slots__ = ()
-
-
-NOT_LITERAL = _NotLiteral()
-
-
-def literal_value(node: cst.CSTNode) -> object:
-    """The Python value of a literal node, or NOT_LITERAL."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        try:
-            value = node.evaluated_value
-        except Exception:  # an unusual prefix or escape LibCST cannot evaluate
-            return NOT_LITERAL
-        return NOT_LITERAL if value is None else value
-    if isinstance(node, (cst.Integer, cst.Float)):
-        try:
-            return node.evaluated_value
-        except Exception:
-            return NOT_LITERAL
-    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
-        return {"None": None, "True": True, "False": False}[node.value]
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal_value(node.expression)
-        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
-            return -inner
-    return NOT_LITERAL

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from dataclasses import dataclass
@@ -10,9 +11,10 @@ from pathlib import Path
 from typing import Sequence
 
 from sglang_lint.cache import ResultCache, file_key
-from sglang_lint.catalog import load_rule_file
-from sglang_lint.engine import RuleSet, SourceError, analyse
-from sglang_lint.resolve import module_name_for
+from sglang_lint.engine import analyse
+from sglang_lint.model import FileResult, SourceError
+from sglang_lint.pynames import module_name_for
+from sglang_lint.ruletable import RuleSet, load_rule_file
 
 FROM_CACHE = "from the cache"
 MIN_FILES_PER_WORKER = 16  # below this, starting workers costs more than it saves
@@ -25,16 +27,16 @@ class Job:
     data: bytes | None = None
 
 
-def lint_one(display: str, data: bytes, ruleset: RuleSet) -> tuple:
-    """``("ok", diagnostics, stage)``, ``("error", message, line, col)`` for a file that
-    cannot be decoded or parsed, ``("crash", message)`` for a bug of ours (never cached)."""
+def lint_one(display: str, data: bytes, ruleset: RuleSet) -> FileResult:
+    """The file's diagnostics; a source error for a file that cannot be decoded or parsed;
+    a crash for a bug of ours (never cached)."""
     try:
         diagnostics, stage = analyse(data, display, ruleset)
     except SourceError as exc:
-        return ("error", exc.message, exc.line, exc.col)
+        return FileResult.source_error(exc)
     except Exception as exc:  # a bug of ours: name the file, keep linting the others
-        return ("crash", f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
-    return ("ok", diagnostics, stage)
+        return FileResult(FileResult.CRASH, message=f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+    return FileResult.ok(diagnostics, stage)
 
 
 _WORKER_RULESET: RuleSet | None = None
@@ -47,14 +49,16 @@ def _start_worker(rule_files: tuple[str, ...] | None, screen: bool) -> None:
         _WORKER_RULESET = RuleSet([load_rule_file(Path(path)) for path in rule_files], screen)
 
 
-def _work(item: tuple[str, bytes]) -> tuple:
+def _work(item: tuple[str, bytes]) -> FileResult:
     return lint_one(item[0], item[1], _WORKER_RULESET)
 
 
-def lint_jobs(jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int) -> list[tuple]:
-    """One result per job, in order: those of :func:`lint_one`, or ``("oserror", message)``."""
+def lint_jobs(
+    jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int
+) -> list[FileResult]:
+    """One result per job, in order: those of :func:`lint_one`, or an unreadable file."""
     global _WORKER_RULESET
-    results: list[tuple | None] = [None] * len(jobs)
+    results: list[FileResult | None] = [None] * len(jobs)
     todo: list[tuple[int, bytes, bytes | None]] = []
     for index, job in enumerate(jobs):
         data = job.data
@@ -63,12 +67,12 @@ def lint_jobs(jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, 
                 with open(job.path, "rb") as stream:
                     data = stream.read()
             except OSError as exc:
-                results[index] = ("oserror", f"cannot read: {exc.strerror or exc}")
+                results[index] = FileResult(FileResult.UNREADABLE, message=f"cannot read: {exc.strerror or exc}")
                 continue
         key = file_key(data, module_name_for(job.display)) if cache is not None else None
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
-            results[index] = cached[:2] + (FROM_CACHE,) if cached[0] == "ok" else cached
+            results[index] = dataclasses.replace(cached, stage=FROM_CACHE) if cached.status == FileResult.OK else cached
             continue
         todo.append((index, data, key))
 
@@ -85,7 +89,7 @@ def lint_jobs(jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, 
         outcomes = [lint_one(display, data, ruleset) for display, data in items]
     for (index, _, key), outcome in zip(todo, outcomes):
         results[index] = outcome
-        if cache is not None and outcome[0] != "crash":
+        if cache is not None and outcome.cacheable:
             cache.put(key, outcome)
     return results
 

@@ -27,10 +27,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from sglang_lint import __version__
-from sglang_lint.catalog import RuleFileError
+from sglang_lint.rulefile import RuleFileError
 from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
 from sglang_lint.docs import docs_file, rule_anchor
-from sglang_lint.engine import Diagnostic, RuleSet, SourceError, default_ruleset, lint
+from sglang_lint.engine import lint
+from sglang_lint.model import Diagnostic, Edit, SourceError
+from sglang_lint.ruletable import RuleSet, default_ruleset
 from sglang_lint.fixes import FixResult, fix_text
 
 SOURCE = "sglang-lint"
@@ -112,10 +114,7 @@ def _to_lsp(document, diagnostic: Diagnostic) -> types.Diagnostic:
         code=diagnostic.code,
         code_description=types.CodeDescription(href=href),
         source=SOURCE,
-        data={"fix": None if diagnostic.fix is None else [
-            diagnostic.fix.line, diagnostic.fix.col, diagnostic.fix.end_line, diagnostic.fix.end_col,
-            diagnostic.fix.old, diagnostic.fix.new, diagnostic.fix.safe,
-        ]},
+        data={"fix": None if diagnostic.fix is None else diagnostic.fix.to_data()},
     )
 
 
@@ -199,13 +198,15 @@ async def code_action(ls: SglangLintServer, params: types.CodeActionParams) -> l
             fix = (diagnostic.data or {}).get("fix") if isinstance(diagnostic.data, dict) else None
             if diagnostic.source != SOURCE or not fix:
                 continue
-            line, col, end_line, end_col, old, new, safe = fix
-            edit = types.TextEdit(range=_range(document, line, col, end_line, end_col), new_text=new)
+            fix = Edit.from_data(fix)
+            edit = types.TextEdit(
+                range=_range(document, fix.line, fix.col, fix.end_line, fix.end_col), new_text=fix.new
+            )
             actions.append(types.CodeAction(
-                title=f"{diagnostic.code}: replace {old} with {new}" + ("" if safe else " (unsafe fix)"),
+                title=f"{diagnostic.code}: replace {fix.old} with {fix.new}" + ("" if fix.safe else " (unsafe fix)"),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diagnostic],
-                is_preferred=bool(safe),
+                is_preferred=fix.safe,
                 edit=types.WorkspaceEdit(changes={uri: [edit]}),
             ))
     if not only or any(FIX_ALL.startswith(kind) or kind == FIX_ALL for kind in only):

@@ -10,7 +10,7 @@ from sglang_lint.checks import (
     server_args,
     value_tests,
 )
-from sglang_lint.checks.base import CheckKind, Finding, Guard, Site
+from sglang_lint.checks.base import CheckKind
 
 CHECK_KINDS: dict[str, CheckKind] = {
     kind.name: kind
@@ -27,4 +27,4 @@ CHECK_KINDS: dict[str, CheckKind] = {
     )
 }
 
-__all__ = ["CHECK_KINDS", "CheckKind", "Finding", "Guard", "Site"]
+__all__ = ["CHECK_KINDS", "CheckKind"]

@@ -12,7 +12,6 @@ import libcst as cst
 from sglang_lint.checks.base import (
     FIX_SAFETY,
     CheckKind,
-    Finding,
     argument_values,
     did_you_mean,
     guarded_on,
@@ -23,6 +22,7 @@ from sglang_lint.checks.base import (
     suggest,
     target_trigger,
 )
+from sglang_lint.model import Finding
 from sglang_lint.resolve import Ref
 from sglang_lint.screen import value_screen
 

@@ -9,51 +9,9 @@ from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
-from sglang_lint.resolve import FileModel, Known, Ref, Scope, Where
-
-
-@dataclass(frozen=True)
-class Guard:
-    """A condition known to hold where a call sits: ``test`` is truthy (``holds``) or falsy."""
-
-    test: cst.BaseExpression
-    holds: bool
-
-
-@dataclass(eq=False)
-class Site:
-    """One call (or attribute read) of a catalog name, as the visitor found it."""
-
-    node: cst.CSTNode  # cst.Call, cst.Attribute (attribute targets) or cst.ClassDef (class checks)
-    scope: Scope
-    guards: tuple[Guard, ...]
-    model: FileModel
-    where: Where | None = None  # the statement it is in (None: after its scope has run)
-    partial: cst.Call | None = None  # the functools.partial(...) call this call goes through
-
-    @property
-    def receiver(self) -> cst.BaseExpression | None:
-        func = self.node.func if isinstance(self.node, cst.Call) else self.node
-        return func.value if isinstance(func, cst.Attribute) else None
-
-
-@dataclass(frozen=True)
-class Fix:
-    """Replace the source text of ``node`` by ``text``. ``safe`` fixes are certain (the bad
-    value differs from one allowed value only by case, ``-``/``_``/space, or is a unique
-    prefix of it); unsafe ones only the unique nearest spelling."""
-
-    node: cst.CSTNode
-    old: str  # the node's source text now (checked before the edit is made)
-    text: str
-    safe: bool
-
-
-@dataclass(frozen=True)
-class Finding:
-    node: cst.CSTNode
-    message: str
-    fix: Fix | None = None
+from sglang_lint.model import Fix, Site
+from sglang_lint.syntax import mentions
+from sglang_lint.resolve import Known, Ref
 
 
 @dataclass(frozen=True)
@@ -319,14 +277,3 @@ def guarded_on(site: Site, name: str) -> bool:
     return any(
         mentions(guard.test, lambda n: isinstance(n, cst.Name) and n.value == name) for guard in site.guards
     )
-
-
-def mentions(node: cst.CSTNode, predicate: Callable[[cst.CSTNode], bool]) -> bool:
-    """Does any node in the subtree satisfy ``predicate``? (A small, cheap walk.)"""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if predicate(current):
-            return True
-        stack.extend(current.children)
-    return False

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, Trigger, mentions
-from sglang_lint.resolve import dotted_name
+from sglang_lint.checks.base import CheckKind, Trigger, mentions
+from sglang_lint.model import Finding
+from sglang_lint.syntax import dotted_name
 
 
 @dataclass(frozen=True)

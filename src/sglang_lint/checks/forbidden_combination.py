@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_values, show_value, target_trigger
+from sglang_lint.checks.base import CheckKind, argument_values, show_value, target_trigger
+from sglang_lint.model import Finding
 from sglang_lint.checks.allowed_values import SCALARS
 
 

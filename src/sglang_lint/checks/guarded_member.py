@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Finding, argument_of, mentions, target_trigger
-from sglang_lint.resolve import dotted_name, literal_value
+from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
+from sglang_lint.model import Finding
+from sglang_lint.syntax import dotted_name, literal_value
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 from sglang_lint.checks.base import (
     CheckKind,
-    Finding,
     argument_values,
     guarded_on,
     require_argument,
     show_call,
     target_trigger,
 )
+from sglang_lint.model import Finding
 from sglang_lint.screen import value_screen
 
 

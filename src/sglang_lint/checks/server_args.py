@@ -20,8 +20,6 @@ import libcst as cst
 from sglang_lint.checks.base import (
     FIX_SAFETY,
     CheckKind,
-    Finding,
-    Fix,
     Trigger,
     argument_of,
     did_you_mean,
@@ -31,7 +29,9 @@ from sglang_lint.checks.base import (
     string_fix,
     suggest,
 )
+from sglang_lint.model import Finding, Fix
 from sglang_lint.resolve import Known, Ref
+from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.screen import argv_screen, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations")
@@ -59,13 +59,7 @@ class Table:
 
 @lru_cache(maxsize=None)
 def load_table(path: Path) -> Table:
-    from sglang_lint.catalog import Fields, RuleFileError, tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise RuleFileError(path, "", f"cannot be read as TOML: {exc}") from exc
-    top = Fields(data, path)
+    top = Fields(read_toml(path), path)
     version = top.str("sglang_version")
     manual = top.any("manual_flags", required=False) or []
     table = top.sub("fields")

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from sglang_lint.checks.allowed_values import SCALARS
 from sglang_lint.checks.base import (
     CheckKind,
-    Finding,
     argument_values,
     guarded_on,
     require_argument,
@@ -21,6 +20,7 @@ from sglang_lint.checks.base import (
     show_value,
     target_trigger,
 )
+from sglang_lint.model import Finding
 from sglang_lint.screen import value_screen
 from sglang_lint.resolve import Ref
 

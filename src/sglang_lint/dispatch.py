@@ -1,0 +1,134 @@
+"""Dispatch: each recorded site is matched against the rule-table entries filed under its
+name, and the entry's check kind runs on it.
+
+A function or class target matches by qualified name, a method or attribute by name (with
+receiver evidence where the rule asks for it). A check that raises is reported once per rule
+(SGL900, see diagnostics.py) and the other rules go on. Checks that follow values through
+wrappers queue the wrapper's own calls (reach.py), each wrapper once per rule.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+from sglang_lint.catalog import Target
+from sglang_lint.guards import GuardCollector, deliberate
+from sglang_lint.model import Fix, Site
+from sglang_lint.reach import calls_of, field_sites, subclass_calls, wrapper_at
+from sglang_lint.ruletable import Entry, RuleSet
+from sglang_lint.sites import SiteCollector
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A finding of one rule at one site, before positions are known."""
+
+    node: cst.CSTNode
+    code: str
+    message: str
+    fix: Fix | None
+    call: cst.CSTNode  # the call (or class) it is in: where a ``# noqa`` also counts
+
+
+@dataclass(frozen=True)
+class Job:
+    """One check to run: an entry's check on a site, as a call of ``target`` (the entry's own,
+    or a wrapper's); ``via`` says how the value got there."""
+
+    entry: Entry
+    target: Target | None
+    site: Site
+    via: str | None = None
+
+
+class Dispatcher:
+    def __init__(self, ruleset: RuleSet, sites: SiteCollector, guards: GuardCollector):
+        self.ruleset = ruleset
+        self.sites = sites
+        self.guards = guards
+        self.reported: list[Reported] = []
+        self.crashed: dict[str, str] = {}  # rule code -> the error its check raised
+        self._followed: set[tuple[int, str | None, str]] = set()  # (wrapper, argument, rule code)
+
+    def run(self) -> None:
+        # Calls of the rules' targets; then, through wrappers defined in this file, calls of
+        # those wrappers (transitively, each wrapper once per rule).
+        queue: deque[Job] = deque()
+        sites = self.sites
+        aliased = [(name, site) for local, name in sites.aliases.items() for site in sites.calls_by_name.get(local, ())]
+        for name, site in sites.call_sites + aliased:
+            table = self.ruleset.attributes if isinstance(site.node, cst.Attribute) else self.ruleset.calls
+            for entry in table.get(name, ()):
+                target = self._guarded(entry, lambda: effective_target(entry.target, site))
+                if target is not None:
+                    queue.append(Job(entry, target, site))
+        while queue:
+            job = queue.popleft()
+            self._guarded(job.entry, lambda: self._check(job))
+            if job.entry.kind.through_wrappers:
+                queue.extend(self._guarded(job.entry, lambda: self._wrapper_jobs(job)) or ())
+        for site in sites.class_sites:
+            for entry in self.ruleset.classes:
+                self._guarded(entry, lambda: self._check(Job(entry, None, site)))
+            for entry in self.ruleset.fields:
+                self._guarded(entry, lambda: self._check_fields(entry, site))
+
+    def _guarded(self, entry: Entry, action: Callable):
+        """``action()``, unless this rule already crashed on the file; a crash is recorded."""
+        code = entry.rule.code
+        if code in self.crashed:
+            return None
+        try:
+            return action()
+        except Exception as exc:  # a broken check must not stop the others
+            self.crashed[code] = f"{type(exc).__name__}: {exc}"
+            return None
+
+    def _check(self, job: Job) -> None:
+        entry, site = job.entry, job.site
+        for finding in entry.kind.run(site, entry.rule, entry.check, job.target):
+            if deliberate(self.guards, site):
+                return
+            message = f"{finding.message} ({job.via})" if job.via else finding.message
+            self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, site.node))
+
+    def _wrapper_jobs(self, job: Job) -> list[Job]:
+        wrapper = wrapper_at(job.target, job.site)
+        if wrapper is None:
+            return []
+        key = (id(wrapper.function), wrapper.target.argument, job.entry.rule.code)
+        if key in self._followed:
+            return []
+        self._followed.add(key)
+        return [Job(job.entry, wrapper.target, call, wrapper.target.via) for call in calls_of(wrapper, self.sites)]
+
+    def _check_fields(self, entry: Entry, site: Site) -> None:
+        for target, field_site in field_sites(entry.target, site) + subclass_calls(entry.target, site, self.sites):
+            self._check(Job(entry, target, field_site))
+
+
+def effective_target(target: Target, site: Site) -> Target | None:
+    """The target as it applies at this site, or None when the site is not a call of it.
+
+    Functions and classes match by qualified name; methods and attributes by name, with
+    receiver evidence where the rule asks for it."""
+    node = site.node
+    model = site.model
+    if site.partial is not None and model.qualify(site.partial.func, site.scope) != "functools.partial":
+        return None
+    if target.kind in ("function", "class"):
+        if not isinstance(node, cst.Call):
+            return None
+        return target if model.qualify(node.func, site.scope) == target.name else None
+    if target.kind == "method":
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return None
+    elif not isinstance(node, cst.Attribute):
+        return None
+    if target.receivers and not model.instance_of(site.receiver, site.scope, frozenset(target.receivers)):
+        return None
+    return target

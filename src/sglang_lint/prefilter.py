@@ -1,0 +1,142 @@
+"""Stage 1, before anything is parsed: could any check fire on this file's text?
+
+A file is parsed only when its text holds every word of some check's trigger (a callee
+name, plus the words that check cannot fire without), written in the trigger's shape
+(``name(``, ``.name(``...), and, for a call, the call passes the call-site screen
+(screen.py). Almost no file of a large tree does, which makes the flake8 plugin nearly free.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from sglang_lint.screen import IDENTIFIER_BYTES, FileFacts, screen_call, whole_word
+
+SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
+SKIPPED_BY_SCREEN = "no call the engine could judge (call-site screen)"
+
+_SPACE = frozenset(b" \t\r\n\f\\")  # a backslash continues a line
+_WINDOW = 80
+
+
+@dataclass(frozen=True)
+class CompiledTrigger:
+    """A check's :class:`~sglang_lint.checks.base.Trigger` compiled for the bytes scan."""
+
+    shape: str
+    also: tuple  # bytes, or compiled bytes patterns
+    module: str | None
+    screen: object  # see Trigger.screen
+
+    @classmethod
+    def of(cls, trigger) -> "CompiledTrigger":
+        also = tuple(
+            word.encode() if isinstance(word, str) else re.compile(word.pattern.encode(), word.flags & ~re.UNICODE)
+            for word in trigger.also
+        )
+        return cls(trigger.shape, also, trigger.module, trigger.screen)
+
+
+class Prefilter:
+    """Every trigger of a rule set, filed under its name (as bytes: the scan runs on bytes)."""
+
+    def __init__(self, triggers: Sequence, screen: bool = True):
+        self.screen = screen
+        self.by_name: dict[bytes, list[CompiledTrigger]] = {}
+        for trigger in triggers:
+            self.by_name.setdefault(trigger.name.encode(), []).append(CompiledTrigger.of(trigger))
+        self.names = frozenset(self.by_name)
+
+    def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
+        """Why the file need not be parsed (:data:`SKIPPED_NO_NAME`, :data:`SKIPPED_BY_SCREEN`),
+        or None when it must be.
+
+        First the file's identifiers: its bytes with every byte that cannot be part of one
+        turned into a space, split (two C loops, whatever the number of rules). Only the
+        names found there have their shapes (``name(``, ``.name(``) and other words checked,
+        and each call found that way passes the call-site screen (screen.py) or not."""
+        data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+        present = self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
+        facts = FileFacts(data)
+        reason = SKIPPED_NO_NAME
+        for name in present:
+            for trigger in self.by_name[name]:
+                if not ((module is not None and module == trigger.module) or all(
+                    (word in data) if isinstance(word, bytes) else word.search(data) for word in trigger.also
+                )):
+                    continue
+                found = _fires(data, name, trigger, facts if self.screen else None)
+                if found == "fires":
+                    return None
+                if found == "screened":
+                    reason = SKIPPED_BY_SCREEN
+        return reason
+
+
+def _next_char(data: bytes, index: int) -> int:
+    """The first byte at or after ``index`` that is not white space (-1 at the end)."""
+    end = min(len(data), index + _WINDOW)
+    while index < end and data[index] in _SPACE:
+        index += 1
+    return data[index] if index < end else -1
+
+
+def _previous_char(data: bytes, index: int) -> int:
+    """The last byte before ``index`` that is not white space (-1 at the start)."""
+    start = max(0, index - _WINDOW)
+    index -= 1
+    while index >= start and data[index] in _SPACE:
+        index -= 1
+    return data[index] if index >= start else -1
+
+
+_DEFINITION = re.compile(rb"(?:def|class)[ \t]+$")
+_IMPORT_ALIAS = re.compile(rb"\s+as\s")
+
+
+def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts | None) -> str | None:
+    """"fires" when ``name`` is written, as a whole identifier, in the trigger's shape
+    somewhere in ``data`` and (for a call, when ``facts`` are given) the call passes the
+    screen; "screened" when it is written so but every such call failed the screen."""
+    found = None
+    index = data.find(name)
+    while index >= 0:
+        end = index + len(name)
+        if whole_word(data, index, end):
+            shape = _shape_at(data, index, end, trigger.shape)
+            if shape == "call" and facts is not None and trigger.screen is not None:
+                if screen_call(data, end, trigger.screen, facts):
+                    return "fires"
+                found = "screened"
+            elif shape:
+                return "fires"
+        index = data.find(name, end)
+    return found
+
+
+def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
+    """None when ``shape`` is not there; "call" for a call ``name(`` (what the screen
+    judges); "other" for any other way it matches."""
+    following = _next_char(data, end)
+    if shape == "word":
+        return "call" if following == ord("(") else "other"
+    if shape == "config":
+        line_start = data.rfind(b"\n", 0, index) + 1
+        if data[line_start:index].lstrip().startswith(b"class"):
+            return "other"  # the config class's own statement, or a subclass's
+        shape = "callable"
+    if shape == "callable":
+        if following == ord("("):
+            # ``def name(`` and ``class name(`` define it, they do not call it.
+            return None if _DEFINITION.search(data, max(0, index - 16), index) else "call"
+        # ``import name as alias`` (then ``alias(...)``); ``partial(mod.name, ...)``
+        if _IMPORT_ALIAS.match(data, end) or b"partial(" in data[max(0, index - _WINDOW) : index]:
+            return "other"
+        return None
+    if _previous_char(data, index) != ord("."):
+        return None
+    if shape == "member":
+        return "other"
+    return "call" if following == ord("(") else None

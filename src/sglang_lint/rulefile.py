@@ -1,0 +1,134 @@
+"""The TOML schema reader every rule file and data table goes through: typed, named access
+to one table, and :class:`RuleFileError`, which names the file and the field at fault.
+
+A leaf: the catalog (rule files) and the server-argument table both read their TOML here.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = ["Fields", "RuleFileError", "read_toml", "tomllib"]
+
+
+class RuleFileError(Exception):
+    """A rule file that cannot be used; names the file and the offending field."""
+
+    def __init__(self, path: Path | str, field_name: str, problem: str):
+        self.path = Path(path)
+        self.field_name = field_name
+        self.problem = problem
+        where = f"field '{field_name}'" if field_name else "file"
+        super().__init__(f"{self.path}: {where}: {problem}")
+
+
+class Fields:
+    """Typed, named access to one TOML table; every error names file and field path."""
+
+    def __init__(self, table: Any, path: Path, prefix: str = ""):
+        if not isinstance(table, dict):
+            raise RuleFileError(path, prefix, f"must be a table, got {type(table).__name__}")
+        self.table = table
+        self.path = path
+        self.prefix = prefix
+        self.used: set[str] = set()
+
+    def where(self, key: str) -> str:
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def error(self, key: str, problem: str) -> RuleFileError:
+        return RuleFileError(self.path, self.where(key), problem)
+
+    def _get(self, key: str, required: bool) -> Any:
+        self.used.add(key)
+        if key not in self.table:
+            if required:
+                raise self.error(key, "is missing")
+            return None
+        return self.table[key]
+
+    def str(self, key: str, required: bool = True, pattern: re.Pattern | None = None) -> Any:
+        value = self._get(key, required)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(key, f"must be a non-empty string, got {value!r}")
+        if pattern is not None and not pattern.match(value):
+            raise self.error(key, f"{value!r} does not match {pattern.pattern}")
+        return value
+
+    def int(self, key: str, required: bool = True, minimum: int = 0) -> Any:
+        value = self._get(key, required)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.error(key, f"must be an integer >= {minimum}, got {value!r}")
+        return value
+
+    def bool(self, key: str, required: bool = True) -> Any:
+        value = self._get(key, required)
+        if value is None:
+            return None
+        if not isinstance(value, bool):
+            raise self.error(key, f"must be true or false, got {value!r}")
+        return value
+
+    def strings(self, key: str, required: bool = True, pattern: re.Pattern | None = None) -> Any:
+        value = self._get(key, required)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not value:
+            raise self.error(key, f"must be a non-empty list of strings, got {value!r}")
+        for item in value:
+            if not isinstance(item, str) or not item:
+                raise self.error(key, f"must contain only non-empty strings, got {item!r}")
+            if pattern is not None and not pattern.match(item):
+                raise self.error(key, f"{item!r} does not match {pattern.pattern}")
+        if len(set(value)) != len(value):
+            raise self.error(key, "lists a value twice")
+        return tuple(value)
+
+    def any(self, key: str, required: bool = True) -> Any:
+        return self._get(key, required)
+
+    def sub(self, key: str, required: bool = True) -> "Fields | None":
+        value = self._get(key, required)
+        if value is None:
+            return None
+        return Fields(value, self.path, self.where(key))
+
+    def subs(self, key: str, required: bool = True) -> list["Fields"]:
+        value = self._get(key, required)
+        if value is None:
+            return []
+        if not isinstance(value, list) or not value:
+            raise self.error(key, "must be a non-empty array of tables")
+        return [Fields(item, self.path, f"{self.where(key)}[{i}]") for i, item in enumerate(value)]
+
+    def done(self) -> None:
+        """Reject keys nobody asked for: a typo in a rule file must not pass silently."""
+        unknown = sorted(set(self.table) - self.used)
+        if unknown:
+            raise self.error(unknown[0], "is not a known field")
+
+
+def read_toml(path: Path) -> dict:
+    """A TOML file's top table; RuleFileError (naming the file) when it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RuleFileError(path, "", f"cannot be read: {exc.strerror or exc}") from exc
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RuleFileError(path, "", f"is not UTF-8: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc

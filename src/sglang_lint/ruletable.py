@@ -1,0 +1,101 @@
+"""The rule table: the catalog loaded with the check kinds, and compiled for dispatch
+(entries filed under the last name of the callee they target, and the prefilter's triggers).
+
+``default_rules()`` / ``load_rules(dirs)`` are where rule files are read; everything that lints
+goes through a :class:`RuleSet`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from sglang_lint import catalog
+from sglang_lint.catalog import Check, Rule, Target, default_rules_dir
+from sglang_lint.checks import CHECK_KINDS
+from sglang_lint.checks.base import CheckKind
+from sglang_lint.prefilter import Prefilter
+
+
+def load_rule_file(path: Path) -> Rule:
+    return catalog.load_rule_file(path, CHECK_KINDS)
+
+
+def load_rules(dirs: Iterable[Path] | None = None) -> tuple[Rule, ...]:
+    """Every rule file under the given folders (default: the shipped catalog), validated."""
+    return catalog.load_rules([default_rules_dir()] if dirs is None else dirs, CHECK_KINDS)
+
+
+@lru_cache(maxsize=None)
+def default_rules() -> tuple[Rule, ...]:
+    return load_rules()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One check of one rule, filed under one of its targets."""
+
+    rule: Rule
+    check: Check
+    target: Target | None
+
+    @property
+    def kind(self) -> CheckKind:
+        return CHECK_KINDS[self.check.kind]
+
+
+class RuleSet:
+    """The catalog compiled for dispatch: entries keyed by callee name, and the prefilter."""
+
+    def __init__(self, rules: Sequence[Rule], screen: bool = True):
+        self.rules = tuple(rules)
+        self.screen = screen  # run the call-site screen (screen.py) after the text prefilter
+        self.calls: dict[str, list[Entry]] = {}
+        self.attributes: dict[str, list[Entry]] = {}
+        self.classes: list[Entry] = []
+        self.fields: list[Entry] = []  # targets that are dataclass-like configs (fields = true)
+        triggers = []
+        for rule in self.rules:
+            for check in rule.checks:
+                kind = CHECK_KINDS[check.kind]
+                triggers += kind.triggers(check)
+                if kind.site == "class":
+                    self.classes.append(Entry(rule, check, None))
+                    continue
+                for target in check.targets:
+                    table = self.attributes if target.kind == "attribute" else self.calls
+                    table.setdefault(target.last_name, []).append(Entry(rule, check, target))
+                    if target.fields:
+                        self.fields.append(Entry(rule, check, target))
+        self.prefilter = Prefilter(triggers, screen)
+
+    def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
+        """Why the file need not be parsed, or None when it must be (see prefilter.py)."""
+        return self.prefilter.skip_reason(source, module)
+
+    def may_match(self, source: str | bytes, module: str | None = None) -> bool:
+        """Could any check fire on this text? False means: skip the file, parse nothing."""
+        return self.skip_reason(source, module) is None
+
+    def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
+        """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
+        select = tuple(select or ())
+        ignore = tuple(ignore or ())
+        if not select and not ignore:
+            return self
+        return RuleSet(
+            [
+                rule
+                for rule in self.rules
+                if (not select or rule.code.startswith(select))
+                and not (ignore and rule.code.startswith(ignore))
+            ],
+            self.screen,
+        )
+
+
+@lru_cache(maxsize=None)
+def default_ruleset() -> RuleSet:
+    return RuleSet(default_rules())

@@ -1,0 +1,111 @@
+"""Small readings of LibCST syntax that every stage shares: a dotted name as text, the names
+an assignment target binds, a call's callee name, a literal's value, whether code reads a
+variable or mentions a node."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import libcst as cst
+
+from sglang_lint.pynames import NOT_LITERAL
+
+
+def dotted_name(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` as text for Name/Attribute chains, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def target_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The plain names an assignment target binds (through tuples, lists, starred)."""
+    if isinstance(node, cst.Name):
+        yield node
+    elif isinstance(node, (cst.Tuple, cst.List)):
+        for element in node.elements:
+            yield from target_names(element.value)
+    elif isinstance(node, cst.StarredElement):
+        yield from target_names(node.value)
+
+
+# Fields holding a name that is not a read of a variable: ``x.attr``, ``f(keyword=...)``,
+# what a statement binds (``x = ``, ``for x in``, ``as x``, ``del x``, a parameter).
+_NOT_READS = {
+    cst.Attribute: ("attr",), cst.Arg: ("keyword",), cst.AssignTarget: ("target",),
+    cst.AnnAssign: ("target",), cst.For: ("target",), cst.CompFor: ("target",), cst.NamedExpr: ("target",),
+    cst.AsName: ("name",), cst.Del: ("target",), cst.Param: ("name",),
+}
+_OWN_NAMES = (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+
+
+def reads(node: cst.CSTNode, name: str) -> bool:
+    """Does the code ``node`` read the variable ``name`` (of the scope ``node`` is in)?
+    Not inside a nested ``def``/``class``, nor a lambda with a parameter of that name."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            if current.value == name:
+                return True
+            continue
+        if isinstance(current, _OWN_NAMES):
+            continue
+        if isinstance(current, cst.Lambda) and any(
+            isinstance(p, cst.Param) and p.name.value == name
+            for p in (*current.params.posonly_params, *current.params.params, *current.params.kwonly_params,
+                      current.params.star_arg, current.params.star_kwarg)
+        ):
+            continue
+        skipped = [getattr(current, f) for f in _NOT_READS.get(type(current), ())]
+        stack.extend(c for c in current.children if not any(c is s for s in skipped))
+    return False
+
+
+def callee_name(node: cst.CSTNode) -> str | None:
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def mentions(node: cst.CSTNode, predicate: Callable[[cst.CSTNode], bool]) -> bool:
+    """Does any node in the subtree satisfy ``predicate``? (A small, cheap walk.)"""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if predicate(current):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def literal_value(node: cst.CSTNode) -> object:
+    """The Python value of a literal node, or NOT_LITERAL."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        try:
+            value = node.evaluated_value
+        except Exception:  # an unusual prefix or escape LibCST cannot evaluate
+            return NOT_LITERAL
+        return NOT_LITERAL if value is None else value
+    if isinstance(node, (cst.Integer, cst.Float)):
+        try:
+            return node.evaluated_value
+        except Exception:
+            return NOT_LITERAL
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return {"None": None, "True": True, "False": False}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal_value(node.expression)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+    return NOT_LITERAL

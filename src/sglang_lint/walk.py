@@ -1,0 +1,104 @@
+"""The one walk over a parsed file: every node once, in source order, whatever the number of
+rules, calling the hooks of a few collectors (bindings.py, guards.py, sites.py).
+
+``module.visit(visitor)`` rebuilds every node it passes (LibCST's visitors double as
+transformers), which costs as much as parsing. :func:`walk` calls the same ``visit_X``,
+``visit_X_field``, ``leave_X_field`` and ``leave_X`` hooks in the same order LibCST would,
+reading the fields directly and never descending into whitespace or punctuation. Several
+collectors share the walk: at each node, each collector's hook runs in the order the
+collectors are given (a later collector sees what an earlier one recorded for that node).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import libcst as cst
+
+_PUNCTUATION = frozenset({
+    "lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace", "leading_lines", "lines_after_decorators",
+    "header", "footer", "semicolon", "comma", "equal", "colon", "newline", "asynchronous", "operator",
+    "star", "dot", "arrow", "first_line", "trailing_whitespace", "empty_lines", "indent",
+})
+# Fields LibCST visits in source order where the dataclass lists them otherwise.
+_FIELD_ORDER = {
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        names = [
+            f.name for f in dataclasses.fields(node_type)
+            if f.name not in _PUNCTUATION and "whitespace" not in f.name
+        ]
+        order = _FIELD_ORDER.get(node_type)
+        if order is not None:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
+        fields = _CHILD_FIELDS[node_type] = tuple(names)
+    return fields
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk(collectors: Sequence[object], node: cst.CSTNode) -> None:
+    """Visit ``node`` and everything under it with every collector's hooks."""
+    types = tuple(type(c) for c in collectors)
+    methods = _METHODS.get(types)
+    if methods is None:
+        methods = _METHODS[types] = {}
+    _walk(tuple(collectors), types, methods, node)
+
+
+_METHODS: dict[tuple, dict] = {}
+
+
+def _walk(collectors: tuple, types: tuple, methods: dict, node: cst.CSTNode) -> None:
+    node_type = type(node)
+    entry = methods.get(node_type)
+    if entry is None:
+        entry = methods[node_type] = _node_hooks(types, node_type)
+    visits, leaves, field_hooks = entry
+    for index, hook in visits:
+        hook(collectors[index], node)
+    for name in _child_fields(node_type):
+        value = getattr(node, name)
+        hooks = field_hooks.get(name)
+        if hooks is not None:
+            for index, hook in hooks[0]:
+                hook(collectors[index], node)
+        if isinstance(value, cst.CSTNode):
+            _walk(collectors, types, methods, value)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    _walk(collectors, types, methods, item)
+        if hooks is not None:
+            for index, hook in hooks[1]:
+                hook(collectors[index], node)
+    for index, hook in leaves:
+        hook(collectors[index], node)
+
+
+def _node_hooks(types: tuple, node_type: type):
+    """(visit hooks, leave hooks, {field: (before hooks, after hooks)}) for one node type,
+    each a tuple of (collector index, function)."""
+    name = node_type.__name__
+
+    def hooks(method: str) -> tuple:
+        return tuple(
+            (index, function) for index, kind in enumerate(types)
+            if (function := getattr(kind, method, None)) is not None
+        )
+
+    field_hooks = {}
+    for field_name in _child_fields(node_type):
+        before = hooks(f"visit_{name}_{field_name}")
+        after = hooks(f"leave_{name}_{field_name}")
+        if before or after:
+            field_hooks[field_name] = (before, after)
+    return hooks(f"visit_{name}"), hooks(f"leave_{name}"), field_hooks
