@@ -108,3 +108,9 @@ def test_comments_never_hide_an_argv_list(source):
     unscreened = lint(source, "launch.py", UNSCREENED)
     assert unscreened, "the case must have a finding to hide"
     assert lint(source, "launch.py", default_ruleset()) == unscreened
+
+
+def test_a_binding_at_the_very_start_of_the_file():
+    """The screen's binding search once read the byte before offset 0 and crashed the file."""
+    source = f'MODE: str = "pre"\n{IMPORT}set_capture_flag_on_blocks(t, MODE)\n'
+    assert [(d.line, d.col, d.code) for d in lint(source, "x.py")] == [(3, 30, "SGL001")]

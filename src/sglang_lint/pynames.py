@@ -72,3 +72,50 @@ def ast_literal(node: ast.AST) -> object:
     ):
         return -node.operand.value
     return NOT_LITERAL
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()  # an argument that may be passed, but where cannot be told (``*args``, ``**kw``)
+
+
+def find_argument(args, name: str | None, position: int | None, expand=None):
+    """Which argument a call passes for the parameter ``name`` (by keyword, or inside a
+    ``**`` mapping ``expand`` can read) or at ``position`` (0-based, without ``self``).
+
+    ``args``: the call's arguments in order, as (keyword or None, star: "", "*" or "**",
+    value) triples: LibCST's and :mod:`ast`'s calls both read this way, so the engine and
+    the call-site screen find the same argument. ``expand(value)``: the (key, item) pairs of
+    a ``**value`` mapping, or None when they are unknown. Returns (value, mapping) with the
+    ``**`` value it came through (or None); None when the argument is absent; UNKNOWN when
+    it may be there but cannot be found (after ``*args``, or in a mapping ``expand`` cannot
+    read)."""
+    unknown = False
+    if name is not None:
+        for keyword, star, value in args:
+            if keyword == name:
+                return value, None
+            if star == "**":
+                pairs = expand(value) if expand is not None else None
+                if pairs is None:
+                    unknown = True
+                    continue
+                for key, item in pairs:
+                    if key == name:
+                        return item, value
+    if position is not None:
+        index = 0
+        for keyword, star, value in args:
+            if keyword is not None or star == "**":
+                break
+            if star == "*":
+                return UNKNOWN
+            if index == position:
+                return value, None
+            index += 1
+    return UNKNOWN if unknown else None

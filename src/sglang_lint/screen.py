@@ -29,6 +29,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
+from sglang_lint.pynames import NOT_LITERAL, UNKNOWN, ast_literal, find_argument
+
 # Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
 # UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
@@ -145,7 +147,7 @@ class FileFacts:
             if whole_word(data, index, end):
                 match = _BINDING.match(data, end)
                 # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
-                if match is not None and _previous_byte(data, index) not in b":.":
+                if match is not None and _previous_byte(data, index) not in _NOT_BINDING_BEFORE:
                     if match.group("walrus") or (match.group("literal") and not strict):
                         return True
                     line_start = data.rfind(b"\n", 0, index) + 1
@@ -264,6 +266,9 @@ _NEVER_EVALUATED = (
 )
 
 
+_NOT_BINDING_BEFORE = frozenset(b":.")  # ints: _previous_byte gives -1 at the start of the file
+
+
 def _previous_byte(data: bytes, index: int) -> int:
     index -= 1
     while index >= 0 and data[index] in b" \t":
@@ -298,20 +303,20 @@ def parse_call(text: bytes) -> ast.Call | None:
 
 def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr | None | bool:
     """The expression passed for the parameter, None when absent, True when unknowable
-    (after ``*args``, or a ``**`` mapping that may hold it)."""
-    for keyword in call.keywords:
-        if name is not None and keyword.arg == name:
-            return keyword.value
-    if name is not None and any(keyword.arg is None for keyword in call.keywords):
+    (after ``*args``, or a ``**`` mapping that may hold it): the engine's own lookup
+    (:func:`~sglang_lint.pynames.find_argument`), which reads no mapping here."""
+    found = find_argument(ast_call_arguments(call), name, position)
+    if found is UNKNOWN:
         return True
-    if position is None:
-        return None
-    for index, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            return True
-        if index == position:
-            return arg
-    return None
+    return None if found is None else found[0]
+
+
+def ast_call_arguments(call: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
+    """An :mod:`ast` call's arguments as :func:`~sglang_lint.pynames.find_argument` reads them
+    (positional ones first, as Python requires but for ``f(a=1, *rest)``)."""
+    return [
+        (None, "*", arg.value) if isinstance(arg, ast.Starred) else (None, "", arg) for arg in call.args
+    ] + [(keyword.arg, "**" if keyword.arg is None else "", keyword.value) for keyword in call.keywords]
 
 
 def value_may_be_known(
@@ -321,13 +326,12 @@ def value_may_be_known(
     given) would it fail the check? ``enum``: (class name, allowed member names) for a rule
     on enum members, whose ``Enum.MEMBER`` attributes the engine resolves. ``strict``: the
     check ignores parameter defaults."""
+    literal = ast_literal(expr)
+    if literal is not NOT_LITERAL:
+        return fails is None or bool(fails(literal))
     if isinstance(expr, ast.Constant):
-        return fails is None or bool(fails(expr.value))
-    if (
-        isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
-        and isinstance(expr.operand, ast.Constant) and isinstance(expr.operand.value, (int, float))
-    ):
-        return fails is None or bool(fails(-expr.operand.value))
+        # the engine reads a bytes literal's value too; ``...`` and complex numbers are no literal to it
+        return isinstance(expr.value, bytes) and (fails is None or bool(fails(expr.value)))
     if isinstance(expr, ast.Name):
         return facts.name_may_be_known(expr.id, strict, enum is not None)
     if isinstance(expr, ast.Attribute):

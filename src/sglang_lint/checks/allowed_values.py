@@ -5,6 +5,7 @@ Only values the resolver knows are judged; anything else is left alone."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -74,10 +75,15 @@ def parse(fields, targets):
     return AllowedValues(summary=summary, values=tuple(values), enum=enum, none=none, strict=strict)
 
 
+def fails(params: AllowedValues, value: object) -> bool:
+    """A value the check can judge and that is not allowed."""
+    return params.allows(value) is False
+
+
 def run(site, rule, check, target):
     params: AllowedValues = check.params
     for arg, known in argument_values(site, target.argument, target.position):
-        if params.allows(known.value) is not False or (params.strict and known.default):
+        if not fails(params, known.value) or (params.strict and known.default):
             continue
         if known.via and guarded_on(site, known.via[0]):
             continue
@@ -117,7 +123,7 @@ def triggers(check):
         target_trigger(
             target, *extra,
             screen=value_screen(
-                target.argument, target.position, lambda v: params.allows(v) is False, enum, params.strict
+                target.argument, target.position, functools.partial(fails, params), enum, params.strict
             ),
         )
         for target in check.targets
@@ -126,5 +132,5 @@ def triggers(check):
 
 KIND = CheckKind(
     name="allowed-values", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True,
-    fix_safety=lambda check: FIX_SAFETY,
+    fix_safety=lambda check: FIX_SAFETY, fails=fails,
 )

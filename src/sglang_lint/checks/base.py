@@ -10,6 +10,7 @@ from typing import Callable, Iterable, Iterator
 import libcst as cst
 
 from sglang_lint.model import Fix, Site
+from sglang_lint.pynames import UNKNOWN, find_argument
 from sglang_lint.syntax import mentions
 from sglang_lint.resolve import Known, Ref
 
@@ -29,6 +30,10 @@ class CheckKind:
     through_wrappers: bool = False
     # (Check) -> how its findings are fixed, for the rule docs ("" when they are not).
     fix_safety: Callable = lambda check: ""
+    # For a check on one argument's value: (params, value) -> does sglang raise on this value?
+    # The one statement of the verdict: the check (on values the resolver knows) and the
+    # call-site screen (on literals written at the call) both ask it.
+    fails: Callable | None = None
 
 
 FIX_SAFETY = (
@@ -84,33 +89,30 @@ def _argument(
     call: cst.Call, name: str | None, position: int | None, site: Site | None
 ) -> tuple[cst.Arg, cst.Name | None] | None:
     """The argument, and the dict name it came through for ``**kwargs`` (else None)."""
-    for arg in call.args:
-        if arg.keyword is not None and name is not None and arg.keyword.value == name:
-            return arg, None
-        if arg.star == "**" and name is not None:
-            mapping = site.model.dict_literal(arg.value, site.scope, site.where) if site else arg.value
-            if not isinstance(mapping, cst.Dict):
-                continue
-            for element in mapping.elements:
-                if (
-                    isinstance(element, cst.DictElement)
-                    and isinstance(element.key, cst.SimpleString)
-                    and element.key.evaluated_value == name
-                ):
-                    holder = arg.value if isinstance(arg.value, cst.Name) else None
-                    return cst.Arg(value=element.value), holder
-    if position is None:
+    found = find_argument(call_arguments(call), name, position, lambda arg: _mapping_items(arg, site))
+    if found is None or found is UNKNOWN:
         return None
-    index = 0
-    for arg in call.args:
-        if arg.keyword is not None or arg.star == "**":
-            break
-        if arg.star == "*":
-            return None  # after a splat, positions are unknown
-        if index == position:
-            return arg, None
-        index += 1
-    return None
+    arg, through = found
+    holder = through.value if through is not None and isinstance(through.value, cst.Name) else None
+    return arg, holder
+
+
+def call_arguments(call: cst.Call) -> list[tuple[str | None, str, cst.Arg]]:
+    """The call's arguments as :func:`~sglang_lint.pynames.find_argument` reads them."""
+    return [(arg.keyword.value if arg.keyword is not None else None, arg.star, arg) for arg in call.args]
+
+
+def _mapping_items(arg: cst.Arg, site: Site | None) -> list[tuple[str, cst.Arg]] | None:
+    """The string keys of a ``**{...}`` literal (or of a dict name bound to one, never
+    changed), each with its value as an argument; None when the mapping is unknown."""
+    mapping = site.model.dict_literal(arg.value, site.scope, site.where) if site else arg.value
+    if not isinstance(mapping, cst.Dict):
+        return None
+    return [
+        (element.key.evaluated_value, cst.Arg(value=element.value))
+        for element in mapping.elements
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+    ]
 
 
 def argument_values(

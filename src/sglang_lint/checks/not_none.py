@@ -8,6 +8,7 @@ return, ``assert``, ``ids = ids or [...]``)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from sglang_lint.checks.base import (
@@ -38,11 +39,15 @@ def parse(fields, targets):
     )
 
 
+def fails(params: NotNone, value: object) -> bool:
+    return value is None
+
+
 def run(site, rule, check, target):
     params: NotNone = check.params
     # "May be None" is enough: one reaching binding that is None fails the call.
     for arg, known in argument_values(site, target.argument, target.position, may=not params.strict):
-        if known.value is not None or (params.strict and known.default):
+        if not fails(params, known.value) or (params.strict and known.default):
             continue
         if known.via and guarded_on(site, known.via[0]):
             continue
@@ -54,13 +59,18 @@ def run(site, rule, check, target):
 
 def triggers(check):
     # Only a None the file writes can be flagged.
-    strict = check.params.strict
+    params: NotNone = check.params
     return [
         target_trigger(
-            target, "None", screen=value_screen(target.argument, target.position, lambda v: v is None, None, strict)
+            target, "None",
+            screen=value_screen(
+                target.argument, target.position, functools.partial(fails, params), None, params.strict
+            ),
         )
         for target in check.targets
     ]
 
 
-KIND = CheckKind(name="not-none", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True)
+KIND = CheckKind(
+    name="not-none", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True, fails=fails
+)

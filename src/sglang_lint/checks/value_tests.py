@@ -8,6 +8,7 @@ Each judges only values the resolver knows at the call (every reaching binding).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from sglang_lint.checks.allowed_values import SCALARS
@@ -73,13 +74,12 @@ def _checker(fails, explain):
 
 def _triggers(fails):
     def triggers(check):
-        def screen_fails(value, params=check.params):
-            return fails(params, value)
-
+        params: ValueTest = check.params
         return [
             target_trigger(
                 target,
-                screen=value_screen(target.argument, target.position, screen_fails, None, check.params.strict),
+                screen=value_screen(target.argument, target.position, functools.partial(fails, params), None,
+                                    params.strict),
             )
             for target in check.targets
         ]
@@ -89,14 +89,16 @@ def _triggers(fails):
 
 FORBIDDEN = CheckKind(
     name="forbidden-values", site="call", parse=_parse_with_values, triggers=_triggers(_is_forbidden),
-    through_wrappers=True,
+    through_wrappers=True, fails=_is_forbidden,
     run=_checker(_is_forbidden, lambda p, v: f"{p.summary} ({show_value(v)} is not accepted)"),
 )
 MUST_BE_NONE = CheckKind(
     name="must-be-none", site="call", parse=_parse, triggers=_triggers(_is_set), through_wrappers=True,
+    fails=_is_set,
     run=_checker(_is_set, lambda p, v: f"{p.summary} (only None is accepted here)"),
 )
 TRUTHY = CheckKind(
     name="truthy", site="call", parse=_parse, triggers=_triggers(_is_falsy), through_wrappers=True,
+    fails=_is_falsy,
     run=_checker(_is_falsy, lambda p, v: f"{p.summary} ({show_value(v)} is empty, zero or None)"),
 )

@@ -1,0 +1,208 @@
+"""The screen cannot contradict the engine: a property test (hypothesis).
+
+For every value check of the catalog (one argument judged by the check kind's ``fails``) and
+for the server-argument checks, the checked argument is written in each form the engine
+follows (a literal by keyword or position, a module constant, an annotated constant, a
+parameter default, a wrapper function or method, a conditional, ``**{...}``, a dict name,
+``functools.partial``, an import alias, comments inside the call, a guard, a rebinding, a
+negative test...) with values drawn from both sides of the verdict; linting with the
+call-site screen and without it must give the same findings. A form the engine learns and
+the screen does not shows up here as a finding only the unscreened run has.
+
+CI runs a bounded, derandomized number of examples; ``SGLANG_LINT_FUZZ_EXAMPLES`` asks for
+more (and random ones), as in test_fuzz.py.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sglang_lint import lint
+from sglang_lint.checks import CHECK_KINDS
+from sglang_lint.checks.server_args import ServerArgsCheck
+from sglang_lint.ruletable import RuleSet, default_rules
+
+EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "400"))
+PROPERTY = settings(
+    max_examples=EXAMPLES, deadline=None, derandomize="SGLANG_LINT_FUZZ_EXAMPLES" not in os.environ,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+SCREENED = RuleSet(default_rules())
+UNSCREENED = RuleSet(default_rules(), screen=False)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A callable a value check judges, how to import and call it, and values to try."""
+
+    code: str
+    header: str  # the import that makes the callee resolve
+    callee: str  # how the call is written
+    argument: str | None
+    position: int | None
+    values: tuple
+
+
+COMMON_VALUES = (None, True, False, 0, 1, -1, 2.5, "", "x", "auto")
+
+
+def _value_checks() -> list[Checked]:
+    found = []
+    for rule in default_rules():
+        for check in rule.checks:
+            if CHECK_KINDS[check.kind].fails is None or getattr(check.params, "enum", None):
+                continue
+            values = tuple(getattr(check.params, "values", ()))
+            near = tuple(f"{v}_" for v in values if isinstance(v, str))  # a misspelling of each
+            for target in check.targets:
+                if target.kind in ("function", "class"):
+                    module, _, name = target.name.rpartition(".")
+                    header, callee = f"from {module} import {name}\n", name
+                elif target.kind == "method" and not target.receivers:
+                    header, callee = "", f"thing.{target.name}"
+                else:
+                    continue
+                found.append(Checked(rule.code, header, callee, target.argument, target.position,
+                                     values + near + COMMON_VALUES))
+    return found
+
+
+def _server_arg_checks() -> list[Checked]:
+    """Keywords of ``sglang.Engine``: every field with choices, and a few typed ones."""
+    rule = next(r for r in default_rules() if r.code == "SGL006")
+    table = next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table
+    found = []
+    with_choices = [f for f in table.fields.values() if f.choices][:20]
+    typed = [f for f in table.fields.values() if not f.choices and f.type in ("int", "float", "bool", "str")][:10]
+    for field in with_choices + typed:
+        near = tuple(f"{c}_" for c in field.choices[:2] if isinstance(c, str))
+        found.append(Checked("SGL006", "import sglang as sgl\n", "sgl.Engine", field.name, None,
+                             tuple(field.choices[:3]) + near + COMMON_VALUES + ("2",)))
+    return found
+
+
+CHECKED = _value_checks() + _server_arg_checks()
+
+
+def _call(checked: Checked, value: str, positional: bool = False) -> str:
+    if positional:
+        return f"{checked.callee}({'0, ' * checked.position}{value})"
+    return f"{checked.callee}({checked.argument}={value})"
+
+
+def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
+    """The ways the checked argument can be written, each a module's source."""
+    call = lambda value: _call(checked, value, checked.argument is None)  # noqa: E731
+    forms = {
+        "literal": call(v),
+        "constant": f"VALUE = {v}\n{call('VALUE')}",
+        "annotated-constant": f"VALUE: object = {v}\n{call('VALUE')}",
+        "default": f"def run(value={v}):\n    {call('value')}\n",
+        "wrapper": f"def run(value):\n    {call('value')}\n\n\nrun({v})\n",
+        "method-wrapper": (
+            f"class Runner:\n    def run(self, value):\n        {call('value')}\n\n"
+            f"    def go(self):\n        self.run({v})\n"
+        ),
+        "conditional": call(f"{v} if flag else {w}"),
+        "rebound": f"VALUE = {v}\nVALUE = {w}\n{call('VALUE')}",
+        "branches": f"if flag:\n    VALUE = {v}\nelse:\n    VALUE = {w}\n{call('VALUE')}",
+        "guarded": f"VALUE = {v}\nif VALUE is not None:\n    {call('VALUE')}\n",
+        "walrus": call(f"(value := {v})"),
+        "negative-test": f"import pytest\n\nwith pytest.raises(ValueError):\n    {call(v)}\n",
+        "in-loop": f"for VALUE in ({v}, {w}):\n    {call('VALUE')}\n",
+    }
+    if checked.argument is not None:
+        name = checked.argument
+        forms.update({
+            "comments": f"{checked.callee}(\n    # why\n    {name}={v},  # note\n)\n",
+            "dict-literal": f"{checked.callee}(**{{{name!r}: {v}}})",
+            "dict-name": f"options = {{{name!r}: {v}}}\n{checked.callee}(**options)",
+            "dict-changed": f"options = {{{name!r}: {v}}}\noptions[{name!r}] = {w}\n{checked.callee}(**options)",
+            "partial": f"import functools\n\nrun = functools.partial({checked.callee}, {name}={v})\nrun()\n",
+            "keyword-parenthesized": f"{checked.callee}({name}=({v}))",
+        })
+        if checked.header.startswith("from ") and "." not in checked.callee:
+            module = checked.header.split()[1]
+            forms["alias"] = f"from {module} import {checked.callee} as other\nother({name}={v})"
+    if checked.position is not None:
+        forms["positional"] = _call(checked, v, positional=True)
+        forms["positional-after-star"] = f"{checked.callee}(*rest, {v})"
+    return forms
+
+
+FORM_NAMES = sorted({name for checked in CHECKED for name in _forms(checked, "1", "2")})
+
+
+def _agree(source: str) -> None:
+    screened = lint(source, "example.py", SCREENED)
+    unscreened = lint(source, "example.py", UNSCREENED)
+    assert screened == unscreened, f"the screen disagrees with the engine on:\n{source}"
+
+
+@PROPERTY
+@given(
+    checked=st.sampled_from(CHECKED), form=st.sampled_from(FORM_NAMES), data=st.data(),
+)
+def test_screened_and_unscreened_linting_agree(checked: Checked, form: str, data):
+    v, w = (repr(data.draw(st.sampled_from(checked.values), label=label)) for label in ("value", "other"))
+    forms = _forms(checked, v, w)
+    if form not in forms:
+        form = sorted(forms)[0]
+    _agree(checked.header + forms[form])
+
+
+LAUNCH = "import subprocess\n\n"
+
+
+def _argv_forms(flag: str, value: str) -> dict[str, str]:
+    head = '"python", "-m", "sglang.launch_server"'
+    return {
+        "list": f"subprocess.Popen([{head}, {flag!r}, {value!r}])",
+        "inline": f"subprocess.Popen([{head}, {flag + '=' + value!r}])",
+        "named": f"command = [{head}, {flag!r}, {value!r}]\nsubprocess.Popen(command)",
+        "comments": f"subprocess.Popen([\n    {head},  # the server\n    {flag!r},  # why\n    {value!r},\n])",
+        "concatenated": f"subprocess.Popen([{head}] + [{flag!r}, {value!r}])",
+        "named-parts": f"BASE = [{head}]\nsubprocess.Popen(BASE + [{flag!r}, {value!r}])",
+        "changed": f"command = [{head}]\ncommand += [{flag!r}, {value!r}]\nsubprocess.Popen(command)",
+        "wrapped-launcher": f"subprocess.Popen([\"nsys\", \"profile\", {head}, {flag!r}, {value!r}])",
+    }
+
+
+def _flags() -> list[str]:
+    rule = next(r for r in default_rules() if r.code == "SGL006")
+    table = next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table
+    flags = sorted(table.by_flag)[:40]
+    return flags + ["--tp", "--tensor-parallel-siz", "--max-model-len", "--gpu-memory-utilization", "--mem-frac"]
+
+
+FLAGS = _flags()
+
+
+@PROPERTY
+@given(
+    flag=st.sampled_from(FLAGS),
+    value=st.sampled_from(["auto", "fp8", "flashinfer", "flashinfr", "2", "x", "0.8", "--other"]),
+    form=st.sampled_from(sorted(_argv_forms("--a", "b"))),
+)
+def test_screen_agrees_on_launch_flags(flag: str, value: str, form: str):
+    _agree(LAUNCH + _argv_forms(flag, value)[form])
+
+
+def test_the_forms_reach_findings():
+    """The property is not vacuous: in each form, some value draws a finding from the engine."""
+    silent = []
+    for form in FORM_NAMES:
+        if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed"):
+            continue  # forms the engine deliberately does not judge
+        cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
+        if not any(
+            lint(c.header + _forms(c, repr(v), repr(v))[form], "example.py", UNSCREENED)
+            for c in cases[:40] for v in c.values
+        ):
+            silent.append(form)
+    assert not silent, f"no finding in any case of the forms {silent}"
+    assert any(lint(LAUNCH + _argv_forms("--max-model-len", "2")[form], "x.py") for form in ("list", "named"))
