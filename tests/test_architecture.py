@@ -1,0 +1,161 @@
+"""The shape of the code, read from the code: the layers below, no import circle, no import
+from a lower layer to a higher one, no function-level import of our own modules but the
+few lazy ones listed, and no source file over 700 lines."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "src" / "sglang_lint"
+
+# Lowest first. A module may import only from its own layer or lower ones (and not in a circle).
+LAYERS = [
+    # leaves: shared types and readings, nothing of ours below them
+    {"model", "pynames", "rulefile", "noqa", "__init__"},  # the package root: __version__; lint is lazy
+    # the rule files' schema; LibCST syntax helpers; the ast call-site screen
+    {"catalog", "syntax", "screen"},
+    # the bindings of a file, and the resolver that reads them
+    {"bindings"},
+    {"resolve"},
+    # the check kinds
+    {"checks.base"},
+    {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
+     "checks.guarded_member", "checks.chain_sync", "checks.server_args"},
+    {"checks"},  # the table of check kinds
+    # the rule table and its prefilter
+    {"prefilter"},
+    {"ruletable"},
+    # the walk's collectors, value following, dispatch, diagnostics, the source reader
+    {"walk", "guards", "source"},
+    {"sites"},
+    {"reach"},
+    {"dispatch"},
+    {"diagnostics"},
+    # the engine: one file through the stages
+    {"engine"},
+    # what uses the engine: fixes, cache, runner, configuration, catalog tools, output
+    {"fixes", "cache", "config", "docs", "output", "derive"},
+    {"runner"},
+    # the front ends
+    {"cli", "server", "flake8_plugin", "__main__"},
+]
+# Function-level imports of our modules that are on purpose: loaded only when asked for.
+LAZY = {
+    ("__init__", "engine"), ("__init__", "model"),  # the package root stays a leaf
+    ("cli", "server"),  # the language server needs pygls, an optional dependency
+    ("cli", "docs"), ("cli", "derive"),  # subcommands
+}
+MAX_LINES = 700
+
+
+def _module_name(path: Path) -> str:
+    """checks/base.py -> checks.base; checks/__init__.py -> checks; __init__.py -> __init__."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _layer_of(name: str) -> int:
+    for index, layer in enumerate(LAYERS):
+        if name in layer or name.split(".")[0] in layer and name.split(".")[0] != "checks":
+            return index
+    raise AssertionError(f"sglang_lint.{name} is in no layer of tests/test_architecture.py: place it")
+
+
+def _is_module(name: str) -> bool:
+    where = PACKAGE / name.replace(".", "/")
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
+
+
+def _ours(node: ast.AST) -> list[str]:
+    """The modules of ours an import statement loads."""
+    if isinstance(node, ast.Import):
+        return [a.name[len("sglang_lint."):] for a in node.names if a.name.startswith("sglang_lint.")]
+    if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("sglang_lint"):
+        return []
+    module = node.module[len("sglang_lint."):] if node.module != "sglang_lint" else ""
+    found = []
+    for alias in node.names:
+        candidate = f"{module}.{alias.name}" if module else alias.name
+        found.append(candidate if _is_module(candidate) else (module or "__init__"))
+    return found
+
+
+def _imports(path: Path) -> list[tuple[str, bool]]:
+    """(module of ours, imported at module level?) for each import in the file; imports under
+    ``if TYPE_CHECKING:`` (annotations only) do not count."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    annotations_only = {
+        id(n) for statement in tree.body
+        if isinstance(statement, ast.If) and "TYPE_CHECKING" in ast.unparse(statement.test)
+        for n in ast.walk(statement)
+    }
+    top = {id(node) for node in tree.body}
+    return [
+        (name, id(node) in top)
+        for node in ast.walk(tree) if id(node) not in annotations_only
+        for name in _ours(node)
+    ]
+
+
+def _graph() -> dict[str, list[tuple[str, bool]]]:
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        graph[name] = [(imported, top) for imported, top in _imports(path) if imported != name]
+    return graph
+
+
+def test_every_import_goes_down_the_layers():
+    upward = []
+    for module, imports in _graph().items():
+        for imported, top in imports:
+            if (module, imported.split(".")[0]) in LAZY and not top:
+                continue
+            if _layer_of(imported) > _layer_of(module):
+                upward.append(f"{module} -> {imported}")
+    assert not upward, "imports from a lower layer to a higher one: " + ", ".join(upward)
+
+
+def test_no_import_circle():
+    graph = {m: {i for i, top in imports if top} for m, imports in _graph().items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                raise AssertionError("import circle: " + " -> ".join(trail[trail.index(nxt):] + [node, nxt])
+                                     if nxt in trail else f"import circle through {node} -> {nxt}")
+            if nxt not in state:
+                visit(nxt, trail + [node])
+        state[node] = 2
+
+    for module in graph:
+        if module not in state:
+            visit(module, [])
+
+
+def test_function_level_imports_are_only_the_lazy_ones():
+    found = [
+        (module, imported) for module, imports in _graph().items() for imported, top in imports
+        if not top and (module, imported.split(".")[0]) not in LAZY
+    ]
+    assert not found, f"function-level imports of our modules: {found}"
+
+
+def test_no_source_file_is_over_the_limit():
+    long = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"over {MAX_LINES} lines: {long}"
+
+
+def test_the_leaves_import_nothing_of_ours():
+    graph = _graph()
+    for leaf in LAYERS[0]:
+        assert not [i for i, top in graph[leaf] if top], f"{leaf} is a leaf but imports {graph[leaf]}"
+    assert {i for i, _ in graph["catalog"]} == {"rulefile"}
