@@ -8,6 +8,7 @@ these, so that the three cannot read ``from ..x import y`` or ``-1`` differently
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import PurePath
 
 
@@ -20,6 +21,17 @@ class _NotLiteral:
 
 NOT_LITERAL = _NotLiteral()  # what a literal reader returns for anything that is not one
 SCALARS = (str, int, float, bool)  # the literal types the checks compare
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A dotted name that resolved through imports, e.g. an enum member
+    ``sglang.srt.model_executor.forward_batch_info.ForwardMode.EXTEND``."""
+
+    qualified: str
+
+    def __repr__(self) -> str:
+        return ".".join(self.qualified.split(".")[-2:])
 
 
 def module_name_for(path: str | None) -> tuple[str | None, bool]:

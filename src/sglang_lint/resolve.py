@@ -36,21 +36,10 @@ from sglang_lint.bindings import (
     Where,
     may_be_last_binding,
 )
-from sglang_lint.pynames import NOT_LITERAL
+from sglang_lint.pynames import NOT_LITERAL, Ref
 from sglang_lint.syntax import dotted_name, literal_value
 
 MAX_DEPTH = 8  # how many name-to-name hops a value may take before it counts as unknown
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A dotted name that resolved through imports, e.g. an enum member
-    ``sglang.srt.model_executor.forward_batch_info.ForwardMode.EXTEND``."""
-
-    qualified: str
-
-    def __repr__(self) -> str:
-        return ".".join(self.qualified.split(".")[-2:])
 
 
 @dataclass(frozen=True)

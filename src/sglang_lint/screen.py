@@ -29,7 +29,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sglang_lint.pynames import NOT_LITERAL, UNKNOWN, ast_literal, find_argument
+from sglang_lint.pynames import NOT_LITERAL, UNKNOWN, Ref, ast_literal, find_argument
 
 # Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
 # UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
@@ -323,8 +323,9 @@ def value_may_be_known(
     expr: ast.expr, facts: FileFacts, fails: Callable | None = None, enum=None, strict: bool = False
 ) -> bool:
     """Could the engine know this expression's value, and (for a literal, when ``fails`` is
-    given) would it fail the check? ``enum``: (class name, allowed member names) for a rule
-    on enum members, whose ``Enum.MEMBER`` attributes the engine resolves. ``strict``: the
+    given) would it fail the check? ``enum``: the qualified enum class of a rule on enum
+    members, whose ``Enum.MEMBER`` attributes the engine resolves (and ``fails`` judges as
+    the engine would: a :class:`~sglang_lint.pynames.Ref` to the member). ``strict``: the
     check ignores parameter defaults."""
     literal = ast_literal(expr)
     if literal is not NOT_LITERAL:
@@ -337,10 +338,11 @@ def value_may_be_known(
     if isinstance(expr, ast.Attribute):
         if enum is None:
             return False
-        owner, members = enum
         base = expr.value
         base_name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
-        return not (base_name == owner and expr.attr in members)
+        if base_name != enum.rpartition(".")[2]:
+            return True  # another spelling of the class (an alias, a module path): may be it
+        return fails is None or bool(fails(Ref(f"{enum}.{expr.attr}")))
     if isinstance(expr, ast.IfExp):
         return any(value_may_be_known(branch, facts, fails, enum, strict) for branch in (expr.body, expr.orelse))
     return False  # the engine evaluates nothing else (calls, subscripts, displays, f-strings...)

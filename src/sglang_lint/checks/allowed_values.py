@@ -24,7 +24,7 @@ from sglang_lint.checks.base import (
     target_trigger,
 )
 from sglang_lint.model import Finding
-from sglang_lint.resolve import Ref
+from sglang_lint.pynames import Ref
 from sglang_lint.screen import value_screen
 
 SCALARS = (str, int, float, bool)
@@ -118,12 +118,11 @@ def triggers(check):
     params: AllowedValues = check.params
     extra = (params.enum.rsplit(".", 1)[-1],) if params.enum else ()
     # The screen passes a call whose literal fails, or whose Enum.MEMBER is not an allowed one.
-    enum = (extra[0], frozenset(params.values)) if params.enum else None
     return [
         target_trigger(
             target, *extra,
             screen=value_screen(
-                target.argument, target.position, functools.partial(fails, params), enum, params.strict
+                target.argument, target.position, functools.partial(fails, params), params.enum, params.strict
             ),
         )
         for target in check.targets

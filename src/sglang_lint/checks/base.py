@@ -12,7 +12,8 @@ import libcst as cst
 from sglang_lint.model import Fix, Site
 from sglang_lint.pynames import UNKNOWN, find_argument
 from sglang_lint.syntax import mentions
-from sglang_lint.resolve import Known, Ref
+from sglang_lint.pynames import Ref
+from sglang_lint.resolve import Known
 
 
 @dataclass(frozen=True)

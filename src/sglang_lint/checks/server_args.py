@@ -30,7 +30,8 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.model import Finding, Fix
-from sglang_lint.resolve import Known, Ref
+from sglang_lint.pynames import Ref
+from sglang_lint.resolve import Known
 from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.screen import argv_screen, value_may_be_known
 

@@ -23,7 +23,7 @@ from sglang_lint.checks.base import (
 )
 from sglang_lint.model import Finding
 from sglang_lint.screen import value_screen
-from sglang_lint.resolve import Ref
+from sglang_lint.pynames import Ref
 
 
 @dataclass(frozen=True)
