@@ -1,6 +1,6 @@
 """What does this name call, and what value does this expression have?
 
-A small resolver, built by the engine's single visitor pass, instead of LibCST's
+A small resolver over the bindings the walk collects (bindings.py), instead of LibCST's
 ``QualifiedNameProvider`` (about 4x slower on sglang's tree). It knows:
 
 * imports (``import a.b as c``, ``from a.b import f as g``, relative imports inside the
