@@ -248,7 +248,7 @@ def test_server_argument_table(derivation, written):
 
 
 def test_verify_reports_server_argument_drift(tmp_path, written):
-    from sglang_lint.derive import _table_drift
+    from sglang_lint.derive.drift import _table_drift
     from sglang_lint.checks.server_args import load_table
 
     rules_dir, _, _ = written

@@ -1,0 +1,275 @@
+"""Guards: what the test before a ``raise`` demands of a parameter of its function.
+
+``if mode not in ("a", "b"): raise``, ``if x is None: raise``, an ``if``/``elif`` chain
+whose ``else`` raises, a ``match`` whose last case raises: each gives the parameter and its
+:class:`Constraint`; any other shape raises :class:`Skip`, whose message is the reason
+counted. A compared value is read as the engine reads it, :func:`sglang_lint.pynames.ast_literal`
+(a scalar or None); :func:`_value_set` reads the tuple/list/set/dict-keys of such values a
+guard compares with, from the guard or a constant of the same module only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from sglang_lint.derive.tree import Module
+from sglang_lint.pynames import NOT_LITERAL, ast_literal
+
+
+class Skip(Exception):
+    """This raise site cannot become a precise rule; the message says why."""
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """What the guard demands of the parameter for the call not to raise."""
+
+    kind: str  # allowed-values | forbidden-values | not-none | must-be-none | truthy
+    values: tuple = ()
+    none_allowed: bool = False
+
+    def describe(self, parameter: str) -> str:
+        shown = ", ".join(repr(v) for v in self.values)
+        return {
+            "allowed-values": f"{parameter} in ({shown}{', None' if self.none_allowed else ''})",
+            "forbidden-values": f"{parameter} not in ({shown})",
+            "not-none": f"{parameter} is not None",
+            "must-be-none": f"{parameter} is None",
+            "truthy": f"{parameter} is truthy",
+        }[self.kind]
+
+
+def _literal(node: ast.expr) -> object:
+    """The scalar or None ``node`` is written as; Skip for anything else."""
+    value = ast_literal(node)
+    if value is NOT_LITERAL:
+        raise Skip("compares with a value that is not a literal")
+    return value
+
+
+def _value_set(node: ast.expr, module: Module, depth: int = 0) -> tuple[tuple, bool]:
+    """The literals of a tuple/list/set (or a module constant bound once to one, or the
+    keys of a literal dict), and whether None is among them."""
+    if isinstance(node, ast.Name) and node.id in module.constants and depth < 3:
+        return _value_set(module.constants[node.id], module, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple"):
+        if len(node.args) == 1 and not node.keywords:
+            return _value_set(node.args[0], module, depth + 1)
+        raise Skip("the allowed set is built at run time")
+    if isinstance(node, ast.Dict):
+        elements = node.keys
+        if any(k is None for k in elements):
+            raise Skip("the allowed set is built at run time")
+    elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        elements = node.elts
+    elif isinstance(node, ast.Name):
+        raise Skip("the allowed set is a name bound at run time or more than once (registry lookup)")
+    else:
+        raise Skip("the allowed set is built at run time")
+    values = [_literal(e) for e in elements]
+    none = None in values
+    values = [v for v in values if v is not None]
+    if not values:
+        raise Skip("empty allowed set")
+    return tuple(dict.fromkeys(values)), none
+
+
+@dataclass
+class Params:
+    """What a function's parameters are, and what stands for them at a statement."""
+
+    positional: list[str]
+    keyword_only: list[str]
+    aliases: dict[str, str]  # "self.x" -> parameter
+    dead: set[str]
+
+    def subject(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self.all and node.id not in self.dead:
+            return node.id
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return self.aliases.get(f"{node.value.id}.{node.attr}")
+        return None
+
+    @property
+    def all(self) -> set[str]:
+        return set(self.positional) | set(self.keyword_only)
+
+
+def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
+    """(parameter, what it must satisfy) for ``if test: raise``; Skip otherwise."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        subject = params.subject(inner)
+        if subject:
+            return subject, Constraint("truthy")
+        name, positive = _positive(inner, params, module)
+        return name, positive
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        subject = params.subject(test.left)
+        if subject is None:
+            if isinstance(test.left, ast.Name) and test.left.id in params.dead:
+                raise Skip("the parameter is rebound before the guard")
+            raise Skip("the guard tests an expression, not the parameter itself")
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.NotIn):
+            values, none = _value_set(right, module)
+            return subject, Constraint("allowed-values", values, none)
+        if isinstance(op, ast.In):
+            values, none = _value_set(right, module)
+            if none:
+                raise Skip("forbids None among other values")
+            return subject, Constraint("forbidden-values", values)
+        if isinstance(op, (ast.Is, ast.Eq)) and is_none(right):
+            return subject, Constraint("not-none")
+        if isinstance(op, (ast.IsNot, ast.NotEq)) and is_none(right):
+            return subject, Constraint("must-be-none")
+        if isinstance(op, ast.NotEq):
+            return subject, Constraint("allowed-values", (_literal_or_skip(right, module),))
+        if isinstance(op, ast.Eq):
+            return subject, Constraint("forbidden-values", (_literal_or_skip(right, module),))
+        raise Skip("compares by order or identity (a range or type check)")
+    if isinstance(test, ast.BoolOp):
+        parts = []
+        for value in test.values:
+            try:
+                parts.append(constraint_of(value, params, module))
+            except Skip:
+                if isinstance(test.op, ast.And):
+                    raise Skip("the guard is and-ed with another condition") from None
+        if not parts:
+            raise Skip("no part of the guard tests the parameter alone")
+        if isinstance(test.op, ast.Or):
+            return parts[0]  # each disjunct alone raises: the first is certain
+        names = {name for name, _ in parts}
+        kinds = {c.kind for _, c in parts}
+        if len(names) == 1 and kinds == {"allowed-values"}:
+            values = tuple(dict.fromkeys(v for _, c in parts for v in c.values))
+            return parts[0][0], Constraint("allowed-values", values, any(c.none_allowed for _, c in parts))
+        raise Skip("the guard is and-ed with another condition")
+    if params.subject(test):
+        raise Skip("raises when the parameter is truthy")
+    raise Skip("the guard does not test the parameter directly")
+
+
+def _positive(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
+    """``not (test)``: raises unless ``test`` holds; ``test`` says which values pass."""
+    options = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    subject, values, none = None, [], False
+    for option in options:
+        if not (isinstance(option, ast.Compare) and len(option.ops) == 1):
+            raise Skip("the guard does not test the parameter directly")
+        name = params.subject(option.left)
+        if name is None or (subject is not None and name != subject):
+            raise Skip("the guard tests more than the parameter")
+        subject = name
+        op, right = option.ops[0], option.comparators[0]
+        if isinstance(op, ast.In):
+            found, has_none = _value_set(right, module)
+            values += found
+            none |= has_none
+        elif isinstance(op, ast.Eq):
+            values.append(_literal_or_skip(right, module))
+        else:
+            raise Skip("the guard does not test the parameter directly")
+    none |= None in values
+    values = [v for v in values if v is not None]
+    if not values:
+        raise Skip("empty allowed set")
+    return subject, Constraint("allowed-values", tuple(dict.fromkeys(values)), none)
+
+
+def _literal_or_skip(node: ast.expr, module: Module) -> object:
+    if isinstance(node, ast.Name) and node.id in module.constants:
+        node = module.constants[node.id]
+    return _literal(node)
+
+
+def is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def chain_constraint(statement: ast.If, params: Params, module: Module) -> tuple[str, Constraint] | None:
+    """``if p == a: ... elif p in (b, c): ... else: raise``: p must be one of a, b, c."""
+    subject, values, none = None, [], False
+    current: ast.stmt = statement
+    while isinstance(current, ast.If):
+        name, constraint = _positive(current.test, params, module)
+        if subject is not None and name != subject:
+            raise Skip("the if/elif chain tests more than one parameter")
+        subject = name
+        values += constraint.values
+        none |= constraint.none_allowed
+        orelse = current.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If):
+            current = orelse[0]
+            continue
+        if orelse and ends_in_raise(orelse):
+            return subject, Constraint("allowed-values", tuple(dict.fromkeys(values)), none)
+        return None
+    return None
+
+
+def match_constraint(statement: ast.Match, params: Params) -> tuple[str, Constraint] | None:
+    subject = params.subject(statement.subject)
+    if subject is None or not statement.cases:
+        return None
+    last = statement.cases[-1]
+    if not (isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None and last.guard is None):
+        return None
+    if not ends_in_raise(last.body):
+        return None
+    values = []
+    for case in statement.cases[:-1]:
+        if case.guard is not None:
+            raise Skip("a match case has a guard")
+        patterns = case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern]
+        for pattern in patterns:
+            if isinstance(pattern, ast.MatchValue):
+                values.append(_literal(pattern.value))
+            elif isinstance(pattern, ast.MatchSingleton) and pattern.value is None:
+                values.append(None)
+            else:
+                raise Skip("a match case is not a literal")
+    none = None in values
+    values = [v for v in values if v is not None]
+    return subject, Constraint("allowed-values", tuple(dict.fromkeys(values)), none)
+
+
+def ends_in_raise(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Raise) and not any(
+        isinstance(n, ast.Return) for s in body for n in ast.walk(s)
+    )
+
+
+def raise_message(raise_node: ast.Raise) -> tuple[str, str]:
+    exc = raise_node.exc
+    if exc is None:
+        return "raise", ""
+    func = exc.func if isinstance(exc, ast.Call) else exc
+    name = ast.unparse(func) if func is not None else "?"
+    if isinstance(exc, ast.Call) and exc.args:
+        first = exc.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return name, first.value
+        if isinstance(first, ast.JoinedStr):
+            text = "".join(
+                v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                for v in first.values
+            )
+            return name, text
+        return name, ast.unparse(first)
+    return name, ""
+
+
+def normalize_message(text: str) -> str:
+    """A message as written, with its placeholders blanked: ``{x=}`` and ``x={x!r}`` agree."""
+    text = re.sub(r"\{([^{}]*?)=\}", lambda m: m.group(1).strip() + "={}", text)
+    text = re.sub(r"\{[^{}]*\}", "{}", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def shown_message(exception: str, message: str) -> str:
+    """What a rule records as the message: the text, or ``Exc()`` for a bare raise."""
+    return message or f"{exception}()"

@@ -1,0 +1,459 @@
+"""Server arguments: every field ``ServerArgs(...)`` / ``sgl.Engine(...)`` accepts and the
+launch flags that set it, read from sglang's ``arg_groups`` namespace classes and the flags
+``server_args.py`` registers by hand; their choices read by :class:`ChoiceReader`. Written
+as ``rules/derived/server_args.toml``, the table the server-args rules check against.
+
+Every scalar is read as the engine reads it (:func:`sglang_lint.pynames.ast_literal`);
+:class:`ChoiceReader` is the one reader here of values built from several (lists, sets,
+constants of other modules, class constants, helpers' returns, Enum members).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
+from sglang_lint.derive.guards import Skip, is_none
+from sglang_lint.derive.tree import Module
+from sglang_lint.pynames import NOT_LITERAL, SCALARS, ast_literal
+
+FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
+CHOICES_MODULE = "sglang.srt.arg_groups.choices"
+SERVER_ARGS_TABLE = "server_args.toml"
+
+
+@dataclass(frozen=True)
+class ServerField:
+    """One server argument: what ``ServerArgs(name=...)`` and ``--name`` accept."""
+
+    name: str
+    type: str  # str | int | float | bool | list | other
+    optional: bool
+    choices: tuple = ()
+    extensible: bool = False  # choices a plugin may extend (add_*_choices = LIST.extend)
+    flags: tuple = ()  # command-line spellings
+    default: object = None
+
+
+def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
+    """(base type, optional?, Literal values) of an annotation."""
+    optional = False
+    literal: tuple = ()
+    while isinstance(node, ast.Subscript):
+        head = ast.unparse(node.value).rsplit(".", 1)[-1]
+        inner = node.slice
+        if head == "Optional":
+            optional, node = True, inner
+        elif head == "Union":
+            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            kept = [p for p in parts if not is_none(p) and ast.unparse(p) != "None"]
+            optional = optional or len(kept) < len(parts)
+            if len(kept) != 1:
+                return "other", optional, ()
+            node = kept[0]
+        elif head == "Literal":
+            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            values = [ast_literal(p) for p in parts]
+            if any(v is NOT_LITERAL for v in values):
+                return "other", optional, ()
+            optional = optional or None in values
+            literal = tuple(v for v in values if v is not None)
+            kinds = {type(v).__name__ for v in literal}
+            return (kinds.pop() if len(kinds) == 1 else "other"), optional, literal
+        elif head in ("List", "list"):
+            return "list", optional, ()
+        else:
+            return "other", optional, ()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if is_none(right) or ast.unparse(right) == "None":
+            base, _, lit = _unwrap_type(left)
+            return base, True, lit
+        return "other", optional, ()
+    name = ast.unparse(node)
+    return (name if name in ("str", "int", "float", "bool") else "other"), optional, literal
+
+
+SERVER_ARGS_MODULE = "sglang.srt.server_args"
+
+
+class _Enum:
+    """An enum class met while evaluating a choice list: its members, (name, value)."""
+
+    def __init__(self, members: list[tuple[str, object]]):
+        self.members = members
+
+
+CONTAINER_CALLS = ("set", "frozenset", "list", "tuple", "sorted")
+
+
+class ChoiceReader:
+    """Evaluates the expressions sglang builds its flag choices from, without running them:
+    literals, module constants (also imported ones), class constants (``Backend.ALL``),
+    ``+`` of lists, ``set()``/``list()``/``sorted()`` of one of those, a local name and the
+    literals ``.add()``/``.append()``-ed to it, the ``return`` values of a helper function,
+    and ``[m.name.lower() for m in SomeEnum]``.
+
+    :meth:`values` gives (values, extensible): extensible when part of the set cannot be
+    read (a registry a plugin fills, a value computed at run time) but the rest can."""
+
+    def __init__(self, by_name: dict[str, Module], extensible_constants: set[str]):
+        self.by_name = by_name
+        self.extensible_constants = extensible_constants  # "module.NAME" lists a plugin extends
+
+    def values(self, node: ast.expr, module: Module, scope: dict | None = None) -> tuple[tuple, bool]:
+        found, extensible = self._eval(node, module, scope or {}, 0)
+        if isinstance(found, _Enum) or not isinstance(found, list):
+            raise Skip("the choices are not a list of literals")
+        values = tuple(dict.fromkeys(v for v in found if isinstance(v, SCALARS)))
+        if not values:
+            raise Skip("empty choices")
+        return values, extensible
+
+    def _eval(self, node, module: Module, scope: dict, depth: int):
+        """(value, extensible): value is a list of literals, a scalar, a ClassDef or an _Enum."""
+        if depth > 12:
+            raise Skip("the choices are built too deep to follow")
+        scalar = ast_literal(node)
+        if scalar is not NOT_LITERAL:
+            return scalar, False
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            items, extensible = [], False
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
+                    value, more = self._eval(element.value, module, scope, depth + 1)
+                    items += self._as_list(value)
+                else:
+                    value, more = self._eval(element, module, scope, depth + 1)
+                    if not isinstance(value, SCALARS) and value is not None:
+                        raise Skip("a choice is not a literal")
+                    items.append(value)
+                extensible |= more
+            return items, extensible
+        if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+            return self._eval(ast.List(elts=node.keys, ctx=ast.Load()), module, scope, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.BitOr)):
+            left, lx = self._eval(node.left, module, scope, depth + 1)
+            right, rx = self._eval(node.right, module, scope, depth + 1)
+            return self._as_list(left) + self._as_list(right), lx or rx
+        if isinstance(node, ast.Name):
+            if node.id in scope:
+                return scope[node.id](depth + 1)
+            return self._global(module, node.id, depth + 1)
+        if isinstance(node, ast.Attribute):
+            owner, extensible = self._eval(node.value, module, scope, depth + 1)
+            if isinstance(owner, tuple) and len(owner) == 2 and isinstance(owner[0], ast.ClassDef):
+                cls, cls_module = owner
+                return self._class_attribute(cls, cls_module, node.attr, depth + 1)
+            raise Skip("the choices read an attribute of a run-time object")
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in CONTAINER_CALLS and len(node.args) == 1:
+                value, extensible = self._eval(node.args[0], module, scope, depth + 1)
+                value = self._members(value, depth + 1)  # list(SomeEnum): its members
+                return (value if isinstance(value, _Enum) else self._as_list(value)), extensible
+            if isinstance(func, ast.Name) and not node.args:
+                return self._call(module, func.id, depth + 1)
+            raise Skip("the choices come from a call")
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+            return self._enum_comprehension(node, module, scope, depth + 1)
+        raise Skip("the choices are built at run time")
+
+    @staticmethod
+    def _as_list(value) -> list:
+        if isinstance(value, list):
+            return value
+        if isinstance(value, _Enum):
+            return [v for _, v in value.members]
+        raise Skip("the choices are not a list")
+
+    def _resolve(self, module: Module, name: str):
+        """(module, name) where ``name`` of ``module`` is defined, following imports."""
+        seen = 0
+        while name in module.imports and seen < 8:
+            owner, _, attr = module.imports[name].rpartition(".")
+            if owner not in self.by_name:
+                raise Skip(f"{module.imports[name]} is outside the tree")
+            module, name, seen = self.by_name[owner], attr, seen + 1
+        return module, name
+
+    def _global(self, module: Module, name: str, depth: int):
+        module, name = self._resolve(module, name)
+        if f"{module.name}.{name}" in self.extensible_constants and name in module.constants:
+            value, _ = self._eval(module.constants[name], module, {}, depth)
+            return value, True  # the list as sglang ships it; plugins may add to it
+        for node in module.tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                return (node, module), False
+        if name in module.constants:
+            return self._eval(module.constants[name], module, {}, depth)
+        raise Skip(f"{name} is bound at run time or more than once")
+
+    def _class_attribute(self, cls: ast.ClassDef, module: Module, attr: str, depth: int):
+        members = self._class_constants(cls)
+        if attr not in members:
+            raise Skip(f"{cls.name}.{attr} is not a class constant")
+        scope = {name: (lambda d, v=value: self._eval(v, module, {}, d)) for name, value in members.items()}
+        return self._eval(members[attr], module, scope, depth)
+
+    @staticmethod
+    def _class_constants(cls: ast.ClassDef) -> dict[str, ast.expr]:
+        return {
+            t.id: statement.value
+            for statement in cls.body
+            if isinstance(statement, ast.Assign)
+            for t in statement.targets
+            if isinstance(t, ast.Name)
+        }
+
+    def _call(self, module: Module, name: str, depth: int):
+        """A helper without arguments: the union of what its ``return``s can be read as;
+        extensible when one of them cannot."""
+        module, name = self._resolve(module, name)
+        function = next(
+            (n for n in module.tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None
+        )
+        if function is None:
+            raise Skip(f"{name} is not a function of the tree")
+        scope = self.locals_of(function, module)
+        found, extensible = [], False
+        for node in ast.walk(function):
+            if isinstance(node, ast.Return) and node.value is not None:
+                try:
+                    value, more = self._eval(node.value, module, scope, depth + 1)
+                    found.append(value)
+                    extensible |= more
+                except Skip:
+                    extensible = True
+        if not found:
+            raise Skip(f"{name}() returns nothing readable")
+        if len(found) == 1 and isinstance(found[0], _Enum):
+            return found[0], extensible  # ``return list(SomeEnum)``: keep the member names
+        return [v for value in found for v in self._as_list(value)], extensible
+
+    def locals_of(self, function: ast.FunctionDef, module: Module) -> dict:
+        """Names a function binds once (assignments and ``from x import y`` inside it), with
+        the literals later ``.add``/``.append``/``.extend``-ed to them."""
+        bound: dict[str, list] = {}
+        imported: dict[str, str] = {}
+        added: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                bound.setdefault(node.targets[0].id, []).append(node.value)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.attr in ("add", "append", "extend")
+            ):
+                arg = node.args[0] if node.args else None
+                if node.func.attr == "extend" and isinstance(arg, (ast.List, ast.Tuple)):
+                    added.setdefault(node.func.value.id, []).extend(arg.elts)
+                elif arg is not None and node.func.attr != "extend":
+                    added.setdefault(node.func.value.id, []).append(arg)
+        scope: dict = {}
+        for name, qualified in imported.items():
+            owner, _, attr = qualified.rpartition(".")
+            if owner in self.by_name:
+                scope[name] = lambda d, o=owner, a=attr: self._global(self.by_name[o], a, d)
+        for name, values in bound.items():
+            if len(values) == 1:
+                def read(d, value=values[0], more=tuple(added.get(name, ()))):
+                    found, extensible = self._eval(value, module, scope, d)
+                    if more:
+                        extra, more_x = self._eval(ast.List(elts=list(more), ctx=ast.Load()), module, scope, d)
+                        return self._as_list(found) + extra, extensible or more_x
+                    return found, extensible
+
+                scope[name] = read
+        return scope
+
+    def _enum_comprehension(self, node: ast.ListComp, module: Module, scope: dict, depth: int):
+        """``[m.name.lower() for m in E]`` / ``[m.value for m in E]`` over an Enum class."""
+        generator = node.generators[0]
+        if generator.ifs or not isinstance(generator.target, ast.Name):
+            raise Skip("a filtered comprehension")
+        source, extensible = self._eval(generator.iter, module, scope, depth)
+        source = self._members(source, depth)
+        if not isinstance(source, _Enum):
+            raise Skip("a comprehension over a run-time value")
+        element, methods = node.elt, []
+        while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and not element.args:
+            methods.insert(0, element.func.attr)
+            element = element.func.value
+        if not (
+            isinstance(element, ast.Attribute) and element.attr in ("name", "value")
+            and isinstance(element.value, ast.Name) and element.value.id == generator.target.id
+        ):
+            raise Skip("a comprehension that computes its values")
+        found = []
+        for name, value in source.members:
+            item = name if element.attr == "name" else value
+            for method in methods:
+                if method not in ("lower", "upper", "strip") or not isinstance(item, str):
+                    raise Skip("a comprehension that computes its values")
+                item = getattr(item, method)()
+            found.append(item)
+        return found, extensible
+
+    def _members(self, value, depth: int):
+        """An Enum class (as :meth:`_global` gives it) as its members; anything else as is."""
+        if isinstance(value, tuple) and isinstance(value[0], ast.ClassDef):
+            return self._enum(*value, depth)
+        return value
+
+    def _enum(self, cls: ast.ClassDef, module: Module, depth: int) -> _Enum:
+        if not any(ast.unparse(b).rsplit(".", 1)[-1].endswith("Enum") for b in cls.bases):
+            raise Skip(f"{cls.name} is not an Enum")
+        members = []
+        for name, value in self._class_constants(cls).items():
+            if name.startswith("_"):
+                continue
+            literal, _ = self._eval(value, module, {}, depth)
+            if not isinstance(literal, SCALARS):
+                raise Skip(f"{cls.name}.{name} is not a literal member")
+            members.append((name, literal))
+        return _Enum(members)
+
+
+def derive_server_fields(modules: list[Module]) -> list[ServerField]:
+    """Every field ``ServerArgs`` accepts, as sglang assembles it: each annotated attribute
+    of the namespace classes in ``arg_groups/fields`` (``A[T, Arg(...)]`` ones get their
+    flags from ``add_cli_args_from_dataclass``; a plain ``name: T = v`` has none), then the
+    flags ``ServerArgs.add_cli_args`` registers by hand with ``parser.add_argument``."""
+    by_name = {m.name: m for m in modules}
+    extensible = set()
+    choices_module = by_name.get(CHOICES_MODULE)
+    if choices_module is not None:
+        for node in choices_module.tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and node.value.attr == "extend":
+                if isinstance(node.value.value, ast.Name):
+                    extensible.add(f"{CHOICES_MODULE}.{node.value.value.id}")
+    reader = ChoiceReader(by_name, extensible)
+    fields: dict[str, ServerField] = {}
+    for module in modules:
+        if not module.name.startswith(FIELDS_PACKAGE + "."):
+            continue
+        for cls in module.tree.body:
+            if isinstance(cls, ast.ClassDef):
+                for statement in cls.body:
+                    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                        found = _declared_field(statement, module, reader)
+                        if found is not None:
+                            fields[found.name] = found
+    server_args = by_name.get(SERVER_ARGS_MODULE)
+    if server_args is not None:
+        _add_registered_flags(server_args, fields, reader)
+    return [fields[name] for name in sorted(fields)]
+
+
+def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceReader) -> ServerField | None:
+    """One field of a namespace class: ``name: A[T, Arg(...)] = v``, ``name: A[T, "help"]``
+    or a plain ``name: T = v`` (no flag)."""
+    name, annotation = statement.target.id, statement.annotation
+    if ast.unparse(annotation).split("[")[0].rsplit(".", 1)[-1] == "ClassVar":
+        return None
+    annotated = isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("A", "Annotated")
+    if annotated:
+        parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    else:
+        parts = [annotation]
+    base, optional, choices = _unwrap_type(parts[0])
+    meta = parts[1] if len(parts) > 1 else None
+    flags = ["--" + name.replace("_", "-")]
+    grows = False
+    cli = annotated and meta is not None
+    if isinstance(meta, ast.Call):
+        for keyword in meta.keywords:
+            if keyword.arg == "choices":
+                try:
+                    found, grows = reader.values(keyword.value, module)
+                    optional = optional or None in found
+                    choices = tuple(v for v in found if v is not None)
+                except Skip:
+                    choices = ()
+            elif keyword.arg == "aliases" and isinstance(keyword.value, (ast.List, ast.Tuple)):
+                flags += [e.value for e in keyword.value.elts if isinstance(e, ast.Constant)]
+            elif keyword.arg == "cli_name" and isinstance(keyword.value, ast.Constant):
+                flags[0] = keyword.value.value
+            elif keyword.arg == "no_cli" and isinstance(keyword.value, ast.Constant):
+                cli = cli and not keyword.value.value
+    default = None if statement.value is None else ast_literal(statement.value)
+    return ServerField(
+        name, base, optional, tuple(choices), grows, tuple(flags) if cli else (),
+        None if default is NOT_LITERAL else default,
+    )
+
+
+def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader: ChoiceReader) -> None:
+    """``parser.add_argument("--x", choices=..., dest=...)`` in ``ServerArgs.add_cli_args``
+    and the module's other functions: a plain (action-less) flag whose destination is a
+    field gives that field its flag and, where they can be read, its choices. Flags with an
+    action (deprecated spellings) stay hand-registered flags only."""
+    for function in module.functions:
+        scope = None
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if node.func.attr != "add_argument":
+                continue
+            spellings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            keywords = {k.arg: k.value for k in node.keywords if k.arg}
+            longs = [f for f in spellings if f.startswith("--")]
+            if not longs or "action" in keywords:
+                continue
+            dest = keywords.get("dest")
+            name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_")
+            field = fields.get(name)
+            if field is None:
+                continue
+            choices, grows = field.choices, field.extensible
+            if "choices" in keywords:
+                scope = scope if scope is not None else reader.locals_of(function, module)
+                try:
+                    found, grows = reader.values(keywords["choices"], module, scope)
+                    choices = tuple(v for v in found if v is not None)
+                except Skip:
+                    pass
+            flags = tuple(dict.fromkeys(field.flags + tuple(spellings)))
+            fields[name] = ServerField(field.name, field.type, field.optional, choices, grows, flags, field.default)
+
+
+def manual_flags(modules: list[Module]) -> list[str]:
+    """Flags registered by hand (``parser.add_argument("--x", ...)``) in server_args and
+    arg_groups: deprecated spellings, ``--config`` and the like."""
+    flags = set()
+    for module in modules:
+        if module.name != "sglang.srt.server_args" and not module.name.startswith("sglang.srt.arg_groups"):
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("-"):
+                        flags.add(arg.value)
+    return sorted(flags)
+
+
+def server_args_text(fields: list[ServerField], flags: list[str], version: str) -> str:
+    lines = [
+        GENERATED_MARK,
+        "# The server arguments of sglang: what ServerArgs(...), sgl.Engine(...) and the",
+        "# launch flags accept. Read by the server-args rules (SGL006-SGL009).",
+        f"sglang_version = {toml_string(version)}",
+        "manual_flags = [" + ", ".join(toml_string(f) for f in flags) + "]",
+        "",
+    ]
+    for f in fields:
+        lines.append(f"[fields.{f.name}]")
+        lines.append(f"type = {toml_string(f.type)}")
+        lines.append(f"optional = {toml_value(f.optional)}")
+        if f.choices:
+            lines.append("choices = [" + ", ".join(toml_value(v) for v in f.choices) + "]")
+            lines.append(f"extensible = {toml_value(f.extensible)}")
+        lines.append("flags = [" + ", ".join(toml_string(v) for v in f.flags) + "]")
+        if f.default is not None:
+            lines.append(f"default = {toml_value(f.default)}")
+        lines.append("")
+    return "\n".join(lines)

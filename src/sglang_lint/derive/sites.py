@@ -1,0 +1,428 @@
+"""The raise sites of a tree: for each function, every ``raise`` whose guard tests one of
+its parameters (:class:`GuardedRaise`), with how a call names the function
+(:class:`CallTarget`) or why no rule can be made of it; then the whole tree at once
+(:func:`derive_sites` gives the :class:`Derivation`): method names shared by several
+classes, one rule per function, parameter and kind, and the wrappers that pass a
+constrained parameter on unchanged.
+
+Precision over recall: a site becomes a rule only when its guard runs on every call (a
+top-level statement of the function, after no return, before the parameter is rebound, not
+``and``-ed with anything else) and its callee can be named at a call (a module-level
+function, a class, or a method name that only one sglang class defines and nothing common
+shares). Everything else is counted under the reason it was skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sglang_lint.derive.guards import (
+    Constraint,
+    Params,
+    Skip,
+    chain_constraint,
+    constraint_of,
+    ends_in_raise,
+    match_constraint,
+    normalize_message,
+    raise_message,
+    shown_message,
+)
+from sglang_lint.derive.server_args import ServerField, derive_server_fields, manual_flags, server_args_text
+from sglang_lint.derive.tree import Module, no_gc, read_modules, sglang_version, walk_local
+
+# Method names too common to match by name alone: builtins, torch.nn.Module, and the
+# everyday verbs of Python code. A method named like this needs receiver evidence.
+COMMON_METHODS = frozenset(
+    {name for typ in (dict, list, str, set, bytes, int, float, object, tuple) for name in dir(typ)}
+    | {
+        "forward", "train", "eval", "to", "cuda", "cpu", "half", "float", "double", "apply",
+        "load_state_dict", "state_dict", "named_parameters", "parameters", "modules",
+        "register_buffer", "register_parameter", "zero_grad", "requires_grad_", "extra_repr",
+        "run", "start", "stop", "close", "open", "read", "write", "send", "recv", "get", "set",
+        "put", "join", "update", "reset", "init", "setup", "build", "load", "save", "call",
+        "process", "validate", "generate", "encode", "decode", "parse", "record", "step",
+        "flush", "submit", "result", "wait", "execute", "dispatch", "register", "create",
+        "add", "remove", "clear", "copy", "format", "convert", "prepare", "finalize", "handle",
+        "compute", "transform", "check", "configure", "initialize", "sample", "predict",
+        "from_config", "from_pretrained", "from_dict", "to_dict", "__call__",
+    }
+)
+# Decorators that keep a function's calling convention.
+TRANSPARENT_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "no_grad", "inference_mode", "lru_cache", "cache", "wraps",
+     "torch.no_grad", "torch.inference_mode", "functools.lru_cache", "functools.cache"}
+)
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    """How a call reaches a raise site's function, and where the parameter goes in it."""
+
+    kind: str  # function | class | method
+    name: str  # qualified for function/class, the method name for method
+    argument: str | None
+    position: int | None
+    fields: bool = False
+    via: str | None = None
+
+
+@dataclass
+class GuardedRaise:
+    """A ``raise`` guarded by a test on a parameter of its function."""
+
+    module: str
+    function: str  # "f" or "Class.method"
+    exception: str
+    message: str
+    line: int
+    parameter: str | None = None
+    constraint: Constraint | None = None
+    target: CallTarget | None = None
+    skipped: str | None = None  # the reason, when no rule can be made
+    passthrough: list[CallTarget] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        kind = self.constraint.kind if self.constraint else "?"
+        return f"{self.module}:{self.function}:{self.parameter}:{kind}"
+
+
+# --- one function ---------------------------------------------------------------------------
+
+def _decorators(function: ast.FunctionDef) -> list[str]:
+    names = []
+    for decorator in function.decorator_list:
+        node = decorator.func if isinstance(decorator, ast.Call) else decorator
+        names.append(ast.unparse(node))
+    return names
+
+
+def _params(function: ast.FunctionDef, method: bool, static: bool) -> Params:
+    args = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if method and not static and args:
+        args = args[1:]
+    return Params(args, [a.arg for a in function.args.kwonlyargs], {}, set())
+
+
+def _dataclass_fields(cls: ast.ClassDef) -> list[str]:
+    return [
+        s.target.id for s in cls.body
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        and "ClassVar" not in ast.unparse(s.annotation)
+    ]
+
+
+def _is_dataclass(cls: ast.ClassDef) -> bool:
+    return any("dataclass" in ast.unparse(d) for d in cls.decorator_list)
+
+
+def analyse_function(
+    module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, method_owners: Counter
+) -> list[GuardedRaise]:
+    """Every raise site of a function whose guard tests one of its parameters."""
+    if not any(isinstance(node, ast.Raise) for node in walk_local(function)):
+        return []
+    qualname = f"{owner.name}.{function.name}" if owner else function.name
+    decorators = _decorators(function)
+    static = "staticmethod" in decorators
+    params = _params(function, owner is not None, static)
+    post_init = owner is not None and function.name == "__post_init__" and _is_dataclass(owner)
+    if post_init:
+        for name in _dataclass_fields(owner):
+            params.aliases[f"self.{name}"] = name
+    all_params = params.all | set(params.aliases.values())
+    sites: list[GuardedRaise] = []
+    placed: set[int] = set()
+
+    def target_for(parameter: str) -> CallTarget:
+        if not set(decorators) <= TRANSPARENT_DECORATORS:
+            raise Skip(f"decorated with {', '.join(decorators)}")
+        if post_init:
+            return CallTarget("class", f"{module.name}.{owner.name}", parameter, None, fields=True)
+        if parameter in params.positional:
+            position = params.positional.index(parameter)
+            posonly = {a.arg for a in function.args.posonlyargs}
+            argument = None if parameter in posonly else parameter
+        else:
+            position, argument = None, parameter
+        if _is_check_helper(function):
+            raise Skip("a check helper: its callers call it in order to raise")
+        if owner is None:
+            if function.name.startswith("__"):
+                raise Skip("a special function")
+            return CallTarget("function", f"{module.name}.{function.name}", argument, position)
+        if function.name == "__init__":
+            return CallTarget("class", f"{module.name}.{owner.name}", argument, position)
+        if function.name.startswith("__"):
+            raise Skip("a special method")
+        if _is_check_helper(function):
+            raise Skip("a check helper: its callers call it in order to raise")
+        if method_owners[function.name] > 1:
+            raise Skip("a method name that several sglang classes define")
+        if function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
+            raise Skip("a method name too common to match without knowing the receiver")
+        return CallTarget("method", function.name, argument, position)
+
+    for statement in function.body:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # docstring
+        found = None
+        try:
+            if isinstance(statement, ast.If) and ends_in_raise(statement.body) and not statement.orelse:
+                found = constraint_of(statement.test, params, module), statement.body[-1]
+            elif isinstance(statement, ast.If):
+                chain = chain_constraint(statement, params, module)
+                if chain is not None:
+                    last = statement
+                    while last.orelse and isinstance(last.orelse[0], ast.If) and len(last.orelse) == 1:
+                        last = last.orelse[0]
+                    found = chain, last.orelse[-1]
+            elif isinstance(statement, ast.Match):
+                match = match_constraint(statement, params)
+                if match is not None:
+                    found = match, statement.cases[-1].body[-1]
+        except Skip as skip:
+            raise_node = _first_raise(statement)
+            guard_shaped = isinstance(statement, ast.Match) or (
+                isinstance(statement, ast.If) and (ends_in_raise(statement.body) or _chain_ends_in_raise(statement))
+            )
+            if guard_shaped and raise_node is not None and _mentions(statement, all_params):
+                sites.append(_site(module, qualname, raise_node, skipped=str(skip)))
+                placed.add(id(raise_node))
+        if found is not None:
+            (parameter, constraint), raise_node = found
+            site = _site(module, qualname, raise_node)
+            site.parameter, site.constraint = parameter, constraint
+            try:
+                site.target = target_for(parameter)
+            except Skip as skip:
+                site.skipped = str(skip)
+            sites.append(site)
+            placed.add(id(raise_node))
+        # What this statement does to the parameters for the statements after it.
+        exits = False
+        for node in walk_local(statement):
+            if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)):
+                exits = True
+                break
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and node.id in params.all:
+                params.dead.add(node.id)
+        if exits:
+            break
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                key = f"{target.value.id}.{target.attr}"
+                if isinstance(statement.value, ast.Name) and statement.value.id in params.all:
+                    params.aliases[key] = statement.value.id
+                else:
+                    params.aliases.pop(key, None)
+    # The rest: raise sites whose guard tests a parameter but does not run on every call.
+    for node in walk_local(function):
+        if isinstance(node, ast.If) and ends_in_raise(node.body) and id(node.body[-1]) not in placed:
+            if _mentions(node.test, all_params):
+                sites.append(_site(module, qualname, node.body[-1], skipped="the guard does not run on every call"))
+    return sites
+
+
+CHECK_VERBS = re.compile(r"^_*(check|require|ensure|assert|raise|verify|validate|fail|expect)", re.IGNORECASE)
+
+
+def _is_check_helper(function: ast.FunctionDef) -> bool:
+    """A function that is only guards and named for it (``_nvmlCheckReturn(ret)``,
+    ``_require_available(flag)``): sglang calls it with a failing value on purpose."""
+    if not CHECK_VERBS.match(function.name) and not re.search(r"[cC]heck|[rR]equire", function.name):
+        return False
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    guards = [s for s in body if isinstance(s, ast.If) and ends_in_raise(s.body) and not s.orelse]
+    rest = [s for s in body if s not in guards]
+    return bool(guards) and all(isinstance(s, (ast.Return, ast.Pass)) for s in rest)
+
+
+def _chain_ends_in_raise(statement: ast.If) -> bool:
+    current = statement
+    while len(current.orelse) == 1 and isinstance(current.orelse[0], ast.If):
+        current = current.orelse[0]
+    return ends_in_raise(current.orelse)
+
+
+def _first_raise(statement: ast.stmt) -> ast.Raise | None:
+    for node in walk_local(statement):
+        if isinstance(node, ast.Raise):
+            return node
+    return None
+
+
+def _mentions(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)) or any(
+        isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in names
+        for n in ast.walk(node)
+    )
+
+
+def _site(module: Module, qualname: str, raise_node: ast.Raise, skipped: str | None = None) -> GuardedRaise:
+    exception, message = raise_message(raise_node)
+    return GuardedRaise(module.name, qualname, exception, message, raise_node.lineno, skipped=skipped)
+
+
+# --- the whole tree -------------------------------------------------------------------------
+
+@dataclass
+class Derivation:
+    version: str
+    sites: list[GuardedRaise]
+    raises: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # for verify
+    server_fields: list[ServerField] = field(default_factory=list)
+    manual_flags: list[str] = field(default_factory=list)
+
+    def server_args_text(self) -> str:
+        return server_args_text(self.server_fields, self.manual_flags, self.version)
+
+    @property
+    def rules(self) -> list[GuardedRaise]:
+        return [s for s in self.sites if s.skipped is None]
+
+    def skipped(self) -> Counter:
+        return Counter(s.skipped for s in self.sites if s.skipped is not None)
+
+
+def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | None = None) -> Derivation:
+    """Every raise site of the tree under ``root``; ``wheel``, the file name of the wheel the
+    tree was unpacked from (if known), names the release where the tree itself does not."""
+    with no_gc():
+        modules = read_modules(root)
+        derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules))
+        derivation.server_fields = derive_server_fields(modules)
+        derivation.manual_flags = manual_flags(modules)
+        if index_raises:
+            derivation.raises = raises_by_function(modules)
+        return derivation
+
+
+def _derive_sites(modules: list[Module]) -> list[GuardedRaise]:
+    method_owners: Counter = Counter()
+    for module in modules:
+        for node in module.classes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    method_owners[item.name] += 1
+    sites: list[GuardedRaise] = []
+    for module in modules:
+        top_level = set()
+        for node in module.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                top_level.add(id(node))
+                sites += analyse_function(module, node, None, method_owners)
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        top_level.add(id(item))
+                        sites += analyse_function(module, item, node, method_owners)
+        for node in module.functions:
+            if id(node) not in top_level:
+                for site in analyse_function(module, node, None, method_owners):
+                    site.skipped = "a nested function: no name to call it by"
+                    site.target = None
+                    sites.append(site)
+    _dedupe_keys(sites)
+    _passthrough(modules, sites)
+    return sites
+
+
+def _dedupe_keys(sites: list[GuardedRaise]) -> None:
+    """Two rules from one function, parameter and kind (rare): keep the first."""
+    seen = set()
+    for site in sites:
+        if site.skipped is None:
+            if site.key in seen:
+                site.skipped = "a second guard of the same kind on the same parameter"
+            seen.add(site.key)
+
+
+def _passthrough(modules: list[Module], sites: list[GuardedRaise]) -> None:
+    """A module-level function or class of sglang that passes its parameter unchanged to a
+    constrained argument, in a plain top-level statement run on every call, is a target too."""
+    by_callee: dict[tuple[str, str], GuardedRaise] = {}
+    for site in sites:
+        if site.skipped is None and site.target is not None and site.target.kind in ("function", "class"):
+            by_callee[(site.target.name, site.target.argument or "")] = site
+    # (qualified callee, keyword, the function's parameter it receives, wrapper target) per call
+    forwards = []
+    for module in modules:
+        for node in module.tree.body:
+            functions = []
+            if isinstance(node, ast.FunctionDef) and not node.decorator_list:
+                functions.append((node, None))
+            elif isinstance(node, ast.ClassDef):
+                functions += [(i, node) for i in node.body
+                              if isinstance(i, ast.FunctionDef) and i.name == "__init__" and not i.decorator_list]
+            for function, owner in functions:
+                params = _params(function, owner is not None, False)
+                name = f"{module.name}.{owner.name if owner else function.name}"
+                for statement in function.body:
+                    if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
+                        break  # beyond a plain statement, a call may not run on every call
+                    for call in (n for n in walk_local(statement) if isinstance(n, ast.Call)):
+                        callee = _resolve(call.func, module)
+                        if callee is None:
+                            continue
+                        for keyword in call.keywords:
+                            value = keyword.value
+                            if keyword.arg and isinstance(value, ast.Name) and value.id in params.all:
+                                position = params.positional.index(value.id) if value.id in params.positional else None
+                                target = CallTarget("class" if owner else "function", name, value.id, position,
+                                                    via=f"{name}() passes {value.id} on to {callee}()")
+                                forwards.append((callee, keyword.arg, target))
+                    if isinstance(statement, ast.Return):
+                        break
+    for _ in range(4):  # transitively, a few levels deep
+        added = False
+        for callee, keyword, target in forwards:
+            site = by_callee.get((callee, keyword))
+            if site is None or (target.name, target.argument) in by_callee:
+                continue
+            if target.name == site.target.name:
+                continue
+            site.passthrough.append(target)
+            by_callee[(target.name, target.argument)] = site
+            added = True
+        if not added:
+            break
+
+
+def _resolve(func: ast.expr, module: Module) -> str | None:
+    if isinstance(func, ast.Name):
+        if func.id in module.imports:
+            return module.imports[func.id]
+        if func.id in module.definitions:
+            return f"{module.name}.{func.id}"
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.imports:
+        return f"{module.imports[func.value.id]}.{func.attr}"
+    return None
+
+
+def raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]]:
+    """(module, "Class.function") -> the normalized messages of every raise in it."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for module in modules:
+        for node in module.tree.body:
+            functions = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append((node.name, node))
+            elif isinstance(node, ast.ClassDef):
+                functions += [
+                    (f"{node.name}.{i.name}", i)
+                    for i in node.body
+                    if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))
+                ]
+            for name, function in functions:
+                messages = found.setdefault((module.name, name), set())
+                for sub in ast.walk(function):
+                    if isinstance(sub, ast.Raise):
+                        messages.add(normalize_message(shown_message(*raise_message(sub))))
+    return found

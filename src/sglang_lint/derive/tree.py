@@ -1,0 +1,195 @@
+"""Reading an sglang tree: where it is, which release it is, and every module of it parsed
+with :mod:`ast` (never imported), with its imports, module constants and in-place writes."""
+
+from __future__ import annotations
+
+import ast
+import gc
+import importlib.machinery
+import sys
+import warnings
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sglang_lint.pynames import resolve_relative
+
+MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove", "discard", "clear",
+     "register", "__setitem__"}
+)
+
+
+def locate_sglang(explicit: str | None) -> Path:
+    """The folder holding the ``sglang`` package: ``explicit``, or the installed one, found
+    without importing it."""
+    if explicit:
+        root = Path(explicit)
+        if (root / "sglang" / "__init__.py").is_file():
+            return root
+        if root.name == "sglang" and (root / "__init__.py").is_file():
+            return root.parent
+        raise FileNotFoundError(f"{explicit}: no sglang package here (expected {root / 'sglang' / '__init__.py'})")
+    spec = importlib.machinery.PathFinder.find_spec("sglang", sys.path)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("sglang is not installed here; pass --sglang PATH (the folder holding sglang/)")
+    return Path(list(spec.submodule_search_locations)[0]).parent
+
+
+UNKNOWN_VERSION = "unknown"
+
+
+def sglang_version(root: Path, wheel: str | Path | None = None) -> str:
+    """The release of the sglang tree under ``root``, read in this order: the installed
+    ``sglang-X.dist-info`` folder, the ``sglang/_version.py`` that sglang's wheels ship (written
+    by its build), then the wheel's file name if the caller knows it. Never a fallback
+    literal: ``sglang/version.py`` holds ``"0.0.0.dev0"`` for a tree without either, which is
+    no release. :data:`UNKNOWN_VERSION` when none of them says."""
+    for info in sorted(root.glob("sglang-*.dist-info")):
+        return info.name[len("sglang-"): -len(".dist-info")]
+    built = root / "sglang" / "_version.py"
+    if built.is_file():
+        version = _assigned_string(built, "__version__")
+        if version:
+            return version
+    if wheel is not None:
+        # sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl (PEP 427: name-version-...)
+        parts = Path(wheel).name.split("-")
+        if len(parts) >= 3 and parts[0] == "sglang" and Path(wheel).suffix == ".whl":
+            return parts[1]
+    return UNKNOWN_VERSION
+
+
+def _assigned_string(path: Path, name: str) -> str | None:
+    """The string literal assigned to a module-level ``name`` (also in a chained assignment,
+    ``__version__ = version = '0.5.23'``), read with :mod:`ast`, never imported."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        else:
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            value = getattr(node, "value", None)
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return value.value
+    return None
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    source: str
+    tree: ast.Module
+    imports: dict[str, str] = field(default_factory=dict)
+    constants: dict[str, ast.expr] = field(default_factory=dict)
+    definitions: set[str] = field(default_factory=set)  # top-level def and class names
+    mutated: set[str] = field(default_factory=set)  # names changed in place: X[k] = v, X.update()
+    functions: list[ast.FunctionDef] = field(default_factory=list)  # every def, nested or not
+    classes: list[ast.ClassDef] = field(default_factory=list)
+
+
+@contextmanager
+def no_gc():
+    """Millions of AST nodes stay alive at once; the cyclic collector would rescan them after
+    every few thousand allocations (3-4x the work). Nothing here leaks cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def read_modules(root: Path) -> list[Module]:
+    """Every module of the tree, parsed, with its imports, constants and in-place writes."""
+    modules = _read_modules(root)
+    # A set or dict changed in place anywhere (its own module, or one importing it) is a
+    # registry filled at run time, not a literal set.
+    changed = {f"{m.name}.{name}" for m in modules for name in m.mutated}
+    changed |= {m.imports[name] for m in modules for name in m.mutated if name in m.imports}
+    for module in modules:
+        module.constants = {k: v for k, v in module.constants.items() if f"{module.name}.{k}" not in changed}
+    return modules
+
+
+def _read_modules(root: Path) -> list[Module]:
+    modules = []
+    for path in sorted((root / "sglang").rglob("*.py")):
+        relative = path.relative_to(root).with_suffix("")
+        parts = list(relative.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not all(p.isidentifier() for p in parts):
+            continue
+        try:
+            source = path.read_text(encoding="utf-8")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # sglang's own invalid escapes are not ours to report
+                tree = ast.parse(source)
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        module = Module(".".join(parts), path, source, tree)
+        is_package = path.name == "__init__.py"
+        seen: Counter = Counter()
+        for node in tree.body:
+            for target in _top_level_names(node):
+                seen[target] += 1
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        module.constants[target.id] = node.value
+        module.constants = {k: v for k, v in module.constants.items() if seen[k] == 1}
+        module.definitions = {
+            n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                module.functions.append(node)
+            elif isinstance(node, ast.ClassDef):
+                module.classes.append(node)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                if isinstance(node.value, ast.Name):
+                    module.mutated.add(node.value.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if isinstance(node.func.value, ast.Name) and node.func.attr in MUTATING_METHODS:
+                    module.mutated.add(node.func.value.id)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = resolve_relative(module.name, is_package, node.level, node.module)
+                    if base is None:
+                        continue  # the dots climb above sglang: the import fails, it binds nothing
+                for alias in node.names:
+                    module.imports.setdefault(alias.asname or alias.name, f"{base}.{alias.name}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        module.imports.setdefault(alias.asname, alias.name)
+        modules.append(module)
+    return modules
+
+
+def _top_level_names(node: ast.stmt) -> list[str]:
+    """The names a module-level statement binds (not looking inside functions or classes)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    return [n.id for n in walk_local(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def walk_local(node: ast.AST):
+    """ast.walk that does not enter nested functions, classes or lambdas."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)

@@ -1,0 +1,245 @@
+"""Writing the derived catalog: one rule file per derivable site (``rules/derived/SGLnnn-*.toml``),
+the lock file that keeps each site's code for good (``codes.lock``), the index of what was
+made and skipped (``INDEX.md``), and the server-argument table (``server_args.toml``)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from pathlib import Path
+
+from sglang_lint.catalog import Rule
+from sglang_lint.ruletable import load_rules
+from sglang_lint.rulefile import tomllib
+from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
+from sglang_lint.derive.guards import shown_message
+from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
+from sglang_lint.derive.sites import Derivation, GuardedRaise
+from sglang_lint.derive.tree import UNKNOWN_VERSION
+
+FIRST_DERIVED_CODE = 100
+LAST_DERIVED_CODE = 899
+DERIVED_DIR = "derived"
+LOCK_FILE = "codes.lock"
+INDEX_FILE = "INDEX.md"
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text).lower()).strip("-")
+    return slug[:60].strip("-") or "rule"
+
+
+def _bad_value(site: GuardedRaise) -> object:
+    c = site.constraint
+    if c.kind == "allowed-values":
+        sample = c.values[0]
+        if isinstance(sample, bool):
+            return next((v for v in (True, False) if v not in c.values), "invalid")
+        if isinstance(sample, (int, float)):
+            return max(v for v in c.values if not isinstance(v, bool)) + 1
+        candidate = f"{sample}_typo" if isinstance(sample, str) else "invalid"
+        return candidate
+    if c.kind == "forbidden-values":
+        return c.values[0]
+    if c.kind in ("not-none", "truthy"):
+        return None
+    return True  # must-be-none
+
+
+def _good_value(site: GuardedRaise) -> object:
+    c = site.constraint
+    if c.kind == "allowed-values":
+        return c.values[0]
+    if c.kind == "forbidden-values":
+        if all(isinstance(v, str) for v in c.values):
+            return "other"
+        return next(i for i in range(1000) if i not in c.values)
+    if c.kind in ("not-none", "truthy"):
+        return 1
+    return None
+
+
+def _example(site: GuardedRaise, value: object) -> str:
+    target = site.target
+    shown = repr(value)
+    if target.kind == "method":
+        return f"obj.{target.name}({target.argument}={shown})" if target.argument else f"obj.{target.name}({shown})"
+    module, _, name = target.name.rpartition(".")
+    call = f"{name}({target.argument}={shown})" if target.argument else f"{name}({shown})"
+    return f"from {module} import {name}\n\n{call}"
+
+
+def _title(site: GuardedRaise) -> str:
+    c = site.constraint
+    callee = site.target.name.rsplit(".", 1)[-1] if site.target.kind != "method" else site.target.name
+    p = site.parameter
+    if c.kind == "allowed-values":
+        shown = ", ".join(repr(v) for v in c.values[:6]) + (", ..." if len(c.values) > 6 else "")
+        return f"{callee}: {p} must be one of {shown}"
+    return {
+        "forbidden-values": f"{callee}: {p} must not be {', '.join(repr(v) for v in c.values)}",
+        "not-none": f"{callee}: {p} is required (not None)",
+        "must-be-none": f"{callee}: {p} is not supported (must be None)",
+        "truthy": f"{callee}: {p} must be set (not empty, zero or None)",
+    }[c.kind]
+
+
+def rule_text(site: GuardedRaise, code: str, version: str) -> str:
+    c = site.constraint
+    lines = [
+        GENERATED_MARK,
+        f"code = {toml_string(code)}",
+        f"name = {toml_string(_slug(site.function.replace('.', '-') + '-' + site.parameter))}",
+        f"title = {toml_string(_title(site))}",
+        f"catalog_id = {toml_string(hashlib.sha1(site.key.encode()).hexdigest()[:16])}",
+        "",
+        "[raise_site]",
+        f"module = {toml_string(site.module)}",
+        f"function = {toml_string(site.function)}",
+        f"parameter = {toml_string(site.parameter)}",
+        f"exception = {toml_string(site.exception.rsplit('.', 1)[-1] or 'Exception')}",
+        f"message = {toml_string(shown_message(site.exception, site.message))}",
+        f"line = {site.line}",
+        f"sglang_version = {toml_string(version)}",
+        "",
+        "[derived]",
+        f"key = {toml_string(site.key)}",
+        f"constraint = {toml_string(c.describe(site.parameter))}",
+        "",
+        "[[check]]",
+        f"kind = {toml_string(c.kind)}",
+        f"summary = {toml_string(f'{site.exception}: {site.message}' if site.message else site.exception)}",
+    ]
+    if c.kind in ("allowed-values", "forbidden-values"):
+        lines.append("values = [" + ", ".join(toml_value(v) for v in c.values) + "]")
+    if c.none_allowed:
+        lines.append("none = true")
+    lines.append("strict = true")
+    for target in [site.target, *site.passthrough]:
+        lines += ["", "[[check.target]]", f"{target.kind} = {toml_string(target.name)}"]
+        if target.argument:
+            lines.append(f"argument = {toml_string(target.argument)}")
+        if target.position is not None:
+            lines.append(f"position = {target.position}")
+        if target.fields:
+            lines.append("fields = true")
+        if target.via:
+            lines.append(f"via = {toml_string(target.via)}")
+    why = (
+        f"sglang's {site.function} ({site.module}, line {site.line} in {version}) raises "
+        f"{site.exception}({site.message!r}) unless {c.describe(site.parameter)}. The check runs on every "
+        f"call, so a call that passes anything else fails at run time; this rule finds it in the source."
+    )
+    lines += [
+        "",
+        "[docs]",
+        f"why = {toml_string(why)}",
+        f"bad = {toml_string(_example(site, _bad_value(site)))}",
+        f"good = {toml_string(_example(site, _good_value(site)))}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _read_lock(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    return dict(tomllib.loads(path.read_text(encoding="utf-8")).get("codes", {}))
+
+
+def _lock_text(codes: dict[str, str]) -> str:
+    lines = [
+        "# Generated by `sglang-lint catalog derive`. Each derived raise site keeps its code for",
+        "# good: a site gone from sglang keeps its line here, so its code is never given again.",
+        "[codes]",
+    ]
+    ordered = sorted(codes.items(), key=lambda kv: kv[1])
+    lines += [f"{toml_string(key)} = {toml_string(code)}" for key, code in ordered]
+    return "\n".join(lines) + "\n"
+
+
+def covered_by(curated: list[Rule]) -> set[tuple[str, str]]:
+    """(target name, argument) pairs a curated rule already checks."""
+    covered = set()
+    for rule in curated:
+        for check in rule.checks:
+            for target in check.targets:
+                covered.add((target.name, target.argument or ""))
+    return covered
+
+
+def write_catalog(derivation: Derivation, rules_dir: Path) -> tuple[int, Counter]:
+    """Write one rule file per derivable site into ``rules_dir/derived`` (codes kept stable
+    through the lock file). Returns (rules written, skipped by reason). Refuses a tree whose
+    release is unknown: every rule records the release it was verified in."""
+    if derivation.version == UNKNOWN_VERSION:
+        raise ValueError(
+            "the sglang release of this tree is unknown (no sglang-*.dist-info, no sglang/_version.py, "
+            "no wheel name): refusing to write a catalog that records no release"
+        )
+    out = rules_dir / DERIVED_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    if derivation.server_fields:  # first: curated rules read it
+        (out / SERVER_ARGS_TABLE).write_text(derivation.server_args_text(), encoding="utf-8")
+    curated = [r for r in load_rules([rules_dir]) if DERIVED_DIR not in r.path.relative_to(rules_dir).parts[:-1]]
+    covered = covered_by(curated)
+    for site in derivation.rules:
+        if (site.target.name, site.target.argument or "") in covered:
+            site.skipped = "covered by a curated rule"
+    lock = _read_lock(out / LOCK_FILE)
+    used = set(lock.values())
+    free = (f"SGL{n:03d}" for n in range(FIRST_DERIVED_CODE, LAST_DERIVED_CODE + 1) if f"SGL{n:03d}" not in used)
+    files = {}
+    index = []
+    for site in sorted(derivation.rules, key=lambda s: s.key):
+        code = lock.get(site.key)
+        if code is None:
+            code = next(free, None)
+            if code is None:
+                site.skipped = "no derived code left (SGL100-SGL899 are all taken)"
+                continue
+            lock[site.key] = code
+        name = _slug(site.function.replace(".", "-") + "-" + site.parameter)
+        files[f"{code}-{name}.toml"] = rule_text(site, code, derivation.version)
+        callee = site.target.name if site.target.kind != "method" else f".{site.target.name}()"
+        index.append(
+            (code, f"| {code} | `{name}` | `{callee}` | `{_cell(site.constraint.describe(site.parameter))}` | "
+                   f"{site.exception} in `{site.module}.{site.function}` |")
+        )
+    for stale in out.glob("SGL*.toml"):
+        if stale.name not in files and stale.read_text(encoding="utf-8").startswith(GENERATED_MARK):
+            stale.unlink()
+    for name, text in files.items():
+        path = out / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    (out / LOCK_FILE).write_text(_lock_text(lock), encoding="utf-8")
+    (out / INDEX_FILE).write_text(_index_text(index, derivation), encoding="utf-8")
+    return len(files), derivation.skipped()
+
+
+def _cell(text: str) -> str:
+    text = text.replace("|", "\\|")
+    return text if len(text) <= 90 else text[:87] + "..."
+
+
+def _index_text(rows: list[tuple[str, str]], derivation: Derivation) -> str:
+    skipped = derivation.skipped()
+    lines = [
+        "<!-- Generated by `sglang-lint catalog derive`: do not edit; re-derive instead. -->",
+        f"# Derived rules (sglang {derivation.version})",
+        "",
+        f"{len(derivation.sites)} raise sites of sglang {derivation.version} have a guard that tests a parameter "
+        f"of their function; {len(rows)} of them are rules here, {sum(skipped.values())} were skipped:",
+        "",
+        "| skipped | reason |",
+        "|---:|---|",
+        *[f"| {count} | {reason} |" for reason, count in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))],
+        "",
+        "| Code | Name | Call | Must hold | Raise site |",
+        "|---|---|---|---|---|",
+        *[row for _, row in sorted(rows)],
+        "",
+    ]
+    return "\n".join(lines)
