@@ -63,27 +63,28 @@ class Dispatcher:
         for name, site in sites.call_sites + aliased:
             table = self.ruleset.attributes if isinstance(site.node, cst.Attribute) else self.ruleset.calls
             for entry in table.get(name, ()):
-                target = self._guarded(entry, lambda: effective_target(entry.target, site))
+                target = self._guarded(entry, effective_target, entry.target, site)
                 if target is not None:
                     queue.append(Job(entry, target, site))
         while queue:
             job = queue.popleft()
-            self._guarded(job.entry, lambda: self._check(job))
+            self._guarded(job.entry, self._check, job)
             if job.entry.kind.through_wrappers:
-                queue.extend(self._guarded(job.entry, lambda: self._wrapper_jobs(job)) or ())
+                queue.extend(self._guarded(job.entry, self._wrapper_jobs, job) or ())
         for site in sites.class_sites:
             for entry in self.ruleset.classes:
-                self._guarded(entry, lambda: self._check(Job(entry, None, site)))
+                self._guarded(entry, self._check, Job(entry, None, site))
             for entry in self.ruleset.fields:
-                self._guarded(entry, lambda: self._check_fields(entry, site))
+                self._guarded(entry, self._check_fields, entry, site)
 
-    def _guarded(self, entry: Entry, action: Callable):
-        """``action()``, unless this rule already crashed on the file; a crash is recorded."""
+    def _guarded(self, entry: Entry, action: Callable, *args):
+        """``action(*args)``, unless this entry's rule already crashed on the file; a crash is
+        recorded under the rule."""
         code = entry.rule.code
         if code in self.crashed:
             return None
         try:
-            return action()
+            return action(*args)
         except Exception as exc:  # a broken check must not stop the others
             self.crashed[code] = f"{type(exc).__name__}: {exc}"
             return None
