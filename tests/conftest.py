@@ -1,23 +1,67 @@
 from __future__ import annotations
 
+import contextlib
+import difflib
+import io
 import os
 import re
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIX_FIXTURES = FIXTURES / "fixes"
 EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
 EXPECT_ITEM = re.compile(r"^(SGL[0-9]{3})@([0-9]+)$")
+# One finding as the command and flake8 print it: ``path:line:col: CODE message``.
+FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) ")
+UPDATE_GOLDEN = "--update-golden"
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        UPDATE_GOLDEN, action="store_true", default=False,
+        help="rewrite the golden output files (tests/fixtures/**/*.out) from the current output; "
+             "review them in the git diff",
+    )
+
+
 def fixture_files() -> list[Path]:
+    """The curated fixtures, one per curated rule: ``tests/fixtures/SGL0xx_<rule name>.py``."""
     return sorted(FIXTURES.glob("SGL*.py"))
+
+
+def fix_fixture_files() -> list[Path]:
+    """Every file of the fix pairs: the inputs and their expected results."""
+    return sorted(FIX_FIXTURES.glob("SGL*.py"))
+
+
+def unsafe_mode(path: Path) -> bool:
+    """The mode a fix input's ``X.fixed.py`` is made in: its first line says."""
+    header = path.read_text(encoding="utf-8").splitlines()[0]
+    assert header in ("# fix: safe", "# fix: unsafe"), f"{path.name}: first line must say the fix mode"
+    return header == "# fix: unsafe"
+
+
+def fix_pairs() -> list[tuple[Path, Path, bool]]:
+    """(input, expected output, unsafe): ``X.fixed.py`` in the mode X's first line names, and
+    ``X.unsafe.fixed.py``, where there is one, with --unsafe-fixes."""
+    found = []
+    for path in fix_fixture_files():
+        if path.name.endswith(".fixed.py"):
+            continue
+        found.append((path, path.with_name(path.stem + ".fixed.py"), unsafe_mode(path)))
+        unsafe = path.with_name(path.stem + ".unsafe.fixed.py")
+        if unsafe.exists():
+            found.append((path, unsafe, True))
+    return found
 
 
 def expected_findings(path: Path) -> set[tuple[int, int, str]]:
@@ -34,10 +78,162 @@ def expected_findings(path: Path) -> set[tuple[int, int, str]]:
     return expected
 
 
-def run(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+def run(*args: str, cwd: Path | None = None, stdin: str | None = None,
+        env: dict | None = None) -> subprocess.CompletedProcess:
+    """This Python with ``args``; the environment (PYTHONPATH included) is this session's."""
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, input=stdin, capture_output=True, text=True, timeout=600
+        [sys.executable, *args], cwd=cwd, input=stdin, capture_output=True, text=True, timeout=600, env=env,
     )
+
+
+def run_lint(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The ``sglang-lint`` command."""
+    return run("-m", "sglang_lint", *args, cwd=cwd, stdin=stdin)
+
+
+def lint_in_process(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The ``sglang-lint`` command run by this process: ``sglang_lint.cli.main``, what the
+    console script and ``python -m sglang_lint`` call, with this cwd, stdin, stdout and
+    stderr; the same exit status and text as :func:`run_lint` without starting an
+    interpreter. For the tests of options, configuration, formats and subcommands; the
+    command as a process (exit status, pipes, workers, files written) keeps its own tests."""
+    from sglang_lint import cli
+
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
+    given = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
+    before = Path.cwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            saved, sys.stdin = sys.stdin, given
+            try:
+                code = cli.main(list(args))
+            finally:
+                sys.stdin = saved
+    finally:
+        os.chdir(before)
+
+    def text(stream) -> str:  # as subprocess.run(text=True) reads a pipe: universal newlines
+        stream.flush()
+        return stream.buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+    return subprocess.CompletedProcess(["sglang-lint", *args], code, text(out), text(err))
+
+
+def run_flake8(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """A real flake8, with no configuration file."""
+    return run("-m", "flake8", "--isolated", *args, cwd=cwd, stdin=stdin)
+
+
+def places(output: str) -> list[str]:
+    """``path:line:col: CODE`` of each output line (the message left out)."""
+    return [" ".join(line.split(" ", 2)[:2]) for line in output.splitlines()]
+
+
+def lines_by_file(output: str) -> dict[str, list[str]]:
+    """The output's finding lines, grouped by the path they start with, in their order."""
+    grouped: dict[str, list[str]] = {}
+    for line in output.splitlines():
+        match = FINDING.match(line)
+        assert match, f"not a finding line: {line!r}"
+        grouped.setdefault(match["path"], []).append(line)
+    return grouped
+
+
+def findings_of(lines: list[str]) -> set[tuple[int, int, str]]:
+    """(line, column, code) of finding lines, as ``# expect:`` annotations write them."""
+    return {(int(m["line"]), int(m["col"]), m["code"]) for m in map(FINDING.match, lines)}
+
+
+def env_with_hooks(hooks: Path) -> dict:
+    """This session's environment with ``hooks`` (a folder with a sitecustomize.py) first on
+    PYTHONPATH: subprocesses still import the sglang_lint under test."""
+    path = os.pathsep.join(filter(None, [str(hooks), os.environ.get("PYTHONPATH", "")]))
+    return dict(os.environ, PYTHONPATH=path)
+
+
+def installed_env() -> dict:
+    """This session's environment without PYTHONPATH: an installed copy of sglang-lint (a
+    fresh virtual environment, a pre-commit hook) imports its own package, not this checkout."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
+def check_golden(golden: Path, actual: str, update: bool) -> None:
+    """``actual`` must be ``golden``'s text exactly; with --update-golden it is written there
+    instead (review the change in the git diff)."""
+    if update:
+        if not golden.exists() or golden.read_bytes() != actual.encode("utf-8"):
+            golden.write_bytes(actual.encode("utf-8"))
+        return
+    relative = golden.relative_to(ROOT)
+    regenerate = f"./scripts/test tests/test_fixtures.py {UPDATE_GOLDEN}, then review `git diff {relative.parent}`"
+    if not golden.exists():
+        pytest.fail(f"{relative} is missing; write it with {regenerate}", pytrace=False)
+    expected = golden.read_bytes().decode("utf-8")
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+            f"{relative} (golden)", f"{relative} (now)",
+        ))
+        pytest.fail(f"the output differs from {relative}:\n{diff}\nif the change is intended: {regenerate}",
+                    pytrace=False)
+
+
+@dataclass
+class FixRuns:
+    """The command over copies of every fix input of one mode, in one run each (paths as
+    in the repository, ``tests/fixtures/fixes/X.py``, relative to ``fixed``/``diffed``).
+    The first --fix is the command as a process (its output is what users read); the runs
+    after it call the command in this process (:func:`lint_in_process`)."""
+
+    unsafe: bool
+    fixed: Path  # the copies, after the two --fix runs
+    first: subprocess.CompletedProcess  # --fix
+    second: subprocess.CompletedProcess  # --fix again, on what the first one wrote
+    diffed: Path  # other copies, after --diff
+    diff: subprocess.CompletedProcess  # --diff
+    clean: subprocess.CompletedProcess  # --diff on copies of the expected results
+
+
+@pytest.fixture(scope="session")
+def fix_runs(tmp_path_factory) -> dict[bool, FixRuns]:
+    """Per mode (False: safe, True: --unsafe-fixes), its fix pairs through the command."""
+    runs = {}
+    for unsafe in (False, True):
+        pairs = [(source, expected) for source, expected, mode in fix_pairs() if mode is unsafe]
+        base = tmp_path_factory.mktemp("unsafe-fixes" if unsafe else "safe-fixes")
+        folders = {}
+        for name in ("fixed", "diffed", "clean"):
+            folders[name] = base / name
+            for source, expected in pairs:
+                copy = folders[name] / source.relative_to(ROOT)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(expected if name == "clean" else source, copy)
+        paths = [str(source.relative_to(ROOT)) for source, _ in pairs]
+        fix = ["--no-cache", "--fix", "--unsafe-fixes"] if unsafe else ["--no-cache", "--fix"]
+        diff = ["--no-cache", "--diff", "--unsafe-fixes"] if unsafe else ["--no-cache", "--diff"]
+        runs[unsafe] = FixRuns(
+            unsafe=unsafe,
+            fixed=folders["fixed"],
+            first=run_lint(*fix, *paths, cwd=folders["fixed"]),
+            second=lint_in_process(*fix, *paths, cwd=folders["fixed"]),
+            diffed=folders["diffed"],
+            diff=lint_in_process(*diff, *paths, cwd=folders["diffed"]),
+            clean=lint_in_process(*diff, *paths, cwd=folders["clean"]),
+        )
+    return runs
+
+
+@pytest.fixture(scope="session")
+def flake8_on_fixtures() -> subprocess.CompletedProcess:
+    """A real flake8 over every curated fixture, from the repository's root, in two jobs."""
+    return run_flake8("--select", "SGL", "-j", "2", *(str(p.relative_to(ROOT)) for p in fixture_files()), cwd=ROOT)
+
+
+@pytest.fixture(scope="session")
+def update_golden(request) -> bool:
+    return request.config.getoption(UPDATE_GOLDEN)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,24 +1,30 @@
 """The result cache invalidates exactly what it must (a changed file, rule file or tool
-version), survives corruption, ignores itself in git, and -j gives the same results."""
+version), survives corruption, ignores itself in git, and -j gives the same results.
+
+The cache the tests start from is written by the command as a process; the runs that read
+it back call the command in this process (``lint_in_process``: a new ResultCache, read from
+the folder, each time)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, fixture_files, run
+from conftest import ROOT, fix_fixture_files, fixture_files, lint_in_process, run_lint
 from sglang_lint import cache as cache_module
 from sglang_lint.model import FileResult
 from sglang_lint.cache import ResultCache, file_key, ruleset_fingerprint
-from sglang_lint.ruletable import load_rules
-from sglang_lint.ruletable import RuleSet
+from sglang_lint.ruletable import RuleSet, load_rules
+
+FILES = len(fixture_files()) + 1  # the fixtures and a clean file
 
 
-def lint(*args, cache_dir: Path):
-    return run("-m", "sglang_lint", "--verbose", "--cache-dir", str(cache_dir), *args)
+def lint(*args, cwd: Path, cache_dir: Path, command=lint_in_process):
+    return command("--verbose", "--cache-dir", str(cache_dir), *args, cwd=cwd)
 
 
 def stages(result) -> str:
@@ -26,47 +32,65 @@ def stages(result) -> str:
     return line
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
+@dataclass
+class Primed:
+    """``base/project`` (the fixtures and a clean file) linted once into ``base/cache``."""
+
+    base: Path
+    first: subprocess.CompletedProcess
+
+    def copy(self, to: Path) -> tuple[Path, Path]:
+        """The project and its cache, copied under ``to`` (same relative paths, so the same
+        output); (project, cache)."""
+        shutil.copytree(self.base / "project", to / "project")
+        shutil.copytree(self.base / "cache", to / "cache")
+        return to / "project", to / "cache"
+
+
+@pytest.fixture(scope="module")
+def primed(tmp_path_factory) -> Primed:
+    base = tmp_path_factory.mktemp("cached")
+    folder = base / "project"
     folder.mkdir()
     for path in fixture_files():
         shutil.copyfile(path, folder / path.name)
     (folder / "clean.py").write_text("import os\nprint(os.getcwd())\n")
-    return folder
+    return Primed(base, lint("project", cwd=base, cache_dir=base / "cache", command=run_lint))
 
 
-def test_second_run_comes_from_the_cache_with_the_same_output(tree: Path, tmp_path: Path):
-    cache_dir = tmp_path / "cache"
-    first = lint(str(tree), cache_dir=cache_dir)
-    second = lint(str(tree), cache_dir=cache_dir)
-    count = len(fixture_files()) + 1
+def test_second_run_comes_from_the_cache_with_the_same_output(primed: Primed, tmp_path: Path):
+    first = primed.first
+    _, cache_dir = primed.copy(tmp_path)
+    second = lint("project", cwd=tmp_path, cache_dir=cache_dir)
     assert "from the cache" not in stages(first)
-    assert stages(second) == f"sglang-lint: {count} files: {count} from the cache"
+    assert stages(second) == f"sglang-lint: {FILES} files: {FILES} from the cache"
     assert (second.returncode, second.stdout) == (first.returncode, first.stdout) == (1, first.stdout)
     assert first.stdout.count(" SGL0") > 20
     assert (cache_dir / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
-def test_a_changed_file_is_linted_again_and_only_it(tree: Path, tmp_path: Path):
-    cache_dir = tmp_path / "cache"
-    lint(str(tree), cache_dir=cache_dir)
-    changed = tree / "SGL001_unsupported_capture_mode.py"
-    text = changed.read_text()
-    changed.write_text(text.replace('mode="pre", enable=True)  # expect', 'mode="pre_rope", enable=True)  # was'))
-    result = lint(str(tree), cache_dir=cache_dir)
-    count = len(fixture_files()) + 1
-    assert stages(result) == f"sglang-lint: {count} files: {count - 1} from the cache, 1 parsed with LibCST"
-    fresh = run("-m", "sglang_lint", "--no-cache", str(tree))
-    assert result.stdout == fresh.stdout
+def test_a_changed_file_is_linted_again_and_only_it(primed: Primed, tmp_path: Path):
+    project, cache_dir = primed.copy(tmp_path)
+    changed = project / "SGL001_unsupported_capture_mode.py"
+    lines = changed.read_text().splitlines(keepends=True)
+    (number,) = [n for n, line in enumerate(lines, 1) if 'mode="pre", enable=True)  # expect' in line]
+    lines[number - 1] = lines[number - 1].replace('mode="pre"', 'mode="pre_rope"').replace("# expect", "# was")
+    changed.write_text("".join(lines))
+    result = lint("project", cwd=tmp_path, cache_dir=cache_dir)
+    assert stages(result) == f"sglang-lint: {FILES} files: {FILES - 1} from the cache, 1 parsed with LibCST"
+    # What a fresh run gives: the first output without the finding that was fixed by hand.
+    gone = f"{Path('project') / changed.name}:{number}:"
+    assert sum(line.startswith(gone) for line in primed.first.stdout.splitlines()) == 1
+    assert result.stdout == "".join(
+        line + "\n" for line in primed.first.stdout.splitlines() if not line.startswith(gone)
+    )
 
 
-def test_the_same_bytes_elsewhere_hit_the_cache(tree: Path, tmp_path: Path):
-    cache_dir = tmp_path / "cache"
-    lint(str(tree), cache_dir=cache_dir)
+def test_the_same_bytes_elsewhere_hit_the_cache(primed: Primed, tmp_path: Path):
     copy = tmp_path / "copy"
-    shutil.copytree(tree, copy)
-    assert "from the cache" in stages(lint(str(copy), cache_dir=cache_dir))
+    shutil.copytree(primed.base / "project", copy)
+    shutil.copytree(primed.base / "cache", tmp_path / "cache")
+    assert "from the cache" in stages(lint(str(copy), cwd=tmp_path, cache_dir=tmp_path / "cache"))
     # ... unless the path gives another module name (relative imports depend on it).
     key = file_key(b"x = 1\n", ("a.b", False))
     assert key == file_key(b"x = 1\n", ("a.b", False)) != file_key(b"x = 1\n", ("a.c", False))
@@ -105,32 +129,34 @@ def test_a_new_fingerprint_never_reads_the_old_entries(tmp_path: Path):
     assert ResultCache(tmp_path, "b" * 32).get(b"k" * 16) is None
 
 
-def test_a_corrupt_cache_is_ignored_and_rebuilt(tree: Path, tmp_path: Path):
-    cache_dir = tmp_path / "cache"
-    first = lint(str(tree), cache_dir=cache_dir)
+def test_a_corrupt_cache_is_ignored_and_rebuilt(primed: Primed, tmp_path: Path):
+    _, cache_dir = primed.copy(tmp_path)
     (cache_file,) = cache_dir.glob("*.marshal")
     cache_file.write_bytes(b"\x00garbage")
-    again = lint(str(tree), cache_dir=cache_dir)
-    assert again.stdout == first.stdout and "from the cache" not in stages(again)
-    assert "from the cache" in stages(lint(str(tree), cache_dir=cache_dir))
+    again = lint("project", cwd=tmp_path, cache_dir=cache_dir)
+    assert again.stdout == primed.first.stdout and "from the cache" not in stages(again)
+    assert "from the cache" in stages(lint("project", cwd=tmp_path, cache_dir=cache_dir))
 
 
-def test_a_cache_folder_in_the_tree_ignores_itself(tree: Path):
+def test_a_cache_folder_in_the_tree_ignores_itself(primed: Primed, tmp_path: Path):
+    tree = tmp_path / "project"
+    shutil.copytree(primed.base / "project", tree)
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
-    lint(str(tree), cache_dir=tree / ".sglang_lint_cache")
+    lint(str(tree), cwd=tmp_path, cache_dir=tree / ".sglang_lint_cache")
     status = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout
     assert ".sglang_lint_cache" not in status and "clean.py" in status
     # and the walk never lints it
-    assert ".sglang_lint_cache" not in run("-m", "sglang_lint", "--no-cache", str(tree)).stdout
+    assert ".sglang_lint_cache" not in lint_in_process("--no-cache", str(tree)).stdout
 
 
 def test_parallel_workers_give_the_same_results(tmp_path: Path):
     folder = tmp_path / "many"
-    for copy in range(4):  # enough files for two workers
-        for path in fixture_files() + sorted((FIXTURES / "fixes").glob("*.py")):
+    for copy in range(2):  # enough files for two workers (16 each)
+        for path in fixture_files() + fix_fixture_files():
             (folder / f"c{copy}").mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, folder / f"c{copy}" / path.name)
-    serial = run("-m", "sglang_lint", "--no-cache", "-j", "1", str(folder))
-    parallel = run("-m", "sglang_lint", "--no-cache", "-j", "2", str(folder))
+    assert len(list(folder.rglob("*.py"))) >= 2 * 16
+    serial = run_lint("--no-cache", "-j", "1", str(folder))
+    parallel = run_lint("--no-cache", "-j", "2", str(folder))
     assert serial.stdout == parallel.stdout and serial.returncode == parallel.returncode == 1
     assert serial.stdout.count("\n") > 100

@@ -7,10 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run
 from sglang_lint import lint
 from sglang_lint.rulefile import RuleFileError
-from sglang_lint.ruletable import default_rules, load_rules
+from sglang_lint.ruletable import RuleSet, default_rules, load_rules
+from sglang_lint.source import parse
+from sglang_lint.fixes import fix_text
+
+UNSCREENED = RuleSet(default_rules(), screen=False)
 
 SEEDS = ["000_1538b24e4e1c2abb", "001_dba098f04c7d3fb1", "002_e00cb8aa553d4839",
          "003_ec078740dd00e4ba", "004_329cdf3d6a01b27e"]
@@ -31,11 +35,51 @@ def test_seed_rules_in_seed_order():
         assert rule.raise_site.sglang_version == "0.5.23"
 
 
+def case_variant(rule) -> tuple[str, str] | None:
+    """For a rule whose check allows a list of strings: its good example with the allowed
+    value it uses written in the other case, and that value; None where no such variant
+    exists, or another allowed value differs from it only by case."""
+    for check in rule.checks:
+        if check.kind != "allowed-values" or check.params.enum is not None:
+            continue
+        values = [v for v in check.params.values if isinstance(v, str)]
+        if not values:
+            continue
+        value = next(v for v in values if repr(v) in rule.docs.good)
+        changed = value.upper() if value.upper() != value else value.lower()
+        same_up_to_case = [v for v in values if v.lower().replace("-", "_") == value.lower().replace("-", "_")]
+        if changed == value or len(same_up_to_case) > 1:
+            return None
+        return rule.docs.good.replace(repr(value), repr(changed), 1), value
+    return None
+
+
 @pytest.mark.parametrize("rule", default_rules(), ids=lambda r: r.code)
 def test_rule_examples(rule):
+    """Every check a rule's own examples go through, each example linted once per mode."""
     bad = lint(rule.docs.bad, "example.py")
     assert bad and {d.code for d in bad} == {rule.code}
     assert lint(rule.docs.good, "example.py") == []
+    # The prefilter and the call-site screen never hide a finding (test_screen).
+    assert lint(rule.docs.bad, "example.py", UNSCREENED) == bad
+    assert lint(rule.docs.good, "example.py", UNSCREENED) == []
+    # Any fix the bad example gets yields code that parses and no longer has the finding.
+    fixed = fix_text(rule.docs.bad, "example.py", unsafe=True)
+    parse(fixed.text)
+    if fixed.fixed:
+        assert [d for d in fixed.remaining if d.code == rule.code] == []
+    # A derived rule's good example with its value in the other case is fixed back,
+    # safely, to the good example itself.
+    variant = case_variant(rule) if rule.derived_key else None
+    if variant is not None:
+        misspelt, _ = variant
+        assert [d.code for d in lint(misspelt, "example.py")] == [rule.code]
+        assert fix_text(misspelt, "example.py").text == rule.docs.good
+
+
+def test_most_derived_rules_are_checked_for_the_case_fix():
+    derived = [r for r in default_rules() if r.derived_key]
+    assert sum(case_variant(r) is not None for r in derived) > len(derived) // 3
 
 
 VALID = """
@@ -140,7 +184,5 @@ def test_readme_lists_every_curated_rule_and_the_index_every_derived_one():
 
 
 def test_project_passes_its_own_flake8_config():
-    from conftest import run
-
-    result = run("-m", "flake8", "src", "tests", "scripts", cwd=ROOT)
+    result = run("-m", "flake8", "src", "tests", "scripts", "bench", cwd=ROOT)  # setup.cfg's configuration
     assert (result.returncode, result.stdout) == (0, "")

@@ -1,22 +1,15 @@
-"""The ``sglang-lint`` command: output lines, exit codes, selection, walking, bad input."""
+"""The ``sglang-lint`` command: output lines, exit codes, selection, walking, bad input.
+
+The exit codes, pipes and bad input go through the command as a process (``lint``); the
+options, walking and listings through ``sglang_lint.cli.main`` in this process (``main``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import FIXTURES, run
+from conftest import lint_in_process as main, run_lint as lint
+from snippets import DFLASH_NONE, SGL001_AND_SGL004 as BAD
 from sglang_lint import __version__
-
-BAD = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-    "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
-    "model.set_dflash_layers_to_capture(None)\n"
-)
-
-
-def lint(*args: str, cwd: Path | None = None, stdin: str | None = None):
-    return run("-m", "sglang_lint", *args, cwd=cwd, stdin=stdin)
 
 
 def test_clean_file_exits_0(tmp_path):
@@ -37,12 +30,12 @@ def test_select_and_ignore_by_prefix(tmp_path):
     (tmp_path / "bad.py").write_text(BAD)
 
     def codes(*args):
-        return [line.split()[1] for line in lint(*args, "bad.py", cwd=tmp_path).stdout.splitlines()]
+        return [line.split()[1] for line in main(*args, "bad.py", cwd=tmp_path).stdout.splitlines()]
 
     assert codes("--select", "SGL004") == ["SGL004"]
     assert codes("--ignore", "SGL001") == ["SGL004"]
-    assert lint("--select", "SGL00", "--ignore", "SGL0", "bad.py", cwd=tmp_path).returncode == 0
-    result = lint("--select", "E501", "bad.py", cwd=tmp_path)
+    assert main("--select", "SGL00", "--ignore", "SGL0", "bad.py", cwd=tmp_path).returncode == 0
+    result = main("--select", "E501", "bad.py", cwd=tmp_path)
     assert result.returncode == 2 and "not a code prefix" in result.stderr
 
 
@@ -52,7 +45,7 @@ def test_directories_are_walked_for_python_files(tmp_path):
     (tmp_path / "pkg" / "notes.txt").write_text(BAD)
     (tmp_path / "pkg" / ".venv").mkdir()
     (tmp_path / "pkg" / ".venv" / "dep.py").write_text(BAD)
-    result = lint("pkg", cwd=tmp_path)
+    result = main("pkg", cwd=tmp_path)
     assert result.returncode == 1
     assert {line.split(":")[0] for line in result.stdout.splitlines()} == {str(Path("pkg/sub/bad.py"))}
 
@@ -60,7 +53,7 @@ def test_directories_are_walked_for_python_files(tmp_path):
 def test_unparseable_file_names_it_exits_2_and_others_still_lint(tmp_path):
     # Only files that mention a catalog API are parsed at all (that is what keeps the
     # command fast); such a file that does not parse is reported.
-    (tmp_path / "broken.py").write_text("def f(:\n    model.set_dflash_layers_to_capture(None)\n")
+    (tmp_path / "broken.py").write_text("def f(:\n    " + DFLASH_NONE)
     (tmp_path / "bad.py").write_text(BAD)
     result = lint("broken.py", "bad.py", cwd=tmp_path)
     assert result.returncode == 2
@@ -70,7 +63,7 @@ def test_unparseable_file_names_it_exits_2_and_others_still_lint(tmp_path):
 
 
 def test_unreadable_inputs_exit_2(tmp_path):
-    (tmp_path / "latin.py").write_bytes(b"x = '\xe9'\nmodel.set_dflash_layers_to_capture(None)\n")
+    (tmp_path / "latin.py").write_bytes(b"x = '\xe9'\n" + DFLASH_NONE.encode())
     result = lint("latin.py", "missing.py", cwd=tmp_path)
     assert result.returncode == 2
     assert "latin.py: error: cannot decode" in result.stderr
@@ -79,9 +72,9 @@ def test_unreadable_inputs_exit_2(tmp_path):
 
 def test_coding_line_is_honoured(tmp_path):
     (tmp_path / "latin.py").write_bytes(
-        b"# -*- coding: latin-1 -*-\nx = '\xe9'\nmodel.set_dflash_layers_to_capture(None)\n"
+        b"# -*- coding: latin-1 -*-\nx = '\xe9'\n" + DFLASH_NONE.encode()
     )
-    result = lint("latin.py", cwd=tmp_path)
+    result = main("latin.py", cwd=tmp_path)
     assert result.returncode == 1 and ":3:36: SGL004" in result.stdout
 
 
@@ -92,22 +85,19 @@ def test_stdin_with_display_name():
 
 
 def test_rules_lists_every_rule():
-    result = lint("rules")
+    result = main("rules")
     assert result.returncode == 0
     codes = [line.split()[0] for line in result.stdout.splitlines()]
     assert codes[:5] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
     assert len(codes) == len(set(codes)) > 300 and all(code >= "SGL100" for code in codes[10:])
     assert "unsupported-capture-mode" in result.stdout
+    by_code = {line.split()[0]: line for line in result.stdout.splitlines()}
+    assert "safe/unsafe fix" in by_code["SGL001"]  # which rules fix, and how safely
+    assert "no fix" in by_code["SGL004"]
 
 
 def test_version_and_usage_errors():
-    result = lint("--version")
+    result = main("--version")
     assert (result.returncode, result.stdout.strip()) == (0, f"sglang-lint {__version__}")
-    assert lint("--no-such-flag").returncode == 2
-    assert lint("rules", "extra").returncode == 2
-
-
-def test_fixture_folder_through_the_command():
-    result = lint(str(FIXTURES))
-    assert result.returncode == 1
-    assert {line.split()[1] for line in result.stdout.splitlines()} == {f"SGL{n:03d}" for n in range(1, 11)}
+    assert main("--no-such-flag").returncode == 2
+    assert main("rules", "extra").returncode == 2

@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, lint_in_process
+from snippets import CAPTURE_IMPORT, CAPTURE_PRE, ENGINE_IMPORT
 
-HEAD = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-    "import sglang as sgl\n"
-)
-BAD = HEAD + "set_capture_flag_on_blocks(t, 'pre', enable=True)\nsgl.Engine(model_path='m', tp_sizee=2)\n"
+BAD = CAPTURE_IMPORT + ENGINE_IMPORT + CAPTURE_PRE + "sgl.Engine(model_path='m', tp_sizee=2)\n"
 
 
 @pytest.fixture
@@ -36,7 +32,7 @@ def findings(result) -> list[str]:
 
 
 def lint(project: Path, *args: str, cwd: Path | None = None, stdin: str | None = None):
-    return run("-m", "sglang_lint", "--no-cache", *args, cwd=cwd or project, stdin=stdin)
+    return lint_in_process("--no-cache", *args, cwd=cwd or project, stdin=stdin)
 
 
 def test_every_key(project: Path):

@@ -1,34 +1,49 @@
 """sglang 0.5.23's own tree: zero findings, and every bug planted at a real call site is
-found at its exact line and nothing else is (through the engine and through flake8)."""
+found at its exact line and nothing else is (through the engine, the command and flake8),
+and ``--fix --unsafe-fixes`` gives sglang's own bytes back where the planted value is a
+misspelling, touching nothing else. Everything ``scripts/sglang_corpus.py`` checks (which
+CI therefore does not run again), with the script's own steps."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import run
-from sglang_corpus import MUTATIONS, apply_mutation, expected_line
-from sglang_lint import SourceError, lint
-from sglang_lint.ruletable import default_ruleset
+from sglang_corpus import MUTATIONS, apply_mutation, check_fixes, expected_line
+from sglang_lint import lint
+from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
 from sglang_lint.fixes import fix_bytes
 from sglang_lint.pynames import module_name_for
 
 pytestmark = pytest.mark.corpus
 
+UNSCREENED = RuleSet(default_rules(), screen=False)
 
-def test_whole_tree_lints_clean(sglang_tree: Path):
-    files = sorted((sglang_tree / "sglang").rglob("*.py"))
-    assert len(files) > 4500
-    findings, errors = [], []
-    for path in files:
-        relative = str(path.relative_to(sglang_tree))
-        try:
-            findings += [f"{relative}:{d.line}:{d.col + 1}: {d.code}" for d in lint(path.read_bytes(), relative)]
-        except SourceError as exc:
-            errors.append(f"{relative}: {exc}")
-    assert findings == []
-    assert errors == []
+
+@pytest.fixture(scope="module")
+def command(tmp_path_factory) -> list[str]:
+    """The command with a result cache of this module only: the --fix step reads what the
+    lint steps wrote, and nothing comes from an earlier run."""
+    return ["-m", "sglang_lint", "--cache-dir", str(tmp_path_factory.mktemp("corpus-cache"))]
+
+
+def plant_all(tree: Path, workdir: Path) -> list[tuple]:
+    """Every mutation in its own copy, ``m00/sglang/...``: (mutation, relative path, line)."""
+    planted = []
+    for index, mutation in enumerate(MUTATIONS):
+        relative = Path(f"m{index:02d}") / mutation.path
+        mutated = apply_mutation(tree, mutation, workdir / relative.parts[0])
+        planted.append((mutation, str(relative), expected_line(mutation, mutated)))
+    return planted
+
+
+def test_the_command_finds_nothing_on_the_tree(sglang_tree: Path, command):
+    assert len(list((sglang_tree / "sglang").rglob("*.py"))) > 4500
+    result = run(*command, "sglang", cwd=sglang_tree)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 def test_at_least_25_mutations_cover_every_rule_and_form():
@@ -42,8 +57,33 @@ def test_at_least_25_mutations_cover_every_rule_and_form():
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: f"{m.code}-{m.form.replace(' ', '-')}")
 def test_planted_bug_is_found_at_its_line(sglang_tree: Path, tmp_path: Path, mutation):
     path = apply_mutation(sglang_tree, mutation, tmp_path)
-    diagnostics = lint(path.read_bytes(), mutation.path)
+    data = path.read_bytes()
+    diagnostics = lint(data, mutation.path)
     assert [(d.line, d.code) for d in diagnostics] == [(expected_line(mutation, path), mutation.code)]
+    # The prefilter and the call-site screen do not hide it (test_screen).
+    assert lint(data, mutation.path, UNSCREENED) == diagnostics
+
+
+def test_the_command_finds_every_planted_bug_in_one_run(sglang_tree: Path, tmp_path: Path, command):
+    planted = plant_all(sglang_tree, tmp_path)
+    result = run(*command, *(relative for _, relative, _ in planted), cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    missed = []
+    for mutation, relative, line in planted:
+        got = [text for text in lines if text.startswith(relative + ":")]
+        if not (len(got) == 1 and got[0].startswith(f"{relative}:{line}:") and f" {mutation.code} " in got[0]):
+            missed.append((mutation.name, line, got))
+    assert missed == []
+    assert len(lines) == len(planted)
+
+
+def test_fix_restores_every_misspelt_value_and_touches_nothing_else(sglang_tree: Path, tmp_path: Path, command,
+                                                                    capsys):
+    # --fix --unsafe-fixes over a copy of the whole tree and the mutated copies (the script's step).
+    planted = plant_all(sglang_tree, tmp_path)
+    ok = check_fixes(sglang_tree, planted, tmp_path, [sys.executable, *command])
+    assert ok, capsys.readouterr().out
 
 
 def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
@@ -60,19 +100,13 @@ def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
     clean = run("-m", "flake8", "--isolated", "--select", "SGL", "-j", "2", *candidates, cwd=sglang_tree)
     assert (clean.returncode, clean.stdout) == (0, ""), clean.stderr
 
-    expected = []
-    for index, mutation in enumerate(MUTATIONS):
-        path = apply_mutation(sglang_tree, mutation, tmp_path / f"m{index}")
-        expected.append(f"{Path(f'm{index}') / mutation.path}:{expected_line(mutation, path)} {mutation.code}")
-    result = run(
-        "-m", "flake8", "--isolated", "--select", "SGL", "-j", "2",
-        *(str(Path(f"m{i}") / m.path) for i, m in enumerate(MUTATIONS)), cwd=tmp_path,
-    )
+    planted = plant_all(sglang_tree, tmp_path)
+    result = run("-m", "flake8", "--isolated", "--select", "SGL", "-j", "2",
+                 *(relative for _, relative, _ in planted), cwd=tmp_path)
     got = sorted(
         line.split(": ", 1)[0].rsplit(":", 1)[0] + " " + line.split()[1] for line in result.stdout.splitlines()
     )
-    expected.sort()
-    assert got == expected
+    assert got == sorted(f"{relative}:{line} {mutation.code}" for mutation, relative, line in planted)
 
 
 @pytest.mark.parametrize("mutation", [m for m in MUTATIONS if m.restores], ids=lambda m: f"{m.code}-{m.name}")

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, lint_in_process
 from sglang_lint import lint
-from sglang_lint.ruletable import load_rules
+from sglang_lint.ruletable import RuleSet, load_rules
 from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, derive_sites, verify, write_catalog
-from sglang_lint.ruletable import RuleSet
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 
@@ -159,12 +158,12 @@ def test_verify_reports_exactly_the_drift(tmp_path, written, derivation):
 def test_catalog_commands(tmp_path):
     rules = tmp_path / "rules"
     rules.mkdir()
-    derived = run("-m", "sglang_lint", "catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
+    derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
     assert "13 rules written" in derived.stdout and "skipped:" in derived.stdout
-    verified = run("-m", "sglang_lint", "catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
+    verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
-    missing = run("-m", "sglang_lint", "catalog", "verify", "--sglang", str(tmp_path / "nowhere"))
+    missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no sglang package here" in missing.stderr
 
 
@@ -319,11 +318,11 @@ def test_derive_refuses_to_write_a_catalog_of_an_unknown_release(tmp_path):
         write_catalog(derive_sites(tree), rules_dir)
     assert list(rules_dir.iterdir()) == []
     # the command says so and writes nothing; with the wheel's name it derives
-    command = ["-m", "sglang_lint", "catalog", "derive", "--sglang", str(tree), "--rules", str(rules_dir)]
-    refused = run(*command)
+    command = ["catalog", "derive", "--sglang", str(tree), "--rules", str(rules_dir)]
+    refused = lint_in_process(*command)
     assert refused.returncode == 2 and "release of this tree is unknown" in refused.stderr
     assert list(rules_dir.iterdir()) == []
-    named = run(*command, "--wheel", "sglang-9.9.8-py3-none-any.whl")
+    named = lint_in_process(*command, "--wheel", "sglang-9.9.8-py3-none-any.whl")
     assert named.returncode == 0, named.stderr
     assert 'sglang_version = "9.9.8"' in (rules_dir / DERIVED_DIR / "server_args.toml").read_text()
 

@@ -3,7 +3,7 @@ generated listing of every rule and must be up to date."""
 
 from __future__ import annotations
 
-from conftest import ROOT, run
+from conftest import ROOT, lint_in_process
 from sglang_lint.ruletable import default_rules
 from sglang_lint.docs import catalog_markdown
 
@@ -16,7 +16,7 @@ def test_docs_rules_md_is_up_to_date():
 
 
 def test_explain_prints_every_part_of_a_rule():
-    result = run("-m", "sglang_lint", "explain", "SGL001")
+    result = lint_in_process("explain", "SGL001")
     assert result.returncode == 0
     text = result.stdout
     for part in ("What it checks", "The sglang raise site", "Why is this bad", "Example", "Use instead:", "Fix safety"):
@@ -24,12 +24,12 @@ def test_explain_prints_every_part_of_a_rule():
     assert "set_capture_flag_on_blocks(transformer, mode=\"pre\", enable=True)" in text  # the bad example
     assert "unsupported capture mode: {mode}" in text  # the raise site's message
     assert "Safe/unsafe fix" in text
-    by_name = run("-m", "sglang_lint", "explain", "unsupported-capture-mode")
+    by_name = lint_in_process("explain", "unsupported-capture-mode")
     assert by_name.stdout == text
-    assert "## SGL004" in run("-m", "sglang_lint", "explain", "--markdown", "sgl004").stdout
-    assert "No automatic fix." in run("-m", "sglang_lint", "explain", "SGL004").stdout
+    assert "## SGL004" in lint_in_process("explain", "--markdown", "sgl004").stdout
+    assert "No automatic fix." in lint_in_process("explain", "SGL004").stdout
 
 
 def test_explain_an_unknown_code():
-    result = run("-m", "sglang_lint", "explain", "SGL999")
+    result = lint_in_process("explain", "SGL999")
     assert result.returncode == 2 and "no rule 'SGL999'" in result.stderr

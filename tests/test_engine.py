@@ -7,14 +7,10 @@ import dataclasses
 import libcst
 import pytest
 
+from snippets import CAPTURE_IMPORT as IMPORT
 from sglang_lint import SourceError, lint
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.ruletable import default_ruleset
-
-IMPORT = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-)
 
 
 def found(source: str, path: str = "user.py") -> list[tuple[int, int, str]]:

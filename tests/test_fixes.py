@@ -1,6 +1,7 @@
 """Autofix: each fixture pair ``fixes/X.py`` -> ``fixes/X.fixed.py`` byte for byte (through
 the engine and the command), fixing twice changes nothing, ``--diff`` writes nothing, and a
-write keeps the file's permissions and is all or nothing."""
+write keeps the file's permissions and is all or nothing. (What the command prints for each
+pair is pinned in golden files: test_fixtures.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run
+from conftest import FIX_FIXTURES, FINDING, ROOT, fix_pairs, lint_in_process
+from snippets import ENGINE_IMPORT, LAUNCH_IMPORT
 from sglang_lint.ruletable import default_rules
 from sglang_lint.checks.base import Suggestion, suggest
 from sglang_lint.engine import lint
@@ -21,26 +23,10 @@ from sglang_lint.model import Diagnostic, Edit
 from sglang_lint.source import parse
 from sglang_lint.fixes import apply_edits, chosen_edits, fix_bytes, fix_text
 
-FIX_FIXTURES = FIXTURES / "fixes"
-INPUTS = sorted(p for p in FIX_FIXTURES.glob("SGL*.py") if not p.name.endswith(".fixed.py"))
-
-
-def unsafe_mode(path: Path) -> bool:
-    header = path.read_text(encoding="utf-8").splitlines()[0]
-    assert header in ("# fix: safe", "# fix: unsafe"), f"{path.name}: first line must say the fix mode"
-    return header == "# fix: unsafe"
-
-
-def pairs() -> list[tuple[Path, Path, bool]]:
-    """(input, expected output, unsafe): ``X.fixed.py`` in the mode X's first line names, and
-    ``X.unsafe.fixed.py``, where there is one, with --unsafe-fixes."""
-    found = []
-    for path in INPUTS:
-        found.append((path, path.with_name(path.stem + ".fixed.py"), unsafe_mode(path)))
-        unsafe = path.with_name(path.stem + ".unsafe.fixed.py")
-        if unsafe.exists():
-            found.append((path, unsafe, True))
-    return found
+PAIRS = fix_pairs()
+PAIR_IDS = [f"{src.name}-{'unsafe' if unsafe else 'safe'}" for src, _, unsafe in PAIRS]
+INPUTS = sorted({source for source, _, _ in PAIRS})
+CRLF = FIX_FIXTURES / "SGL003_unsupported_gdn_backend_crlf.py"
 
 
 def expected(path: Path) -> bytes:
@@ -48,21 +34,28 @@ def expected(path: Path) -> bytes:
     return path.with_name(path.stem + ".fixed.py").read_bytes()
 
 
-PAIRS = pairs()
-PAIR_IDS = [f"{src.name}-{'unsafe' if unsafe else 'safe'}" for src, _, unsafe in PAIRS]
-FLAGS = {False: ["--fix"], True: ["--fix", "--unsafe-fixes"]}
+def relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
-def test_pairs_cover_every_fixable_curated_rule_and_the_edge_cases():
-    fixable = {r.code for r in default_rules() if r.derived_key is None and r.fix_safety}
-    covered = set()
-    for path in INPUTS:
-        covered |= {d.code for d in lint(path.read_bytes(), path.name) if d.fix is not None}
+def test_pairs_are_named_after_their_rule_and_cover_every_fixable_curated_rule():
+    curated = {r.code: r for r in default_rules() if r.derived_key is None}
+    fixable = {code for code, rule in curated.items() if rule.fix_safety}
     assert fixable == {"SGL001", "SGL002", "SGL003", "SGL006", "SGL007", "SGL009"}
-    assert fixable <= covered
+    named = set()
+    for path in INPUTS:
+        code = path.name[:6]
+        full_name = f"{code}_{curated[code].name.replace('-', '_')}"
+        assert path.stem == full_name or path.stem.startswith(full_name + "_"), path.name
+        # The pair of a rule has fixes of that rule.
+        assert code in {d.code for d in lint(path.read_bytes(), path.name) if d.fix is not None}, path.name
+        named.add(code)
+    assert fixable <= named
     assert any(b"\r\n" in p.read_bytes() for p in INPUTS)  # CRLF
     assert any(b"\n\t" in p.read_bytes() for p in INPUTS)  # tab indentation
     assert {unsafe for _, _, unsafe in PAIRS} == {False, True}
+    # one expected result per input and mode (the command fixes each mode's inputs in one run)
+    assert len({(source, unsafe) for source, _, unsafe in PAIRS}) == len(PAIRS)
 
 
 @pytest.mark.parametrize("source, expected, unsafe", PAIRS, ids=PAIR_IDS)
@@ -78,45 +71,77 @@ def test_engine_fix_gives_the_fixed_file_byte_for_byte(source: Path, expected: P
 
 
 @pytest.mark.parametrize("source, expected, unsafe", PAIRS, ids=PAIR_IDS)
-def test_command_fix_writes_the_fixed_file(source: Path, expected: Path, unsafe: bool, tmp_path: Path):
-    copy = tmp_path / source.name
-    shutil.copyfile(source, copy)
-    result = run("-m", "sglang_lint", "--no-cache", *FLAGS[unsafe], str(copy))
-    assert copy.read_bytes() == expected.read_bytes(), result.stderr
-    remaining = [d for d in lint(copy.read_bytes(), source.name)]
-    assert result.returncode == (1 if remaining else 0), result.stderr
-    assert len(result.stdout.splitlines()) == len(remaining)
-    fixed_lines = [line for line in result.stderr.splitlines() if " fixed (" in line]
-    assert fixed_lines and all(line.startswith(f"{copy}:") for line in fixed_lines)
-    assert f"{len(remaining)} remaining" in result.stderr.splitlines()[-1]
-    # A second run finds nothing to fix and leaves the bytes alone.
-    second = run("-m", "sglang_lint", "--no-cache", *FLAGS[unsafe], str(copy))
-    assert copy.read_bytes() == expected.read_bytes()
-    assert "fixed 0 findings in 0 files" in second.stderr
+def test_command_fix_writes_the_fixed_file(source: Path, expected: Path, unsafe: bool, fix_runs):
+    run = fix_runs[unsafe]
+    copy = run.fixed / relative(source)
+    # After --fix, and --fix again (which wrote nothing: test_command_fix_runs).
+    assert copy.read_bytes() == expected.read_bytes(), run.first.stderr
+    mine = relative(source) + ":"
+    remaining = lint(copy.read_bytes(), relative(source))
+    assert len([line for line in run.first.stdout.splitlines() if line.startswith(mine)]) == len(remaining)
+    assert any(line.startswith(mine) and " fixed (" in line for line in run.first.stderr.splitlines())
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_command_fix_runs(unsafe: bool, fix_runs):
+    run = fix_runs[unsafe]
+    remaining = sum(
+        len(lint((run.fixed / relative(source)).read_bytes(), relative(source)))
+        for source, _, mode in PAIRS if mode is unsafe
+    )
+    assert run.first.returncode == (1 if remaining else 0), run.first.stderr
+    assert len(run.first.stdout.splitlines()) == remaining
+    *fixed, summary = run.first.stderr.splitlines()
+    assert fixed and all(FINDING.match(line) and " fixed (" in line for line in fixed)  # nothing else
+    assert summary.startswith(f"sglang-lint: fixed {len(fixed)} findings in ")
+    assert summary.endswith(f", {remaining} remaining")
+    # The second run finds nothing to fix and leaves the bytes alone.
+    assert "fixed 0 findings in 0 files" in run.second.stderr
+    # --diff: a patch for every input, and nothing to show for the expected results (exit 0).
+    assert run.diff.returncode == 1 and set(patches(run.diff.stdout)) == {
+        relative(source) for source, _, mode in PAIRS if mode is unsafe
+    }
+    assert (run.clean.returncode, run.clean.stdout) == (0, "")
+
+
+def patches(diff: str) -> dict[str, list[str]]:
+    """A unified diff of several files: each file's hunk lines, by its ``a/`` path."""
+    found: dict[str, list[str]] = {}
+    lines = diff.splitlines()
+    old = new = 0
+    current: list[str] = []
+    for index, line in enumerate(lines):
+        if old == new == 0 and line.startswith("--- a/") and lines[index + 1].startswith("+++ b/"):
+            current = found.setdefault(line[len("--- a/"):], [])
+        elif old == new == 0 and line.startswith("+++ b/"):
+            continue
+        elif line.startswith("@@ "):
+            ranges = line.split(" ")[1:3]
+            old, new = (int(r.split(",")[1]) if "," in r else 1 for r in ranges)
+        else:
+            current.append(line)
+            old -= line[:1] in " -"
+            new -= line[:1] in " +"
+    return found
 
 
 @pytest.mark.parametrize("source, expected, unsafe", PAIRS, ids=PAIR_IDS)
-def test_diff_prints_the_change_and_writes_nothing(source: Path, expected: Path, unsafe: bool, tmp_path: Path):
-    copy = tmp_path / source.name
-    shutil.copyfile(source, copy)
-    flags = ["--diff", "--unsafe-fixes"] if unsafe else ["--diff"]
-    result = run("-m", "sglang_lint", "--no-cache", *flags, str(copy))
-    assert result.returncode == 1
-    assert copy.read_bytes() == source.read_bytes()
-    removed = [line[1:] for line in result.stdout.splitlines() if line.startswith("-") and not line.startswith("---")]
-    added = [line[1:] for line in result.stdout.splitlines() if line.startswith("+") and not line.startswith("+++")]
+def test_diff_prints_the_change_and_writes_nothing(source: Path, expected: Path, unsafe: bool, fix_runs):
+    run = fix_runs[unsafe]
+    assert (run.diffed / relative(source)).read_bytes() == source.read_bytes()
+    patch = patches(run.diff.stdout)[relative(source)]
+    removed = [line[1:] for line in patch if line.startswith("-")]
+    added = [line[1:] for line in patch if line.startswith("+")]
     old_lines = source.read_bytes().decode().splitlines()
     new_lines = expected.read_bytes().decode().splitlines()
     assert removed == [line for line in old_lines if line not in new_lines]
     assert added == [line for line in new_lines if line not in old_lines]
-    # Nothing left to fix: empty diff, exit 0.
-    clean = tmp_path / "clean.py"
-    clean.write_bytes(expected.read_bytes())
-    assert run("-m", "sglang_lint", "--no-cache", *flags, str(clean)).returncode == 0
+    # Nothing left to fix in the expected result (under the input's name): no patch.
+    assert relative(source) not in patches(run.clean.stdout)
 
 
 def test_safe_mode_leaves_unsafe_fixes_and_says_how_to_apply_them(tmp_path: Path):
-    source = (FIX_FIXTURES / "SGL001_capture_mode.py").read_text()
+    source = (FIX_FIXTURES / "SGL001_unsupported_capture_mode.py").read_text()
     result = fix_text(source, "x.py")
     left = [d for d in result.remaining if d.fix is not None]
     assert [(d.line, d.fix.old, d.fix.new, d.fix.safe) for d in left] == [(17, '"prerope"', '"pre_rope"', False)]
@@ -126,20 +151,8 @@ def test_safe_mode_leaves_unsafe_fixes_and_says_how_to_apply_them(tmp_path: Path
     assert result.text.count("'post_rope'") == 1
 
 
-def test_flake8_message_says_whether_the_fix_applies():
-    path = FIX_FIXTURES / "SGL009_names_and_flags.py"
-    result = run("-m", "flake8", "--isolated", "--select", "SGL", str(path))
-    lines = result.stdout.splitlines()
-    assert any("'TP_SIZE' (did you mean 'tp_size'? fixable with `sglang-lint --fix`)" in line for line in lines)
-    assert any(
-        "'model_pth' (did you mean 'model_path'? fixable with `sglang-lint --fix --unsafe-fixes`)" in line
-        for line in lines
-    )
-    assert any(line.endswith("'fp4_mx_block16'") for line in lines)  # the tie: no suggestion at all
-
-
 def test_stdin_fix_prints_the_fixed_buffer():
-    path = FIX_FIXTURES / "SGL003_crlf.py"
+    path = CRLF
     result = subprocess.run(
         [sys.executable, "-m", "sglang_lint", "--fix", "--stdin-filename", "model.py", "-"],
         input=path.read_bytes(), capture_output=True, timeout=120,
@@ -194,7 +207,7 @@ def test_a_name_is_suggested_only_for_a_plausible_typo(written, meant, plausible
 
 def test_name_hints_never_guess_across_words():
     source = (
-        "import sglang as sgl\nfrom sglang.test.test_utils import popen_launch_server\n"
+        ENGINE_IMPORT + LAUNCH_IMPORT +
         'popen_launch_server("m", "u", 600,\n'
         '                    other_args=["--disable-piecewise-cuda-graph", "--dsa-prefill-cp-mode", "x"])\n'
         'sgl.Engine(model_path="m", tensor_parallel_size=2, attention_backnd="triton")\n'
@@ -232,23 +245,23 @@ def test_conflicting_or_stale_edits_are_dropped():
 
 
 def test_encoding_and_bom_are_kept():
-    body = (FIX_FIXTURES / "SGL003_crlf.py").read_bytes()
+    body = CRLF.read_bytes()
     bom = b"\xef\xbb\xbf" + body
     fixed, _ = fix_bytes(bom, "m.py")
-    assert fixed == b"\xef\xbb\xbf" + expected(FIX_FIXTURES / "SGL003_crlf.py")
+    assert fixed == b"\xef\xbb\xbf" + expected(CRLF)
     latin = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + body
     fixed, _ = fix_bytes(latin, "m.py")
-    assert fixed == b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + expected(FIX_FIXTURES / "SGL003_crlf.py")
+    assert fixed == b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + expected(CRLF)
 
 
 def test_write_keeps_permissions_and_symlinks(tmp_path: Path):
-    source = FIX_FIXTURES / "SGL003_crlf.py"
+    source = CRLF
     target = tmp_path / "model.py"
     shutil.copyfile(source, target)
     os.chmod(target, 0o640)
     link = tmp_path / "link.py"
     link.symlink_to(target)
-    result = run("-m", "sglang_lint", "--fix", str(link))
+    result = lint_in_process("--fix", str(link))
     assert result.returncode == 1, result.stderr  # the "cuda" finding remains
     assert link.is_symlink() and target.read_bytes() == expected(source)
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
@@ -256,55 +269,18 @@ def test_write_keeps_permissions_and_symlinks(tmp_path: Path):
 
 
 def test_read_only_file_is_reported_and_left_alone(tmp_path: Path):
-    source = FIX_FIXTURES / "SGL003_crlf.py"
+    source = CRLF
     target = tmp_path / "model.py"
     shutil.copyfile(source, target)
     os.chmod(target, 0o444)
-    result = run("-m", "sglang_lint", "--fix", str(target))
+    result = lint_in_process("--fix", str(target))
     assert result.returncode == 2
     assert f"{target}: error: read-only file, not fixed" in result.stderr
     assert target.read_bytes() == source.read_bytes()
 
 
-def _allowed_string_rules():
-    for rule in default_rules():
-        if rule.derived_key is None:
-            continue
-        for check in rule.checks:
-            if check.kind == "allowed-values" and check.params.enum is None:
-                values = [v for v in check.params.values if isinstance(v, str)]
-                if values:
-                    yield rule, values
-
-
-DERIVED = list(_allowed_string_rules())
-
-
-@pytest.mark.parametrize("rule, values", DERIVED, ids=[r.code for r, _ in DERIVED])
-def test_derived_examples_fix_back_to_the_good_example(rule, values):
-    # The good example with its value written in the other case is fixed back, safely, to
-    # the good example itself: unless another allowed value differs from it only by case.
-    good = rule.docs.good
-    value = next(v for v in values if repr(v) in good)
-    changed = value.upper() if value.upper() != value else value.lower()
-    same_up_to_case = [v for v in values if v.lower().replace("-", "_") == value.lower().replace("-", "_")]
-    if changed == value or len(same_up_to_case) > 1:
-        pytest.skip("no case-only variant of this value")
-    bad = good.replace(repr(value), repr(changed), 1)
-    assert [d.code for d in lint(bad, "example.py")] == [rule.code]
-    assert fix_text(bad, "example.py").text == good
-    # The generated bad example: any fix it gets yields code that parses and is clean.
-    fixed = fix_text(rule.docs.bad, "example.py", unsafe=True)
-    parse(fixed.text)
-    if fixed.fixed:
-        assert [d for d in fixed.remaining if d.code == rule.code] == []
-
-
 def test_docs_say_which_rules_fix_and_how_safely():
-    listing = run("-m", "sglang_lint", "rules").stdout.splitlines()
-    by_code = {line.split()[0]: line for line in listing}
-    assert "safe/unsafe fix" in by_code["SGL001"]
-    assert "no fix" in by_code["SGL004"]
+    # (`sglang-lint rules` says it too: test_cli)
     for rule in default_rules():
         if rule.derived_key is None and rule.fix_safety:
             assert "--fix" in rule.docs.fix, f"{rule.code}: its docs must say how the fix applies"

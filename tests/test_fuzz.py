@@ -7,6 +7,7 @@ CI runs a bounded number of examples; ``scripts/fuzz`` runs many more
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -15,7 +16,8 @@ import libcst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, fixture_files
+from conftest import fix_fixture_files, fixture_files
+from snippets import CAPTURE_IMPORT, ENGINE_IMPORT
 from sglang_lint import SourceError, lint
 from sglang_lint.source import parse
 from sglang_lint.fixes import fix_text
@@ -25,15 +27,13 @@ FUZZ = settings(
     max_examples=EXAMPLES, deadline=None, derandomize="SGLANG_LINT_FUZZ_EXAMPLES" not in os.environ,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
-SOURCES = [path.read_text(encoding="utf-8") for path in fixture_files() + sorted((FIXTURES / "fixes").glob("*.py"))]
-HEAD = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\nimport sglang as sgl\n"
-)
+SOURCES = [path.read_text(encoding="utf-8") for path in fixture_files() + fix_fixture_files()]
+HEAD = CAPTURE_IMPORT + ENGINE_IMPORT
 
 
-def findings(source: str) -> list[tuple[int, int, str, str]]:
-    return [(d.line, d.col, d.code, d.message) for d in lint(source, "fuzz.py")]
+@functools.lru_cache(maxsize=None)  # each fixture is drawn many times: linted once
+def findings(source: str) -> tuple[tuple[int, int, str, str], ...]:
+    return tuple((d.line, d.col, d.code, d.message) for d in lint(source, "fuzz.py"))
 
 
 @FUZZ

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run
+from conftest import places, run_flake8, run_lint
+from snippets import CAPTURE_IMPORT as HEAD
 
-HEAD = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-)
 BODY = (
     "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"  # 2: reported
     "set_capture_flag_on_blocks(t, 'pre', enable=True)  # noqa: SGL001\n"  # 3
@@ -41,35 +38,42 @@ BODY = (
 EXPECTED = ["bad.py:2:31: SGL001", "bad.py:4:31: SGL001", "bad.py:24:5: SGL001"]
 
 
-def through_both(tmp_path, source: str) -> tuple[list[str], list[str]]:
-    (tmp_path / "bad.py").write_text(source)
-    ours = run("-m", "sglang_lint", "--no-cache", "bad.py", cwd=tmp_path)
-    theirs = run("-m", "flake8", "--isolated", "--select", "SGL", "bad.py", cwd=tmp_path)
+WHOLE_FILE = {
+    "# sglang-lint: noqa\n": [],
+    "  # Sglang-Lint: NOQA  \n": [],
+    "# sglang-lint: noqa: SGL001\n": [],
+    "# sglang-lint: noqa: SGL004\n": EXPECTED,
+    "x = 1  # sglang-lint: noqa\n": EXPECTED,  # not on a line of its own
+    "# flake8: noqa\n": [],
+}
 
-    def places(output):
-        return [line.split(" ")[0] + " " + line.split(" ")[1] for line in output.splitlines()]
+
+@pytest.fixture(scope="module")
+def through_both(tmp_path_factory) -> tuple[list[str], list[str]]:
+    """The command and flake8, each run once over bad.py and one copy per whole-file comment
+    (w0.py, w1.py, ...: the comment as line 2)."""
+    folder = tmp_path_factory.mktemp("noqa")
+    (folder / "bad.py").write_text(HEAD + BODY)
+    names = ["bad.py"]
+    for index, comment in enumerate(WHOLE_FILE):
+        names.append(f"w{index}.py")
+        (folder / names[-1]).write_text(HEAD + comment + BODY)
+    ours = run_lint("--no-cache", *names, cwd=folder)
+    theirs = run_flake8("--select", "SGL", *names, cwd=folder)
     return places(ours.stdout), places(theirs.stdout)
 
 
-def test_the_same_noqa_in_the_command_and_in_flake8(tmp_path):
-    ours, theirs = through_both(tmp_path, HEAD + BODY)
+def test_the_same_noqa_in_the_command_and_in_flake8(through_both):
+    ours, theirs = (
+        [place for place in output if place.startswith("bad.py:")] for output in through_both
+    )
     assert ours == theirs == EXPECTED
 
 
-@pytest.mark.parametrize(
-    "comment, expected",
-    [
-        ("# sglang-lint: noqa\n", []),
-        ("  # Sglang-Lint: NOQA  \n", []),
-        ("# sglang-lint: noqa: SGL001\n", []),
-        ("# sglang-lint: noqa: SGL004\n", EXPECTED),
-        ("x = 1  # sglang-lint: noqa\n", EXPECTED),  # not on a line of its own
-        ("# flake8: noqa\n", []),
-    ],
-)
-def test_whole_file_noqa(tmp_path, comment, expected):
-    ours, theirs = through_both(tmp_path, HEAD + comment + BODY)
+@pytest.mark.parametrize("index, comment", list(enumerate(WHOLE_FILE)), ids=list(WHOLE_FILE))
+def test_whole_file_noqa(through_both, index, comment):
+    ours, theirs = ([place for place in output if place.startswith(f"w{index}.py:")] for output in through_both)
     shifted = [
-        f"bad.py:{int(e.split(':')[1]) + 1}:{e.split(':', 2)[2]}" for e in expected
+        f"w{index}.py:{int(e.split(':')[1]) + 1}:{e.split(':', 2)[2]}" for e in WHOLE_FILE[comment]
     ]
     assert ours == theirs == shifted

@@ -12,15 +12,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import run
+from conftest import lint_in_process
+from snippets import CAPTURE_IMPORT, CAPTURE_PRE, ENGINE_IMPORT
 
 SOURCE = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-    "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
-    "set_capture_flag_on_blocks(t, 'raw', enable=True)\n"
-    "import sglang as sgl\n"
-    "engine = sgl.Engine(model_path='m', TP_SIZE=2)\n"
+    CAPTURE_IMPORT + CAPTURE_PRE
+    + "set_capture_flag_on_blocks(t, 'raw', enable=True)\n"
+    + ENGINE_IMPORT
+    + "engine = sgl.Engine(model_path='m', TP_SIZE=2)\n"
 )
 OASIS_ID = b"https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 
@@ -51,7 +50,7 @@ def bad_file(tmp_path: Path) -> Path:
 
 
 def lint(bad_file: Path, *args: str):
-    return run("-m", "sglang_lint", "--no-cache", *args, "src/bad.py", cwd=bad_file.parent.parent)
+    return lint_in_process("--no-cache", *args, "src/bad.py", cwd=bad_file.parent.parent)
 
 
 def test_json_objects(bad_file):

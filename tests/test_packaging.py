@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, expected_findings, fixture_files
+from conftest import ROOT, expected_findings, findings_of, fixture_files, installed_env, lines_by_file
 
 pytestmark = pytest.mark.packaging
 
@@ -32,17 +32,12 @@ def installed(tmp_path_factory) -> Path:
     assert "sglang_lint/docs/rules.md" in names  # the language server links diagnostics to it
     env = base / "venv"
     venv.EnvBuilder(with_pip=True).create(env)
-    subprocess.run([str(env / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True)
+    subprocess.run([str(env / "bin" / "pip"), "install", "--quiet", str(wheel)], check=True, env=installed_env())
     return env / "bin"
 
 
 def parse(output: str) -> set[tuple[str, int, int, str]]:
-    found = set()
-    for line in output.splitlines():
-        where, code = line.split(" ", 2)[:2]
-        path, row, col = where.rstrip(":").rsplit(":", 2)
-        found.add((Path(path).name, int(row), int(col), code))
-    return found
+    return {(Path(path).name, *f) for path, lines in lines_by_file(output).items() for f in findings_of(lines)}
 
 
 def expected() -> set[tuple[str, int, int, str]]:
@@ -52,7 +47,7 @@ def expected() -> set[tuple[str, int, int, str]]:
 def test_installed_flake8_plugin(installed: Path):
     result = subprocess.run(
         [str(installed / "flake8"), "--isolated", "--select", "SGL", *map(str, fixture_files())],
-        capture_output=True, text=True,
+        capture_output=True, text=True, env=installed_env(),
     )
     assert result.returncode == 1, result.stderr
     assert parse(result.stdout) == expected()
@@ -61,10 +56,11 @@ def test_installed_flake8_plugin(installed: Path):
 def test_installed_command(installed: Path, tmp_path: Path):
     result = subprocess.run(
         [str(installed / "sglang-lint"), "--no-cache", *map(str, fixture_files())],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True, text=True, cwd=tmp_path, env=installed_env(),
     )
     assert result.returncode == 1, result.stderr
     assert parse(result.stdout) == expected()
-    listing = subprocess.run([str(installed / "sglang-lint"), "rules"], capture_output=True, text=True)
+    listing = subprocess.run([str(installed / "sglang-lint"), "rules"], capture_output=True, text=True,
+                             env=installed_env())
     codes = [line.split()[0] for line in listing.stdout.splitlines()]
     assert codes[:5] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"] and len(codes) > 300

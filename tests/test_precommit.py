@@ -4,7 +4,6 @@ commit with no Python file passes, and the fixing hook fixes."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -12,15 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, installed_env
+from snippets import CAPTURE_IMPORT
 
 pytestmark = pytest.mark.packaging  # pre-commit builds the hook's environment with pip
 
-BAD = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-    "set_capture_flag_on_blocks(t, 'PRE_ROPE', enable=True)\n"
-)
+BAD = CAPTURE_IMPORT + "set_capture_flag_on_blocks(t, 'PRE_ROPE', enable=True)\n"
 
 
 def git(repo: Path, *args: str) -> None:
@@ -43,7 +39,7 @@ def pre_commit(project: Path, checkout: Path, hook: str, home: Path) -> subproce
     (project / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {checkout}\n    rev: {sha}\n    hooks:\n      - id: {hook}\n"
     )
-    env = dict(os.environ, PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
+    env = dict(installed_env(), PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
         capture_output=True, text=True, env=env, timeout=900,

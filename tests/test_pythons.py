@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, fixture_files
+from conftest import ROOT, fixture_files, installed_env
 
 VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 
@@ -55,10 +55,11 @@ def test_same_findings_under_each_python(version: str, tmp_path: Path):
     subprocess.run([str(env / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
                    check=True, timeout=900)
     files = [str(p) for p in fixture_files()]
-    theirs = subprocess.run([str(env / "bin" / "sglang-lint"), "--no-cache", *files], capture_output=True, text=True)
+    theirs = subprocess.run([str(env / "bin" / "sglang-lint"), "--no-cache", *files], capture_output=True, text=True,
+                            env=installed_env())
     ours = subprocess.run([sys.executable, "-m", "sglang_lint", "--no-cache", *files], capture_output=True, text=True)
     assert theirs.returncode == ours.returncode == 1, theirs.stderr
     assert theirs.stdout == ours.stdout
     flake8 = subprocess.run([str(env / "bin" / "flake8"), "--isolated", "--select", "SGL", *files],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=installed_env())
     assert flake8.stdout.count(" SGL0") == ours.stdout.count(" SGL0")

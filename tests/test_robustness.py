@@ -12,16 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import FIXTURES, ROOT
+from conftest import FIX_FIXTURES, ROOT, env_with_hooks
+from snippets import DFLASH_NONE, SGL001_AND_SGL004
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
-TWO_RULES = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-    "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
-    "model.set_dflash_layers_to_capture(None)\n"
-    "model.set_dflash_layers_to_capture(None)\n"
-)
+TWO_RULES = SGL001_AND_SGL004 + DFLASH_NONE
 
 
 def test_a_crashing_rule_inside_flake8(tmp_path: Path):
@@ -38,7 +33,7 @@ def test_a_crashing_rule_inside_flake8(tmp_path: Path):
     (tmp_path / "a.py").write_text(TWO_RULES)
     (tmp_path / "b.py").write_text(TWO_RULES)
     (tmp_path / "c.py").write_text("import os\n")
-    env = dict(os.environ, PYTHONPATH=str(hooks) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = env_with_hooks(hooks)
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "SGL,F", "-j", "2", "a.py", "b.py", "c.py"],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300,
@@ -77,12 +72,12 @@ def test_deriving_rules_never_imports_sglang(tmp_path: Path):
 
 
 def test_fix_killed_midway_leaves_every_file_whole(tmp_path: Path):
-    source = FIXTURES / "fixes" / "SGL003_crlf.py"
-    fixed = (FIXTURES / "fixes" / "SGL003_crlf.fixed.py").read_bytes()
+    source = FIX_FIXTURES / "SGL003_unsupported_gdn_backend_crlf.py"
+    fixed = source.with_name(source.stem + ".fixed.py").read_bytes()
     original = source.read_bytes()
     folder = tmp_path / "many"
     folder.mkdir()
-    for index in range(300):
+    for index in range(100):
         path = folder / f"m{index:03d}.py"
         path.write_bytes(original)
         os.chmod(path, 0o640)
@@ -98,7 +93,7 @@ def test_fix_killed_midway_leaves_every_file_whole(tmp_path: Path):
     process.send_signal(signal.SIGKILL)
     process.wait()
     states = [p.read_bytes() for p in sorted(folder.glob("*.py"))]
-    assert len(states) == 300
+    assert len(states) == 100
     assert all(state in (original, fixed) for state in states)  # never half written
     assert 0 < states.count(fixed)
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o640 for p in folder.glob("*.py"))

@@ -1,48 +1,24 @@
 """The prefilter and the call-site screen skip files without parsing them; they must never
-skip one the full engine would report on. Checked on every fixture, fix fixture, rule
-example and corpus mutation, against the engine with the screen off; and the screen's own
-decisions on small calls."""
+skip one the full engine would report on. Checked on every fixture (test_fixtures), rule
+example (test_catalog), fix fixture and corpus mutation (here), against the engine with the
+screen off; and the screen's own decisions on small calls."""
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES, fixture_files
+from conftest import fix_fixture_files
+from snippets import CAPTURE_IMPORT, LAUNCH_IMPORT
 from sglang_lint import lint
-from sglang_lint.ruletable import default_rules
-from sglang_lint.ruletable import RuleSet, default_ruleset
+from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
-IMPORT = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
-)
 
 
-def sources():
-    for path in fixture_files() + sorted((FIXTURES / "fixes").glob("SGL*.py")):
-        yield path.name, path.read_text(encoding="utf-8"), str(path)
-    for rule in default_rules():
-        yield f"{rule.code}-bad", rule.docs.bad, "example.py"
-        yield f"{rule.code}-good", rule.docs.good, "example.py"
-
-
-SOURCES = list(sources())
-
-
-@pytest.mark.parametrize("name, source, path", SOURCES, ids=[s[0] for s in SOURCES])
-def test_screen_never_hides_a_finding(name, source, path):
-    assert lint(source, path, default_ruleset()) == lint(source, path, UNSCREENED)
-
-
-@pytest.mark.corpus
-def test_screen_never_hides_a_planted_bug(sglang_tree, tmp_path):
-    from sglang_corpus import MUTATIONS, apply_mutation
-
-    for mutation in MUTATIONS:
-        path = apply_mutation(sglang_tree, mutation, tmp_path)
-        data = path.read_bytes()
-        assert lint(data, mutation.path, default_ruleset()) == lint(data, mutation.path, UNSCREENED), mutation.name
+@pytest.mark.parametrize("path", fix_fixture_files(), ids=lambda p: p.name)
+def test_screen_never_hides_a_finding(path):
+    source = path.read_text(encoding="utf-8")
+    assert lint(source, str(path), default_ruleset()) == lint(source, str(path), UNSCREENED)
 
 
 @pytest.mark.parametrize(
@@ -67,12 +43,12 @@ def test_screen_never_hides_a_planted_bug(sglang_tree, tmp_path):
     ],
 )
 def test_screen_decisions(body, may_fire):
-    source = IMPORT + body + "\n"
+    source = CAPTURE_IMPORT + body + "\n"
     assert default_ruleset().may_match(source) is may_fire
     assert UNSCREENED.may_match(source) or not may_fire
 
 
-LAUNCH = "import subprocess\nfrom sglang.test.test_utils import popen_launch_server\n"
+LAUNCH = "import subprocess\n" + LAUNCH_IMPORT
 COMMENTED_ARGV = {
     # a comment after an element once made a list bound to a name look like a tuple
     "name-bound, comment after an element": (
@@ -112,5 +88,5 @@ def test_comments_never_hide_an_argv_list(source):
 
 def test_a_binding_at_the_very_start_of_the_file():
     """The screen's binding search once read the byte before offset 0 and crashed the file."""
-    source = f'MODE: str = "pre"\n{IMPORT}set_capture_flag_on_blocks(t, MODE)\n'
+    source = f'MODE: str = "pre"\n{CAPTURE_IMPORT}set_capture_flag_on_blocks(t, MODE)\n'
     assert [(d.line, d.col, d.code) for d in lint(source, "x.py")] == [(3, 30, "SGL001")]
