@@ -236,12 +236,15 @@ def _judge_value(
         )
         if wrong:
             kind = type(value).__name__
-            article = "an" if field.type == "int" else "a"
             return (
-                f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {article} "
-                f"{field.type}, not a {kind}"
+                f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {_a(field.type)}, "
+                f"not {_a(kind)}"
             ), None
     return None
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
 def _keywords(site):
