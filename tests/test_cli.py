@@ -5,9 +5,11 @@ options, walking and listings through ``sglang_lint.cli.main`` in this process (
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
-from conftest import lint_in_process as main, run_lint as lint
+from conftest import FIXTURES, lint_in_process as main, run_lint as lint
 from snippets import DFLASH_NONE, SGL001_AND_SGL004 as BAD
 from sglang_lint import __version__
 
@@ -101,3 +103,15 @@ def test_version_and_usage_errors():
     assert (result.returncode, result.stdout.strip()) == (0, f"sglang-lint {__version__}")
     assert main("--no-such-flag").returncode == 2
     assert main("rules", "extra").returncode == 2
+
+
+def test_a_reader_that_leaves_early_stops_the_run_quietly():
+    """``sglang-lint tests/fixtures | head -1``: no error per remaining file on stderr."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sglang_lint", "--no-cache", "-j", "1", str(FIXTURES)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # the reader is gone before the first finding is written
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1
+    assert "Broken pipe" not in stderr and "error" not in stderr, stderr

@@ -264,6 +264,8 @@ def _main(argv: Sequence[str] | None) -> int:
     for job, result in zip(jobs, results):
         try:
             run.file(job, result)
+        except BrokenPipeError:
+            raise  # the reader of our output left (``| head``): stop, quietly (see main)
         except OSError as exc:
             run.failed(job.display, f"cannot read: {exc.strerror or exc}")
         except WriteError as exc:
