@@ -105,7 +105,7 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=()):
     else:
         ruleset = default_ruleset()
     if config.sglang_version is not None:
-        ruleset = RuleSet([r for r in ruleset.rules if r.raise_site.applies_to(config.sglang_version)])
+        ruleset = ruleset.for_releases([config.sglang_version])
     select = select if select is not None else config.select
     ignore = ignore if ignore is not None else config.ignore
     extend = tuple(config.extend_select) + tuple(extend_select or ())

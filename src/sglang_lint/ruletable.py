@@ -79,6 +79,17 @@ class RuleSet:
         """Could any check fire on this text? False means: skip the file, parse nothing."""
         return self.skip_reason(source, module) is None
 
+    def for_releases(self, releases: Sequence[str]) -> "RuleSet":
+        """The rules as they stand for a project on these sglang releases (one pinned release,
+        or every release of a pinned range): a rule is on only where its raise site exists in
+        every one of them, so that a finding means the call fails on all of them."""
+        if not releases:
+            return self
+        return RuleSet(
+            [rule for rule in self.rules if all(rule.raise_site.applies_to(release) for release in releases)],
+            self.screen,
+        )
+
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
         """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
         select = tuple(select or ())
