@@ -7,6 +7,7 @@ goes through a :class:`RuleSet`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from sglang_lint import catalog
 from sglang_lint.catalog import Check, Rule, Target, default_rules_dir
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
+from sglang_lint.checks.server_args import ServerArgsCheck
 from sglang_lint.prefilter import Prefilter
 
 
@@ -86,7 +88,10 @@ class RuleSet:
         if not releases:
             return self
         return RuleSet(
-            [rule for rule in self.rules if all(rule.raise_site.applies_to(release) for release in releases)],
+            [
+                _rule_for_releases(rule, releases) for rule in self.rules
+                if all(rule.raise_site.applies_to(release) for release in releases)
+            ],
             self.screen,
         )
 
@@ -105,6 +110,17 @@ class RuleSet:
             ],
             self.screen,
         )
+
+
+def _rule_for_releases(rule: Rule, releases: Sequence[str]) -> Rule:
+    """The rule with its server-argument table (if it reads one) as those releases have it."""
+    checks = tuple(
+        dataclasses.replace(check, params=dataclasses.replace(
+            check.params, table=check.params.table.for_releases(releases)))
+        if isinstance(check.params, ServerArgsCheck) else check
+        for check in rule.checks
+    )
+    return rule if all(a is b for a, b in zip(checks, rule.checks)) else dataclasses.replace(rule, checks=checks)
 
 
 @lru_cache(maxsize=None)

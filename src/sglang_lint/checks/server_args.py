@@ -11,12 +11,14 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
 
+from sglang_lint.catalog import version_key
 from sglang_lint.checks.base import (
     FIX_SAFETY,
     CheckKind,
@@ -39,6 +41,9 @@ ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
 
+EVERY_RELEASE = ("", "")  # a range (since, until) with neither end: every release
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -47,15 +52,108 @@ class Field:
     choices: tuple
     extensible: bool
     flags: tuple
+    # The releases that have the field (since included, until excluded; "" leaves an end
+    # open), and those of each choice and flag that is not in every release of the field.
+    range: tuple = EVERY_RELEASE
+    choice_ranges: tuple = ()  # ((choice, (since, until)), ...)
+    flag_ranges: tuple = ()
+
+
+def in_range(span: tuple, release: str) -> bool:
+    since, until = span
+    key = version_key(release)
+    return (not since or version_key(since) <= key) and (not until or key < version_key(until))
+
+
+def _span_of(ranges: tuple, item) -> tuple:
+    return next((span for key, span in ranges if key == item), EVERY_RELEASE)
 
 
 @dataclass(frozen=True)
 class Table:
+    """sglang's server arguments as one or more releases have them (``version`` names them).
+    ``history``: every field of every release the table was derived from, with its ranges;
+    :meth:`for_releases` gives the table of other releases, and :meth:`change` tells when a
+    name came or went."""
+
     version: str
     fields: dict
     by_flag: dict
     manual_flags: frozenset
     known_flags: frozenset  # every flag the launcher registers (the fields' and the hand-registered)
+    releases: tuple = ()  # the releases this table stands for (empty: the one of ``version``)
+    history: dict = field(default_factory=dict, compare=False)  # name -> Field, every release
+    manual_ranges: dict = field(default_factory=dict, compare=False)  # flag -> (since, until)
+    manual_everywhere: frozenset = frozenset()  # hand-registered flags of every release
+
+    def for_releases(self, releases) -> "Table":
+        """The table of a project on these releases (one pinned release, or all of a range):
+        a field, choice or flag is there if any of them has it, so that a finding means the
+        call fails on every one."""
+        releases = tuple(releases)
+        if not self.history or not releases:
+            return self
+
+        def present(span: tuple) -> bool:
+            return any(in_range(span, release) for release in releases)
+
+        fields = {}
+        for name, full in self.history.items():
+            if present(full.range):
+                fields[name] = dataclasses.replace(
+                    full,
+                    choices=tuple(c for c in full.choices if present(_span_of(full.choice_ranges, c))),
+                    flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
+                )
+        manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
+        by_flag = {flag: f for f in fields.values() for flag in f.flags}
+        ordered = sorted(releases, key=version_key)
+        version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
+        return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
+                     self.history, self.manual_ranges, self.manual_everywhere)
+
+    def change(self, span: tuple) -> str:
+        """`` (removed in sglang X)`` / `` (added in sglang X)`` for something this table's
+        releases lack but another release has; "" otherwise."""
+        since, until = span
+        releases = self.releases or (self.version,)
+        if until and all(version_key(r) >= version_key(until) for r in releases):
+            return f" (removed in sglang {until})"
+        if since and all(version_key(r) < version_key(since) for r in releases):
+            return f" (added in sglang {since})"
+        return ""
+
+    def field_change(self, name: str) -> str:
+        full = self.history.get(name)
+        return self.change(full.range) if full is not None else ""
+
+    def flag_change(self, flag: str) -> str:
+        for full in self.history.values():
+            if flag in full.flags:
+                span = _span_of(full.flag_ranges, flag)
+                return self.change(span if span != EVERY_RELEASE else full.range)
+        if flag in self.manual_ranges:
+            return self.change(self.manual_ranges[flag])
+        return ""
+
+    def choice_change(self, name: str, choice) -> str:
+        full = self.history.get(name)
+        if full is None or choice not in full.choices:
+            return ""
+        return self.change(_span_of(full.choice_ranges, choice))
+
+
+def _ranges(spec, key: str) -> tuple:
+    found = spec.any(key, required=False) or {}
+    if not isinstance(found, dict):
+        raise spec.error(key, "must be a table of item = [since, until]")
+    return tuple((item, _span(spec, key, span)) for item, span in found.items())
+
+
+def _span(spec, key: str, span) -> tuple:
+    if not (isinstance(span, list) and len(span) == 2 and all(isinstance(end, str) for end in span)):
+        raise spec.error(key, f"a range is [since, until] (strings, \"\" for an open end), got {span!r}")
+    return tuple(span)
 
 
 @lru_cache(maxsize=None)
@@ -63,23 +161,34 @@ def load_table(path: Path) -> Table:
     top = Fields(read_toml(path), path)
     version = top.str("sglang_version")
     manual = top.any("manual_flags", required=False) or []
+    releases = tuple(top.any("releases", required=False) or ())
+    manual_ranges = dict(_ranges(top, "manual_flag_ranges"))
     table = top.sub("fields")
     fields = {}
     for name in sorted(table.table):
         spec = table.sub(name)
+        choices = tuple(spec.any("choices", required=False) or ())
+        by_text = {str(c): c for c in choices}  # TOML keys are strings; the choice may be a number
         fields[name] = Field(
             name=name,
             type=spec.str("type"),
             optional=spec.bool("optional"),
-            choices=tuple(spec.any("choices", required=False) or ()),
+            choices=choices,
             extensible=spec.bool("extensible", required=False) or False,
             flags=tuple(spec.any("flags", required=False) or ()),
+            range=(spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
+            choice_ranges=tuple((by_text.get(c, c), span) for c, span in _ranges(spec, "choice_ranges")),
+            flag_ranges=_ranges(spec, "flag_ranges"),
         )
         spec.any("default", required=False)
         spec.done()
     top.done()
-    by_flag = {flag: f for f in fields.values() for flag in f.flags}
-    return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual))
+    if not releases:
+        by_flag = {flag: f for f in fields.values() for flag in f.flags}
+        return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual))
+    everywhere = frozenset(f for f in manual if f not in manual_ranges)
+    full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere)
+    return full.for_releases([version])  # the newest release's table, until a target asks for others
 
 
 @dataclass(frozen=True)
@@ -220,8 +329,8 @@ def _judge_value(
         shown = ", ".join(repr(c) for c in field.choices[:12]) + (", ..." if len(field.choices) > 12 else "")
         plugin = " (or one a plugin registers)" if field.extensible else ""
         message = (
-            f"{opening}{shown_value}{closing}: not a choice of sglang {version}'s {field.name}{plugin}; "
-            f"expected one of {shown}"
+            f"{opening}{shown_value}{closing}: not a choice of sglang {version}'s {field.name}{plugin}"
+            f"{params.table.choice_change(field.name, value)}; expected one of {shown}"
         )
         hint = suggest(value, field.choices)
         if hint is None:
@@ -280,7 +389,7 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                 yield Finding(
                     name_node,
                     f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
-                    f"{name!r}{hint}",
+                    f"{name!r}{params.table.field_change(name)}{hint}",
                     fix,
                 )
             continue
@@ -409,7 +518,8 @@ def _run_argv(site, params: ServerArgsCheck, target):
                 hint, fix = _rename(use.flag, known_flags, use.element if whole else None)
                 yield Finding(
                     use.element,
-                    f"launch flag {use.flag}: sglang {params.table.version} has no such server argument{hint}",
+                    f"launch flag {use.flag}: sglang {params.table.version} has no such server argument"
+                    f"{params.table.flag_change(use.flag)}{hint}",
                     fix,
                 )
             continue

@@ -4,15 +4,21 @@ and each one's source tree, fetched through pip once into the cache and unpacked
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from sglang_lint.catalog import version_key
+from sglang_lint.derive.generated import toml_string
+from sglang_lint.derive.server_args import ServerField, derive_server_fields, manual_flags, server_args_text
+from sglang_lint.derive.tree import read_modules
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
 
@@ -76,3 +82,112 @@ def releases_in(spec: str, available: list[str]) -> list[str]:
     if not chosen:
         raise ValueError(f"no sglang release in {spec!r}")
     return sorted(chosen, key=version_key)
+
+
+# --- the server arguments of many releases, merged into ranges -------------------------------
+
+Presence = tuple  # (since, until): the first release that has it, the first later one that has not
+
+
+def presence(present: list[bool], releases: list[str]) -> Presence:
+    """Where an item is, over ``releases`` (oldest first): ("", "") when in every one; the
+    first release that has it ("" when the oldest does) and the first after its last
+    appearance ("" when the newest has it). An item that leaves and comes back counts as
+    there in between: never a finding where a release might accept it."""
+    first = present.index(True)
+    last = len(present) - 1 - present[::-1].index(True)
+    since = releases[first] if first > 0 else ""
+    until = releases[last + 1] if last + 1 < len(releases) else ""
+    return since, until
+
+
+@dataclass
+class MergedField:
+    field: ServerField  # as the newest release that has it declares it; choices and flags of any release
+    range: Presence
+    choice_ranges: dict  # choice -> Presence, for choices not in every release of the field
+    flag_ranges: dict  # flag -> Presence, for flags not in every release of the field
+
+
+def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -> tuple[list, dict, list[str]]:
+    """The server arguments of several releases (release -> (fields, hand-registered flags)),
+    merged: each field, choice and flag with the releases that have it. Returns (merged
+    fields by name, hand-registered flags -> Presence, releases oldest first)."""
+    releases = sorted(history, key=version_key)
+    names = sorted({f.name for fields, _ in history.values() for f in fields})
+    by_release = {r: {f.name: f for f in history[r][0]} for r in releases}
+    merged = []
+    for name in names:
+        where = [r for r in releases if name in by_release[r]]
+        newest = by_release[where[-1]][name]
+        choices = list(dict.fromkeys(c for r in where for c in by_release[r][name].choices))
+        flags = list(dict.fromkeys(f for r in where for f in by_release[r][name].flags))
+        choice_ranges = {
+            c: presence([c in by_release[r][name].choices for r in where], where) for c in choices
+        }
+        flag_ranges = {f: presence([f in by_release[r][name].flags for r in where], where) for f in flags}
+        field = ServerField(
+            name, newest.type, newest.optional, tuple(choices),
+            any(by_release[r][name].extensible for r in where), tuple(flags), newest.default,
+        )
+        merged.append(MergedField(
+            field, presence([name in by_release[r] for r in releases], releases),
+            {c: p for c, p in choice_ranges.items() if p != ("", "")},
+            {f: p for f, p in flag_ranges.items() if p != ("", "")},
+        ))
+    manual = sorted({f for _, flags in history.values() for f in flags})
+    manual_ranges = {f: presence([f in history[r][1] for r in releases], releases) for f in manual}
+    return merged, {f: p for f, p in manual_ranges.items() if p != ("", "")}, releases
+
+
+def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str]]]) -> str:
+    """server_args.toml for several releases: the newest one's table, with the releases each
+    field, choice and flag is in where that is not all of them."""
+    merged, manual_ranges, releases = merge_server_args(history)
+    text = server_args_text([m.field for m in merged], sorted({f for _, fl in history.values() for f in fl}),
+                            releases[-1])
+    extra = {m.field.name: m for m in merged}
+    lines = []
+    for line in text.split("\n"):
+        lines.append(line)
+        if line.startswith("manual_flags = ") and len(releases) > 1:
+            lines.append("releases = [" + ", ".join(toml_string(r) for r in releases) + "]")
+            if manual_ranges:
+                lines.append("manual_flag_ranges = { " + ", ".join(
+                    f"{toml_string(f)} = {_range_text(p)}" for f, p in sorted(manual_ranges.items())) + " }")
+        elif line.startswith("[fields.") and len(releases) > 1:
+            m = extra[line[len("[fields."):-1]]
+            since, until = m.range
+            if since:
+                lines.append(f"since = {toml_string(since)}")
+            if until:
+                lines.append(f"until = {toml_string(until)}")
+            for key, ranges in (("choice_ranges", m.choice_ranges), ("flag_ranges", m.flag_ranges)):
+                if ranges:
+                    lines.append(f"{key} = {{ " + ", ".join(
+                        f"{toml_string(str(k))} = {_range_text(p)}" for k, p in ranges.items()) + " }")
+    return "\n".join(lines)
+
+
+def _range_text(p: Presence) -> str:
+    return f"[{toml_string(p[0])}, {toml_string(p[1])}]"
+
+
+def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
+    """One release's server arguments (fields, hand-registered flags), derived from its tree
+    and kept in the cache as JSON (a release never changes; the deriver may: the file is
+    named after :data:`SERVER_ARGS_FORMAT`)."""
+    path = cache_dir() / "server-args" / f"{SERVER_ARGS_FORMAT}-{version}.json"
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [ServerField(**{**f, "choices": tuple(f["choices"]), "flags": tuple(f["flags"])})
+                for f in data["fields"]], data["manual_flags"]
+    modules = read_modules(fetch_tree(version))
+    fields, flags = derive_server_fields(modules), manual_flags(modules)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"fields": [dataclasses.asdict(f) for f in fields], "manual_flags": flags}),
+                    encoding="utf-8")
+    return fields, flags
+
+
+SERVER_ARGS_FORMAT = "v1"  # bump when derive_server_fields changes what it reads

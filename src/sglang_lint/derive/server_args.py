@@ -333,20 +333,36 @@ def derive_server_fields(modules: list[Module]) -> list[ServerField]:
                     extensible.add(f"{CHOICES_MODULE}.{node.value.value.id}")
     reader = ChoiceReader(by_name, extensible)
     fields: dict[str, ServerField] = {}
-    for module in modules:
-        if not module.name.startswith(FIELDS_PACKAGE + "."):
-            continue
-        for cls in module.tree.body:
-            if isinstance(cls, ast.ClassDef):
-                for statement in cls.body:
-                    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                        found = _declared_field(statement, module, reader)
-                        if found is not None:
-                            fields[found.name] = found
+    for module, cls in _field_classes(modules, by_name):
+        for statement in cls.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                found = _declared_field(statement, module, reader)
+                if found is not None:
+                    fields[found.name] = found
     server_args = by_name.get(SERVER_ARGS_MODULE)
     if server_args is not None:
         _add_registered_flags(server_args, fields, reader)
     return [fields[name] for name in sorted(fields)]
+
+
+def _field_classes(modules: list[Module], by_name: dict[str, Module]):
+    """The classes whose annotated attributes are ServerArgs' fields, in each of sglang's
+    layouts: the namespace classes of ``arg_groups/fields`` (0.5.20 on), and before them the
+    ``@dataclass class ServerArgs`` of ``server_args.py`` itself (with ``A[T, Arg(...)]``
+    fields from 0.5.15, plain ``name: T = v`` ones, flagged by ``add_cli_args``, before)."""
+    for module in modules:
+        if module.name.startswith(FIELDS_PACKAGE + "."):
+            for cls in module.tree.body:
+                if isinstance(cls, ast.ClassDef):
+                    yield module, cls
+    server_args = by_name.get(SERVER_ARGS_MODULE)
+    if server_args is None:
+        return
+    for cls in server_args.tree.body:
+        if isinstance(cls, ast.ClassDef) and cls.name == "ServerArgs" and any(
+            ast.unparse(d).rsplit(".", 1)[-1].startswith("dataclass") for d in cls.decorator_list
+        ):
+            yield server_args, cls
 
 
 def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceReader) -> ServerField | None:

@@ -1,0 +1,148 @@
+"""Release ranges: the server-argument tables of several releases merged into one, read back
+for a target release (or a range of them), and the messages that say when a name came or
+went; the order of release names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sglang_lint import lint
+from sglang_lint.catalog import version_key
+from sglang_lint.checks.server_args import load_table
+from sglang_lint.derive.releases import merge_server_args, merged_server_args_text, presence, releases_in
+from sglang_lint.derive.server_args import ServerField
+from sglang_lint.ruletable import RuleSet, default_rules, load_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_release_order():
+    names = ["0.5.15.post1", "0.5.15", "0.5.16", "0.5.2", "0.5.10", "0.5.1.post3", "0.5.1", "0.5.23rc1", "0.5.23"]
+    assert sorted(names, key=version_key) == [
+        "0.5.1", "0.5.1.post3", "0.5.2", "0.5.10", "0.5.15", "0.5.15.post1", "0.5.16", "0.5.23rc1", "0.5.23",
+    ]
+
+
+def test_releases_in_a_spec():
+    known = ["0.5.1", "0.5.2", "0.5.10", "0.5.10.post1", "0.5.11", "0.5.23"]
+    assert releases_in("0.5.2..0.5.10.post1", known) == ["0.5.2", "0.5.10", "0.5.10.post1"]
+    assert releases_in("0.5.23,0.5.1", known) == ["0.5.1", "0.5.23"]
+    with pytest.raises(ValueError, match="no sglang release 0.5.9"):
+        releases_in("0.5.9", known)
+
+
+def test_presence():
+    releases = ["a", "b", "c", "d"]
+    assert presence([True, True, True, True], releases) == ("", "")
+    assert presence([False, True, True, True], releases) == ("b", "")
+    assert presence([True, True, False, False], releases) == ("", "c")
+    assert presence([False, True, False, True], releases) == ("b", "")  # back again: there in between
+
+
+def _field(name, choices=(), flags=None, type_="str"):
+    flags = ["--" + name.replace("_", "-")] if flags is None else flags
+    return ServerField(name, type_, False, tuple(choices), False, tuple(flags))
+
+
+HISTORY = {
+    "0.5.2": ([_field("tp_size", type_="int"), _field("old_strategy", ["a", "b"]),
+               _field("backend", ["fa", "triton"])], ["--enable-x"]),
+    "0.5.10": ([_field("tp_size", type_="int"), _field("old_strategy", ["a", "b"]),
+                _field("backend", ["fa", "triton", "fa3"])], ["--enable-x"]),
+    "0.5.20": ([_field("tp_size", type_="int"), _field("new_strategy", ["a", "b"]),
+                _field("backend", ["triton", "fa3"], flags=["--backend", "--attn-backend"])], []),
+}
+
+
+@pytest.fixture
+def table_file(tmp_path):
+    path = tmp_path / "server_args.toml"
+    path.write_text(merged_server_args_text(HISTORY), encoding="utf-8")
+    load_table.cache_clear()
+    return path
+
+
+def test_the_merge_records_each_item_with_its_releases():
+    merged, manual, releases = merge_server_args(HISTORY)
+    by_name = {m.field.name: m for m in merged}
+    assert releases == ["0.5.2", "0.5.10", "0.5.20"]
+    assert by_name["old_strategy"].range == ("", "0.5.20")
+    assert by_name["new_strategy"].range == ("0.5.20", "")
+    assert by_name["tp_size"].range == ("", "")
+    assert by_name["backend"].field.choices == ("fa", "triton", "fa3")
+    assert by_name["backend"].choice_ranges == {"fa": ("", "0.5.20"), "fa3": ("0.5.10", "")}
+    assert by_name["backend"].flag_ranges == {"--attn-backend": ("0.5.20", "")}
+    assert manual == {"--enable-x": ("", "0.5.20")}
+
+
+def test_the_table_of_each_release(table_file):
+    newest = load_table(table_file)
+    assert newest.version == "0.5.20"
+    assert set(newest.fields) == {"tp_size", "new_strategy", "backend"}
+    assert newest.fields["backend"].choices == ("triton", "fa3")
+    assert "--enable-x" not in newest.known_flags and "--attn-backend" in newest.known_flags
+    old = newest.for_releases(["0.5.2"])
+    assert set(old.fields) == {"tp_size", "old_strategy", "backend"}
+    assert old.fields["backend"].choices == ("fa", "triton")
+    assert "--enable-x" in old.known_flags and "--attn-backend" not in old.known_flags
+    # A range: what any of its releases accepts.
+    both = newest.for_releases(["0.5.2", "0.5.10"])
+    assert both.version == "0.5.2..0.5.10"
+    assert both.fields["backend"].choices == ("fa", "triton", "fa3")
+    assert newest.field_change("old_strategy") == " (removed in sglang 0.5.20)"
+    assert old.field_change("new_strategy") == " (added in sglang 0.5.20)"
+    assert old.choice_change("backend", "fa3") == " (added in sglang 0.5.10)"
+    assert newest.flag_change("--enable-x") == " (removed in sglang 0.5.20)"
+    assert both.field_change("new_strategy") == " (added in sglang 0.5.20)"
+
+
+def test_the_shipped_table_reads_back_as_its_newest_release():
+    table = load_table(ROOT / "rules" / "derived" / "server_args.toml")
+    assert table.version == table.releases[-1] if table.releases else table.version
+    assert len(table.fields) > 500 and "tp_size" in table.fields
+
+
+@pytest.fixture
+def rules_dir(tmp_path, table_file):
+    folder = tmp_path / "rules"
+    (folder / "derived").mkdir(parents=True)
+    for rule in default_rules():
+        if rule.code in ("SGL006", "SGL008", "SGL009"):
+            (folder / rule.path.name).write_text(rule.path.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "derived" / "server_args.toml").write_text(table_file.read_text(encoding="utf-8"), encoding="utf-8")
+    return folder
+
+
+SOURCE = (
+    "import sglang as sgl\n"
+    "sgl.Engine(old_strategy='a', backend='fa')\n"
+    "subprocess.Popen(['python', '-m', 'sglang.launch_server', '--enable-x', '--attn-backend', 'fa3'])\n"
+    "import subprocess\n"
+)
+
+
+def _findings(ruleset):
+    return [(d.line, d.col, d.code, d.message) for d in lint(SOURCE, "x.py", ruleset)]
+
+
+def test_a_call_is_judged_against_the_target_release(rules_dir):
+    ruleset = RuleSet(load_rules([rules_dir]))
+    assert _findings(ruleset.for_releases(["0.5.2"])) == [
+        (3, 72, "SGL009", "launch flag --attn-backend: sglang 0.5.2 has no such server argument"
+                          " (added in sglang 0.5.20)"),
+    ]
+    assert _findings(ruleset) == [
+        (2, 11, "SGL009", "Engine(old_strategy=...): sglang 0.5.20 has no server argument 'old_strategy'"
+                          " (removed in sglang 0.5.20)"),
+        (2, 37, "SGL006", "Engine(backend='fa'): not a choice of sglang 0.5.20's backend (removed in sglang 0.5.20);"
+                          " expected one of 'triton', 'fa3' (did you mean 'fa3'? fixable with `sglang-lint --fix`)"),
+        (3, 58, "SGL009", "launch flag --enable-x: sglang 0.5.20 has no such server argument"
+                          " (removed in sglang 0.5.20)"),
+    ]
+    # A range: a finding only where every release of it fails (backend='fa', --enable-x are fine in both).
+    assert _findings(ruleset.for_releases(["0.5.2", "0.5.10"])) == [
+        (3, 72, "SGL009", "launch flag --attn-backend: sglang 0.5.2..0.5.10 has no such server argument"
+                          " (added in sglang 0.5.20)"),
+    ]
