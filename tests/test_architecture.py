@@ -44,6 +44,7 @@ LAYERS = [
     {"derive.server_args"},
     {"derive.sites"},
     {"derive.writing", "derive.drift"},
+    {"derive.releases"},
     {"derive"},
     {"runner"},
     # the front ends

@@ -122,6 +122,12 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         help="the wheel the tree was unpacked from: names the release where the tree has no "
         "sglang-*.dist-info and no sglang/_version.py",
     )
+    parser.add_argument(
+        "--releases", metavar="SPEC", default=None,
+        help="derive: merge these sglang releases (0.5.1..0.5.23, or 0.5.22,0.5.23), each fetched through pip "
+        "into the cache; the rules come from the newest, with the release each starts in, and the "
+        "server-argument table records the releases of every field, choice and flag",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -136,6 +142,11 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         else:
             args.output.write_text(text, encoding="utf-8")
         return 0
+    if args.releases is not None:
+        if args.action != "derive" or args.sglang or args.wheel:
+            err.write("sglang-lint: error: --releases goes with `catalog derive` alone (it fetches each tree)\n")
+            return 2
+        return _derive_releases(args.releases, rules_dir, out, err)
     try:
         root = derive.locate_sglang(args.sglang)
     except FileNotFoundError as exc:
@@ -164,6 +175,33 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         f"{len(drift.new)} new\n"
     )
     return 1 if drift.any else 0
+
+
+def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
+    """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
+    from sglang_lint import derive
+    from sglang_lint.derive import releases as history
+
+    try:
+        chosen = history.releases_in(spec, history.available_releases())
+    except (ValueError, RuntimeError, OSError) as exc:
+        err.write(f"sglang-lint: error: {exc}\n")
+        return 2
+    tables, sites = {}, {}
+    for release in chosen:
+        err.write(f"sglang {release}: server arguments and raise sites\n")
+        tables[release] = history.release_server_args(release)
+        sites[release] = history.release_sites(release)
+    newest = chosen[-1]
+    derivation = derive.derive_sites(history.fetch_tree(newest))
+    if derivation.version == derive.UNKNOWN_VERSION:
+        derivation.version = newest  # a wheel unpacked by us: its name says the release
+    written, _ = derive.write_catalog(
+        derivation, rules_dir, history.merged_server_args_text(tables), history.site_since(derivation, sites)
+    )
+    out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
+    out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

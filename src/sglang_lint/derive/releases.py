@@ -18,6 +18,7 @@ from pathlib import Path
 from sglang_lint.catalog import version_key
 from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.server_args import ServerField, derive_server_fields, manual_flags, server_args_text
+from sglang_lint.derive.sites import Derivation, derive_sites
 from sglang_lint.derive.tree import read_modules
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
@@ -191,3 +192,44 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
 
 
 SERVER_ARGS_FORMAT = "v1"  # bump when derive_server_fields changes what it reads
+
+
+def release_sites(version: str) -> dict[str, str]:
+    """One release's derivable raise sites: key -> what the rule would check (its constraint
+    and its callable), cached as JSON like :func:`release_server_args`."""
+    path = cache_dir() / "sites" / f"{SITES_FORMAT}-{version}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    derivation = derive_sites(fetch_tree(version))
+    found = {site.key: _site_signature(site) for site in derivation.rules}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    return found
+
+
+SITES_FORMAT = "v1"  # bump when the site derivation changes what it finds
+
+
+def _site_signature(site) -> str:
+    target = site.target
+    where = f"{target.kind} {target.name} {target.argument} {target.position}"
+    return f"{site.constraint.describe(site.parameter)} @ {where}"
+
+
+def site_since(newest: Derivation, history: dict[str, dict[str, str]]) -> dict[str, str]:
+    """For each rule of the newest release: the first release of the unbroken run of releases,
+    ending at the newest, that have the same site checking the same thing. A rule is off for
+    projects on releases before it (its raise is not there, or checks something else);
+    absent from the result when the run is every release merged."""
+    releases = sorted(history, key=version_key)
+    since = {}
+    for site in newest.rules:
+        signature = _site_signature(site)
+        first = len(releases)
+        while first > 0 and history[releases[first - 1]].get(site.key) == signature:
+            first -= 1
+        if 0 < first < len(releases):
+            since[site.key] = releases[first]
+        elif first == len(releases):
+            since[site.key] = newest.version  # only the newest has it as it is now
+    return since

@@ -85,7 +85,9 @@ def _title(site: GuardedRaise) -> str:
     }[c.kind]
 
 
-def rule_text(site: GuardedRaise, code: str, version: str) -> str:
+def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = None) -> str:
+    """A rule file for the site; ``since``: the first release whose site checks the same (for a
+    catalog merged from several releases; None: every release)."""
     c = site.constraint
     lines = [
         GENERATED_MARK,
@@ -102,6 +104,7 @@ def rule_text(site: GuardedRaise, code: str, version: str) -> str:
         f"message = {toml_string(shown_message(site.exception, site.message))}",
         f"line = {site.line}",
         f"sglang_version = {toml_string(version)}",
+        *([f"since = {toml_string(since)}"] if since else []),
         "",
         "[derived]",
         f"key = {toml_string(site.key)}",
@@ -169,10 +172,14 @@ def covered_by(curated: list[Rule]) -> set[tuple[str, str]]:
     return covered
 
 
-def write_catalog(derivation: Derivation, rules_dir: Path) -> tuple[int, Counter]:
+def write_catalog(
+    derivation: Derivation, rules_dir: Path, server_args_text: str | None = None, since: dict | None = None
+) -> tuple[int, Counter]:
     """Write one rule file per derivable site into ``rules_dir/derived`` (codes kept stable
     through the lock file). Returns (rules written, skipped by reason). Refuses a tree whose
-    release is unknown: every rule records the release it was verified in."""
+    release is unknown: every rule records the release it was verified in. For a catalog
+    merged from several releases: ``server_args_text``, the merged table; ``since``, the first
+    release of each rule (by site key; see derive/releases.py)."""
     if derivation.version == UNKNOWN_VERSION:
         raise ValueError(
             "the sglang release of this tree is unknown (no sglang-*.dist-info, no sglang/_version.py, "
@@ -181,7 +188,8 @@ def write_catalog(derivation: Derivation, rules_dir: Path) -> tuple[int, Counter
     out = rules_dir / DERIVED_DIR
     out.mkdir(parents=True, exist_ok=True)
     if derivation.server_fields:  # first: curated rules read it
-        (out / SERVER_ARGS_TABLE).write_text(derivation.server_args_text(), encoding="utf-8")
+        text = server_args_text if server_args_text is not None else derivation.server_args_text()
+        (out / SERVER_ARGS_TABLE).write_text(text, encoding="utf-8")
     curated = [r for r in load_rules([rules_dir]) if DERIVED_DIR not in r.path.relative_to(rules_dir).parts[:-1]]
     covered = covered_by(curated)
     for site in derivation.rules:
@@ -201,7 +209,7 @@ def write_catalog(derivation: Derivation, rules_dir: Path) -> tuple[int, Counter
                 continue
             lock[site.key] = code
         name = _slug(site.function.replace(".", "-") + "-" + site.parameter)
-        files[f"{code}-{name}.toml"] = rule_text(site, code, derivation.version)
+        files[f"{code}-{name}.toml"] = rule_text(site, code, derivation.version, (since or {}).get(site.key))
         callee = site.target.name if site.target.kind != "method" else f".{site.target.name}()"
         index.append(
             (code, f"| {code} | `{name}` | `{callee}` | `{_cell(site.constraint.describe(site.parameter))}` | "
