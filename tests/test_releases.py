@@ -71,7 +71,7 @@ def test_the_merge_records_each_item_with_its_releases():
     assert by_name["old_strategy"].range == ("", "0.5.20")
     assert by_name["new_strategy"].range == ("0.5.20", "")
     assert by_name["tp_size"].range == ("", "")
-    assert by_name["backend"].field.choices == ("fa", "triton", "fa3")
+    assert by_name["backend"].field.choices == ("triton", "fa3", "fa")  # the newest's order first
     assert by_name["backend"].choice_ranges == {"fa": ("", "0.5.20"), "fa3": ("0.5.10", "")}
     assert by_name["backend"].flag_ranges == {"--attn-backend": ("0.5.20", "")}
     assert manual == {"--enable-x": ("", "0.5.20")}
@@ -85,12 +85,12 @@ def test_the_table_of_each_release(table_file):
     assert "--enable-x" not in newest.known_flags and "--attn-backend" in newest.known_flags
     old = newest.for_releases(["0.5.2"])
     assert set(old.fields) == {"tp_size", "old_strategy", "backend"}
-    assert old.fields["backend"].choices == ("fa", "triton")
+    assert old.fields["backend"].choices == ("triton", "fa")  # listed in the newest order
     assert "--enable-x" in old.known_flags and "--attn-backend" not in old.known_flags
     # A range: what any of its releases accepts.
     both = newest.for_releases(["0.5.2", "0.5.10"])
     assert both.version == "0.5.2..0.5.10"
-    assert both.fields["backend"].choices == ("fa", "triton", "fa3")
+    assert both.fields["backend"].choices == ("triton", "fa3", "fa")
     assert newest.field_change("old_strategy") == " (removed in sglang 0.5.20)"
     assert old.field_change("new_strategy") == " (added in sglang 0.5.20)"
     assert old.choice_change("backend", "fa3") == " (added in sglang 0.5.10)"

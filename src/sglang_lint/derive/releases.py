@@ -121,8 +121,9 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
     for name in names:
         where = [r for r in releases if name in by_release[r]]
         newest = by_release[where[-1]][name]
-        choices = list(dict.fromkeys(c for r in where for c in by_release[r][name].choices))
-        flags = list(dict.fromkeys(f for r in where for f in by_release[r][name].flags))
+        # In the newest release's order (what its messages list), then those only older ones had.
+        choices = list(dict.fromkeys(c for r in reversed(where) for c in by_release[r][name].choices))
+        flags = list(dict.fromkeys(f for r in reversed(where) for f in by_release[r][name].flags))
         choice_ranges = {
             c: presence([c in by_release[r][name].choices for r in where], where) for c in choices
         }
