@@ -14,7 +14,9 @@ import pytest
 from conftest import ROOT, lint_in_process
 from sglang_lint import lint
 from sglang_lint.ruletable import RuleSet, load_rules
-from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, derive_sites, verify, write_catalog
+from sglang_lint.checks.server_args import load_table
+from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, derive_sites, verify, write_catalog
+from sglang_lint.derive.releases import fetch_tree, release_server_args, release_sites, site_signature
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 
@@ -176,14 +178,59 @@ def sglang_derivation(sglang_tree):
 
 @pytest.mark.corpus
 def test_derive_regenerates_the_shipped_catalog_byte_for_byte(tmp_path, sglang_derivation):
+    """The rule files are what the writer makes of 0.5.23 and the release each starts in (the
+    releases are merged by `catalog derive --releases`, a developer's command; the table's
+    merge is checked against releases of their own below)."""
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules", rules)
-    count, skipped = write_catalog(sglang_derivation, rules)
+    shipped_rules = load_rules([ROOT / "rules"])
+    since = {r.derived_key: r.raise_site.since for r in shipped_rules if r.derived_key and r.raise_site.since}
+    table = (ROOT / "rules" / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
+    count, skipped = write_catalog(sglang_derivation, rules, table, since)
     assert count >= 300
     shipped, regenerated = ROOT / "rules" / DERIVED_DIR, rules / DERIVED_DIR
     assert sorted(os.listdir(shipped)) == sorted(os.listdir(regenerated))
     match, mismatch, errors = filecmp.cmpfiles(shipped, regenerated, os.listdir(shipped), shallow=False)
     assert (mismatch, errors) == ([], [])
+
+
+@pytest.mark.corpus
+def test_the_shipped_table_is_0_5_23_s_own_for_0_5_23(sglang_derivation):
+    table = load_table(ROOT / "rules" / DERIVED_DIR / SERVER_ARGS_TABLE)
+    assert table.version == "0.5.23" == sglang_derivation.version
+    assert table.manual_flags == frozenset(sglang_derivation.manual_flags)
+    own = {f.name: f for f in sglang_derivation.server_fields}
+    assert set(table.fields) == set(own)
+    for name, field in own.items():
+        got = table.fields[name]
+        assert (got.type, got.optional, got.choices, got.flags) == (
+            field.type, field.optional, field.choices, field.flags), name
+
+
+# A release the merge holds, checked against its own tree (fetched through pip, as 0.5.23 is).
+OTHER_RELEASE = "0.5.10.post1"
+
+
+@pytest.mark.corpus
+def test_the_merged_catalog_holds_another_release_as_its_own_tree_has_it(sglang_derivation):
+    if OTHER_RELEASE not in load_table(ROOT / "rules" / DERIVED_DIR / SERVER_ARGS_TABLE).releases:
+        pytest.fail(f"the shipped table was not merged over {OTHER_RELEASE}: run catalog derive --releases")
+    fetch_tree(OTHER_RELEASE)
+    fields, manual = release_server_args(OTHER_RELEASE)
+    table = load_table(ROOT / "rules" / DERIVED_DIR / SERVER_ARGS_TABLE).for_releases([OTHER_RELEASE])
+    assert set(table.fields) == {f.name for f in fields}
+    assert table.manual_flags == frozenset(manual)
+    for field in fields:
+        got = table.fields[field.name]
+        assert (set(got.choices), set(got.flags)) == (set(field.choices), set(field.flags)), field.name
+    # A rule is on for that release only where the release's own site checks the same thing
+    # (and stays so in every release since: an unbroken run up to the newest).
+    sites = release_sites(OTHER_RELEASE)
+    ruleset = RuleSet(load_rules([ROOT / "rules"]))
+    on = {r.derived_key for r in ruleset.for_releases([OTHER_RELEASE]).rules if r.derived_key}
+    newest = {site.key: site_signature(site) for site in sglang_derivation.rules}
+    same = {key for key, signature in newest.items() if sites.get(key) == signature}
+    assert on <= same and len(on) > 100, sorted(on - same)[:5]
 
 
 @pytest.mark.corpus

@@ -202,7 +202,7 @@ def release_sites(version: str) -> dict[str, str]:
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
     derivation = derive_sites(fetch_tree(version))
-    found = {site.key: _site_signature(site) for site in derivation.rules}
+    found = {site.key: site_signature(site) for site in derivation.rules}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
     return found
@@ -211,7 +211,7 @@ def release_sites(version: str) -> dict[str, str]:
 SITES_FORMAT = "v1"  # bump when the site derivation changes what it finds
 
 
-def _site_signature(site) -> str:
+def site_signature(site) -> str:
     target = site.target
     where = f"{target.kind} {target.name} {target.argument} {target.position}"
     return f"{site.constraint.describe(site.parameter)} @ {where}"
@@ -225,7 +225,7 @@ def site_since(newest: Derivation, history: dict[str, dict[str, str]]) -> dict[s
     releases = sorted(history, key=version_key)
     since = {}
     for site in newest.rules:
-        signature = _site_signature(site)
+        signature = site_signature(site)
         first = len(releases)
         while first > 0 and history[releases[first - 1]].get(site.key) == signature:
             first -= 1
