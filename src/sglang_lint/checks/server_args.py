@@ -11,6 +11,7 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
+import re
 import dataclasses
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -37,7 +38,7 @@ from sglang_lint.resolve import Known
 from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.screen import argv_screen, value_may_be_known
 
-ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations")
+ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
 
@@ -85,6 +86,8 @@ class Table:
     history: dict = field(default_factory=dict, compare=False)  # name -> Field, every release
     manual_ranges: dict = field(default_factory=dict, compare=False)  # flag -> (since, until)
     manual_everywhere: frozenset = frozenset()  # hand-registered flags of every release
+    # flag -> Deprecation: the spellings sglang registers as deprecated, in the releases that do
+    deprecated: dict = field(default_factory=dict, compare=False)
 
     def for_releases(self, releases) -> "Table":
         """The table of a project on these releases (one pinned release, or all of a range):
@@ -110,7 +113,19 @@ class Table:
         ordered = sorted(releases, key=version_key)
         version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
         return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
-                     self.history, self.manual_ranges, self.manual_everywhere)
+                     self.history, self.manual_ranges, self.manual_everywhere, self.deprecated)
+
+    def deprecation(self, flag: str) -> "Deprecation | None":
+        """How sglang deprecated the flag, if it did in some release."""
+        return self.deprecated.get(flag)
+
+    def deprecates(self, flag: str) -> "Deprecation | None":
+        """The deprecation, when every release of this table registers the flag as deprecated."""
+        found = self.deprecated.get(flag)
+        releases = self.releases or (self.version,)
+        if found is None or not all(in_range(found.range, release) for release in releases):
+            return None
+        return found
 
     def change(self, span: tuple) -> str:
         """`` (removed in sglang X)`` / `` (added in sglang X)`` for something this table's
@@ -143,6 +158,27 @@ class Table:
         return self.change(_span_of(full.choice_ranges, choice))
 
 
+@dataclass(frozen=True)
+class Deprecation:
+    """A flag sglang registers with a ``Deprecated...Action``: which one, the replacement it
+    names (``new_flag=``), and the releases that register it so (then it is removed)."""
+
+    action: str
+    new: str | None
+    range: tuple = EVERY_RELEASE
+
+    def certain_rename(self) -> str | None:
+        """The replacement, when writing it instead changes nothing else: a plain flag, and an
+        action that keeps the value (a boolean renamed, a valued flag renamed)."""
+        if self.new and _PLAIN_FLAG.match(self.new) and self.action in RENAMING_ACTIONS:
+            return self.new
+        return None
+
+
+_PLAIN_FLAG = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
+RENAMING_ACTIONS = frozenset({"DeprecatedStoreTrueAction", "DeprecatedAliasStoreAction"})
+
+
 def _ranges(spec, key: str) -> tuple:
     found = spec.any(key, required=False) or {}
     if not isinstance(found, dict):
@@ -163,6 +199,15 @@ def load_table(path: Path) -> Table:
     manual = top.any("manual_flags", required=False) or []
     releases = tuple(top.any("releases", required=False) or ())
     manual_ranges = dict(_ranges(top, "manual_flag_ranges"))
+    deprecated = {}
+    listed = top.sub("deprecated_flags", required=False)
+    for flag in sorted(listed.table) if listed is not None else ():
+        spec = listed.sub(flag)
+        deprecated[flag] = Deprecation(
+            spec.str("action"), spec.str("new", required=False),
+            (spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
+        )
+        spec.done()
     table = top.sub("fields")
     fields = {}
     for name in sorted(table.table):
@@ -185,9 +230,10 @@ def load_table(path: Path) -> Table:
     top.done()
     if not releases:
         by_flag = {flag: f for f in fields.values() for flag in f.flags}
-        return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual))
+        return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual),
+                     deprecated=deprecated)
     everywhere = frozenset(f for f in manual if f not in manual_ranges)
-    full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere)
+    full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere, deprecated)
     return full.for_releases([version])  # the newest release's table, until a target asks for others
 
 
@@ -502,6 +548,11 @@ def _argument_of_flag(table: Table, flag: str) -> str:
 def _run_argv(site, params: ServerArgsCheck, target):
     known_flags = params.table.known_flags
     for use in _flag_uses(site, params, target):
+        if params.aspect == "deprecated":
+            found = params.table.deprecates(use.flag)
+            if found is not None:
+                yield _deprecated(use, found, params.table)
+            continue
         if use.ambiguous:
             if params.aspect == "unknown":
                 shown = ", ".join(use.ambiguous[:6]) + (", ..." if len(use.ambiguous) > 6 else "")
@@ -515,7 +566,9 @@ def _run_argv(site, params: ServerArgsCheck, target):
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
                 # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
                 whole = isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
-                hint, fix = _rename(use.flag, known_flags, use.element if whole else None)
+                hint, fix = _replacement(use, params.table, whole)
+                if not hint:
+                    hint, fix = _rename(use.flag, known_flags, use.element if whole else None)
                 yield Finding(
                     use.element,
                     f"launch flag {use.flag}: sglang {params.table.version} has no such server argument"
@@ -533,6 +586,31 @@ def _run_argv(site, params: ServerArgsCheck, target):
         )
         if judged is not None:
             yield Finding(use.value_node, *judged)
+
+
+def _replacement(use: "FlagUse", table: Table, whole: bool) -> tuple[str, Fix | None]:
+    """For a flag sglang deprecated and then removed: the replacement it named (and a safe
+    fix to it, when that is a plain rename the target releases know)."""
+    found = table.deprecation(use.flag)
+    if found is None or not found.new:
+        return "", None
+    rename = found.certain_rename()
+    fix = string_fix(use.element, rename, True) if rename and whole and rename in table.known_flags else None
+    return f"; sglang named {found.new} as its replacement" + (
+        " (fixable with `sglang-lint --fix`)" if fix else ""), fix
+
+
+def _deprecated(use: "FlagUse", found: Deprecation, table: Table) -> Finding:
+    """SGL011: a flag the target releases still accept, as a deprecated spelling."""
+    removed = f", removed in sglang {found.range[1]}" if found.range[1] else ""
+    whole = isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
+    rename = found.certain_rename()
+    fix = string_fix(use.element, rename, True) if rename and whole and rename in table.known_flags else None
+    if found.new:
+        advice = f"; use {found.new}" + (" (fixable with `sglang-lint --fix`)" if fix else "")
+    else:
+        advice = "; sglang names no replacement (it ignores the flag or stops the launch)"
+    return Finding(use.element, f"launch flag {use.flag}: deprecated in sglang {table.version}{removed}{advice}", fix)
 
 
 def _number(value: object) -> int | float | None:
@@ -582,13 +660,16 @@ def run(site, rule, check, target):
         yield from _run_relations(site, params, target)
         return
     if target.argument is None:
-        yield from _run_keywords(site, params, target)
+        if params.aspect != "deprecated":  # deprecated spellings are flags, not keywords
+            yield from _run_keywords(site, params, target)
     else:
         yield from _run_argv(site, params, target)
 
 
 def fix_safety(check) -> str:
     """Choices and unknown names have a nearest real one; types and relations do not."""
+    if check.params.aspect == "deprecated":
+        return "safe fix: to the replacement sglang names, where that is a plain flag of the target release"
     if check.params.aspect in ("choices", "plugin-choices", "unknown"):
         return FIX_SAFETY.replace("allowed value", "valid choice or name")
     return ""

@@ -4,6 +4,7 @@ and each one's source tree, fetched through pip once into the cache and unpacked
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -17,7 +18,13 @@ from pathlib import Path
 
 from sglang_lint.catalog import version_key
 from sglang_lint.derive.generated import toml_string
-from sglang_lint.derive.server_args import ServerField, derive_server_fields, manual_flags, server_args_text
+from sglang_lint.derive.server_args import (
+    ServerField,
+    deprecated_flags,
+    derive_server_fields,
+    manual_flags,
+    server_args_text,
+)
 from sglang_lint.derive.sites import Derivation, derive_sites
 from sglang_lint.derive.tree import read_modules
 
@@ -142,12 +149,34 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
     return merged, {f: p for f, p in manual_ranges.items() if p != ("", "")}, releases
 
 
-def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str]]]) -> str:
+def merge_deprecated(history: dict[str, dict]) -> dict:
+    """Deprecated flags of several releases (release -> {flag: (action, replacement)}): each
+    with the action and replacement its newest deprecating release names, and the releases
+    that deprecate it (after them, it is gone)."""
+    releases = sorted(history, key=version_key)
+    merged = {}
+    for flag in sorted({f for flags in history.values() for f in flags}):
+        where = [r for r in releases if flag in history[r]]
+        action = history[where[-1]][flag][0]
+        new = next((history[r][flag][1] for r in reversed(where) if history[r][flag][1]), None)
+        merged[flag] = (action, new, *presence([flag in history[r] for r in releases], releases))
+    return merged
+
+
+def release_deprecated(version: str) -> dict:
+    """One release's deprecated flags (server_args.py alone is read: quick, not cached)."""
+    path = fetch_tree(version) / "sglang" / "srt" / "server_args.py"
+    return deprecated_flags(ast.parse(path.read_text(encoding="utf-8")))
+
+
+def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str]]],
+                            deprecated: dict[str, dict] | None = None) -> str:
     """server_args.toml for several releases: the newest one's table, with the releases each
-    field, choice and flag is in where that is not all of them."""
+    field, choice and flag is in where that is not all of them; ``deprecated``: each release's
+    deprecated flags."""
     merged, manual_ranges, releases = merge_server_args(history)
     text = server_args_text([m.field for m in merged], sorted({f for _, fl in history.values() for f in fl}),
-                            releases[-1])
+                            releases[-1], merge_deprecated(deprecated) if deprecated else None)
     extra = {m.field.name: m for m in merged}
     lines = []
     for line in text.split("\n"):

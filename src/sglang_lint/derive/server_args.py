@@ -452,7 +452,10 @@ def manual_flags(modules: list[Module]) -> list[str]:
     return sorted(flags)
 
 
-def server_args_text(fields: list[ServerField], flags: list[str], version: str) -> str:
+def server_args_text(
+    fields: list[ServerField], flags: list[str], version: str, deprecated: dict | None = None
+) -> str:
+    """The table file. ``deprecated``: flag -> (action, replacement or None[, since, until])."""
     lines = [
         GENERATED_MARK,
         "# The server arguments of sglang: what ServerArgs(...), sgl.Engine(...) and the",
@@ -461,6 +464,18 @@ def server_args_text(fields: list[ServerField], flags: list[str], version: str) 
         "manual_flags = [" + ", ".join(toml_string(f) for f in flags) + "]",
         "",
     ]
+    if deprecated:
+        lines.append("[deprecated_flags]")
+        for flag, (action, new, *span) in sorted(deprecated.items()):
+            parts = [f"action = {toml_string(action)}"]
+            if new:
+                parts.append(f"new = {toml_string(new)}")
+            if span and span[0]:
+                parts.append(f"since = {toml_string(span[0])}")
+            if span and span[1]:
+                parts.append(f"until = {toml_string(span[1])}")
+            lines.append(f"{toml_string(flag)} = {{ {', '.join(parts)} }}")
+        lines.append("")
     for f in fields:
         lines.append(f"[fields.{f.name}]")
         lines.append(f"type = {toml_string(f.type)}")
@@ -473,3 +488,30 @@ def server_args_text(fields: list[ServerField], flags: list[str], version: str) 
             lines.append(f"default = {toml_value(f.default)}")
         lines.append("")
     return "\n".join(lines)
+
+
+DEPRECATED_ACTION_PREFIX = "Deprecated"  # sglang's DeprecatedAction, DeprecatedStoreTrueAction, ...
+
+
+def deprecated_flags(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
+    """The flags ``server_args.py`` registers as deprecated: ``parser.add_argument("--x",
+    action=Deprecated...Action, new_flag="--y")`` -> {"--x": (action name, "--y" or None)}.
+    sglang keeps such a spelling for a few releases, warning (or, for ``DeprecatedAction``,
+    stopping the launch), then removes it."""
+    found = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        if node.func.attr != "add_argument":
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        action = keywords.get("action")
+        name = action.id if isinstance(action, ast.Name) else action.attr if isinstance(action, ast.Attribute) else ""
+        if not name.startswith(DEPRECATED_ACTION_PREFIX):
+            continue
+        new = keywords.get("new_flag")
+        new_flag = new.value if isinstance(new, ast.Constant) and isinstance(new.value, str) else None
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("--"):
+                found[arg.value] = (name, new_flag)
+    return found

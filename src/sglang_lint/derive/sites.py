@@ -32,7 +32,14 @@ from sglang_lint.derive.guards import (
     raise_message,
     shown_message,
 )
-from sglang_lint.derive.server_args import ServerField, derive_server_fields, manual_flags, server_args_text
+from sglang_lint.derive.server_args import (
+    SERVER_ARGS_MODULE,
+    ServerField,
+    deprecated_flags,
+    derive_server_fields,
+    manual_flags,
+    server_args_text,
+)
 from sglang_lint.derive.tree import Module, no_gc, read_modules, sglang_version, walk_local
 
 # Method names too common to match by name alone: builtins, torch.nn.Module, and the
@@ -279,9 +286,10 @@ class Derivation:
     raises: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # for verify
     server_fields: list[ServerField] = field(default_factory=list)
     manual_flags: list[str] = field(default_factory=list)
+    deprecated_flags: dict = field(default_factory=dict)  # flag -> (action, replacement or None)
 
     def server_args_text(self) -> str:
-        return server_args_text(self.server_fields, self.manual_flags, self.version)
+        return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags)
 
     @property
     def rules(self) -> list[GuardedRaise]:
@@ -299,6 +307,8 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules))
         derivation.server_fields = derive_server_fields(modules)
         derivation.manual_flags = manual_flags(modules)
+        server_args = next((m for m in modules if m.name == SERVER_ARGS_MODULE), None)
+        derivation.deprecated_flags = deprecated_flags(server_args.tree) if server_args is not None else {}
         if index_raises:
             derivation.raises = raises_by_function(modules)
         return derivation
