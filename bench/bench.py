@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start_launcher()  # first, while this process is small
 
-    base = sglang_corpus.cache_dir() / "bench"
+    base = sglang_corpus.releases.cache_dir() / "bench"
     tree = sglang_corpus.fetch_tree()
     files = sorted(str(p.relative_to(tree)) for p in (tree / "sglang").rglob("*.py"))
     lines = sum((tree / f).read_bytes().count(b"\n") for f in files)

@@ -25,42 +25,22 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from sglang_lint.derive import releases
 
 SGLANG_VERSION = "0.5.23"
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("SGLANG_LINT_CACHE", Path.home() / ".cache" / "sglang-lint"))
-
-
 def fetch_tree(version: str = SGLANG_VERSION) -> Path:
     """The folder holding the unpacked ``sglang`` package (downloaded once, through pip)."""
-    root = cache_dir() / f"sglang-{version}"
-    done = root / ".unpacked"
-    if done.exists():
-        return root
-    wheels = cache_dir() / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    wheel = next(wheels.glob(f"sglang-{version}-*.whl"), None)
-    if wheel is None:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-             "--dest", str(wheels), f"sglang=={version}"],
-            check=True,
-        )
-        wheel = next(wheels.glob(f"sglang-{version}-*.whl"))
-    partial = root.with_name(root.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    with zipfile.ZipFile(wheel) as archive:
-        members = [m for m in archive.namelist() if m.startswith("sglang/")]
-        archive.extractall(partial, members)
-    shutil.rmtree(root, ignore_errors=True)
-    partial.rename(root)
-    done.touch()
-    return root
+    return releases.fetch_tree(version)
+
+
+# Older releases whose own trees must lint clean against their own release (the catalog
+# carries release ranges): spread over what the catalog merges.
+OTHER_RELEASES = ("0.5.2", "0.5.6", "0.5.10.post1", "0.5.15.post1")
 
 
 @dataclass(frozen=True)
@@ -337,6 +317,17 @@ def main(argv: list[str] | None = None) -> int:
     for line in lines:
         print("  unexpected:", line)
     ok &= not lines
+
+    for release in OTHER_RELEASES:
+        start = time.perf_counter()
+        older = fetch_tree(release)
+        _, lines = findings(lint + ["--sglang-version", release, "sglang"], older)
+        took = time.perf_counter() - start
+        print(f"sglang-lint --sglang-version {release} on sglang {release}'s own tree: {len(lines)} findings, "
+              f"{took:.1f}s")
+        for line in lines:
+            print("  unexpected:", line)
+        ok &= not lines
 
     if args.flake8:
         start = time.perf_counter()
