@@ -146,3 +146,39 @@ def test_a_call_is_judged_against_the_target_release(rules_dir):
         (3, 72, "SGL009", "launch flag --attn-backend: sglang 0.5.2..0.5.10 has no such server argument"
                           " (added in sglang 0.5.20)"),
     ]
+
+
+# --- the shipped catalog, merged over every release from 0.5.1 ---------------------------------
+
+LAUNCH = "import subprocess\n\nsubprocess.Popen(['python', '-m', 'sglang.launch_server', {flags}])\n"
+
+
+def _shipped(release: str, flags: str):
+    ruleset = RuleSet(default_rules()).for_releases([release])
+    found = lint(LAUNCH.format(flags=flags), "x.py", ruleset)
+    return [(d.code, d.message, d.fix and (d.fix.new, d.fix.safe)) for d in found]
+
+
+def test_a_deprecated_flag_in_a_release_that_still_takes_it_is_sgl011_with_a_safe_fix():
+    assert _shipped("0.5.19", "'--mamba-scheduler-strategy', 'auto'") == [
+        ("SGL011", "launch flag --mamba-scheduler-strategy: deprecated in sglang 0.5.19, removed in sglang 0.5.20;"
+                   " use --mamba-radix-cache-strategy (fixable with `sglang-lint --fix`)",
+         ("'--mamba-radix-cache-strategy'", True)),
+    ]
+
+
+def test_the_same_flag_once_removed_is_sgl009_naming_the_replacement():
+    assert _shipped("0.5.23", "'--mamba-scheduler-strategy', 'auto'") == [
+        ("SGL009", "launch flag --mamba-scheduler-strategy: sglang 0.5.23 has no such server argument (removed in"
+                   " sglang 0.5.20); sglang named --mamba-radix-cache-strategy as its replacement (fixable with"
+                   " `sglang-lint --fix`)", ("'--mamba-radix-cache-strategy'", True)),
+    ]
+
+
+def test_a_flag_of_a_newer_release_is_unknown_to_an_older_one():
+    assert _shipped("0.5.23", "'--attention-backend', 'dsv4'") == []
+    assert [code for code, *_ in _shipped("0.5.15.post1", "'--attention-backend', 'dsv4'")] == ["SGL007"]
+    assert _shipped("0.5.2", "'--cuda-graph-backend-decode', 'full'") == [
+        ("SGL009", "launch flag --cuda-graph-backend-decode: sglang 0.5.2 has no such server argument (added in"
+                   " sglang 0.5.14)", None),
+    ]

@@ -108,7 +108,7 @@ class RaiseSite:
         )
 
 
-VERSION_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?$")
+VERSION_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*(\.?[a-z]+[0-9]*)?$")
 
 
 _VERSION_PARTS = re.compile(r"([0-9]+(?:\.[0-9]+)*)(?:[.-]?([a-z]+)[.-]?([0-9]*))?")

@@ -143,13 +143,24 @@ class Table:
         return self.change(full.range) if full is not None else ""
 
     def flag_change(self, flag: str) -> str:
-        for full in self.history.values():
-            if flag in full.flags:
-                span = _span_of(full.flag_ranges, flag)
-                return self.change(span if span != EVERY_RELEASE else full.range)
+        """When the flag came or went: the widest of its lives as a field's flag, as a flag
+        registered by hand, and as a deprecated spelling (a flag often lives on as the last)."""
+        spans = [
+            _span_of(full.flag_ranges, flag) if _span_of(full.flag_ranges, flag) != EVERY_RELEASE else full.range
+            for full in self.history.values() if flag in full.flags
+        ]
         if flag in self.manual_ranges:
-            return self.change(self.manual_ranges[flag])
-        return ""
+            spans.append(self.manual_ranges[flag])
+        elif flag in self.manual_everywhere:
+            spans.append(EVERY_RELEASE)
+        if flag in self.deprecated:
+            spans.append(self.deprecated[flag].range)
+        if not spans:
+            return ""
+        sinces, untils = [s for s, _ in spans], [u for _, u in spans]
+        since = "" if "" in sinces else min(sinces, key=version_key)
+        until = "" if "" in untils else max(untils, key=version_key)
+        return self.change((since, until))
 
     def choice_change(self, name: str, choice) -> str:
         full = self.history.get(name)
