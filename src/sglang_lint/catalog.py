@@ -9,6 +9,7 @@ Every field is validated here, before any file is linted; a malformed file raise
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -114,6 +115,7 @@ VERSION_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*(\.?[a-z]+[0-9]*)?$")
 _VERSION_PARTS = re.compile(r"([0-9]+(?:\.[0-9]+)*)(?:[.-]?([a-z]+)[.-]?([0-9]*))?")
 
 
+@lru_cache(maxsize=4096)
 def version_key(version: str) -> tuple:
     """A release's place in order: ``0.5.23`` -> ((0, 5, 23), 1, 0); a pre-release suffix
     (``rc1``, ``dev0``, ``a1``) sorts before its release, a ``.postN`` after it, by N."""

@@ -102,12 +102,16 @@ class Table:
 
         fields = {}
         for name, full in self.history.items():
-            if present(full.range):
-                fields[name] = dataclasses.replace(
-                    full,
-                    choices=tuple(c for c in full.choices if present(_span_of(full.choice_ranges, c))),
-                    flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
-                )
+            if not present(full.range):
+                continue
+            if not (full.choice_ranges or full.flag_ranges):
+                fields[name] = full  # every choice and flag of it in every release that has it
+                continue
+            fields[name] = dataclasses.replace(
+                full,
+                choices=tuple(c for c in full.choices if present(_span_of(full.choice_ranges, c))),
+                flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
+            )
         manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
         by_flag = {flag: f for f in fields.values() for flag in f.flags}
         ordered = sorted(releases, key=version_key)
