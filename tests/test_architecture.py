@@ -28,6 +28,8 @@ LAYERS = [
     # the rule table and its prefilter
     {"prefilter"},
     {"ruletable"},
+    # which sglang release(s) a file is judged against (the known releases are read from the rules)
+    {"target"},
     # the walk's collectors, value following, dispatch, diagnostics, the source reader
     {"walk", "guards", "source"},
     {"sites"},

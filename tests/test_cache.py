@@ -28,7 +28,8 @@ def lint(*args, cwd: Path, cache_dir: Path, command=lint_in_process):
 
 
 def stages(result) -> str:
-    (line,) = [line for line in result.stderr.splitlines() if line.startswith("sglang-lint: ")]
+    (line,) = [line for line in result.stderr.splitlines()
+               if line.startswith("sglang-lint: ") and " judged against " not in line]
     return line
 
 

@@ -44,12 +44,14 @@ def default_cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "sglang-lint" / "results"
 
 
-def ruleset_fingerprint(ruleset) -> str:
+def ruleset_fingerprint(ruleset, releases=()) -> str:
+    """The rule set's identity; ``releases``: the sglang releases it was narrowed to
+    (``RuleSet.for_releases``), which change what some rules accept, not only which run."""
     digest = hashlib.blake2b(digest_size=16)
     for part in (
         f"format {FORMAT}", f"sglang-lint {__version__}", f"python {sys.version_info[:2]}",
         f"libcst {getattr(libcst, '__version__', '?')}", f"screen {ruleset.screen}",
-        "codes " + ",".join(rule.code for rule in ruleset.rules),
+        "codes " + ",".join(rule.code for rule in ruleset.rules), "releases " + ",".join(releases),
     ):
         digest.update(part.encode() + b"\0")
     folders = sorted({rule.path.parent for rule in ruleset.rules})

@@ -21,9 +21,10 @@ from sglang_lint.rulefile import RuleFileError
 from sglang_lint.ruletable import RuleSet, default_rules, load_rules
 from sglang_lint.source import decode_with_encoding
 from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprint
-from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
+from sglang_lint.config import Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.runner import Job, default_workers, lint_jobs
+from sglang_lint.target import RELEASE_PATTERN, TargetRelease
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -46,6 +47,13 @@ def code_prefixes(text: str) -> list[str]:
         if not CODE_PREFIX.match(prefix):
             raise argparse.ArgumentTypeError(f"{prefix!r} is not a code prefix like SGL or SGL001")
     return prefixes
+
+
+def release_argument(text: str) -> str:
+    version = text.strip()
+    if not RELEASE_PATTERN.match(version):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an sglang release like 0.5.23 or 0.5.10.post1")
+    return version
 
 
 def python_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
@@ -187,18 +195,18 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     except (ValueError, RuntimeError, OSError) as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
-    tables, sites = {}, {}
+    tables, sites, deprecated = {}, {}, {}
     for release in chosen:
         err.write(f"sglang {release}: server arguments and raise sites\n")
         tables[release] = history.release_server_args(release)
         sites[release] = history.release_sites(release)
+        deprecated[release] = history.release_deprecated(release)
     newest = chosen[-1]
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
-    written, _ = derive.write_catalog(
-        derivation, rules_dir, history.merged_server_args_text(tables), history.site_since(derivation, sites)
-    )
+    table = history.merged_server_args_text(tables, deprecated)
+    written, _ = derive.write_catalog(derivation, rules_dir, table, history.site_since(derivation, sites))
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
     return 0
@@ -220,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, default=None, metavar="FILE",
                         help="the pyproject.toml to read [tool.sglang-lint] from (default: the nearest above the path)")
     parser.add_argument("--isolated", action="store_true", help="read no configuration file")
+    parser.add_argument("--sglang-version", type=release_argument, default=None, metavar="X",
+                        help="judge every file against this sglang release (default: the configuration's "
+                        "sglang-version, else the installed sglang, else the project's pin; see --verbose)")
     parser.add_argument("--stdin-filename", default=None, metavar="PATH",
                         help="the path to report (and to resolve relative imports) when reading stdin")
     parser.add_argument("--format", choices=output.FORMATS, default="text",
@@ -237,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                         help="where the result cache lives (default: ~/.cache/sglang-lint/results)")
     parser.add_argument("--verbose", action="store_true",
-                        help="say on stderr how many files were parsed, skipped and why, or taken from the cache")
+                        help="say on stderr which sglang release(s) each project was judged against and why, "
+                        "and how many files were parsed, skipped and why, or taken from the cache")
     parser.add_argument("--version", action="version", version=f"sglang-lint {__version__}")
     return parser
 
@@ -272,6 +284,7 @@ def _main(argv: Sequence[str] | None) -> int:
             return int(exc.code or 0)
         config = _configuration(args)
         ruleset = _ruleset(args, config)
+        known = known_for(config)
     except ConfigError as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
@@ -295,13 +308,11 @@ def _main(argv: Sequence[str] | None) -> int:
             jobs.append(Job(path, display, sys.stdin.buffer.read()))
         else:
             jobs.append(Job(path, display))
-    cache = None
-    if not args.no_cache:
-        cache = ResultCache(args.cache_dir or default_cache_dir(), ruleset_fingerprint(ruleset))
-    results = lint_jobs(jobs, ruleset, cache, args.jobs or default_workers())
-    for job, result in zip(jobs, results):
+    targets = [target_for(config, _target_path(job, args), known, args.sglang_version) for job in jobs]
+    results, rulesets, caches = run.lint_by_target(jobs, targets)
+    for job, result, job_ruleset in zip(jobs, results, rulesets):
         try:
-            run.file(job, result)
+            run.file(job, result, job_ruleset)
         except BrokenPipeError:
             raise  # the reader of our output left (``| head``): stop, quietly (see main)
         except OSError as exc:
@@ -312,7 +323,7 @@ def _main(argv: Sequence[str] | None) -> int:
             run.source_error(job.display, exc.message, exc.line, exc.col)
         except Exception as exc:  # a bug of ours: name the file, keep linting the others
             run.failed(job.display, f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
-    if cache is not None:
+    for cache in caches:
         cache.save()
     return run.finish()
 
@@ -333,6 +344,38 @@ class Run:
         self.fixed_files = 0
         self.stages: Counter[str] = Counter()
         self.collected: list = []  # (path, diagnostic) for the formats written at the end
+        self.targets: Counter[TargetRelease] = Counter()  # files per release target
+        self.rulesets: dict[tuple[str, ...], RuleSet] = {}  # the rule set of each release target
+
+    def ruleset_for(self, target: TargetRelease) -> RuleSet:
+        """The run's rules for the release(s) of ``target``, made once per distinct releases."""
+        if target.releases not in self.rulesets:
+            self.rulesets[target.releases] = self.ruleset.for_releases(target.releases)
+        return self.rulesets[target.releases]
+
+    def lint_by_target(self, jobs: list[Job], targets: list[TargetRelease]):
+        """Each job's result and rule set, the files grouped by the release(s) they are judged
+        against (one rule set and one result cache per group); the caches, to save."""
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for index, target in enumerate(targets):
+            if target not in self.targets and target.newer_than_catalog:
+                self.err.write(f"sglang-lint: warning: {target.reason}\n")
+            self.targets[target] += 1
+            groups.setdefault(target.releases, []).append(index)
+        results: list = [None] * len(jobs)
+        rulesets: list = [None] * len(jobs)
+        caches = []
+        for releases, indices in groups.items():
+            ruleset = self.ruleset_for(TargetRelease(releases))
+            cache = None
+            if not self.args.no_cache:
+                fingerprint = ruleset_fingerprint(ruleset, releases)
+                cache = ResultCache(self.args.cache_dir or default_cache_dir(), fingerprint)
+                caches.append(cache)
+            found = lint_jobs([jobs[i] for i in indices], ruleset, cache, self.args.jobs or default_workers(), releases)
+            for index, result in zip(indices, found):
+                results[index], rulesets[index] = result, ruleset
+        return results, rulesets, caches
 
     def failed(self, where: str, problem: str) -> None:
         self.err.write(f"{where}: error: {problem}\n")
@@ -341,7 +384,7 @@ class Run:
     def source_error(self, display: str, message: str, line: int, col: int) -> None:
         self.failed(f"{display}:{line}:{col + 1}" if line else display, message)
 
-    def file(self, job: Job, result: FileResult) -> None:
+    def file(self, job: Job, result: FileResult, ruleset: RuleSet | None = None) -> None:
         if result.failed:
             self.failed(job.display, result.message)
             return
@@ -357,10 +400,11 @@ class Run:
                 self.report(job.display, diagnostics, self.out)
             return
         data = job.data if job.data is not None else Path(job.path).read_bytes()
-        self.fix(job.path, job.display, data)
+        self.fix(job.path, job.display, data, ruleset)
 
-    def fix(self, path: str, display: str, data: bytes) -> None:
-        new_data, result = fix_bytes(data, display, self.ruleset, unsafe=self.args.unsafe_fixes)
+    def fix(self, path: str, display: str, data: bytes, ruleset: RuleSet | None = None) -> None:
+        ruleset = ruleset if ruleset is not None else self.ruleset
+        new_data, result = fix_bytes(data, display, ruleset, unsafe=self.args.unsafe_fixes)
         if self.mode == "diff":
             if result.changed:
                 old_text, _ = decode_with_encoding(data)
@@ -405,6 +449,8 @@ class Run:
                 stream.write(line + "\n")
         self.out.flush()
         if self.args.verbose:
+            for target, files in self.targets.items():
+                self.err.write(f"sglang-lint: {_count(files, 'file')} judged against {target.label}: {target.reason}\n")
             total = sum(self.stages.values())
             parts = ", ".join(f"{count} {stage}" for stage, count in self.stages.most_common())
             self.err.write(f"sglang-lint: {total} files: {parts}\n")
@@ -437,8 +483,17 @@ def _configuration(args) -> Config:
 
 
 def _ruleset(args, config: Config) -> RuleSet:
-    """The configuration's rules, selected by the command line where it says."""
-    return ruleset_for(config, args.select, args.ignore, args.extend_select)
+    """The configuration's rules, selected by the command line where it says, for every
+    release (each file's are picked by :meth:`Run.ruleset_for`)."""
+    return ruleset_for(config, args.select, args.ignore, args.extend_select, releases=())
+
+
+def _target_path(job: Job, args) -> str | None:
+    """Where a file's release is looked for: its path (stdin: --stdin-filename, else the
+    working folder)."""
+    if job.path == "-":
+        return args.stdin_filename
+    return job.path
 
 
 def _count(number: int, noun: str) -> str:

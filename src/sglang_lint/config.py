@@ -8,7 +8,7 @@ first ``pyproject.toml`` that has the table, as ruff finds ``[tool.ruff]``), or 
     extend-select = ["SGL9"]         # added to select (the file's or the command line's)
     exclude = ["build/", "gen_*.py"] # globs, relative to this file's folder
     extra-rules = ["lint/rules"]     # folders of the team's own rule files, same format
-    sglang-version = "0.5.23"        # rules whose raise site is not in this release are off
+    sglang-version = "0.5.23"        # judge every file against this release (target.py: the order)
 
     [tool.sglang-lint.per-file-ignores]
     "tests/*.py" = ["SGL001"]
@@ -24,9 +24,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from sglang_lint.catalog import VERSION_PATTERN, default_rules_dir
+from typing import Sequence
+
+from sglang_lint.catalog import default_rules_dir, version_key
 from sglang_lint.rulefile import tomllib
 from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules
+from sglang_lint.target import RELEASE_PATTERN, TargetRelease, find_target, known_releases
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,3}$")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version")
@@ -96,22 +99,43 @@ def _matches(pattern: str, relative: str) -> bool:
     return "/" not in stripped and any(fnmatch.fnmatchcase(part, stripped) for part in relative.split("/"))
 
 
-def ruleset_for(config: Config, select=None, ignore=None, extend_select=()):
+def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), releases: Sequence[str] | None = None):
     """The rules to run: the shipped catalog and the configuration's extra rule folders, for
-    its sglang version; ``select``/``ignore`` (the command line's) replace the file's where
-    given, and ``extend_select`` adds to whichever selection holds."""
+    ``releases`` (None: the configuration's ``sglang-version``, if any; ``()``: every rule,
+    for the caller to narrow per file with ``for_releases``, see target.py);
+    ``select``/``ignore`` (the command line's) replace the file's where given, and
+    ``extend_select`` adds to whichever selection holds."""
     if config.extra_rules:
         ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
     else:
         ruleset = default_ruleset()
-    if config.sglang_version is not None:
-        ruleset = ruleset.for_releases([config.sglang_version])
+    if releases is None:
+        releases = (config.sglang_version,) if config.sglang_version is not None else ()
+    ruleset = ruleset.for_releases(releases)
     select = select if select is not None else config.select
     ignore = ignore if ignore is not None else config.ignore
     extend = tuple(config.extend_select) + tuple(extend_select or ())
     if select is not None and extend:
         select = tuple(select) + extend
     return ruleset.select(select, ignore)
+
+
+def known_for(config: Config) -> tuple[str, ...]:
+    """The releases the catalog knows (target.known_releases), with those the configuration's
+    extra rules name."""
+    if not config.extra_rules:
+        return known_releases()
+    return tuple(sorted(set(known_releases()) | set(known_releases(load_rules(config.extra_rules))), key=version_key))
+
+
+def target_for(config: Config, path: str | Path | None, known: Sequence[str],
+               cli_version: str | None = None) -> TargetRelease:
+    """The release(s) the file at ``path`` is judged against (target.find_target), with this
+    configuration's ``sglang-version``."""
+    return find_target(
+        path, cli_version=cli_version, config_version=config.sglang_version, known=known,
+        config_source=str(config.path) if config.path is not None else None,
+    )
 
 
 def find_config(start: Path) -> Path | None:
@@ -166,8 +190,9 @@ def load_config(path: Path) -> Config:
     if not isinstance(per_file, dict):
         raise ConfigError(path, "per-file-ignores", "must be a table of glob = [codes]")
     version = table.get("sglang-version")
-    if version is not None and (not isinstance(version, str) or not VERSION_PATTERN.match(version)):
+    if version is not None and (not isinstance(version, str) or not RELEASE_PATTERN.match(version.strip())):
         raise ConfigError(path, "sglang-version", f"must be a version like \"0.5.23\", got {version!r}")
+    version = version.strip() if version is not None else None
     extra = _strings(path, "extra-rules", table["extra-rules"]) if "extra-rules" in table else ()
     folders = tuple((path.parent / folder).resolve() for folder in extra)
     for folder, text in zip(folders, extra):

@@ -1,10 +1,15 @@
 """The flake8 adapter: ``flake8 --select SGL`` runs the same engine on each file.
 
 flake8 runs every installed plugin on every file, selected or not; the engine's text
-prefilter makes that cost next to nothing on files that mention no catalog API."""
+prefilter makes that cost next to nothing on files that mention no catalog API.
+
+Each file is judged against the sglang release(s) target.py finds for it: ``--sglang-version``
+(on the command line, or ``sglang-version = 0.5.6`` in flake8's ``[flake8]`` section), else
+the installed sglang, else the project's pin above the file."""
 
 from __future__ import annotations
 
+import argparse
 import ast
 from typing import Iterator
 
@@ -12,7 +17,16 @@ from sglang_lint import __version__
 from sglang_lint.catalog import CRASH_CODE
 from sglang_lint.engine import lint
 from sglang_lint.model import SourceError
+from sglang_lint.pynames import module_name_for
 from sglang_lint.ruletable import RuleSet, default_ruleset
+from sglang_lint.target import RELEASE_PATTERN, find_target, known_releases
+
+
+def _release(text: str) -> str:
+    version = text.strip()
+    if not RELEASE_PATTERN.match(version):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an sglang release like 0.5.23 or 0.5.10.post1")
+    return version
 
 
 class SglangLintPlugin:
@@ -22,9 +36,21 @@ class SglangLintPlugin:
     # runs every installed plugin whatever is selected; with no SGL code selected this one
     # returns at once, and with a few it runs only those.
     ruleset: RuleSet | None = None
+    sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
+    by_releases: dict = {}  # the rule set of each release target, made once
+
+    @classmethod
+    def add_options(cls, parser) -> None:
+        parser.add_option(
+            "--sglang-version", default=None, type=_release, parse_from_config=True, metavar="X",
+            help="sglang-lint: judge every file against this sglang release (default: the installed "
+            "sglang, else the project's pin above the file)",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
+        cls.sglang_version = getattr(options, "sglang_version", None)
+        cls.by_releases = {}
         try:
             from flake8.style_guide import Decision, DecisionEngine
 
@@ -42,12 +68,33 @@ class SglangLintPlugin:
         self.filename = filename
         self.lines = lines
 
+    @classmethod
+    def ruleset_for(cls, filename: str) -> RuleSet | None:
+        """The selected rules for the release(s) this file is judged against (None: every
+        rule, as they stand in the newest release)."""
+        target = find_target(
+            None if filename in ("stdin", "-") else filename,
+            cli_version=cls.sglang_version, config_version=None, known=known_releases(),
+        )
+        if not target.releases:
+            return cls.ruleset
+        if target.releases not in cls.by_releases:
+            base = cls.ruleset if cls.ruleset is not None else default_ruleset()
+            cls.by_releases[target.releases] = base.for_releases(target.releases)
+        return cls.by_releases[target.releases]
+
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         ruleset = type(self).ruleset
         if ruleset is not None and not ruleset.rules:
             return  # no SGL code is selected: flake8 would drop everything we report
+        source = "".join(self.lines)
         try:
-            diagnostics = lint("".join(self.lines), self.filename, ruleset)
+            # The prefilter's names are the same for every release: a file it skips needs no
+            # release found for it (no walk for a pin, no metadata read).
+            if not (ruleset or default_ruleset()).may_match(source, module_name_for(self.filename)[0]):
+                return
+            ruleset = type(self).ruleset_for(self.filename)
+            diagnostics = lint(source, self.filename, ruleset)
         except SourceError:
             return  # Python parsed it but LibCST did not: say nothing rather than guess
         except Exception as exc:  # never stop a team's flake8 run: report and go on

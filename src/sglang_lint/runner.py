@@ -42,11 +42,12 @@ def lint_one(display: str, data: bytes, ruleset: RuleSet) -> FileResult:
 _WORKER_RULESET: RuleSet | None = None
 
 
-def _start_worker(rule_files: tuple[str, ...] | None, screen: bool) -> None:
-    """Under ``spawn`` (no fork), load the same rule files again in the worker."""
+def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = ()) -> None:
+    """Under ``spawn`` (no fork), load the same rule files again in the worker, narrowed to
+    the same sglang releases."""
     global _WORKER_RULESET
     if rule_files is not None:
-        _WORKER_RULESET = RuleSet([load_rule_file(Path(path)) for path in rule_files], screen)
+        _WORKER_RULESET = RuleSet([load_rule_file(Path(path)) for path in rule_files], screen).for_releases(releases)
 
 
 def _work(item: tuple[str, bytes]) -> FileResult:
@@ -54,9 +55,10 @@ def _work(item: tuple[str, bytes]) -> FileResult:
 
 
 def lint_jobs(
-    jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int
+    jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int, releases: Sequence[str] = ()
 ) -> list[FileResult]:
-    """One result per job, in order: those of :func:`lint_one`, or an unreadable file."""
+    """One result per job, in order: those of :func:`lint_one`, or an unreadable file.
+    ``releases``: those ``ruleset`` was narrowed to (``for_releases``), for spawned workers."""
     global _WORKER_RULESET
     results: list[FileResult | None] = [None] * len(jobs)
     todo: list[tuple[int, bytes, bytes | None]] = []
@@ -83,7 +85,7 @@ def lint_jobs(
         context = multiprocessing.get_context("fork" if fork else "spawn")
         _WORKER_RULESET = ruleset
         rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
-        with context.Pool(workers, _start_worker, (rule_files, ruleset.screen)) as pool:
+        with context.Pool(workers, _start_worker, (rule_files, ruleset.screen, tuple(releases))) as pool:
             outcomes = pool.map(_work, items, chunksize=max(1, len(items) // (workers * 8)))
     else:
         outcomes = [lint_one(display, data, ruleset) for display, data in items]

@@ -7,6 +7,8 @@
   one is listed, marked so), and ``source.fixAll.sglang-lint`` (every safe fix at once).
 * Configuration: ``[tool.sglang-lint]`` of the ``pyproject.toml`` nearest above each document
   (as the command finds it), read when the document is first linted.
+* The sglang release(s) each document is judged against: found from its path as the command
+  finds them (target.py); the project files are read again when a document is opened.
 
 Linting never runs on the message loop: it runs in a worker thread, a newer change of the
 document supersedes an older lint (a pending one is cancelled, a running one's result is
@@ -28,7 +30,8 @@ from pygls.uris import to_fs_path
 
 from sglang_lint import __version__
 from sglang_lint.rulefile import RuleFileError
-from sglang_lint.config import Config, ConfigError, find_config, load_config, ruleset_for
+from sglang_lint import target
+from sglang_lint.config import Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for
 from sglang_lint.docs import docs_file, rule_anchor
 from sglang_lint.engine import lint
 from sglang_lint.model import Diagnostic, Edit, SourceError
@@ -54,14 +57,22 @@ class SglangLintServer(LanguageServer):
         self.debounce = 0.3
         self.docs_url = docs_file().as_uri()  # the rule docs installed with the package
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="sglang-lint")
-        self.rulesets: dict[Path | None, tuple[Config, RuleSet]] = {}
+        # per configuration file: the configuration, its rules (every release), the known
+        # releases, and its rules narrowed to each release target met so far
+        self.rulesets: dict[Path | None, tuple[Config, RuleSet, tuple[str, ...], dict]] = {}
 
     def settings_for(self, path: str | None) -> tuple[Config, RuleSet]:
+        """The configuration of the document at ``path`` and its rules, for the release(s) the
+        document is judged against."""
         found = find_config(Path(path).parent) if path else None
         if found not in self.rulesets:
             config = load_config(found) if found is not None else Config()
-            self.rulesets[found] = (config, ruleset_for(config))
-        return self.rulesets[found]
+            self.rulesets[found] = (config, ruleset_for(config, releases=()), known_for(config), {})
+        config, ruleset, known, by_releases = self.rulesets[found]
+        releases = target_for(config, path, known).releases
+        if releases not in by_releases:
+            by_releases[releases] = ruleset.for_releases(releases)
+        return config, by_releases[releases]
 
 
 server = SglangLintServer()
@@ -162,6 +173,7 @@ def initialize(ls: SglangLintServer, params: types.InitializeParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: SglangLintServer, params: types.DidOpenTextDocumentParams) -> None:
+    target.clear_cache()  # the project files may have changed since: read them again
     _schedule(ls, params.text_document.uri, 0)
 
 
