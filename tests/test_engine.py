@@ -7,7 +7,7 @@ import dataclasses
 import libcst
 import pytest
 
-from snippets import CAPTURE_IMPORT as IMPORT
+from snippets import CAPTURE_IMPORT as IMPORT, SGL001_AND_SGL004
 from sglang_lint import SourceError, lint
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.ruletable import default_ruleset
@@ -174,7 +174,8 @@ def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_
         raise RuntimeError("internal")
 
     monkeypatch.setattr(flake8_plugin, "lint", broken)
-    plugin = flake8_plugin.SglangLintPlugin(None, "a.py", ["x = 1\n"])
+    # (a file the prefilter passes: on any other the engine is never called)
+    plugin = flake8_plugin.SglangLintPlugin(None, "a.py", SGL001_AND_SGL004.splitlines(keepends=True))
     (message,) = [m for _, _, m, _ in plugin.run()]
     assert message.startswith("SGL900 sglang-lint failed on this file (RuntimeError: internal)")
 
