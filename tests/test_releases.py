@@ -182,3 +182,35 @@ def test_a_flag_of_a_newer_release_is_unknown_to_an_older_one():
         ("SGL009", "launch flag --cuda-graph-backend-decode: sglang 0.5.2 has no such server argument (added in"
                    " sglang 0.5.14)", None),
     ]
+
+
+def test_a_big_table_is_parsed_once_and_read_back_from_the_cache(tmp_path, monkeypatch):
+    from sglang_lint import rulefile
+
+    monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
+    table = tmp_path / "big.toml"
+    table.write_text("".join(f"key{n} = {n}\n" for n in range(4000)), encoding="utf-8")
+    assert table.stat().st_size >= rulefile.PARSED_CACHE_MIN_BYTES
+    first = rulefile.read_toml(table)
+    assert len(list((tmp_path / "cache" / "tables").glob("*.marshal"))) == 1
+
+    def no_parse(text):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(rulefile.tomllib, "loads", no_parse)
+    assert rulefile.read_toml(table) == first == {f"key{n}": n for n in range(4000)}
+    # A changed file is another key: parsed again (and here the parser is gone, so it says so).
+    table.write_text(table.read_text(encoding="utf-8") + "more = 1\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="parsed again"):
+        rulefile.read_toml(table)
+
+
+def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path, monkeypatch):
+    from sglang_lint import rulefile
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("SGLANG_LINT_CACHE", str(blocker))
+    table = tmp_path / "big.toml"
+    table.write_text("".join(f"key{n} = {n}\n" for n in range(4000)), encoding="utf-8")
+    assert rulefile.read_toml(table)["key3999"] == 3999

@@ -25,6 +25,7 @@ import libcst
 
 from sglang_lint import __version__
 from sglang_lint.model import FileResult
+from sglang_lint.rulefile import cache_home
 
 FORMAT = 2
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
@@ -37,11 +38,7 @@ def default_cache_dir() -> Path:
     the linted tree."""
     if os.environ.get("SGLANG_LINT_CACHE_DIR"):
         return Path(os.environ["SGLANG_LINT_CACHE_DIR"])
-    root = os.environ.get("SGLANG_LINT_CACHE")
-    if root:
-        return Path(root) / "results"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "sglang-lint" / "results"
+    return cache_home() / "results"
 
 
 def ruleset_fingerprint(ruleset, releases=()) -> str:

@@ -6,8 +6,12 @@ A leaf: the catalog (rule files) and the server-argument table both read their T
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -120,15 +124,56 @@ class Fields:
             raise self.error(unknown[0], "is not a known field")
 
 
+def cache_home() -> Path:
+    """Where sglang-lint keeps what it can compute again: ``$SGLANG_LINT_CACHE``, else
+    ``$XDG_CACHE_HOME/sglang-lint``, else ``~/.cache/sglang-lint``."""
+    root = os.environ.get("SGLANG_LINT_CACHE")
+    if root:
+        return Path(root)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "sglang-lint"
+
+
+# A TOML file this big (the server-argument table of every release, 150 KB) is parsed once and
+# kept as marshal data under its content's hash: tomllib reads it in 50 ms, marshal in 2.
+PARSED_CACHE_MIN_BYTES = 32_000
+
+
 def read_toml(path: Path) -> dict:
     """A TOML file's top table; RuleFileError (naming the file) when it cannot be read."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise RuleFileError(path, "", f"cannot be read: {exc.strerror or exc}") from exc
+    cached = None
+    if len(raw) >= PARSED_CACHE_MIN_BYTES:
+        key = hashlib.blake2b(raw + sys.version.encode(), digest_size=16).hexdigest()
+        cached = cache_home() / "tables" / f"{key}.marshal"
+        try:
+            found = marshal.loads(cached.read_bytes())
+            if isinstance(found, dict):
+                return found
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise RuleFileError(path, "", f"is not UTF-8: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc
+    if cached is not None:
+        _keep(cached, data)
+    return data
+
+
+def _keep(path: Path, data: dict) -> None:
+    """Write the parsed table atomically; a cache that cannot be written only costs time."""
+    try:
+        blob = marshal.dumps(data)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".table.", dir=path.parent)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(blob)
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        pass

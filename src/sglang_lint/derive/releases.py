@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sglang_lint.catalog import version_key
+from sglang_lint.rulefile import cache_home
 from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.server_args import (
     ServerField,
@@ -32,7 +32,7 @@ _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("SGLANG_LINT_CACHE", Path.home() / ".cache" / "sglang-lint"))
+    return cache_home()
 
 
 def fetch_tree(version: str) -> Path:
