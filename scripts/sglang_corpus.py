@@ -68,6 +68,7 @@ class Mutation:
     # ``sglang-lint --fix --unsafe-fixes`` gives the original file back (the planted value
     # is a misspelling of the original one, with one fix).
     restores: bool = False
+    release: str = SGLANG_VERSION  # the sglang release whose tree it is planted in, and judged against
 
 
 def plant(name, form, path, code, line, old, new, expect_line=None, more=(), restores=False) -> Mutation:
@@ -209,6 +210,24 @@ MUTATIONS = [
 ]
 
 
+# Bugs that depend on the release: each planted in that release's own tree (a launch appended
+# to sglang/test/test_utils.py, which imports subprocess) and judged against that release.
+_LAUNCH = 'subprocess.Popen(["python", "-m", "sglang.launch_server", {flags}])  # planted\n'
+RELEASE_MUTATIONS = [
+    Mutation("a flag of a newer release", "launch flags", "sglang/test/test_utils.py", "SGL009",
+             (Edit(0, "", "\n" + _LAUNCH.format(flags='"--cuda-graph-backend-decode", "full"')),),
+             release="0.5.10.post1"),
+    Mutation("a backend of a newer release", "launch flags", "sglang/test/test_utils.py", "SGL007",
+             (Edit(0, "", "\n" + _LAUNCH.format(flags='"--attention-backend", "dsv4"')),),
+             release="0.5.15.post1"),
+    Mutation("a flag deprecated in this release", "launch flags", "sglang/test/test_utils.py", "SGL011",
+             (Edit(0, "", "\n" + _LAUNCH.format(flags='"--mamba-scheduler-strategy", "auto"')),),
+             release="0.5.19"),
+    Mutation("a flag removed before this release", "launch flags", "sglang/test/test_utils.py", "SGL009",
+             (Edit(0, "", "\n" + _LAUNCH.format(flags='"--mamba-scheduler-strategy", "auto"')),)),
+]
+
+
 def apply_mutation(tree: Path, mutation: Mutation, workdir: Path) -> Path:
     """Copy the file to ``workdir / mutation.path`` and plant the bug there; each edit
     replaces the occurrence of its ``old`` that starts on its line (so the site is real)."""
@@ -340,6 +359,23 @@ def main(argv: list[str] | None = None) -> int:
         for line in lines:
             print("  unexpected:", line)
         ok &= not lines
+
+    start = time.perf_counter()
+    found = 0
+    for mutation in RELEASE_MUTATIONS:
+        workdir = Path(tempfile.mkdtemp(prefix="sglang-lint-release-mutation-"))
+        mutated = apply_mutation(fetch_tree(mutation.release), mutation, workdir)
+        line = expected_line(mutation, mutated)
+        _, lines = findings([sys.executable, "-m", "sglang_lint", "--no-cache", "--sglang-version", mutation.release,
+                             mutation.path], workdir)
+        hit = len(lines) == 1 and lines[0].startswith(f"{mutation.path}:{line}:") and f" {mutation.code} " in lines[0]
+        found += hit
+        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} line {line} in {mutation.release}: {mutation.name}")
+        for text in lines if not hit else ():
+            print("     got:", text)
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(f"release mutations: {found} found / {len(RELEASE_MUTATIONS)} planted, {time.perf_counter() - start:.1f}s")
+    ok &= found == len(RELEASE_MUTATIONS)
 
     if args.flake8:
         start = time.perf_counter()

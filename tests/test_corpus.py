@@ -16,6 +16,7 @@ from sglang_corpus import (
     MUTATIONS,
     OTHER_RELEASES,
     OWN_DEPRECATED_USES,
+    RELEASE_MUTATIONS,
     apply_mutation,
     check_fixes,
     expected_line,
@@ -67,6 +68,16 @@ def test_older_releases_own_trees_lint_clean_against_their_release(command):
     for release in OTHER_RELEASES:
         result = run(*command, "--sglang-version", release, "sglang", cwd=fetch_tree(release))
         assert (release, result.returncode, result.stdout, result.stderr) == (release, 0, "", "")
+
+
+@pytest.mark.parametrize("mutation", RELEASE_MUTATIONS, ids=lambda m: f"{m.release}-{m.code}")
+def test_a_release_dependent_bug_is_found_in_its_own_release(tmp_path: Path, mutation):
+    path = apply_mutation(fetch_tree(mutation.release), mutation, tmp_path)
+    ruleset = RuleSet(default_rules()).for_releases([mutation.release])
+    found = [(d.line, d.code) for d in lint(path.read_bytes(), mutation.path, ruleset)]
+    assert found == [(expected_line(mutation, path), mutation.code)]
+    if mutation.release != "0.5.23":  # and the newest release judges it otherwise (or not at all)
+        assert [(d.line, d.code) for d in lint(path.read_bytes(), mutation.path, SCREENED)] != found
 
 
 def test_at_least_25_mutations_cover_every_rule_and_form():
