@@ -459,7 +459,7 @@ def server_args_text(
     lines = [
         GENERATED_MARK,
         "# The server arguments of sglang: what ServerArgs(...), sgl.Engine(...) and the",
-        "# launch flags accept. Read by the server-args rules (SGL006-SGL009).",
+        "# launch flags accept. Read by the server-args rules (SGL006-SGL011).",
         f"sglang_version = {toml_string(version)}",
         "manual_flags = [" + ", ".join(toml_string(f) for f in flags) + "]",
         "",
