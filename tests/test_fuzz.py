@@ -22,7 +22,7 @@ from sglang_lint import SourceError, lint
 from sglang_lint.source import parse
 from sglang_lint.fixes import fix_text
 
-EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
     max_examples=EXAMPLES, deadline=None, derandomize="SGLANG_LINT_FUZZ_EXAMPLES" not in os.environ,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],

@@ -26,7 +26,7 @@ from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.server_args import ServerArgsCheck
 from sglang_lint.ruletable import RuleSet, default_rules
 
-EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "400"))
+EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "250"))
 PROPERTY = settings(
     max_examples=EXAMPLES, deadline=None, derandomize="SGLANG_LINT_FUZZ_EXAMPLES" not in os.environ,
     suppress_health_check=[HealthCheck.too_slow],
