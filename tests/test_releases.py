@@ -214,3 +214,11 @@ def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path, monkeypatch):
     table = tmp_path / "big.toml"
     table.write_text("".join(f"key{n} = {n}\n" for n in range(4000)), encoding="utf-8")
     assert rulefile.read_toml(table)["key3999"] == 3999
+
+
+def test_a_replacement_is_named_only_once_the_flag_is_gone():
+    # 0.5.6 predates the flag (added in 0.5.7): no word of a replacement it does not have either.
+    assert _shipped("0.5.6", "'--mamba-scheduler-strategy', 'auto'") == [
+        ("SGL009", "launch flag --mamba-scheduler-strategy: sglang 0.5.6 has no such server argument (added in"
+                   " sglang 0.5.7)", None),
+    ]

@@ -607,8 +607,8 @@ def _replacement(use: "FlagUse", table: Table, whole: bool) -> tuple[str, Fix | 
     """For a flag sglang deprecated and then removed: the replacement it named (and a safe
     fix to it, when that is a plain rename the target releases know)."""
     found = table.deprecation(use.flag)
-    if found is None or not found.new:
-        return "", None
+    if found is None or not found.new or not table.change(found.range).startswith(" (removed"):
+        return "", None  # never deprecated, no replacement named, or not yet (an older release)
     rename = found.certain_rename()
     fix = string_fix(use.element, rename, True) if rename and whole and rename in table.known_flags else None
     return f"; sglang named {found.new} as its replacement" + (
