@@ -453,7 +453,7 @@ class Run:
                 self.err.write(f"sglang-lint: {_count(files, 'file')} judged against {target.label}: {target.reason}\n")
             total = sum(self.stages.values())
             parts = ", ".join(f"{count} {stage}" for stage, count in self.stages.most_common())
-            self.err.write(f"sglang-lint: {total} files: {parts}\n")
+            self.err.write(f"sglang-lint: {total} file{'' if total == 1 else 's'}: {parts}\n")
         if self.mode == "diff":
             would = f"{_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}"
             self.err.write(f"sglang-lint: would fix {would}\n")
