@@ -232,10 +232,14 @@ def test_the_merged_catalog_holds_another_release_as_its_own_tree_has_it(sglang_
     # (and stays so in every release since: an unbroken run up to the newest).
     sites = release_sites(OTHER_RELEASE)
     ruleset = RuleSet(load_rules([ROOT / "rules"]))
-    on = {r.derived_key for r in ruleset.for_releases([OTHER_RELEASE]).rules if r.derived_key}
+    in_force = ruleset.for_releases([OTHER_RELEASE]).rules
+    on = {r.derived_key for r in in_force if r.derived_key and not r.raise_site.until}
     newest = {site.key: site_signature(site) for site in sglang_derivation.rules}
     same = {key for key, signature in newest.items() if sites.get(key) == signature}
     assert on <= same and len(on) > 100, sorted(on - same)[:5]
+    # and the rules of raise sites only older releases have: those of this release's sites
+    older = {r.derived_key for r in in_force if r.derived_key and r.raise_site.until}
+    assert older and older <= set(sites), sorted(older - set(sites))[:5]
 
 
 @pytest.mark.corpus

@@ -195,18 +195,22 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     except (ValueError, RuntimeError, OSError) as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
-    tables, sites, deprecated = {}, {}, {}
+    tables, sites, deprecated, rules = {}, {}, {}, {}
     for release in chosen:
         err.write(f"sglang {release}: server arguments and raise sites\n")
         tables[release] = history.release_server_args(release)
         sites[release] = history.release_sites(release)
         deprecated[release] = history.release_deprecated(release)
+        if release != chosen[-1]:
+            rules[release] = history.release_rules(release)
     newest = chosen[-1]
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
     table = history.merged_server_args_text(tables, deprecated)
-    written, _ = derive.write_catalog(derivation, rules_dir, table, history.site_since(derivation, sites))
+    written, _ = derive.write_catalog(
+        derivation, rules_dir, table, history.site_since(derivation, sites), history.gone_rules(derivation, rules)
+    )
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
     return 0

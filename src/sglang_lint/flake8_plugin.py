@@ -55,7 +55,7 @@ class SglangLintPlugin:
             from flake8.style_guide import Decision, DecisionEngine
 
             decide = DecisionEngine(options).decision_for
-            rules = default_ruleset().rules
+            rules = default_ruleset().catalog  # every release's rules: a target narrows them later
             selected = [rule for rule in rules if decide(rule.code) is Decision.Selected]
         except Exception:  # flake8's internals moved: run every rule, flake8 still filters
             cls.ruleset = None
@@ -91,7 +91,7 @@ class SglangLintPlugin:
         try:
             # The prefilter's names are the same for every release: a file it skips needs no
             # release found for it (no walk for a pin, no metadata read).
-            if not (ruleset or default_ruleset()).may_match(source, module_name_for(self.filename)[0]):
+            if not (ruleset or default_ruleset()).may_match_any_release(source, module_name_for(self.filename)[0]):
                 return
             ruleset = type(self).ruleset_for(self.filename)
             diagnostics = lint(source, self.filename, ruleset)

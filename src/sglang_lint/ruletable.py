@@ -51,8 +51,16 @@ class Entry:
 class RuleSet:
     """The catalog compiled for dispatch: entries keyed by callee name, and the prefilter."""
 
-    def __init__(self, rules: Sequence[Rule], screen: bool = True):
-        self.rules = tuple(rules)
+    def __init__(self, rules: Sequence[Rule], screen: bool = True, releases: Sequence[str] = ()):
+        # Every rule given, of every release; those in force are the ones whose raise site the
+        # target releases all have (no target: the newest, so not the rules of sites it removed).
+        self.catalog = tuple(rules)
+        self.releases = tuple(releases)
+        self.rules = tuple(
+            rule for rule in self.catalog
+            if (all(rule.raise_site.applies_to(r) for r in self.releases) if self.releases
+                else rule.raise_site.until is None)
+        )
         self.screen = screen  # run the call-site screen (screen.py) after the text prefilter
         self.calls: dict[str, list[Entry]] = {}
         self.attributes: dict[str, list[Entry]] = {}
@@ -72,6 +80,7 @@ class RuleSet:
                     if target.fields:
                         self.fields.append(Entry(rule, check, target))
         self.prefilter = Prefilter(triggers, screen)
+        self._catalog_prefilter: Prefilter | None = None
 
     def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
         """Why the file need not be parsed, or None when it must be (see prefilter.py)."""
@@ -81,19 +90,26 @@ class RuleSet:
         """Could any check fire on this text? False means: skip the file, parse nothing."""
         return self.skip_reason(source, module) is None
 
+    def may_match_any_release(self, source: str | bytes, module: str | None = None) -> bool:
+        """Could a check of any rule of the catalog, whatever the release, fire on this text?
+        (What a caller asks before it knows the file's release.)"""
+        if len(self.rules) == len(self.catalog):
+            return self.may_match(source, module)
+        if self._catalog_prefilter is None:
+            triggers = [
+                trigger for rule in self.catalog for check in rule.checks
+                for trigger in CHECK_KINDS[check.kind].triggers(check)
+            ]
+            self._catalog_prefilter = Prefilter(triggers, self.screen)
+        return self._catalog_prefilter.skip_reason(source, module) is None
+
     def for_releases(self, releases: Sequence[str]) -> "RuleSet":
         """The rules as they stand for a project on these sglang releases (one pinned release,
         or every release of a pinned range): a rule is on only where its raise site exists in
         every one of them, so that a finding means the call fails on all of them."""
         if not releases:
             return self
-        return RuleSet(
-            [
-                _rule_for_releases(rule, releases) for rule in self.rules
-                if all(rule.raise_site.applies_to(release) for release in releases)
-            ],
-            self.screen,
-        )
+        return RuleSet([_rule_for_releases(rule, releases) for rule in self.catalog], self.screen, releases)
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
         """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
@@ -104,11 +120,12 @@ class RuleSet:
         return RuleSet(
             [
                 rule
-                for rule in self.rules
+                for rule in self.catalog
                 if (not select or rule.code.startswith(select))
                 and not (ignore and rule.code.startswith(ignore))
             ],
             self.screen,
+            self.releases,
         )
 
 

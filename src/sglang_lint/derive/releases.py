@@ -26,6 +26,8 @@ from sglang_lint.derive.server_args import (
     server_args_text,
 )
 from sglang_lint.derive.sites import Derivation, derive_sites
+from sglang_lint.derive.tree import UNKNOWN_VERSION
+from sglang_lint.derive.writing import rule_name, rule_text
 from sglang_lint.derive.tree import read_modules
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
@@ -263,3 +265,51 @@ def site_since(newest: Derivation, history: dict[str, dict[str, str]]) -> dict[s
         elif first == len(releases):
             since[site.key] = newest.version  # only the newest has it as it is now
     return since
+
+
+def release_rules(version: str) -> dict[str, dict]:
+    """One release's rules as rule files would hold them: key -> {signature, name, text (with
+    the code left as ``SGL000``), index row}; cached as JSON like :func:`release_sites`. What a
+    catalog merged over releases writes for a raise site the newest release no longer has."""
+    path = cache_dir() / "rules" / f"{RULES_FORMAT}-{version}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    derivation = derive_sites(fetch_tree(version))
+    if derivation.version == UNKNOWN_VERSION:
+        derivation.version = version
+    found = {}
+    for site in derivation.rules:
+        found[site.key] = {
+            "signature": site_signature(site),
+            "name": rule_name(site),
+            "text": rule_text(site, PLACEHOLDER_CODE, version),
+            "callee": site.target.name if site.target.kind != "method" else f".{site.target.name}()",
+            "constraint": site.constraint.describe(site.parameter),
+            "where": f"{site.exception} in `{site.module}.{site.function}`",
+            "target": [site.target.name, site.target.argument or ""],
+        }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    return found
+
+
+RULES_FORMAT = "v1"
+PLACEHOLDER_CODE = "SGL000"
+
+
+def gone_rules(newest: Derivation, history: dict[str, dict[str, dict]]) -> dict[str, tuple]:
+    """The raise sites older releases had and the newest has not: key -> (the rule as the
+    last release with it writes it, since, until), over the unbroken run of releases, ending
+    at that last one, whose site checks the same thing."""
+    releases = sorted(history, key=version_key)
+    current = {site.key for site in newest.rules}
+    found = {}
+    for key in sorted({k for rules in history.values() for k in rules} - current):
+        last = max((i for i, r in enumerate(releases) if key in history[r]))
+        entry = history[releases[last]][key]
+        first = last
+        while first > 0 and history[releases[first - 1]].get(key, {}).get("signature") == entry["signature"]:
+            first -= 1
+        until = releases[last + 1] if last + 1 < len(releases) else newest.version
+        found[key] = (entry, releases[first] if first > 0 else "", until)
+    return found

@@ -25,6 +25,11 @@ LOCK_FILE = "codes.lock"
 INDEX_FILE = "INDEX.md"
 
 
+def rule_name(site: GuardedRaise) -> str:
+    """The rule's name: its function and parameter (``benchmark-backend``)."""
+    return _slug(site.function.replace(".", "-") + "-" + site.parameter)
+
+
 def _slug(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", text).lower()).strip("-")
     return slug[:60].strip("-") or "rule"
@@ -92,7 +97,7 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
     lines = [
         GENERATED_MARK,
         f"code = {toml_string(code)}",
-        f"name = {toml_string(_slug(site.function.replace('.', '-') + '-' + site.parameter))}",
+        f"name = {toml_string(rule_name(site))}",
         f"title = {toml_string(_title(site))}",
         f"catalog_id = {toml_string(hashlib.sha1(site.key.encode()).hexdigest()[:16])}",
         "",
@@ -173,13 +178,15 @@ def covered_by(curated: list[Rule]) -> set[tuple[str, str]]:
 
 
 def write_catalog(
-    derivation: Derivation, rules_dir: Path, server_args_text: str | None = None, since: dict | None = None
+    derivation: Derivation, rules_dir: Path, server_args_text: str | None = None, since: dict | None = None,
+    gone: dict | None = None,
 ) -> tuple[int, Counter]:
     """Write one rule file per derivable site into ``rules_dir/derived`` (codes kept stable
     through the lock file). Returns (rules written, skipped by reason). Refuses a tree whose
     release is unknown: every rule records the release it was verified in. For a catalog
     merged from several releases: ``server_args_text``, the merged table; ``since``, the first
-    release of each rule (by site key; see derive/releases.py)."""
+    release of each rule (by site key; see derive/releases.py); ``gone``, the raise sites of
+    older releases that the newest no longer has: key -> (rule entry, since, until)."""
     if derivation.version == UNKNOWN_VERSION:
         raise ValueError(
             "the sglang release of this tree is unknown (no sglang-*.dist-info, no sglang/_version.py, "
@@ -208,13 +215,33 @@ def write_catalog(
                 site.skipped = "no derived code left (SGL100-SGL899 are all taken)"
                 continue
             lock[site.key] = code
-        name = _slug(site.function.replace(".", "-") + "-" + site.parameter)
+        name = rule_name(site)
         files[f"{code}-{name}.toml"] = rule_text(site, code, derivation.version, (since or {}).get(site.key))
         callee = site.target.name if site.target.kind != "method" else f".{site.target.name}()"
         index.append(
             (code, f"| {code} | `{name}` | `{callee}` | `{_cell(site.constraint.describe(site.parameter))}` | "
                    f"{site.exception} in `{site.module}.{site.function}` |")
         )
+    older = {}  # file name -> text, for the raise sites only older releases have
+    if gone is None:
+        # One release alone says nothing of older ones: their rules (``until``) stay as written.
+        for path in out.glob("SGL*.toml"):
+            text = path.read_text(encoding="utf-8")
+            if text.startswith(GENERATED_MARK) and "\nuntil = " in text:
+                older[path.name] = text
+    for key, (entry, first, until) in sorted((gone or {}).items()):
+        if tuple(entry["target"]) in covered:
+            continue
+        code = lock.get(key)
+        if code is None:
+            code = next(free, None)
+            if code is None:
+                continue
+            lock[key] = code
+        older[f"{code}-{entry['name']}.toml"] = _with_range(entry["text"], code, first, until)
+    for name, text in older.items():
+        files[name] = text
+        index.append(_older_row(text))
     for stale in out.glob("SGL*.toml"):
         if stale.name not in files and stale.read_text(encoding="utf-8").startswith(GENERATED_MARK):
             stale.unlink()
@@ -223,8 +250,27 @@ def write_catalog(
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
     (out / LOCK_FILE).write_text(_lock_text(lock), encoding="utf-8")
-    (out / INDEX_FILE).write_text(_index_text(index, derivation), encoding="utf-8")
+    (out / INDEX_FILE).write_text(_index_text(index, derivation, len(older)), encoding="utf-8")
     return len(files), derivation.skipped()
+
+
+def _with_range(text: str, code: str, since: str, until: str) -> str:
+    """A rule file of an older release (its code left as SGL000) with its code and releases."""
+    lines = text.replace('code = "SGL000"', f"code = {toml_string(code)}", 1).split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("sglang_version = ")) + 1
+    extra = ([f"since = {toml_string(since)}"] if since else []) + [f"until = {toml_string(until)}"]
+    return "\n".join(lines[:at] + extra + lines[at:])
+
+
+def _older_row(text: str) -> tuple[str, str]:
+    """The index row of a rule of older releases, read from its file."""
+    rule = tomllib.loads(text)
+    site, target = rule["raise_site"], rule["check"][0]["target"][0]
+    kind = next(k for k in ("function", "class", "method", "attribute") if k in target)
+    callee = f".{target[kind]}()" if kind == "method" else target[kind]
+    code = rule["code"]
+    return code, (f"| {code} | `{rule['name']}` | `{callee}` | `{_cell(rule['derived']['constraint'])}` | "
+                  f"{site['exception']} in `{site['module']}.{site['function']}` (until {site['until']}) |")
 
 
 def _cell(text: str) -> str:
@@ -232,14 +278,15 @@ def _cell(text: str) -> str:
     return text if len(text) <= 90 else text[:87] + "..."
 
 
-def _index_text(rows: list[tuple[str, str]], derivation: Derivation) -> str:
+def _index_text(rows: list[tuple[str, str]], derivation: Derivation, older: int = 0) -> str:
     skipped = derivation.skipped()
     lines = [
         "<!-- Generated by `sglang-lint catalog derive`: do not edit; re-derive instead. -->",
         f"# Derived rules (sglang {derivation.version})",
         "",
         f"{len(derivation.sites)} raise sites of sglang {derivation.version} have a guard that tests a parameter "
-        f"of their function; {len(rows)} of them are rules here, {sum(skipped.values())} were skipped:",
+        f"of their function; {len(rows) - older} of them are rules here, {sum(skipped.values())} were skipped"
+        + (f"; {older} more rules are raise sites only older releases have (until):" if older else ":"),
         "",
         "| skipped | reason |",
         "|---:|---|",
