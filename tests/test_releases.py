@@ -222,3 +222,26 @@ def test_a_replacement_is_named_only_once_the_flag_is_gone():
         ("SGL009", "launch flag --mamba-scheduler-strategy: sglang 0.5.6 has no such server argument (added in"
                    " sglang 0.5.7)", None),
     ]
+
+
+def test_a_rule_folder_is_parsed_once_and_an_edit_takes_effect_on_the_next_load(tmp_path, monkeypatch):
+    from sglang_lint import rulefile
+
+    monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    for rule in default_rules()[:3]:
+        (folder / rule.path.name).write_text(rule.path.read_text(encoding="utf-8"), encoding="utf-8")
+    first = [r.title for r in load_rules([folder])]
+    real = rulefile.tomllib.loads
+
+    def no_parse(text):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(rulefile.tomllib, "loads", no_parse)
+    assert [r.title for r in load_rules([folder])] == first  # from the cache: nothing parsed
+    monkeypatch.setattr(rulefile.tomllib, "loads", real)
+    edited = sorted(folder.glob("SGL*.toml"))[0]
+    edited.write_text(edited.read_text(encoding="utf-8").replace(f'title = "{first[0]}"', 'title = "Edited"', 1),
+                      encoding="utf-8")
+    assert [r.title for r in load_rules([folder])] == ["Edited", *first[1:]]

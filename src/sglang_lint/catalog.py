@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from sglang_lint.rulefile import Fields, RuleFileError, read_toml
+from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
 
 CODE_PATTERN = re.compile(r"^SGL[0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -250,8 +250,9 @@ def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ..
         if not folder.is_dir():
             raise RuleFileError(folder, "", "rule folder does not exist")
         # Rule files are named after their code; other TOML files there are data tables.
-        for path in sorted(folder.rglob("SGL*.toml")):
-            rule = load_rule_file(path, kinds)
+        paths = sorted(folder.rglob("SGL*.toml"))
+        for path, data in zip(paths, read_tomls(paths)):
+            rule = parse_rule(data, path, kinds)
             if rule.code in seen:
                 raise RuleFileError(
                     path, "code", f"{rule.code} is already used by {seen[rule.code]}"

@@ -155,18 +155,49 @@ def read_toml(path: Path) -> dict:
                 return found
         except (OSError, ValueError, EOFError, TypeError):
             pass
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise RuleFileError(path, "", f"is not UTF-8: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc
+    data = _parse(path, raw)
     if cached is not None:
         _keep(cached, data)
     return data
 
 
-def _keep(path: Path, data: dict) -> None:
+def read_tomls(paths: list[Path]) -> list[dict]:
+    """Many small TOML files (a rule folder), each as :func:`read_toml` reads it; parsed once
+    and kept together as marshal data under the hash of all their names and bytes, so that a
+    run that changes no rule file parses none (tomllib takes 0.2 ms a file), and one that
+    changes any parses them again."""
+    raws = []
+    digest = hashlib.blake2b(sys.version.encode(), digest_size=16)
+    for path in paths:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise RuleFileError(path, "", f"cannot be read: {exc.strerror or exc}") from exc
+        raws.append(raw)
+        digest.update(str(path).encode() + b"\0" + raw + b"\0")
+    cached = cache_home() / "tables" / f"rules-{digest.hexdigest()}.marshal"
+    try:
+        found = marshal.loads(cached.read_bytes())
+        if isinstance(found, list) and len(found) == len(paths):
+            return found
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    parsed = [_parse(path, raw) for path, raw in zip(paths, raws)]
+    if paths:
+        _keep(cached, parsed)
+    return parsed
+
+
+def _parse(path: Path, raw: bytes) -> dict:
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RuleFileError(path, "", f"is not UTF-8: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc
+
+
+def _keep(path: Path, data) -> None:
     """Write the parsed table atomically; a cache that cannot be written only costs time."""
     try:
         blob = marshal.dumps(data)
