@@ -184,6 +184,20 @@ def test_a_flag_of_a_newer_release_is_unknown_to_an_older_one():
     ]
 
 
+def _forbid_parsing(monkeypatch):
+    """From here on, parsing TOML fails the test (what follows must come from the cache);
+    returns the real parser."""
+    from sglang_lint import rulefile
+
+    real = rulefile.tomllib.loads
+
+    def no_parse(text):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(rulefile.tomllib, "loads", no_parse)
+    return real
+
+
 def test_a_big_table_is_parsed_once_and_read_back_from_the_cache(tmp_path, monkeypatch):
     from sglang_lint import rulefile
 
@@ -193,11 +207,7 @@ def test_a_big_table_is_parsed_once_and_read_back_from_the_cache(tmp_path, monke
     assert table.stat().st_size >= rulefile.PARSED_CACHE_MIN_BYTES
     first = rulefile.read_toml(table)
     assert len(list((tmp_path / "cache" / "tables").glob("*.marshal"))) == 1
-
-    def no_parse(text):
-        raise AssertionError("parsed again")
-
-    monkeypatch.setattr(rulefile.tomllib, "loads", no_parse)
+    _forbid_parsing(monkeypatch)
     assert rulefile.read_toml(table) == first == {f"key{n}": n for n in range(4000)}
     # A changed file is another key: parsed again (and here the parser is gone, so it says so).
     table.write_text(table.read_text(encoding="utf-8") + "more = 1\n", encoding="utf-8")
@@ -233,12 +243,7 @@ def test_a_rule_folder_is_parsed_once_and_an_edit_takes_effect_on_the_next_load(
     for rule in default_rules()[:3]:
         (folder / rule.path.name).write_text(rule.path.read_text(encoding="utf-8"), encoding="utf-8")
     first = [r.title for r in load_rules([folder])]
-    real = rulefile.tomllib.loads
-
-    def no_parse(text):
-        raise AssertionError("parsed again")
-
-    monkeypatch.setattr(rulefile.tomllib, "loads", no_parse)
+    real = _forbid_parsing(monkeypatch)
     assert [r.title for r in load_rules([folder])] == first  # from the cache: nothing parsed
     monkeypatch.setattr(rulefile.tomllib, "loads", real)
     edited = sorted(folder.glob("SGL*.toml"))[0]
