@@ -103,10 +103,14 @@ class RaiseSite:
     until: str | None = None
 
     def applies_to(self, version: str) -> bool:
-        wanted = version_key(version)
-        return (self.since is None or version_key(self.since) <= wanted) and (
-            self.until is None or wanted < version_key(self.until)
-        )
+        return in_releases(self.since, self.until, version)
+
+
+def in_releases(since: str | None, until: str | None, version: str) -> bool:
+    """Is ``version`` from ``since`` (included) to ``until`` (excluded)? An unset or empty end
+    is open. The one reading of a release range, for rules and the server-argument table."""
+    wanted = version_key(version)
+    return (not since or version_key(since) <= wanted) and (not until or wanted < version_key(until))
 
 
 VERSION_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*(\.?[a-z]+[0-9]*)?$")

@@ -24,7 +24,7 @@ from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprin
 from sglang_lint.config import Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.runner import Job, default_workers, lint_jobs
-from sglang_lint.target import RELEASE_PATTERN, TargetRelease
+from sglang_lint.target import TargetRelease, release_argument
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -47,13 +47,6 @@ def code_prefixes(text: str) -> list[str]:
         if not CODE_PREFIX.match(prefix):
             raise argparse.ArgumentTypeError(f"{prefix!r} is not a code prefix like SGL or SGL001")
     return prefixes
-
-
-def release_argument(text: str) -> str:
-    version = text.strip()
-    if not RELEASE_PATTERN.match(version):
-        raise argparse.ArgumentTypeError(f"{text!r} is not an sglang release like 0.5.23 or 0.5.10.post1")
-    return version
 
 
 def python_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
@@ -195,18 +188,19 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     except (ValueError, RuntimeError, OSError) as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
-    tables, sites, deprecated, rules = {}, {}, {}, {}
-    for release in chosen:
-        err.write(f"sglang {release}: server arguments and raise sites\n")
-        tables[release] = history.release_server_args(release)
-        sites[release] = history.release_sites(release)
-        deprecated[release] = history.release_deprecated(release)
-        if release != chosen[-1]:
-            rules[release] = history.release_rules(release)
     newest = chosen[-1]
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
+    tables, deprecated, rules = {}, {}, {}
+    sites = {newest: {site.key: history.site_signature(site) for site in derivation.rules}}
+    for release in chosen:
+        err.write(f"sglang {release}: server arguments and raise sites\n")
+        tables[release] = history.release_server_args(release)
+        deprecated[release] = history.release_deprecated(release)
+        if release != newest:
+            rules[release] = history.release_rules(release)
+            sites[release] = {key: rule["signature"] for key, rule in rules[release].items()}
     table = history.merged_server_args_text(tables, deprecated)
     written, _ = derive.write_catalog(
         derivation, rules_dir, table, history.site_since(derivation, sites), history.gone_rules(derivation, rules)

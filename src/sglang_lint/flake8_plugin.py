@@ -9,7 +9,6 @@ the installed sglang, else the project's pin above the file."""
 
 from __future__ import annotations
 
-import argparse
 import ast
 from typing import Iterator
 
@@ -19,14 +18,7 @@ from sglang_lint.engine import lint
 from sglang_lint.model import SourceError
 from sglang_lint.pynames import module_name_for
 from sglang_lint.ruletable import RuleSet, default_ruleset
-from sglang_lint.target import RELEASE_PATTERN, find_target, known_releases
-
-
-def _release(text: str) -> str:
-    version = text.strip()
-    if not RELEASE_PATTERN.match(version):
-        raise argparse.ArgumentTypeError(f"{text!r} is not an sglang release like 0.5.23 or 0.5.10.post1")
-    return version
+from sglang_lint.target import find_target, known_releases, release_argument
 
 
 class SglangLintPlugin:
@@ -42,7 +34,7 @@ class SglangLintPlugin:
     @classmethod
     def add_options(cls, parser) -> None:
         parser.add_option(
-            "--sglang-version", default=None, type=_release, parse_from_config=True, metavar="X",
+            "--sglang-version", default=None, type=release_argument, parse_from_config=True, metavar="X",
             help="sglang-lint: judge every file against this sglang release (default: the installed "
             "sglang, else the project's pin above the file)",
         )

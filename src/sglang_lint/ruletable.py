@@ -66,11 +66,9 @@ class RuleSet:
         self.attributes: dict[str, list[Entry]] = {}
         self.classes: list[Entry] = []
         self.fields: list[Entry] = []  # targets that are dataclass-like configs (fields = true)
-        triggers = []
         for rule in self.rules:
             for check in rule.checks:
                 kind = CHECK_KINDS[check.kind]
-                triggers += kind.triggers(check)
                 if kind.site == "class":
                     self.classes.append(Entry(rule, check, None))
                     continue
@@ -79,7 +77,7 @@ class RuleSet:
                     table.setdefault(target.last_name, []).append(Entry(rule, check, target))
                     if target.fields:
                         self.fields.append(Entry(rule, check, target))
-        self.prefilter = Prefilter(triggers, screen)
+        self.prefilter = Prefilter(_triggers(self.rules), screen)
         self._catalog_prefilter: Prefilter | None = None
 
     def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
@@ -96,11 +94,7 @@ class RuleSet:
         if len(self.rules) == len(self.catalog):
             return self.may_match(source, module)
         if self._catalog_prefilter is None:
-            triggers = [
-                trigger for rule in self.catalog for check in rule.checks
-                for trigger in CHECK_KINDS[check.kind].triggers(check)
-            ]
-            self._catalog_prefilter = Prefilter(triggers, self.screen)
+            self._catalog_prefilter = Prefilter(_triggers(self.catalog), self.screen)
         return self._catalog_prefilter.skip_reason(source, module) is None
 
     def for_releases(self, releases: Sequence[str]) -> "RuleSet":
@@ -127,6 +121,11 @@ class RuleSet:
             self.screen,
             self.releases,
         )
+
+
+def _triggers(rules: Sequence[Rule]) -> list:
+    """What a file must contain for any check of these rules to fire (the prefilter's table)."""
+    return [trigger for rule in rules for check in rule.checks for trigger in CHECK_KINDS[check.kind].triggers(check)]
 
 
 def _rule_for_releases(rule: Rule, releases: Sequence[str]) -> Rule:

@@ -25,6 +25,7 @@ The known releases are :func:`known_releases`: the one place that lists them.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import configparser
 import os
@@ -42,6 +43,16 @@ from sglang_lint.ruletable import default_rules
 
 # A release as users write it: 0.5.23, 0.5.10.post1, 0.5.16rc1, 0.6.0.dev0.
 RELEASE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*([.-]?[a-z]+[.-]?[0-9]*)?$")
+
+
+def release_argument(text: str) -> str:
+    """``--sglang-version X`` (the command's and flake8's): a release name, or argparse's error."""
+    version = text.strip()
+    if not RELEASE_PATTERN.match(version):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an sglang release like 0.5.23 or 0.5.10.post1")
+    return version
+
+
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")  # then requirements*.txt, by name
 MAX_INCLUDE_DEPTH = 8
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from sglang_lint.catalog import version_key
+from sglang_lint.catalog import in_releases, version_key
 from sglang_lint.checks.base import (
     FIX_SAFETY,
     CheckKind,
@@ -60,12 +60,6 @@ class Field:
     flag_ranges: tuple = ()
 
 
-def in_range(span: tuple, release: str) -> bool:
-    since, until = span
-    key = version_key(release)
-    return (not since or version_key(since) <= key) and (not until or key < version_key(until))
-
-
 def _span_of(ranges: tuple, item) -> tuple:
     return next((span for key, span in ranges if key == item), EVERY_RELEASE)
 
@@ -98,7 +92,7 @@ class Table:
             return self
 
         def present(span: tuple) -> bool:
-            return any(in_range(span, release) for release in releases)
+            return any(in_releases(*span, release) for release in releases)
 
         fields = {}
         for name, full in self.history.items():
@@ -127,7 +121,7 @@ class Table:
         """The deprecation, when every release of this table registers the flag as deprecated."""
         found = self.deprecated.get(flag)
         releases = self.releases or (self.version,)
-        if found is None or not all(in_range(found.range, release) for release in releases):
+        if found is None or not all(in_releases(*found.range, release) for release in releases):
             return None
         return found
 
@@ -579,11 +573,10 @@ def _run_argv(site, params: ServerArgsCheck, target):
             continue
         if use.field is None:
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
-                # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
-                whole = isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
-                hint, fix = _replacement(use, params.table, whole)
+                hint, fix = _replacement(use, params.table)
                 if not hint:
-                    hint, fix = _rename(use.flag, known_flags, use.element if whole else None)
+                    # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
+                    hint, fix = _rename(use.flag, known_flags, use.element if _flag_alone(use) else None)
                 yield Finding(
                     use.element,
                     f"launch flag {use.flag}: sglang {params.table.version} has no such server argument"
@@ -603,14 +596,13 @@ def _run_argv(site, params: ServerArgsCheck, target):
             yield Finding(use.value_node, *judged)
 
 
-def _replacement(use: "FlagUse", table: Table, whole: bool) -> tuple[str, Fix | None]:
+def _replacement(use: "FlagUse", table: Table) -> tuple[str, Fix | None]:
     """For a flag sglang deprecated and then removed: the replacement it named (and a safe
     fix to it, when that is a plain rename the target releases know)."""
     found = table.deprecation(use.flag)
     if found is None or not found.new or not table.change(found.range).startswith(" (removed"):
         return "", None  # never deprecated, no replacement named, or not yet (an older release)
-    rename = found.certain_rename()
-    fix = string_fix(use.element, rename, True) if rename and whole and rename in table.known_flags else None
+    fix = _replacement_fix(use, found, table)
     return f"; sglang named {found.new} as its replacement" + (
         " (fixable with `sglang-lint --fix`)" if fix else ""), fix
 
@@ -618,14 +610,26 @@ def _replacement(use: "FlagUse", table: Table, whole: bool) -> tuple[str, Fix | 
 def _deprecated(use: "FlagUse", found: Deprecation, table: Table) -> Finding:
     """SGL011: a flag the target releases still accept, as a deprecated spelling."""
     removed = f", removed in sglang {found.range[1]}" if found.range[1] else ""
-    whole = isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
-    rename = found.certain_rename()
-    fix = string_fix(use.element, rename, True) if rename and whole and rename in table.known_flags else None
+    fix = _replacement_fix(use, found, table)
     if found.new:
         advice = f"; use {found.new}" + (" (fixable with `sglang-lint --fix`)" if fix else "")
     else:
         advice = "; sglang names no replacement (it ignores the flag or stops the launch)"
     return Finding(use.element, f"launch flag {use.flag}: deprecated in sglang {table.version}{removed}{advice}", fix)
+
+
+def _replacement_fix(use: "FlagUse", found: Deprecation, table: Table) -> Fix | None:
+    """The replacement written over the flag, where that is certain: a literal that is the
+    flag alone, a plain rename (:meth:`Deprecation.certain_rename`), a flag the target knows."""
+    rename = found.certain_rename()
+    if not rename or rename not in table.known_flags or not _flag_alone(use):
+        return None
+    return string_fix(use.element, rename, True)
+
+
+def _flag_alone(use: "FlagUse") -> bool:
+    """Is the flag a literal of its own (not ``--flag=value``, not an f-string)?"""
+    return isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
 
 
 def _number(value: object) -> int | float | None:

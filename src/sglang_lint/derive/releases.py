@@ -228,18 +228,8 @@ SERVER_ARGS_FORMAT = "v1"  # bump when derive_server_fields changes what it read
 
 def release_sites(version: str) -> dict[str, str]:
     """One release's derivable raise sites: key -> what the rule would check (its constraint
-    and its callable), cached as JSON like :func:`release_server_args`."""
-    path = cache_dir() / "sites" / f"{SITES_FORMAT}-{version}.json"
-    if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
-    derivation = derive_sites(fetch_tree(version))
-    found = {site.key: site_signature(site) for site in derivation.rules}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
-    return found
-
-
-SITES_FORMAT = "v1"  # bump when the site derivation changes what it finds
+    and its callable); read from :func:`release_rules`, so a release is derived once."""
+    return {key: rule["signature"] for key, rule in release_rules(version).items()}
 
 
 def site_signature(site) -> str:
