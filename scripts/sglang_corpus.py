@@ -19,6 +19,7 @@ Exit 0 when all of that holds. The tests import this module for the same steps.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -213,6 +214,8 @@ MUTATIONS = [
 # Bugs that depend on the release: each planted in that release's own tree (a launch appended
 # to sglang/test/test_utils.py, which imports subprocess) and judged against that release.
 _LAUNCH = 'subprocess.Popen(["python", "-m", "sglang.launch_server", {flags}])  # planted\n'
+BACKEND_FACTORY = "sglang/srt/mem_cache/storage/backend_factory.py"
+_BUILTIN_BACKEND = '\n\nStorageBackendFactory._create_builtin_backend("{name}", None, {{}}, None)  # planted\n'
 RELEASE_MUTATIONS = [
     Mutation("a flag of a newer release", "launch flags", "sglang/test/test_utils.py", "SGL009",
              (Edit(0, "", "\n" + _LAUNCH.format(flags='"--cuda-graph-backend-decode", "full"')),),
@@ -225,7 +228,35 @@ RELEASE_MUTATIONS = [
              release="0.5.19"),
     Mutation("a flag removed before this release", "launch flags", "sglang/test/test_utils.py", "SGL009",
              (Edit(0, "", "\n" + _LAUNCH.format(flags='"--mamba-scheduler-strategy", "auto"')),)),
+    # A derived rule whose allowed set grew: 'simm' came in 0.5.11, so 0.5.10.post1 raises on it.
+    Mutation("a storage backend of a newer release", "positional", BACKEND_FACTORY, "SGL328",
+             (Edit(0, "", _BUILTIN_BACKEND.format(name="simm")),), release="0.5.10.post1"),
+    Mutation("an unknown storage backend, against that release's list", "positional", BACKEND_FACTORY, "SGL328",
+             (Edit(0, "", _BUILTIN_BACKEND.format(name="s3")),), release="0.5.15.post1"),
 ]
+
+
+def replant(mutation: Mutation, tree: Path, release: str) -> Mutation | None:
+    """The mutation in another release's tree: each edit's text found there once (any line;
+    appends stay appends), judged against that release. None where that tree lacks the call
+    site (the file, or an edit's text), or has it more than once."""
+    path = tree / mutation.path
+    if not path.is_file():
+        return None
+    source = path.read_text(encoding="utf-8")
+    edits, shift = [], None
+    for edit in mutation.edits:
+        if edit.line == 0:
+            edits.append(edit)
+            continue
+        if source.count(edit.old) != 1:
+            return None
+        line = source.count("\n", 0, source.index(edit.old)) + 1
+        if mutation.expect_line is not None and shift is None:
+            shift = line - edit.line
+        edits.append(Edit(line, edit.old, edit.new))
+    expect = None if mutation.expect_line is None else mutation.expect_line + (shift or 0)
+    return dataclasses.replace(mutation, edits=tuple(edits), expect_line=expect, release=release)
 
 
 def apply_mutation(tree: Path, mutation: Mutation, workdir: Path) -> Path:
@@ -322,6 +353,40 @@ def check_fixes(tree: Path, planted: list, workdir: Path, lint: list[str]) -> bo
     return ok and restored == wanted
 
 
+def replay_mutations(release: str) -> bool:
+    """Plant :data:`MUTATIONS` in ``release``'s own tree where it has their call site and its
+    catalog their rule; require each finding there, as in 0.5.23."""
+    from sglang_lint.ruletable import default_ruleset
+
+    start = time.perf_counter()
+    tree = fetch_tree(release)
+    in_force = {rule.code for rule in default_ruleset().for_releases([release]).rules}
+    workdir = Path(tempfile.mkdtemp(prefix="sglang-lint-replay-"))
+    planted = []
+    for index, mutation in enumerate(MUTATIONS):
+        moved = replant(mutation, tree, release) if mutation.code in in_force else None
+        if moved is None:
+            continue
+        relative = Path(f"m{index:02d}") / mutation.path
+        mutated = apply_mutation(tree, moved, workdir / relative.parts[0])
+        planted.append((moved, str(relative), expected_line(moved, mutated)))
+    _, lines = findings([sys.executable, "-m", "sglang_lint", "--no-cache", "--ignore", "SGL011",
+                         "--sglang-version", release, *(relative for _, relative, _ in planted)], workdir)
+    found = 0
+    for mutation, relative, line in planted:
+        got = [text for text in lines if text.startswith(relative + ":")]
+        hit = len(got) == 1 and got[0].startswith(f"{relative}:{line}:") and f" {mutation.code} " in got[0]
+        found += hit
+        if not hit:
+            print(f"  MISSED in {release}: {mutation.code} line {line} ({mutation.form}): {mutation.name}")
+            for text in got:
+                print("     got:", text)
+    shutil.rmtree(workdir, ignore_errors=True)
+    print(f"mutations replayed in sglang {release}: {found} found / {len(planted)} planted where the call site "
+          f"and the rule exist (of {len(MUTATIONS)}), {time.perf_counter() - start:.1f}s")
+    return found == len(planted) and bool(planted)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--flake8", action="store_true", help="also run flake8 --select SGL over the whole tree")
@@ -376,6 +441,11 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"release mutations: {found} found / {len(RELEASE_MUTATIONS)} planted, {time.perf_counter() - start:.1f}s")
     ok &= found == len(RELEASE_MUTATIONS)
+
+    # The bugs planted in 0.5.23, in each older release whose tree has the call site and whose
+    # catalog has the rule: judged against that release, each must be found there too.
+    for release in OTHER_RELEASES:
+        ok &= replay_mutations(release)
 
     if args.flake8:
         start = time.perf_counter()

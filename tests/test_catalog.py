@@ -152,6 +152,9 @@ def test_valid_team_rule_loads_and_runs(tmp_path):
         (('function = "sglang.x.f"', 'function = "f"'), "check[0].target[0].function", "qualified name"),
         (('[docs]', '[doc]'), "docs", "is missing"),
         (('exception = "ValueError"', "exception = 3"), "raise_site.exception", "non-empty string"),
+        (('summary = "bad mode"', 'since = "0.5.10"\nuntil = "0.5.9"\nsummary = "bad mode"'), "check[0].until",
+         "not after since = 0.5.10"),
+        (('summary = "bad mode"', 'since = "latest"\nsummary = "bad mode"'), "check[0].since", "does not match"),
     ],
 )
 def test_malformed_rule_names_file_and_field(tmp_path, change, field, problem):

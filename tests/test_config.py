@@ -90,7 +90,7 @@ def test_extra_rule_folder_and_sglang_version(project: Path):
     assert findings(lint(project, "src/app.py")) == ["src/app.py:3:31: SGL950"]
     # A rule whose raise site is in later releases only is off for an older sglang.
     (team / "SGL950-team-capture-mode.toml").write_text(
-        team_rule.replace('sglang_version = "0.5.23"', 'sglang_version = "0.5.23"\nsince = "0.5.23"')
+        team_rule.replace('since = "0.5.13"', 'since = "0.5.23"')
     )
     configure(project, 'extra-rules = ["lint_rules"]\nselect = ["SGL950"]\nsglang-version = "0.5.20"\n')
     assert findings(lint(project, "src/app.py")) == []

@@ -21,6 +21,7 @@ from sglang_corpus import (
     check_fixes,
     expected_line,
     fetch_tree,
+    replay_mutations,
 )
 from sglang_lint import lint
 from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
@@ -74,10 +75,15 @@ def test_older_releases_own_trees_lint_clean_against_their_release(command):
 def test_a_release_dependent_bug_is_found_in_its_own_release(tmp_path: Path, mutation):
     path = apply_mutation(fetch_tree(mutation.release), mutation, tmp_path)
     ruleset = RuleSet(default_rules()).for_releases([mutation.release])
-    found = [(d.line, d.code) for d in lint(path.read_bytes(), mutation.path, ruleset)]
-    assert found == [(expected_line(mutation, path), mutation.code)]
+    found = [(d.line, d.code, d.message) for d in lint(path.read_bytes(), mutation.path, ruleset)]
+    assert [(line, code) for line, code, _ in found] == [(expected_line(mutation, path), mutation.code)]
     if mutation.release != "0.5.23":  # and the newest release judges it otherwise (or not at all)
-        assert [(d.line, d.code) for d in lint(path.read_bytes(), mutation.path, SCREENED)] != found
+        assert [(d.line, d.code, d.message) for d in lint(path.read_bytes(), mutation.path, SCREENED)] != found
+
+
+@pytest.mark.parametrize("release", OTHER_RELEASES)
+def test_the_planted_bugs_are_found_in_an_older_release_that_has_their_call_site(release):
+    assert replay_mutations(release)
 
 
 def test_at_least_25_mutations_cover_every_rule_and_form():

@@ -17,7 +17,12 @@ from sglang_lint.ruletable import RuleSet, load_rules
 from sglang_lint.checks.server_args import load_table
 from sglang_lint.rulefile import read_toml
 from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, derive_sites, verify, write_catalog
-from sglang_lint.derive.releases import fetch_tree, release_server_args, release_sites, site_signature
+from sglang_lint.catalog import version_key
+from sglang_lint.derive.releases import (
+    Run, fetch_tree, gone_rules, release_server_args, release_sites, rules_of, site_history, site_runs,
+    site_signature,
+)
+from sglang_lint.derive.writing import older_checks_of
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 
@@ -135,6 +140,52 @@ def test_codes_stay_with_their_site_across_re_derivations(tmp_path, written, der
     assert lock != (rules_dir / DERIVED_DIR / LOCK_FILE).read_text()
 
 
+def test_runs_of_releases_cut_where_the_check_changes():
+    history = {
+        "0.5.1": {"k": {"signature": "a"}},
+        "0.5.2": {"k": {"signature": "b"}},
+        "0.5.3": {"k": {"signature": "b"}},
+        "0.5.4": {},
+        "0.5.5": {"k": {"signature": "c"}},
+        "0.5.6": {"k": {"signature": "c"}},
+    }
+    assert site_runs("k", history, "0.5.6") == [Run("0.5.5", "", "0.5.6")]  # unbroken back to 0.5.5 only
+    assert site_runs("k", history, "0.5.3") == [Run("0.5.2", "0.5.4", "0.5.3"), Run("", "0.5.2", "0.5.1")]
+
+
+def test_a_merged_catalog_keeps_each_release_s_check(tmp_path, derivation):
+    """Three releases of the test tree: in the two older ones `allowed_tuple` took one mode
+    less and `legacy_only` still raised; the catalog written from them holds both."""
+    old_tree = tmp_path / "old"
+    shutil.copytree(TREE, old_tree)
+    capture = old_tree / "sglang" / "modes" / "capture.py"
+    text = capture.read_text().replace('if mode not in ("pre_rope", "post_rope"):', 'if mode not in ("pre_rope",):')
+    legacy = '\n\ndef legacy_only(level):\n    if level not in (1, 2):\n        raise ValueError("level")\n'
+    capture.write_text(text + legacy)
+    old = rules_of(derive_sites(old_tree), "0.5.2")
+    older = {"0.5.1": old, "0.5.2": old}
+    newest = {site.key: {"signature": site_signature(site)} for site in derivation.rules}
+    since, older_checks = site_history(derivation, {**older, derivation.version: newest})
+    key = "sglang.modes.capture:allowed_tuple:mode:allowed-values"
+    assert since == {}  # every site of the newest was in the oldest
+    assert list(older_checks) == [key] and older_checks[key][0] == "9.9.9"
+    gone = gone_rules(derivation, older)
+    assert list(gone) == ["sglang.modes.capture:legacy_only:level:allowed-values"]
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    write_catalog(derivation, rules_dir, since=since, gone=gone, older_checks=older_checks)
+    assert older_checks_of(rules_dir) == older_checks  # what a re-write without the releases reads back
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = ("from sglang.modes.capture import allowed_tuple, legacy_only\n"
+              "allowed_tuple(t, mode='post_rope')\nlegacy_only(3)\n")
+    assert [(d.line, d.message) for d in lint(source, "x.py", ruleset.for_releases(["0.5.2"]))] == [
+        (2, "allowed_tuple(mode='post_rope'): ValueError: unsupported mode: {mode}; expected one of 'pre_rope'"
+            " (did you mean 'pre_rope'? fixable with `sglang-lint --fix --unsafe-fixes`)"),
+        (3, "legacy_only(level=3): ValueError: level; expected one of 1, 2"),
+    ]
+    assert [d.line for d in lint(source, "x.py", ruleset)] == []  # the newest: both are fine
+
+
 def test_verify_reports_exactly_the_drift(tmp_path, written, derivation):
     rules_dir, _, _ = written
     rules = list(load_rules([rules_dir]))
@@ -187,7 +238,7 @@ def test_derive_regenerates_the_shipped_catalog_byte_for_byte(tmp_path, sglang_d
     shipped_rules = load_rules([ROOT / "rules"])
     since = {r.derived_key: r.raise_site.since for r in shipped_rules if r.derived_key and r.raise_site.since}
     table = (ROOT / "rules" / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
-    count, skipped = write_catalog(sglang_derivation, rules, table, since)
+    count, skipped = write_catalog(sglang_derivation, rules, table, since, older_checks=older_checks_of(ROOT / "rules"))
     assert count >= 300
     shipped, regenerated = ROOT / "rules" / DERIVED_DIR, rules / DERIVED_DIR
     assert sorted(os.listdir(shipped)) == sorted(os.listdir(regenerated))
@@ -233,10 +284,21 @@ def test_the_merged_catalog_holds_another_release_as_its_own_tree_has_it(sglang_
     sites = release_sites(OTHER_RELEASE)
     ruleset = RuleSet(load_rules([ROOT / "rules"]))
     in_force = ruleset.for_releases([OTHER_RELEASE]).rules
-    on = {r.derived_key for r in in_force if r.derived_key and not r.raise_site.until}
+    on = {r.derived_key: r for r in in_force if r.derived_key and not r.raise_site.until}
     newest = {site.key: site_signature(site) for site in sglang_derivation.rules}
     same = {key for key, signature in newest.items() if sites.get(key) == signature}
-    assert on <= same and len(on) > 100, sorted(on - same)[:5]
+    assert set(on) <= set(sites) and len(on) > 100, sorted(set(on) - set(sites))[:5]
+    # with the check of that release: the newest's where it is the same, its own where not
+    changed = 0
+    for key, rule in on.items():
+        (check,) = rule.checks
+        if key in same:
+            assert check.since is None or version_key(check.since) <= version_key(OTHER_RELEASE), key
+        else:
+            changed += 1
+            values = getattr(check.params, "values", None)
+            assert values and f"in {tuple(values)!r} @" in sites[key], (key, sites[key])
+    assert changed, "no rule of this release checks something else than the newest"
     # and the rules of raise sites only older releases have: those of this release's sites
     older = {r.derived_key for r in in_force if r.derived_key and r.raise_site.until}
     assert older and older <= set(sites), sorted(older - set(sites))[:5]

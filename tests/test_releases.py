@@ -250,3 +250,94 @@ def test_a_rule_folder_is_parsed_once_and_an_edit_takes_effect_on_the_next_load(
     edited.write_text(edited.read_text(encoding="utf-8").replace(f'title = "{first[0]}"', 'title = "Edited"', 1),
                       encoding="utf-8")
     assert [r.title for r in load_rules([folder])] == ["Edited", *first[1:]]
+
+
+# --- a raise site whose check changed between releases: one [[check]] per run of releases ----
+
+RANGED_RULE = """
+code = "SGL101"
+name = "make-cache"
+title = "make_cache: kind must be one the release knows"
+catalog_id = "0123456789abcdef"
+
+[raise_site]
+module = "sglang.x"
+function = "make_cache"
+exception = "ValueError"
+message = "bad kind"
+sglang_version = "0.5.20"
+since = "0.5.2"
+
+[[check]]
+kind = "allowed-values"
+since = "0.5.10"
+summary = "bad kind"
+values = ["file", "shm"]
+
+[[check.target]]
+function = "sglang.x.make_cache"
+argument = "kind"
+position = 1
+
+[[check]]
+kind = "allowed-values"
+since = "0.5.2"
+until = "0.5.10"
+summary = "bad kind"
+values = ["file", "nixl"]
+
+[[check.target]]
+function = "sglang.x.make_cache"
+argument = "kind"
+position = 0
+
+[docs]
+why = "because"
+bad = "make_cache(kind='x')"
+good = "make_cache(kind='file')"
+"""
+
+CALLS = "from sglang.x import make_cache\nmake_cache(kind='shm')\nmake_cache(kind='nixl')\nmake_cache('file', 'zzz')\n"
+
+
+@pytest.mark.parametrize("releases, expected", [
+    # The newest: its own set, its own position.
+    ((), [(3, 16, "expected one of 'file', 'shm'"), (4, 19, "expected one of 'file', 'shm'")]),
+    (("0.5.10",), [(3, 16, "expected one of 'file', 'shm'"), (4, 19, "expected one of 'file', 'shm'")]),
+    # An older release: what it checked then ('zzz' is at position 1, which it did not check).
+    (("0.5.6",), [(2, 16, "expected one of 'file', 'nixl'")]),
+    # A range over both: a value is wrong only where no release takes it; the argument moved,
+    # so only its keyword form is judged.
+    (("0.5.6", "0.5.10"), []),
+    # Before the raise site: nothing.
+    (("0.5.1",), []),
+])
+def test_a_raise_site_checks_what_each_release_has(tmp_path, releases, expected):
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "SGL101-make-cache.toml").write_text(RANGED_RULE, encoding="utf-8")
+    ruleset = RuleSet(load_rules([folder])).for_releases(releases)
+    found = lint(CALLS, "x.py", ruleset)
+    assert [(d.line, d.col, d.message.rsplit("; ", 1)[-1].split(" (did")[0]) for d in found] == expected
+
+
+def test_a_range_over_a_changed_allowed_set_judges_against_the_union(tmp_path):
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "SGL101-make-cache.toml").write_text(RANGED_RULE, encoding="utf-8")
+    ruleset = RuleSet(load_rules([folder])).for_releases(["0.5.6", "0.5.10"])
+    found = lint("from sglang.x import make_cache\nmake_cache(kind='s3')\n", "x.py", ruleset)
+    assert [(d.line, d.col, d.message) for d in found] == [
+        (2, 16, "make_cache(kind='s3'): bad kind; expected one of 'file', 'shm', 'nixl'"),
+    ]
+
+
+def test_the_shipped_catalog_holds_each_release_s_allowed_set():
+    source = "from sglang.srt.configs.device_config import DeviceConfig\nDeviceConfig(device='mps')\n"
+
+    def codes(release):
+        return [d.code for d in lint(source, "x.py", RuleSet(default_rules()).for_releases([release]))]
+
+    assert codes("0.5.9") == ["SGL476"]  # 'mps' came in 0.5.10
+    assert codes("0.5.10") == codes("0.5.12.post1") == []
+    assert codes("0.5.13") == []  # the raise site is gone

@@ -280,7 +280,7 @@ def team_rules(folder: Path, since: str) -> Path:
     text = (ROOT / "rules" / "SGL001-unsupported-capture-mode.toml").read_text()
     text = text.replace('code = "SGL001"', 'code = "SGL950"').replace(
         'name = "unsupported-capture-mode"', 'name = "team-capture-mode"'
-    ).replace('sglang_version = "0.5.23"', f'sglang_version = "0.5.23"\nsince = "{since}"')
+    ).replace('since = "0.5.13"', f'since = "{since}"')
     (rules / "SGL950-team-capture-mode.toml").write_text(text)
     return rules
 

@@ -86,6 +86,14 @@ class Check:
     params: Any
     targets: tuple[Target, ...]
     index: int
+    # The releases this check is sglang's for, where the raise site checked something else in
+    # others (one [[check]] per run of releases); unset: every release of the raise site.
+    since: str | None = None
+    until: str | None = None
+
+    @property
+    def ranged(self) -> bool:
+        return bool(self.since or self.until)
 
 
 @dataclass(frozen=True)
@@ -202,9 +210,14 @@ def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
         targets = tuple(parse_target(t) for t in check_fields.subs("target", required=False))
         if kind.site == "call" and not targets:
             raise check_fields.error("target", "is missing: a call check needs at least one target")
+        check_since = check_fields.str("since", required=False, pattern=VERSION_PATTERN)
+        check_until = check_fields.str("until", required=False, pattern=VERSION_PATTERN)
+        if check_since and check_until and version_key(check_since) >= version_key(check_until):
+            raise check_fields.error("until", f"{check_until} is not after since = {check_since}")
         params = kind.parse(check_fields, targets)
         check_fields.done()
-        checks.append(Check(kind=kind_name, params=params, targets=targets, index=index))
+        checks.append(Check(kind=kind_name, params=params, targets=targets, index=index,
+                            since=check_since or None, until=check_until or None))
 
     doc = top.sub("docs")
     docs = Docs(

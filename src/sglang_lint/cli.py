@@ -193,17 +193,17 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
     tables, deprecated, rules = {}, {}, {}
-    sites = {newest: {site.key: history.site_signature(site) for site in derivation.rules}}
     for release in chosen:
         err.write(f"sglang {release}: server arguments and raise sites\n")
         tables[release] = history.release_server_args(release)
         deprecated[release] = history.release_deprecated(release)
         if release != newest:
             rules[release] = history.release_rules(release)
-            sites[release] = {key: rule["signature"] for key, rule in rules[release].items()}
     table = history.merged_server_args_text(tables, deprecated)
+    newest_rules = {site.key: {"signature": history.site_signature(site)} for site in derivation.rules}
+    since, older_checks = history.site_history(derivation, {**rules, newest: newest_rules})
     written, _ = derive.write_catalog(
-        derivation, rules_dir, table, history.site_since(derivation, sites), history.gone_rules(derivation, rules)
+        derivation, rules_dir, table, since, history.gone_rules(derivation, rules), older_checks
     )
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")

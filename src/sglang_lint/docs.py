@@ -41,9 +41,18 @@ def _check(check) -> str:
         detail = f"not {', '.join(f'`{v!r}`' for v in values)}"
     elif check.kind == "server-args":
         detail = f"server arguments, {params.aspect} (table `{params.table.version}`)"
-    lines = [f"- `{check.kind}`: {detail}".rstrip(": ")]
+    lines = [f"- `{check.kind}`{_releases(check.since, check.until)}: {detail}".rstrip(": ")]
     lines += [f"  - {_target(target)}" for target in check.targets]
     return "\n".join(lines)
+
+
+def _releases(since: str | None, until: str | None) -> str:
+    """`` (sglang 0.5.10 to before 0.5.13)`` and the like; "" for every release."""
+    if since and until:
+        return f" (sglang {since} to before {until})"
+    if since:
+        return f" (sglang {since} on)"
+    return f" (sglang before {until})" if until else ""
 
 
 def rule_markdown(rule) -> str:
@@ -57,6 +66,8 @@ def rule_markdown(rule) -> str:
         "### The sglang raise site\n",
         f"`{site.exception}` in `{site.module}.{site.function}` ({where}, sglang {site.sglang_version}): "
         f"`{site.message.strip()}`\n",
+        *([f"Releases that have it:{_releases(site.since, site.until)[:-1].replace(' (', ' ', 1)}.\n"]
+          if site.since or site.until else []),
         "### Why is this bad\n",
         rule.docs.why.strip() + "\n",
         "### Example\n",

@@ -57,7 +57,7 @@ class RuleSet:
         self.catalog = tuple(rules)
         self.releases = tuple(releases)
         self.rules = tuple(
-            rule for rule in self.catalog
+            _rule_for_releases(rule, self.releases) for rule in self.catalog
             if (all(rule.raise_site.applies_to(r) for r in self.releases) if self.releases
                 else rule.raise_site.until is None)
         )
@@ -103,7 +103,7 @@ class RuleSet:
         every one of them, so that a finding means the call fails on all of them."""
         if not releases:
             return self
-        return RuleSet([_rule_for_releases(rule, releases) for rule in self.catalog], self.screen, releases)
+        return RuleSet(self.catalog, self.screen, releases)
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
         """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
@@ -129,14 +129,39 @@ def _triggers(rules: Sequence[Rule]) -> list:
 
 
 def _rule_for_releases(rule: Rule, releases: Sequence[str]) -> Rule:
-    """The rule with its server-argument table (if it reads one) as those releases have it."""
+    """The rule as sglang has it in those releases (none: the newest): the checks of those
+    releases, and its server-argument table (if it reads one) as they have it."""
     checks = tuple(
         dataclasses.replace(check, params=dataclasses.replace(
             check.params, table=check.params.table.for_releases(releases)))
-        if isinstance(check.params, ServerArgsCheck) else check
-        for check in rule.checks
+        if releases and isinstance(check.params, ServerArgsCheck) else check
+        for check in _checks_in_force(rule.checks, releases)
     )
-    return rule if all(a is b for a, b in zip(checks, rule.checks)) else dataclasses.replace(rule, checks=checks)
+    same = len(checks) == len(rule.checks) and all(a is b for a, b in zip(checks, rule.checks))
+    return rule if same else dataclasses.replace(rule, checks=checks)
+
+
+def _checks_in_force(checks: tuple[Check, ...], releases: Sequence[str]) -> tuple[Check, ...]:
+    """A rule's checks for a project on these releases. A check with a release range (the raise
+    site checked something else before or after) is on where it covers them; where the releases
+    span several such checks, one that fails only where all of them fail stands for them (none,
+    when their kind cannot say, or a release is covered by none of them)."""
+    ranged = [c for c in checks if c.ranged]
+    if not ranged:
+        return checks
+    kept = [c for c in checks if not c.ranged]
+    if not releases:
+        return tuple(kept + [c for c in ranged if not c.until])
+    covering = [c for c in ranged if any(catalog.in_releases(c.since, c.until, r) for r in releases)]
+    every_release = all(any(catalog.in_releases(c.since, c.until, r) for c in covering) for r in releases)
+    if covering and every_release:
+        if len(covering) == 1:
+            kept += covering
+        else:
+            same_kind = len({c.kind for c in covering}) == 1
+            merged = CHECK_KINDS[covering[0].kind].across_releases(covering) if same_kind else None
+            kept += [merged] if merged is not None else []
+    return tuple(sorted(kept, key=lambda c: c.index))
 
 
 @lru_cache(maxsize=None)

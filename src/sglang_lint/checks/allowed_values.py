@@ -5,6 +5,7 @@ Only values the resolver knows are judged; anything else is left alone."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ import libcst as cst
 from sglang_lint.checks.base import (
     FIX_SAFETY,
     CheckKind,
+    identical_across_releases,
     argument_values,
     did_you_mean,
     guarded_on,
@@ -113,6 +115,18 @@ def _fix(known, suggestion, params: AllowedValues):
     return None
 
 
+def across_releases(checks):
+    """For a project on releases whose allowed sets differ (checks newest first): a value is
+    wrong only where no release allows it, so the union is allowed."""
+    first = checks[0]
+    if any(c.params.enum != first.params.enum or c.params.none != first.params.none for c in checks):
+        return None
+    values = tuple(dict.fromkeys(v for c in checks for v in c.params.values))
+    same = [dataclasses.replace(c, params=dataclasses.replace(c.params, values=values, summary=first.params.summary))
+            for c in checks]
+    return identical_across_releases(same)
+
+
 def triggers(check):
     # An enum-valued check can only fire where the enum's name is written.
     params: AllowedValues = check.params
@@ -131,5 +145,5 @@ def triggers(check):
 
 KIND = CheckKind(
     name="allowed-values", site="call", parse=parse, run=run, triggers=triggers, through_wrappers=True,
-    fix_safety=lambda check: FIX_SAFETY, fails=fails,
+    fix_safety=lambda check: FIX_SAFETY, fails=fails, across_releases=across_releases,
 )

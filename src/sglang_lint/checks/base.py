@@ -3,6 +3,7 @@ and the pieces of a message (how a value is shown, which allowed value is closes
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
@@ -14,6 +15,32 @@ from sglang_lint.pynames import UNKNOWN, find_argument
 from sglang_lint.syntax import mentions
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
+
+
+def common_targets(checks) -> tuple:
+    """The targets every one of these checks has (by callee and argument); an argument that
+    moved between them keeps its name and loses its position."""
+    targets = []
+    for target in checks[0].targets:
+        where = (target.kind, target.name, target.argument)
+        same = [next((t for t in c.targets if (t.kind, t.name, t.argument) == where), None) for c in checks]
+        if any(t is None for t in same):
+            continue
+        if any(t.position != target.position for t in same):
+            if target.argument is None:
+                continue
+            target = dataclasses.replace(target, position=None)
+        targets.append(target)
+    return tuple(targets)
+
+
+def identical_across_releases(checks):
+    """Checks (newest first) that differ only in where the argument sits: one at the targets
+    they share; None when their parameters differ."""
+    targets = common_targets(checks)
+    if not targets or any(c.params != checks[0].params for c in checks):
+        return None
+    return dataclasses.replace(checks[0], targets=targets, since=checks[-1].since, until=checks[0].until)
 
 
 @dataclass(frozen=True)
@@ -35,6 +62,9 @@ class CheckKind:
     # The one statement of the verdict: the check (on values the resolver knows) and the
     # call-site screen (on literals written at the call) both ask it.
     fails: Callable | None = None
+    # (checks, newest first, each sglang's for some of a project's releases) -> one check that
+    # fails where every one of them fails, or None when the kind cannot say (then none is on).
+    across_releases: Callable = identical_across_releases
 
 
 FIX_SAFETY = (

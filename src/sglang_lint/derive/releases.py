@@ -27,7 +27,7 @@ from sglang_lint.derive.server_args import (
 )
 from sglang_lint.derive.sites import Derivation, derive_sites
 from sglang_lint.derive.tree import UNKNOWN_VERSION
-from sglang_lint.derive.writing import rule_name, rule_text
+from sglang_lint.derive.writing import check_tables, rule_name, rule_text, with_older_checks
 from sglang_lint.derive.tree import read_modules
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
@@ -238,23 +238,51 @@ def site_signature(site) -> str:
     return f"{site.constraint.describe(site.parameter)} @ {where}"
 
 
-def site_since(newest: Derivation, history: dict[str, dict[str, str]]) -> dict[str, str]:
-    """For each rule of the newest release: the first release of the unbroken run of releases,
-    ending at the newest, that have the same site checking the same thing. A rule is off for
-    projects on releases before it (its raise is not there, or checks something else);
-    absent from the result when the run is every release merged."""
+@dataclass(frozen=True)
+class Run:
+    """A stretch of releases in which a raise site checks the same thing."""
+
+    since: str  # its first release ("": the oldest merged)
+    until: str  # the first release after it ("": the newest has it)
+    release: str  # its last release, whose rule text is the run's
+
+
+def site_runs(key: str, history: dict[str, dict[str, dict]], last: str) -> list[Run]:
+    """The unbroken stretch of releases ending at ``last`` that have the raise site ``key``,
+    cut where what it checks changes (its signature); newest first. ``history``: release ->
+    its rules (key -> at least {"signature"})."""
     releases = sorted(history, key=version_key)
-    since = {}
+    runs = []
+    end = releases.index(last)
+    while end >= 0 and key in history[releases[end]]:
+        signature = history[releases[end]][key]["signature"]
+        start = end
+        while start > 0 and history[releases[start - 1]].get(key, {}).get("signature") == signature:
+            start -= 1
+        runs.append(Run(releases[start] if start > 0 else "",
+                        releases[end + 1] if end + 1 < len(releases) else "", releases[end]))
+        end = start - 1
+    return runs
+
+
+def site_history(newest: Derivation, history: dict[str, dict[str, dict]]) -> tuple[dict, dict]:
+    """For the rules of the newest release: (key -> the first release with its raise site, for
+    a site not in every release merged; key -> (the first release of what it checks now, the
+    [[check]] tables of what it checked in the releases before), for a site whose check
+    changed). ``history``: release -> its rules (the newest's need only their signature)."""
+    newest_release = max(history, key=version_key)
+    since, older = {}, {}
     for site in newest.rules:
-        signature = site_signature(site)
-        first = len(releases)
-        while first > 0 and history[releases[first - 1]].get(site.key) == signature:
-            first -= 1
-        if 0 < first < len(releases):
-            since[site.key] = releases[first]
-        elif first == len(releases):
-            since[site.key] = newest.version  # only the newest has it as it is now
-    return since
+        runs = site_runs(site.key, history, newest_release)
+        if runs[-1].since:
+            since[site.key] = runs[-1].since
+        if len(runs) > 1:
+            older[site.key] = (runs[0].since, _older_check_tables(site.key, history, runs[1:]))
+    return since, older
+
+
+def _older_check_tables(key: str, history: dict, runs: list[Run]) -> str:
+    return "\n".join(check_tables(history[run.release][key]["text"], run.since, run.until) for run in runs)
 
 
 def release_rules(version: str) -> dict[str, dict]:
@@ -267,6 +295,14 @@ def release_rules(version: str) -> dict[str, dict]:
     derivation = derive_sites(fetch_tree(version))
     if derivation.version == UNKNOWN_VERSION:
         derivation.version = version
+    found = rules_of(derivation, version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    return found
+
+
+def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
+    """A derivation's rules in the form :func:`release_rules` keeps (see there)."""
     found = {}
     for site in derivation.rules:
         found[site.key] = {
@@ -278,8 +314,6 @@ def release_rules(version: str) -> dict[str, dict]:
             "where": f"{site.exception} in `{site.module}.{site.function}`",
             "target": [site.target.name, site.target.argument or ""],
         }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
     return found
 
 
@@ -289,17 +323,16 @@ PLACEHOLDER_CODE = "SGL000"
 
 def gone_rules(newest: Derivation, history: dict[str, dict[str, dict]]) -> dict[str, tuple]:
     """The raise sites older releases had and the newest has not: key -> (the rule as the
-    last release with it writes it, since, until), over the unbroken run of releases, ending
-    at that last one, whose site checks the same thing."""
+    last release with it writes it, with the [[check]] tables of what it checked before, since,
+    until), over the unbroken run of releases, ending at that last one, that have the site."""
     releases = sorted(history, key=version_key)
     current = {site.key for site in newest.rules}
     found = {}
     for key in sorted({k for rules in history.values() for k in rules} - current):
-        last = max((i for i, r in enumerate(releases) if key in history[r]))
-        entry = history[releases[last]][key]
-        first = last
-        while first > 0 and history[releases[first - 1]].get(key, {}).get("signature") == entry["signature"]:
-            first -= 1
-        until = releases[last + 1] if last + 1 < len(releases) else newest.version
-        found[key] = (entry, releases[first] if first > 0 else "", until)
+        last = max((r for r in releases if key in history[r]), key=version_key)
+        runs = site_runs(key, history, last)
+        text = history[last][key]["text"]
+        if len(runs) > 1:
+            text = with_older_checks(text, runs[0].since, _older_check_tables(key, history, runs[1:]))
+        found[key] = ({**history[last][key], "text": text}, runs[-1].since, runs[0].until or newest.version)
     return found

@@ -150,6 +150,41 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
     return "\n".join(lines)
 
 
+def check_tables(text: str, since: str, until: str) -> str:
+    """A rule file's [[check]] tables (and their targets), given the releases they are for."""
+    body = text[text.index("\n[[check]]\n") + 1:text.index("\n[docs]\n")].rstrip("\n")
+    return _with_check_range(body, since, until) + "\n"
+
+
+def with_older_checks(text: str, since: str, older: str) -> str:
+    """A rule file whose check is sglang's from release ``since`` on, with ``older``: the
+    [[check]] tables of what the raise site checked in the releases before."""
+    head, _, rest = text.partition("\n[[check]]\n")
+    body, _, docs = rest.partition("\n[docs]\n")
+    body = _with_check_range("[[check]]\n" + body.rstrip("\n"), since, "")
+    return f"{head}\n{body}\n\n{older}\n[docs]\n{docs}"
+
+
+def _with_check_range(tables: str, since: str, until: str) -> str:
+    lines = tables.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("kind = ")) + 1
+    extra = ([f"since = {toml_string(since)}"] if since else []) + ([f"until = {toml_string(until)}"] if until else [])
+    return "\n".join(lines[:at] + extra + lines[at:])
+
+
+def older_checks_of(rules_dir: Path) -> dict[str, tuple[str, str]]:
+    """What a catalog's derived rules say of the checks their raise sites had in older
+    releases: key -> (the first release of the newest check, the older [[check]] tables), in
+    the form :func:`write_catalog` takes (for re-writing a catalog without its releases)."""
+    found = {}
+    for rule in load_rules([rules_dir]):
+        if rule.derived_key and len(rule.checks) > 1 and rule.checks[0].since and not rule.raise_site.until:
+            text = rule.path.read_text(encoding="utf-8")
+            older = text[text.index("\n[[check]]\n", text.index("\n[[check]]\n") + 1) + 1:text.index("\n[docs]\n")]
+            found[rule.derived_key] = (rule.checks[0].since, older.rstrip("\n") + "\n")
+    return found
+
+
 def _read_lock(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
@@ -179,14 +214,16 @@ def covered_by(curated: list[Rule]) -> set[tuple[str, str]]:
 
 def write_catalog(
     derivation: Derivation, rules_dir: Path, server_args_text: str | None = None, since: dict | None = None,
-    gone: dict | None = None,
+    gone: dict | None = None, older_checks: dict | None = None,
 ) -> tuple[int, Counter]:
     """Write one rule file per derivable site into ``rules_dir/derived`` (codes kept stable
     through the lock file). Returns (rules written, skipped by reason). Refuses a tree whose
     release is unknown: every rule records the release it was verified in. For a catalog
     merged from several releases: ``server_args_text``, the merged table; ``since``, the first
     release of each rule (by site key; see derive/releases.py); ``gone``, the raise sites of
-    older releases that the newest no longer has: key -> (rule entry, since, until)."""
+    older releases that the newest no longer has: key -> (rule entry, since, until);
+    ``older_checks``, for a site whose check changed: key -> (the first release of its check
+    now, the [[check]] tables of what it checked before)."""
     if derivation.version == UNKNOWN_VERSION:
         raise ValueError(
             "the sglang release of this tree is unknown (no sglang-*.dist-info, no sglang/_version.py, "
@@ -216,7 +253,10 @@ def write_catalog(
                 continue
             lock[site.key] = code
         name = rule_name(site)
-        files[f"{code}-{name}.toml"] = rule_text(site, code, derivation.version, (since or {}).get(site.key))
+        text = rule_text(site, code, derivation.version, (since or {}).get(site.key))
+        if site.key in (older_checks or {}):
+            text = with_older_checks(text, *older_checks[site.key])
+        files[f"{code}-{name}.toml"] = text
         callee = site.target.name if site.target.kind != "method" else f".{site.target.name}()"
         index.append(
             (code, f"| {code} | `{name}` | `{callee}` | `{_cell(site.constraint.describe(site.parameter))}` | "
@@ -227,7 +267,7 @@ def write_catalog(
         # One release alone says nothing of older ones: their rules (``until``) stay as written.
         for path in out.glob("SGL*.toml"):
             text = path.read_text(encoding="utf-8")
-            if text.startswith(GENERATED_MARK) and "\nuntil = " in text:
+            if text.startswith(GENERATED_MARK) and "\nuntil = " in text.partition("\n[derived]\n")[0]:
                 older[path.name] = text
     for key, (entry, first, until) in sorted((gone or {}).items()):
         if tuple(entry["target"]) in covered:
