@@ -21,7 +21,7 @@ LAYERS = [
     {"bindings"},
     {"resolve"},
     # the check kinds
-    {"checks.base"},
+    {"checks.base", "checks.server_table"},
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args"},
     {"checks"},  # the table of check kinds

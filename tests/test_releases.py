@@ -10,7 +10,7 @@ import pytest
 
 from sglang_lint import lint
 from sglang_lint.catalog import version_key
-from sglang_lint.checks.server_args import load_table
+from sglang_lint.checks.server_table import load_table
 from sglang_lint.derive.releases import merge_server_args, merged_server_args_text, presence, releases_in
 from sglang_lint.derive.server_args import ServerField
 from sglang_lint.ruletable import RuleSet, default_rules, load_rules
@@ -341,3 +341,103 @@ def test_the_shipped_catalog_holds_each_release_s_allowed_set():
     assert codes("0.5.9") == ["SGL476"]  # 'mps' came in 0.5.10
     assert codes("0.5.10") == codes("0.5.12.post1") == []
     assert codes("0.5.13") == []  # the raise site is gone
+
+
+# --- values sglang deprecated: mapped to a replacement for some releases, then dropped --------
+
+DEPRECATING = '''
+def _handle_deprecated_args(server_args, cfg):
+    deprecated_parsers = {"qwen25": "qwen"}
+    if cfg.tool_call_parser in deprecated_parsers:
+        logger.warning(f"The tool_call_parser {cfg.tool_call_parser} is deprecated.")
+        cfg.tool_call_parser = deprecated_parsers[cfg.tool_call_parser]
+    aliases = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+    for attr in ("attention_backend", "decode_attention_backend"):
+        old = getattr(server_args, attr, None)
+        if old in aliases:
+            logger.warning("--%s=%s is deprecated", attr, old)
+            setattr(server_args, attr, aliases[old])
+    if "tokenspeed_mla" in (cfg.attention_backend,):
+        cfg.kv_cache_dtype = "fp8_e4m3"
+    names = {"a": "b"}
+    if cfg.load_format in names:  # a mapping, but no word of deprecation: not one
+        cfg.load_format = names[cfg.load_format]
+'''
+
+
+def test_deprecated_values_are_read_from_the_mapping_sglang_warns_with():
+    import ast
+
+    from sglang_lint.derive.server_args import deprecated_values
+
+    assert deprecated_values([ast.parse(DEPRECATING)]) == {
+        "tool_call_parser": {"qwen25": ("qwen", True)},
+        # tokenspeed_mla does more than the mapping (it sets the KV cache dtype): not exact
+        "attention_backend": {"compressed": ("dsv4", True), "tokenspeed_mla": ("cutedsl_mla", False)},
+        "decode_attention_backend": {"compressed": ("dsv4", True), "tokenspeed_mla": ("cutedsl_mla", False)},
+    }
+
+
+@pytest.fixture
+def deprecating_rules(tmp_path):
+    """HISTORY, with 'fa' deprecated in 0.5.10 (mapped to 'fa3') and removed in 0.5.20."""
+    from sglang_lint.derive.releases import merge_deprecated_values
+
+    values = {"0.5.2": {}, "0.5.10": {"backend": {"fa": ("fa3", True)}}, "0.5.20": {}}
+    assert merge_deprecated_values(values) == {"backend": {"fa": ("fa3", True, "0.5.10", "0.5.20")}}
+    folder = tmp_path / "rules"
+    (folder / "derived").mkdir(parents=True)
+    for rule in default_rules():
+        if rule.code in ("SGL006", "SGL011"):
+            (folder / rule.path.name).write_text(rule.path.read_text(encoding="utf-8"), encoding="utf-8")
+    table = merged_server_args_text(HISTORY, None, values)
+    (folder / "derived" / "server_args.toml").write_text(table, encoding="utf-8")
+    load_table.cache_clear()
+    return RuleSet(load_rules([folder]))
+
+
+VALUES = (
+    "import subprocess\nimport sglang as sgl\n"
+    "sgl.Engine(backend='fa')\n"
+    "subprocess.run(['python', '-m', 'sglang.launch_server', '--backend=fa'])\n"
+)
+
+
+def _value_findings(ruleset):
+    found = lint(VALUES, "x.py", ruleset)
+    return [(d.line, d.col, d.code, d.message, d.fix and (d.fix.new, d.fix.safe)) for d in found]
+
+
+def test_a_deprecated_value_is_sgl011_then_once_removed_sgl006_naming_the_replacement(deprecating_rules):
+    assert _value_findings(deprecating_rules.for_releases(["0.5.2"])) == []  # not yet deprecated
+    assert _value_findings(deprecating_rules.for_releases(["0.5.10"])) == [
+        (3, 19, "SGL011", "Engine(backend='fa'): deprecated in sglang 0.5.10, removed in sglang 0.5.20; use 'fa3'"
+                          " (fixable with `sglang-lint --fix`)", ("'fa3'", True)),
+        (4, 56, "SGL011", "launch flag --backend 'fa': deprecated in sglang 0.5.10, removed in sglang 0.5.20;"
+                          " use 'fa3' (fixable with `sglang-lint --fix`)", ("'--backend=fa3'", True)),
+    ]
+    assert _value_findings(deprecating_rules) == [
+        (3, 19, "SGL006", "Engine(backend='fa'): not a choice of sglang 0.5.20's backend (removed in sglang 0.5.20);"
+                          " expected one of 'triton', 'fa3'; sglang named 'fa3' as its replacement (fixable with"
+                          " `sglang-lint --fix`)",
+         ("'fa3'", True)),
+        (4, 56, "SGL006", "launch flag --backend 'fa': not a choice of sglang 0.5.20's backend (removed in sglang"
+                          " 0.5.20); expected one of 'triton', 'fa3'; sglang named 'fa3' as its replacement (fixable"
+                          " with `sglang-lint --fix`)", ("'--backend=fa3'", True)),
+    ]
+
+
+def test_the_shipped_table_holds_sglang_s_deprecated_values():
+    source = "import sglang as sgl\nsgl.Engine(tool_call_parser='qwen25', attention_backend='tokenspeed_mla')\n"
+
+    def found(release):
+        ruleset = RuleSet(default_rules()).for_releases([release])
+        return [(d.code, d.message, d.fix and d.fix.new) for d in lint(source, "x.py", ruleset)]
+
+    assert found("0.5.23") == [
+        ("SGL011", "Engine(tool_call_parser='qwen25'): deprecated in sglang 0.5.23; use 'qwen' (fixable with"
+                   " `sglang-lint --fix`)", "'qwen'"),
+        ("SGL011", "Engine(attention_backend='tokenspeed_mla'): deprecated in sglang 0.5.23; use 'cutedsl_mla'"
+                   " (sglang changes other settings along with it: no automatic fix)", None),
+    ]
+    assert [code for code, *_ in found("0.5.2")] == ["SGL007"]  # qwen25 was a plain choice; tokenspeed_mla unknown

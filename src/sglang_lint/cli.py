@@ -192,14 +192,14 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
-    tables, deprecated, rules = {}, {}, {}
+    tables, deprecated, values, rules = {}, {}, {}, {}
     for release in chosen:
         err.write(f"sglang {release}: server arguments and raise sites\n")
         tables[release] = history.release_server_args(release)
-        deprecated[release] = history.release_deprecated(release)
+        deprecated[release], values[release] = history.release_deprecated(release)
         if release != newest:
             rules[release] = history.release_rules(release)
-    table = history.merged_server_args_text(tables, deprecated)
+    table = history.merged_server_args_text(tables, deprecated, values)
     newest_rules = {site.key: {"signature": history.site_signature(site)} for site in derivation.rules}
     since, older_checks = history.site_history(derivation, {**rules, newest: newest_rules})
     written, _ = derive.write_catalog(

@@ -11,15 +11,10 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
-import re
-import dataclasses
-from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.catalog import in_releases, version_key
 from sglang_lint.checks.base import (
     FIX_SAFETY,
     CheckKind,
@@ -35,215 +30,11 @@ from sglang_lint.checks.base import (
 from sglang_lint.model import Finding, Fix
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
-from sglang_lint.rulefile import Fields, read_toml
+from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
 from sglang_lint.screen import argv_screen, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
-
-
-EVERY_RELEASE = ("", "")  # a range (since, until) with neither end: every release
-
-
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str
-    optional: bool
-    choices: tuple
-    extensible: bool
-    flags: tuple
-    # The releases that have the field (since included, until excluded; "" leaves an end
-    # open), and those of each choice and flag that is not in every release of the field.
-    range: tuple = EVERY_RELEASE
-    choice_ranges: tuple = ()  # ((choice, (since, until)), ...)
-    flag_ranges: tuple = ()
-
-
-def _span_of(ranges: tuple, item) -> tuple:
-    return next((span for key, span in ranges if key == item), EVERY_RELEASE)
-
-
-@dataclass(frozen=True)
-class Table:
-    """sglang's server arguments as one or more releases have them (``version`` names them).
-    ``history``: every field of every release the table was derived from, with its ranges;
-    :meth:`for_releases` gives the table of other releases, and :meth:`change` tells when a
-    name came or went."""
-
-    version: str
-    fields: dict
-    by_flag: dict
-    manual_flags: frozenset
-    known_flags: frozenset  # every flag the launcher registers (the fields' and the hand-registered)
-    releases: tuple = ()  # the releases this table stands for (empty: the one of ``version``)
-    history: dict = field(default_factory=dict, compare=False)  # name -> Field, every release
-    manual_ranges: dict = field(default_factory=dict, compare=False)  # flag -> (since, until)
-    manual_everywhere: frozenset = frozenset()  # hand-registered flags of every release
-    # flag -> Deprecation: the spellings sglang registers as deprecated, in the releases that do
-    deprecated: dict = field(default_factory=dict, compare=False)
-
-    def for_releases(self, releases) -> "Table":
-        """The table of a project on these releases (one pinned release, or all of a range):
-        a field, choice or flag is there if any of them has it, so that a finding means the
-        call fails on every one."""
-        releases = tuple(releases)
-        if not self.history or not releases:
-            return self
-
-        def present(span: tuple) -> bool:
-            return any(in_releases(*span, release) for release in releases)
-
-        fields = {}
-        for name, full in self.history.items():
-            if not present(full.range):
-                continue
-            if not (full.choice_ranges or full.flag_ranges):
-                fields[name] = full  # every choice and flag of it in every release that has it
-                continue
-            fields[name] = dataclasses.replace(
-                full,
-                choices=tuple(c for c in full.choices if present(_span_of(full.choice_ranges, c))),
-                flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
-            )
-        manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
-        by_flag = {flag: f for f in fields.values() for flag in f.flags}
-        ordered = sorted(releases, key=version_key)
-        version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
-        return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
-                     self.history, self.manual_ranges, self.manual_everywhere, self.deprecated)
-
-    def deprecation(self, flag: str) -> "Deprecation | None":
-        """How sglang deprecated the flag, if it did in some release."""
-        return self.deprecated.get(flag)
-
-    def deprecates(self, flag: str) -> "Deprecation | None":
-        """The deprecation, when every release of this table registers the flag as deprecated."""
-        found = self.deprecated.get(flag)
-        releases = self.releases or (self.version,)
-        if found is None or not all(in_releases(*found.range, release) for release in releases):
-            return None
-        return found
-
-    def change(self, span: tuple) -> str:
-        """`` (removed in sglang X)`` / `` (added in sglang X)`` for something this table's
-        releases lack but another release has; "" otherwise."""
-        since, until = span
-        releases = self.releases or (self.version,)
-        if until and all(version_key(r) >= version_key(until) for r in releases):
-            return f" (removed in sglang {until})"
-        if since and all(version_key(r) < version_key(since) for r in releases):
-            return f" (added in sglang {since})"
-        return ""
-
-    def field_change(self, name: str) -> str:
-        full = self.history.get(name)
-        return self.change(full.range) if full is not None else ""
-
-    def flag_change(self, flag: str) -> str:
-        """When the flag came or went: the widest of its lives as a field's flag, as a flag
-        registered by hand, and as a deprecated spelling (a flag often lives on as the last)."""
-        spans = [
-            _span_of(full.flag_ranges, flag) if _span_of(full.flag_ranges, flag) != EVERY_RELEASE else full.range
-            for full in self.history.values() if flag in full.flags
-        ]
-        if flag in self.manual_ranges:
-            spans.append(self.manual_ranges[flag])
-        elif flag in self.manual_everywhere:
-            spans.append(EVERY_RELEASE)
-        if flag in self.deprecated:
-            spans.append(self.deprecated[flag].range)
-        if not spans:
-            return ""
-        sinces, untils = [s for s, _ in spans], [u for _, u in spans]
-        since = "" if "" in sinces else min(sinces, key=version_key)
-        until = "" if "" in untils else max(untils, key=version_key)
-        return self.change((since, until))
-
-    def choice_change(self, name: str, choice) -> str:
-        full = self.history.get(name)
-        if full is None or choice not in full.choices:
-            return ""
-        return self.change(_span_of(full.choice_ranges, choice))
-
-
-@dataclass(frozen=True)
-class Deprecation:
-    """A flag sglang registers with a ``Deprecated...Action``: which one, the replacement it
-    names (``new_flag=``), and the releases that register it so (then it is removed)."""
-
-    action: str
-    new: str | None
-    range: tuple = EVERY_RELEASE
-
-    def certain_rename(self) -> str | None:
-        """The replacement, when writing it instead changes nothing else: a plain flag, and an
-        action that keeps the value (a boolean renamed, a valued flag renamed)."""
-        if self.new and _PLAIN_FLAG.match(self.new) and self.action in RENAMING_ACTIONS:
-            return self.new
-        return None
-
-
-_PLAIN_FLAG = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
-RENAMING_ACTIONS = frozenset({"DeprecatedStoreTrueAction", "DeprecatedAliasStoreAction"})
-
-
-def _ranges(spec, key: str) -> tuple:
-    found = spec.any(key, required=False) or {}
-    if not isinstance(found, dict):
-        raise spec.error(key, "must be a table of item = [since, until]")
-    return tuple((item, _span(spec, key, span)) for item, span in found.items())
-
-
-def _span(spec, key: str, span) -> tuple:
-    if not (isinstance(span, list) and len(span) == 2 and all(isinstance(end, str) for end in span)):
-        raise spec.error(key, f"a range is [since, until] (strings, \"\" for an open end), got {span!r}")
-    return tuple(span)
-
-
-@lru_cache(maxsize=None)
-def load_table(path: Path) -> Table:
-    top = Fields(read_toml(path), path)
-    version = top.str("sglang_version")
-    manual = top.any("manual_flags", required=False) or []
-    releases = tuple(top.any("releases", required=False) or ())
-    manual_ranges = dict(_ranges(top, "manual_flag_ranges"))
-    deprecated = {}
-    listed = top.sub("deprecated_flags", required=False)
-    for flag in sorted(listed.table) if listed is not None else ():
-        spec = listed.sub(flag)
-        deprecated[flag] = Deprecation(
-            spec.str("action"), spec.str("new", required=False),
-            (spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
-        )
-        spec.done()
-    table = top.sub("fields")
-    fields = {}
-    for name in sorted(table.table):
-        spec = table.sub(name)
-        choices = tuple(spec.any("choices", required=False) or ())
-        by_text = {str(c): c for c in choices}  # TOML keys are strings; the choice may be a number
-        fields[name] = Field(
-            name=name,
-            type=spec.str("type"),
-            optional=spec.bool("optional"),
-            choices=choices,
-            extensible=spec.bool("extensible", required=False) or False,
-            flags=tuple(spec.any("flags", required=False) or ()),
-            range=(spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
-            choice_ranges=tuple((by_text.get(c, c), span) for c, span in _ranges(spec, "choice_ranges")),
-            flag_ranges=_ranges(spec, "flag_ranges"),
-        )
-        spec.any("default", required=False)
-        spec.done()
-    top.done()
-    if not releases:
-        by_flag = {flag: f for f in fields.values() for flag in f.flags}
-        return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual),
-                     deprecated=deprecated)
-    everywhere = frozenset(f for f in manual if f not in manual_ranges)
-    full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere, deprecated)
-    return full.for_releases([version])  # the newest release's table, until a target asks for others
 
 
 @dataclass(frozen=True)
@@ -376,6 +167,14 @@ def _judge_value(
     version = params.table.version
     via = getattr(known, "via", ())
     shown_value = f"{via[0]} (= {show_value(value)})" if via else show_value(value)
+    if params.aspect == "deprecated":
+        found = params.table.deprecates_value(field.name, value)
+        if found is None:
+            return None
+        removed = f", removed in sglang {found.range[1]}" if found.range[1] else ""
+        fix = _value_replacement_fix(known, found, field, keep_prefix)
+        return (f"{opening}{shown_value}{closing}: deprecated in sglang {version}{removed}; "
+                f"{_use(found, fix)}"), fix
     if params.aspect in ("choices", "plugin-choices") and field.choices:
         if field.extensible != (params.aspect == "plugin-choices") or value in field.choices:
             return None
@@ -383,10 +182,16 @@ def _judge_value(
             return None
         shown = ", ".join(repr(c) for c in field.choices[:12]) + (", ..." if len(field.choices) > 12 else "")
         plugin = " (or one a plugin registers)" if field.extensible else ""
+        change = params.table.choice_change(field.name, value)
         message = (
             f"{opening}{shown_value}{closing}: not a choice of sglang {version}'s {field.name}{plugin}"
-            f"{params.table.choice_change(field.name, value)}; expected one of {shown}"
+            f"{change}; expected one of {shown}"
         )
+        found = params.table.value_deprecation(field.name, value)
+        if found is not None and change.startswith(" (removed") and found.new in field.choices:
+            # Deprecated, then removed: the replacement sglang itself named while it still mapped it.
+            fix = _value_replacement_fix(known, found, field, keep_prefix)
+            return message + f"; sglang named {found.new!r} as its replacement" + _fixable(found, fix), fix
         hint = suggest(value, field.choices)
         if hint is None:
             return message, None
@@ -405,6 +210,24 @@ def _judge_value(
                 f"not {_a(kind)}"
             ), None
     return None
+
+
+def _value_replacement_fix(known, found, field: Field, keep_prefix: str) -> Fix | None:
+    """The replacement value written over the deprecated one, where that changes nothing else:
+    sglang maps it and does nothing more on it, and the target releases take the new value."""
+    if not found.exact or (field.choices and found.new not in field.choices):
+        return None
+    return string_fix(getattr(known, "written", None), found.new, True, keep_prefix)
+
+
+def _use(found, fix) -> str:
+    return f"use {found.new!r}" + _fixable(found, fix)
+
+
+def _fixable(found, fix) -> str:
+    if fix is not None:
+        return " (fixable with `sglang-lint --fix`)"
+    return "" if found.exact else " (sglang changes other settings along with it: no automatic fix)"
 
 
 def _a(word: str) -> str:
@@ -561,6 +384,8 @@ def _run_argv(site, params: ServerArgsCheck, target):
             found = params.table.deprecates(use.flag)
             if found is not None:
                 yield _deprecated(use, found, params.table)
+                continue
+        if params.aspect == "deprecated" and use.field is None:
             continue
         if use.ambiguous:
             if params.aspect == "unknown":
@@ -679,8 +504,7 @@ def run(site, rule, check, target):
         yield from _run_relations(site, params, target)
         return
     if target.argument is None:
-        if params.aspect != "deprecated":  # deprecated spellings are flags, not keywords
-            yield from _run_keywords(site, params, target)
+        yield from _run_keywords(site, params, target)
     else:
         yield from _run_argv(site, params, target)
 
@@ -688,7 +512,8 @@ def run(site, rule, check, target):
 def fix_safety(check) -> str:
     """Choices and unknown names have a nearest real one; types and relations do not."""
     if check.params.aspect == "deprecated":
-        return "safe fix: to the replacement sglang names, where that is a plain flag of the target release"
+        return ("safe fix: to the replacement sglang names, where that is a plain flag of the target release, "
+                "or a value sglang maps to it and does nothing else on")
     if check.params.aspect in ("choices", "plugin-choices", "unknown"):
         return FIX_SAFETY.replace("allowed value", "valid choice or name")
     return ""

@@ -21,6 +21,7 @@ from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.server_args import (
     ServerField,
     deprecated_flags,
+    deprecated_values,
     derive_server_fields,
     manual_flags,
     server_args_text,
@@ -165,20 +166,39 @@ def merge_deprecated(history: dict[str, dict]) -> dict:
     return merged
 
 
-def release_deprecated(version: str) -> dict:
-    """One release's deprecated flags (server_args.py alone is read: quick, not cached)."""
-    path = fetch_tree(version) / "sglang" / "srt" / "server_args.py"
-    return deprecated_flags(ast.parse(path.read_text(encoding="utf-8")))
+def merge_deprecated_values(history: dict[str, dict]) -> dict:
+    """Deprecated values of several releases (release -> {field: {old: (new, exact)}}): each
+    with the replacement its newest deprecating release names and the releases that do."""
+    releases = sorted(history, key=version_key)
+    merged: dict = {}
+    for name in sorted({n for values in history.values() for n in values}):
+        for old in sorted({o for values in history.values() for o in values.get(name, {})}):
+            where = [r for r in releases if old in history[r].get(name, {})]
+            new, exact = history[where[-1]][name][old]
+            span = presence([old in history[r].get(name, {}) for r in releases], releases)
+            merged.setdefault(name, {})[old] = (new, exact, *span)
+    return merged
+
+
+def release_deprecated(version: str) -> tuple[dict, dict]:
+    """One release's deprecated flags and values (server_args.py and the arg_groups package
+    alone are read: quick, not cached)."""
+    srt = fetch_tree(version) / "sglang" / "srt"
+    server_args = ast.parse((srt / "server_args.py").read_text(encoding="utf-8"))
+    groups = [ast.parse(path.read_text(encoding="utf-8")) for path in sorted((srt / "arg_groups").glob("*.py"))]
+    return deprecated_flags(server_args), deprecated_values([server_args, *groups])
 
 
 def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str]]],
-                            deprecated: dict[str, dict] | None = None) -> str:
+                            deprecated: dict[str, dict] | None = None,
+                            values: dict[str, dict] | None = None) -> str:
     """server_args.toml for several releases: the newest one's table, with the releases each
     field, choice and flag is in where that is not all of them; ``deprecated``: each release's
-    deprecated flags."""
+    deprecated flags; ``values``: each release's deprecated values."""
     merged, manual_ranges, releases = merge_server_args(history)
     text = server_args_text([m.field for m in merged], sorted({f for _, fl in history.values() for f in fl}),
-                            releases[-1], merge_deprecated(deprecated) if deprecated else None)
+                            releases[-1], merge_deprecated(deprecated) if deprecated else None,
+                            merge_deprecated_values(values) if values else None)
     extra = {m.field.name: m for m in merged}
     lines = []
     for line in text.split("\n"):

@@ -11,6 +11,7 @@ constants of other modules, class constants, helpers' returns, Enum members).
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
@@ -76,6 +77,7 @@ def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
 
 
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
+ARG_GROUPS_PACKAGE = "sglang.srt.arg_groups"  # where later releases moved parts of it
 
 
 class _Enum:
@@ -442,7 +444,7 @@ def manual_flags(modules: list[Module]) -> list[str]:
     arg_groups: deprecated spellings, ``--config`` and the like."""
     flags = set()
     for module in modules:
-        if module.name != "sglang.srt.server_args" and not module.name.startswith("sglang.srt.arg_groups"):
+        if module.name != SERVER_ARGS_MODULE and not module.name.startswith(ARG_GROUPS_PACKAGE):
             continue
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
@@ -453,9 +455,11 @@ def manual_flags(modules: list[Module]) -> list[str]:
 
 
 def server_args_text(
-    fields: list[ServerField], flags: list[str], version: str, deprecated: dict | None = None
+    fields: list[ServerField], flags: list[str], version: str, deprecated: dict | None = None,
+    values: dict | None = None,
 ) -> str:
-    """The table file. ``deprecated``: flag -> (action, replacement or None[, since, until])."""
+    """The table file. ``deprecated``: flag -> (action, replacement or None[, since, until]);
+    ``values``: field -> {deprecated value -> (replacement, exact[, since, until])}."""
     lines = [
         GENERATED_MARK,
         "# The server arguments of sglang: what ServerArgs(...), sgl.Engine(...) and the",
@@ -475,6 +479,19 @@ def server_args_text(
             if span and span[1]:
                 parts.append(f"until = {toml_string(span[1])}")
             lines.append(f"{toml_string(flag)} = {{ {', '.join(parts)} }}")
+        lines.append("")
+    if values:
+        lines.append("[deprecated_values]")
+        for name, olds in sorted(values.items()):
+            entries = []
+            for old, (new, exact, *span) in sorted(olds.items()):
+                parts = [f"new = {toml_string(new)}", f"exact = {toml_value(exact)}"]
+                if span and span[0]:
+                    parts.append(f"since = {toml_string(span[0])}")
+                if span and span[1]:
+                    parts.append(f"until = {toml_string(span[1])}")
+                entries.append(f"{toml_string(old)} = {{ {', '.join(parts)} }}")
+            lines.append(f"{name} = {{ {', '.join(entries)} }}")
         lines.append("")
     for f in fields:
         lines.append(f"[fields.{f.name}]")
@@ -515,3 +532,86 @@ def deprecated_flags(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("--"):
                 found[arg.value] = (name, new_flag)
     return found
+
+
+def deprecated_values(trees: list[ast.Module]) -> dict[str, dict[str, tuple[str, bool]]]:
+    """Values a server argument still takes but sglang rewrites to another, warning that they
+    are deprecated: a mapping ``aliases = {"old": "new"}`` and then ``if cfg.field in aliases:``
+    (or ``for attr in ("field", ...): old = getattr(args, attr)`` ... ``if old in aliases:``)
+    whose branch says "deprecated" -> {field: {old: (new, exact)}}. ``exact``: the function
+    names neither value anywhere else, so writing the new one changes nothing else (sglang's
+    ``tokenspeed_mla`` also sets an FP8 KV cache: not exact)."""
+    found: dict[str, dict[str, tuple[str, bool]]] = {}
+    for tree in trees:
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            mappings = {
+                node.targets[0].id: pairs for node in ast.walk(function)
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and (pairs := _string_pairs(node.value))
+            }
+            if not mappings:
+                continue
+            looped = _getattr_loops(function)
+            for node in ast.walk(function):
+                test = node.test if isinstance(node, ast.If) else None
+                if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)
+                        and isinstance(test.comparators[0], ast.Name) and test.comparators[0].id in mappings):
+                    continue
+                if not _says_deprecated(node.body):
+                    continue
+                if isinstance(test.left, ast.Attribute):
+                    names = [test.left.attr]
+                elif isinstance(test.left, ast.Name):
+                    names = looped.get(test.left.id, [])
+                else:
+                    names = []
+                mapping = mappings[test.comparators[0].id]
+                elsewhere = Counter(n.value for n in ast.walk(function)
+                                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
+                for name in names:
+                    found.setdefault(name, {}).update({
+                        old: (new, elsewhere[old] == 1 and elsewhere[new] == list(mapping.values()).count(new))
+                        for old, new in mapping.items()
+                    })
+    return found
+
+
+def _string_pairs(node: ast.AST) -> dict[str, str] | None:
+    if not isinstance(node, ast.Dict) or not node.keys:
+        return None
+    pairs = {}
+    for key, value in zip(node.keys, node.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return None
+        pairs[key.value] = value.value
+    return pairs
+
+
+def _getattr_loops(function: ast.AST) -> dict[str, list[str]]:
+    """``for attr in ("a", "b"): x = getattr(obj, attr, ...)`` -> {"x": ["a", "b"]}."""
+    found = {}
+    for loop in ast.walk(function):
+        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)
+                and isinstance(loop.iter, (ast.Tuple, ast.List))):
+            continue
+        names = [e.value for e in loop.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if len(names) != len(loop.iter.elts):
+            continue
+        for node in ast.walk(loop):
+            call = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "getattr"
+                    and len(call.args) >= 2 and isinstance(call.args[1], ast.Name)
+                    and call.args[1].id == loop.target.id and isinstance(node.targets[0], ast.Name)):
+                found[node.targets[0].id] = names
+    return found
+
+
+def _says_deprecated(body: list[ast.stmt]) -> bool:
+    """Does the branch warn that something is deprecated (a string that says so)?"""
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and "deprecated" in node.value.lower()
+        for statement in body for node in ast.walk(statement)
+    )

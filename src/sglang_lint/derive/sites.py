@@ -33,9 +33,11 @@ from sglang_lint.derive.guards import (
     shown_message,
 )
 from sglang_lint.derive.server_args import (
+    ARG_GROUPS_PACKAGE,
     SERVER_ARGS_MODULE,
     ServerField,
     deprecated_flags,
+    deprecated_values,
     derive_server_fields,
     manual_flags,
     server_args_text,
@@ -287,9 +289,11 @@ class Derivation:
     server_fields: list[ServerField] = field(default_factory=list)
     manual_flags: list[str] = field(default_factory=list)
     deprecated_flags: dict = field(default_factory=dict)  # flag -> (action, replacement or None)
+    deprecated_values: dict = field(default_factory=dict)  # field -> {old: (new, exact)}
 
     def server_args_text(self) -> str:
-        return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags)
+        return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags,
+                                self.deprecated_values)
 
     @property
     def rules(self) -> list[GuardedRaise]:
@@ -309,6 +313,8 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         derivation.manual_flags = manual_flags(modules)
         server_args = next((m for m in modules if m.name == SERVER_ARGS_MODULE), None)
         derivation.deprecated_flags = deprecated_flags(server_args.tree) if server_args is not None else {}
+        derivation.deprecated_values = deprecated_values(
+            [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)])
         if index_raises:
             derivation.raises = raises_by_function(modules)
         return derivation

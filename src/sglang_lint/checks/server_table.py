@@ -1,0 +1,254 @@
+"""sglang's server-argument table (``rules/derived/server_args.toml``, written by ``catalog
+derive``) as the server-args check reads it: each field with its type, choices and flags, the
+releases each of them is in, and the spellings and values sglang deprecated; the table of any
+release or range of releases (:meth:`Table.for_releases`), and the words that say when a name
+came or went."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from sglang_lint.catalog import in_releases, version_key
+from sglang_lint.rulefile import Fields, read_toml
+
+EVERY_RELEASE = ("", "")  # a range (since, until) with neither end: every release
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str
+    optional: bool
+    choices: tuple
+    extensible: bool
+    flags: tuple
+    # The releases that have the field (since included, until excluded; "" leaves an end
+    # open), and those of each choice and flag that is not in every release of the field.
+    range: tuple = EVERY_RELEASE
+    choice_ranges: tuple = ()  # ((choice, (since, until)), ...)
+    flag_ranges: tuple = ()
+
+
+def _span_of(ranges: tuple, item) -> tuple:
+    return next((span for key, span in ranges if key == item), EVERY_RELEASE)
+
+
+@dataclass(frozen=True)
+class Table:
+    """sglang's server arguments as one or more releases have them (``version`` names them).
+    ``history``: every field of every release the table was derived from, with its ranges;
+    :meth:`for_releases` gives the table of other releases, and :meth:`change` tells when a
+    name came or went."""
+
+    version: str
+    fields: dict
+    by_flag: dict
+    manual_flags: frozenset
+    known_flags: frozenset  # every flag the launcher registers (the fields' and the hand-registered)
+    releases: tuple = ()  # the releases this table stands for (empty: the one of ``version``)
+    history: dict = field(default_factory=dict, compare=False)  # name -> Field, every release
+    manual_ranges: dict = field(default_factory=dict, compare=False)  # flag -> (since, until)
+    manual_everywhere: frozenset = frozenset()  # hand-registered flags of every release
+    # flag -> Deprecation: the spellings sglang registers as deprecated, in the releases that do
+    deprecated: dict = field(default_factory=dict, compare=False)
+    # field -> {value -> ValueDeprecation}: values sglang still takes but rewrites to another
+    deprecated_values: dict = field(default_factory=dict, compare=False)
+
+    def for_releases(self, releases) -> "Table":
+        """The table of a project on these releases (one pinned release, or all of a range):
+        a field, choice or flag is there if any of them has it, so that a finding means the
+        call fails on every one."""
+        releases = tuple(releases)
+        if not self.history or not releases:
+            return self
+
+        def present(span: tuple) -> bool:
+            return any(in_releases(*span, release) for release in releases)
+
+        fields = {}
+        for name, full in self.history.items():
+            if not present(full.range):
+                continue
+            if not (full.choice_ranges or full.flag_ranges):
+                fields[name] = full  # every choice and flag of it in every release that has it
+                continue
+            fields[name] = dataclasses.replace(
+                full,
+                choices=tuple(c for c in full.choices if present(_span_of(full.choice_ranges, c))),
+                flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
+            )
+        manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
+        by_flag = {flag: f for f in fields.values() for flag in f.flags}
+        ordered = sorted(releases, key=version_key)
+        version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
+        return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
+                     self.history, self.manual_ranges, self.manual_everywhere, self.deprecated,
+                     self.deprecated_values)
+
+    def deprecation(self, flag: str) -> "Deprecation | None":
+        """How sglang deprecated the flag, if it did in some release."""
+        return self.deprecated.get(flag)
+
+    def deprecates(self, flag: str) -> "Deprecation | None":
+        """The deprecation, when every release of this table registers the flag as deprecated."""
+        return self._in_every_release(self.deprecated.get(flag))
+
+    def value_deprecation(self, name: str, value) -> "ValueDeprecation | None":
+        """How sglang deprecated this value of the field, if it did in some release."""
+        return self.deprecated_values.get(name, {}).get(value) if isinstance(value, str) else None
+
+    def deprecates_value(self, name: str, value) -> "ValueDeprecation | None":
+        """The value's deprecation, when every release of this table deprecates it."""
+        return self._in_every_release(self.value_deprecation(name, value))
+
+    def _in_every_release(self, found):
+        releases = self.releases or (self.version,)
+        if found is None or not all(in_releases(*found.range, release) for release in releases):
+            return None
+        return found
+
+    def change(self, span: tuple) -> str:
+        """`` (removed in sglang X)`` / `` (added in sglang X)`` for something this table's
+        releases lack but another release has; "" otherwise."""
+        since, until = span
+        releases = self.releases or (self.version,)
+        if until and all(version_key(r) >= version_key(until) for r in releases):
+            return f" (removed in sglang {until})"
+        if since and all(version_key(r) < version_key(since) for r in releases):
+            return f" (added in sglang {since})"
+        return ""
+
+    def field_change(self, name: str) -> str:
+        full = self.history.get(name)
+        return self.change(full.range) if full is not None else ""
+
+    def flag_change(self, flag: str) -> str:
+        """When the flag came or went: the widest of its lives as a field's flag, as a flag
+        registered by hand, and as a deprecated spelling (a flag often lives on as the last)."""
+        spans = [
+            _span_of(full.flag_ranges, flag) if _span_of(full.flag_ranges, flag) != EVERY_RELEASE else full.range
+            for full in self.history.values() if flag in full.flags
+        ]
+        if flag in self.manual_ranges:
+            spans.append(self.manual_ranges[flag])
+        elif flag in self.manual_everywhere:
+            spans.append(EVERY_RELEASE)
+        if flag in self.deprecated:
+            spans.append(self.deprecated[flag].range)
+        if not spans:
+            return ""
+        sinces, untils = [s for s, _ in spans], [u for _, u in spans]
+        since = "" if "" in sinces else min(sinces, key=version_key)
+        until = "" if "" in untils else max(untils, key=version_key)
+        return self.change((since, until))
+
+    def choice_change(self, name: str, choice) -> str:
+        full = self.history.get(name)
+        if full is None or choice not in full.choices:
+            return ""
+        return self.change(_span_of(full.choice_ranges, choice))
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    """A flag sglang registers with a ``Deprecated...Action``: which one, the replacement it
+    names (``new_flag=``), and the releases that register it so (then it is removed)."""
+
+    action: str
+    new: str | None
+    range: tuple = EVERY_RELEASE
+
+    def certain_rename(self) -> str | None:
+        """The replacement, when writing it instead changes nothing else: a plain flag, and an
+        action that keeps the value (a boolean renamed, a valued flag renamed)."""
+        if self.new and _PLAIN_FLAG.match(self.new) and self.action in RENAMING_ACTIONS:
+            return self.new
+        return None
+
+
+@dataclass(frozen=True)
+class ValueDeprecation:
+    """A value sglang still takes for a field but rewrites to ``new``, warning; ``exact``: it
+    does nothing else on that value (so writing ``new`` instead changes nothing)."""
+
+    new: str
+    exact: bool
+    range: tuple = EVERY_RELEASE
+
+
+_PLAIN_FLAG = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
+RENAMING_ACTIONS = frozenset({"DeprecatedStoreTrueAction", "DeprecatedAliasStoreAction"})
+
+
+def _ranges(spec, key: str) -> tuple:
+    found = spec.any(key, required=False) or {}
+    if not isinstance(found, dict):
+        raise spec.error(key, "must be a table of item = [since, until]")
+    return tuple((item, _span(spec, key, span)) for item, span in found.items())
+
+
+def _span(spec, key: str, span) -> tuple:
+    if not (isinstance(span, list) and len(span) == 2 and all(isinstance(end, str) for end in span)):
+        raise spec.error(key, f"a range is [since, until] (strings, \"\" for an open end), got {span!r}")
+    return tuple(span)
+
+
+@lru_cache(maxsize=None)
+def load_table(path: Path) -> Table:
+    top = Fields(read_toml(path), path)
+    version = top.str("sglang_version")
+    manual = top.any("manual_flags", required=False) or []
+    releases = tuple(top.any("releases", required=False) or ())
+    manual_ranges = dict(_ranges(top, "manual_flag_ranges"))
+    deprecated = {}
+    listed = top.sub("deprecated_flags", required=False)
+    for flag in sorted(listed.table) if listed is not None else ():
+        spec = listed.sub(flag)
+        deprecated[flag] = Deprecation(
+            spec.str("action"), spec.str("new", required=False),
+            (spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
+        )
+        spec.done()
+    values: dict = {}
+    listed = top.sub("deprecated_values", required=False)
+    for name in sorted(listed.table) if listed is not None else ():
+        olds = listed.sub(name)
+        for old in sorted(olds.table):
+            spec = olds.sub(old)
+            values.setdefault(name, {})[old] = ValueDeprecation(
+                spec.str("new"), spec.bool("exact"),
+                (spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
+            )
+            spec.done()
+    table = top.sub("fields")
+    fields = {}
+    for name in sorted(table.table):
+        spec = table.sub(name)
+        choices = tuple(spec.any("choices", required=False) or ())
+        by_text = {str(c): c for c in choices}  # TOML keys are strings; the choice may be a number
+        fields[name] = Field(
+            name=name,
+            type=spec.str("type"),
+            optional=spec.bool("optional"),
+            choices=choices,
+            extensible=spec.bool("extensible", required=False) or False,
+            flags=tuple(spec.any("flags", required=False) or ()),
+            range=(spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
+            choice_ranges=tuple((by_text.get(c, c), span) for c, span in _ranges(spec, "choice_ranges")),
+            flag_ranges=_ranges(spec, "flag_ranges"),
+        )
+        spec.any("default", required=False)
+        spec.done()
+    top.done()
+    if not releases:
+        by_flag = {flag: f for f in fields.values() for flag in f.flags}
+        return Table(version, fields, by_flag, frozenset(manual), frozenset(by_flag) | frozenset(manual),
+                     deprecated=deprecated, deprecated_values=values)
+    everywhere = frozenset(f for f in manual if f not in manual_ranges)
+    full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere, deprecated,
+                 values)
+    return full.for_releases([version])  # the newest release's table, until a target asks for others
