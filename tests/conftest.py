@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FIX_FIXTURES = FIXTURES / "fixes"
 EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
-EXPECT_ITEM = re.compile(r"^(SGL[0-9]{3})@([0-9]+)$")
+EXPECT_ITEM = re.compile(r"^(SGL[0-9]{3,4})@([0-9]+)$")
 # One finding as the command and flake8 print it: ``path:line:col: CODE message``.
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) ")
 UPDATE_GOLDEN = "--update-golden"

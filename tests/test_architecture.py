@@ -42,6 +42,7 @@ LAYERS = [
     {"fixes", "cache", "config", "docs", "output"},
     # the deriver: sglang's source to rule files, its parts lowest first
     {"derive.generated", "derive.tree"},
+    {"derive.exports"},
     {"derive.guards"},
     {"derive.server_args"},
     {"derive.sites"},

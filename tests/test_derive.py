@@ -52,6 +52,13 @@ def by_function(derivation):
         ("Block.__init__", "backend in ('auto', 'torch')"),
         ("Block.set_capture_mode", "capture in ('on', 'off')"),
         ("ArchConfig.__post_init__", "mode in ('pre', 'post')"),
+        # numbers compared with a literal bound, and asserts (the test that must hold)
+        ("positive_pages", "page_size > 0"),
+        ("bits_in_range", "bits >= 2 and bits <= 8"),
+        ("bound_on_the_left", "count > 0"),
+        ("asserted_choice", "mode in ('fast', 'exact')"),
+        ("asserted_present", "layers is not None"),
+        ("asserted_range", "ratio > 0 and ratio <= 1"),
     ],
 )
 def test_guards_that_become_rules(derivation, function, constraint):
@@ -71,6 +78,8 @@ def test_guards_that_become_rules(derivation, function, constraint):
         ("_check", "a check helper: its callers call it in order to raise"),
         ("Block.update", "a method name too common to match without knowing the receiver"),
         ("Other.set_shared", "a method name that several sglang classes define"),
+        ("by_identity", "compares by identity"),
+        ("asserted_type", "the guard does not test the parameter directly"),
     ],
 )
 def test_guards_that_are_skipped_with_their_reason(derivation, function, reason):
@@ -104,7 +113,7 @@ def written(tmp_path, derivation):
 def test_written_rules_load_run_and_flag_their_examples(written):
     rules_dir, count, _ = written
     rules = load_rules([rules_dir])
-    assert len(rules) == count == 13
+    assert len(rules) == count == 21
     ruleset = RuleSet(rules)
     for rule in rules:
         assert rule.derived_key and rule.code.startswith("SGL1")
@@ -113,6 +122,58 @@ def test_written_rules_load_run_and_flag_their_examples(written):
     # A user's call through sglang's own pass-through wrapper is checked too.
     source = "from sglang.modes.capture import wrapper\nwrapper(t, capture_mode='pre')\n"
     assert [d.line for d in lint(source, "user.py", ruleset)] == [2]
+
+
+def test_a_target_is_found_under_every_name_its_package_exports_it_by(written):
+    rules_dir, _, _ = written
+    exports = (rules_dir / DERIVED_DIR / "exports.toml").read_text()
+    assert '"sglang.modes.capture.allowed_tuple" = ["sglang.modes.allowed_tuple"]' in exports
+    assert '"sglang.modes.capture.ArchConfig" = ["sglang.modes.ArchConfig"]' in exports  # LazyImport
+    assert '"sglang.modes.capture.Block" = ["sglang.modes.CaptureBlock"]' in exports  # import ... as
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = (
+        "import sglang.modes\n"
+        "from sglang.modes import CaptureBlock, allowed_tuple, positive_pages\n"
+        "allowed_tuple(t, mode='pre')\n"
+        "CaptureBlock(None, backend='cuda')\n"
+        "positive_pages(0)\n"
+        "sglang.modes.allowed_tuple(t, 'post')\n"
+        "allowed_tuple(t, mode='pre_rope')\n"
+    )
+    assert [(d.line, d.code) for d in lint(source, "user.py", ruleset)] == [
+        (3, rule_code(rules_dir, "allowed_tuple")), (4, rule_code(rules_dir, "Block.__init__")),
+        (5, rule_code(rules_dir, "positive_pages")), (6, rule_code(rules_dir, "allowed_tuple")),
+    ]
+
+
+def test_a_call_that_leaves_out_an_argument_whose_default_fails_is_reported(written, derivation):
+    sites = by_function(derivation)
+    assert sites["needs_template"].target.omitted and sites["workers"].target.omitted
+    assert not sites["not_supported"].target.omitted  # scale=None is what it must be
+    assert not sites["allowed_constant"].target.omitted  # backend="auto" is allowed
+    rules_dir, _, _ = written
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = (
+        "from sglang.modes.numbers import needs_template, workers\n"
+        "needs_template('chat')\n"
+        "needs_template('chat', '{{ x }}')\n"
+        "needs_template(*names)\n"
+        "needs_template('chat', **options)\n"
+        "workers()\n"
+        "workers(4)\n"
+        "make = functools.partial(workers)\n"
+    )
+    assert [(d.line, d.col, d.code, d.message) for d in lint(source, "user.py", ruleset)] == [
+        (2, 0, rule_code(rules_dir, "needs_template"),
+         "needs_template(...): omitting `template` fails: ValueError: a chat template is required"),
+        (6, 0, rule_code(rules_dir, "workers"),
+         "workers(...): omitting `count` fails: ValueError: count must be positive"),
+    ]
+
+
+def rule_code(rules_dir, function: str) -> str:
+    (code,) = [r.code for r in load_rules([rules_dir]) if r.raise_site.function == function]
+    return code
 
 
 def test_codes_stay_with_their_site_across_re_derivations(tmp_path, written, derivation):
@@ -214,7 +275,7 @@ def test_catalog_commands(tmp_path):
     rules.mkdir()
     derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
-    assert "13 rules written" in derived.stdout and "skipped:" in derived.stdout
+    assert "21 rules written" in derived.stdout and "skipped:" in derived.stdout
     verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
     missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))

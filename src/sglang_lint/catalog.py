@@ -8,6 +8,7 @@ Every field is validated here, before any file is linted; a malformed file raise
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
 
-CODE_PATTERN = re.compile(r"^SGL[0-9]{3}$")
+CODE_PATTERN = re.compile(r"^SGL[0-9]{3,4}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 DOTTED_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 IDENTIFIER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -41,6 +42,7 @@ class Target:
     receivers: tuple[str, ...] = ()
     via: str | None = None
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
+    omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
 
     @property
     def last_name(self) -> str:
@@ -73,9 +75,13 @@ def parse_target(fields: Fields) -> Target:
         receivers=fields.strings("receivers", required=False, pattern=DOTTED_PATTERN) or (),
         via=fields.str("via", required=False),
         fields=fields.bool("fields", required=False) or False,
+        omitted=fields.bool("omitted", required=False) or False,
     )
     if target.fields and (kind != "class" or target.argument is None):
         raise fields.error("fields", "only a class target with an argument has fields")
+    unnamed = target.argument is None and target.position is None
+    if target.omitted and (kind == "attribute" or target.fields or unnamed):
+        raise fields.error("omitted", "only a call target with an argument or a position can be left out")
     fields.done()
     return target
 
@@ -268,8 +274,9 @@ def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ..
             raise RuleFileError(folder, "", "rule folder does not exist")
         # Rule files are named after their code; other TOML files there are data tables.
         paths = sorted(folder.rglob("SGL*.toml"))
+        aliases = _exports(folder)
         for path, data in zip(paths, read_tomls(paths)):
-            rule = parse_rule(data, path, kinds)
+            rule = with_aliases(parse_rule(data, path, kinds), aliases)
             if rule.code in seen:
                 raise RuleFileError(
                     path, "code", f"{rule.code} is already used by {seen[rule.code]}"
@@ -277,3 +284,36 @@ def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ..
             seen[rule.code] = path
             rules.append(rule)
     return tuple(sorted(rules, key=lambda r: r.code))
+
+
+EXPORTS_TABLE = "exports.toml"
+
+
+def _exports(folder: Path) -> dict[str, tuple[str, ...]]:
+    """The names each targeted class or function is also imported by (``exports.toml``, written
+    by ``catalog derive`` from sglang's package re-exports), for every such table in the folder."""
+    found: dict[str, tuple[str, ...]] = {}
+    for path in sorted(folder.rglob(EXPORTS_TABLE)):
+        table = Fields(read_toml(path), path)
+        listed = table.sub("exports")
+        for name in listed.table:
+            found[name] = found.get(name, ()) + tuple(listed.strings(name, pattern=DOTTED_PATTERN))
+        listed.done()
+        table.done()
+    return found
+
+
+def with_aliases(rule: Rule, aliases: Mapping[str, tuple[str, ...]]) -> Rule:
+    """The rule with, beside each function or class target, a target for every name sglang
+    re-exports it by (same argument and position): a call through any of them is judged."""
+    if not aliases:
+        return rule
+    checks = []
+    for check in rule.checks:
+        targets = list(check.targets)
+        for target in check.targets:
+            if target.kind in ("function", "class"):
+                targets += [dataclasses.replace(target, name=alias) for alias in aliases.get(target.name, ())]
+        unique = tuple(dict.fromkeys(targets))
+        checks.append(check if len(unique) == len(check.targets) else dataclasses.replace(check, targets=unique))
+    return rule if all(a is b for a, b in zip(checks, rule.checks)) else dataclasses.replace(rule, checks=tuple(checks))

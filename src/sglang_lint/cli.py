@@ -34,7 +34,7 @@ SKIPPED_DIRS = frozenset(
         "__pypackages__", ".eggs", ".sglang_lint_cache",
     }
 )
-CODE_PREFIX = re.compile(r"^SGL[0-9]{0,3}$")
+CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
 
 
 class UsageError(Exception):

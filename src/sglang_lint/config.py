@@ -31,7 +31,7 @@ from sglang_lint.rulefile import tomllib
 from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules
 from sglang_lint.target import RELEASE_PATTERN, TargetRelease, find_target, known_releases
 
-CODE_PREFIX = re.compile(r"^SGL[0-9]{0,3}$")
+CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version")
 
 

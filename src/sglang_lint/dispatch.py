@@ -16,6 +16,7 @@ from typing import Callable
 import libcst as cst
 
 from sglang_lint.catalog import Target
+from sglang_lint.checks.base import omitted_at
 from sglang_lint.guards import GuardCollector, deliberate
 from sglang_lint.model import Fix, Site
 from sglang_lint.reach import calls_of, field_sites, subclass_calls, wrapper_at
@@ -96,6 +97,14 @@ class Dispatcher:
                 return
             message = f"{finding.message} ({job.via})" if job.via else finding.message
             self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, site.node))
+        target = job.target
+        if target is not None and target.omitted and job.via is None and omitted_at(site, target):
+            if deliberate(self.guards, site):
+                return
+            summary = getattr(entry.check.params, "summary", "")
+            prefix = "." if target.kind == "method" else ""
+            message = f"{prefix}{target.display}(...): omitting `{target.argument or target.position}` fails: {summary}"
+            self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node))
 
     def _wrapper_jobs(self, job: Job) -> list[Job]:
         wrapper = wrapper_at(job.target, job.site)

@@ -349,14 +349,16 @@ def value_may_be_known(
 
 
 def value_screen(
-    name: str | None, position: int | None, fails: Callable | None = None, enum=None, strict: bool = False
+    name: str | None, position: int | None, fails: Callable | None = None, enum=None, strict: bool = False,
+    omitted: bool = False,
 ) -> Callable:
-    """The screen of a check on one argument (allowed values, None, truthiness)."""
+    """The screen of a check on one argument (allowed values, None, truthiness); ``omitted``:
+    leaving the argument out fails too (its default does)."""
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
         found = argument(call, name, position)
         if found is None:
-            return False
+            return omitted
         if found is True:
             return True
         return value_may_be_known(found, facts, fails, enum, strict)

@@ -23,6 +23,7 @@ CHECK_KINDS: dict[str, CheckKind] = {
         value_tests.FORBIDDEN,
         value_tests.MUST_BE_NONE,
         value_tests.TRUTHY,
+        value_tests.NUMBER_RANGE,
         server_args.KIND,
     )
 }

@@ -136,7 +136,8 @@ def triggers(check):
         target_trigger(
             target, *extra,
             screen=value_screen(
-                target.argument, target.position, functools.partial(fails, params), params.enum, params.strict
+                target.argument, target.position, functools.partial(fails, params), params.enum, params.strict,
+                target.omitted,
             ),
         )
         for target in check.targets

@@ -128,6 +128,17 @@ def _argument(
     return arg, holder
 
 
+def omitted_at(site: Site, target) -> bool:
+    """Does this call certainly leave the target's argument out (not by keyword, not at its
+    position, no ``*args``/``**kwargs`` that might hold it)? Then the parameter's default
+    is what the function sees."""
+    if not isinstance(site.node, cst.Call) or site.partial is not None:
+        return False
+    found = find_argument(call_arguments(site.node), target.argument, target.position,
+                          lambda arg: _mapping_items(arg, site))
+    return found is None
+
+
 def call_arguments(call: cst.Call) -> list[tuple[str | None, str, cst.Arg]]:
     """The call's arguments as :func:`~sglang_lint.pynames.find_argument` reads them."""
     return [(arg.keyword.value if arg.keyword is not None else None, arg.star, arg) for arg in call.args]

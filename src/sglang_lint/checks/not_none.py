@@ -62,9 +62,10 @@ def triggers(check):
     params: NotNone = check.params
     return [
         target_trigger(
-            target, "None",
+            target, *(() if target.omitted else ("None",)),
             screen=value_screen(
-                target.argument, target.position, functools.partial(fails, params), None, params.strict
+                target.argument, target.position, functools.partial(fails, params), None, params.strict,
+                target.omitted,
             ),
         )
         for target in check.targets

@@ -1,8 +1,9 @@
-"""Three small value checks the derived catalog needs, one per shape of sglang guard:
+"""Four small value checks the derived catalog needs, one per shape of sglang guard:
 
 * ``forbidden-values``: ``if x == "a": raise`` / ``if x in (...): raise``;
 * ``must-be-none``: ``if x is not None: raise`` ("not supported");
-* ``truthy``: ``if not x: raise`` (None, False, 0 and "" fail).
+* ``truthy``: ``if not x: raise`` (None, False, 0 and "" fail);
+* ``number-range``: ``if n <= 0: raise`` / ``if n < 0 or n > 8: raise`` (a number outside).
 
 Each judges only values the resolver knows at the call (every reaching binding)."""
 
@@ -29,8 +30,11 @@ from sglang_lint.pynames import Ref
 @dataclass(frozen=True)
 class ValueTest:
     summary: str
-    values: tuple = ()
+    values: tuple = ()  # number-range: ((op, bound), ...) a number must all satisfy
     strict: bool = False  # only values certain at the call: no parameter defaults
+
+
+COMPARISONS = (">", ">=", "<", "<=")
 
 
 def _parse_with_values(fields, targets):
@@ -39,6 +43,29 @@ def _parse_with_values(fields, targets):
     if not isinstance(values, list) or not values or not all(isinstance(v, SCALARS) for v in values):
         raise fields.error("values", f"must be a non-empty list of literals, got {values!r}")
     return ValueTest(fields.str("summary"), tuple(values), fields.bool("strict", required=False) or False)
+
+
+def _parse_bounds(fields, targets):
+    require_argument(fields, targets)
+    holds = fields.any("holds")
+    if not isinstance(holds, list) or not holds or not all(
+            isinstance(h, list) and len(h) == 2 and h[0] in COMPARISONS and _is_number(h[1]) for h in holds):
+        raise fields.error("holds", f"must be a non-empty list of [op, number] with op one of {COMPARISONS}, "
+                                    f"got {holds!r}")
+    return ValueTest(fields.str("summary"), tuple((op, bound) for op, bound in holds),
+                     fields.bool("strict", required=False) or False)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_out_of_range(params: ValueTest, value: object) -> bool:
+    """A number (never a bool: True > 0 is not what sglang tests) outside a bound."""
+    if not _is_number(value):
+        return False
+    tests = {">": value.__gt__, ">=": value.__ge__, "<": value.__lt__, "<=": value.__le__}
+    return not all(tests[op](bound) for op, bound in params.values)
 
 
 def _parse(fields, targets):
@@ -79,7 +106,7 @@ def _triggers(fails):
             target_trigger(
                 target,
                 screen=value_screen(target.argument, target.position, functools.partial(fails, params), None,
-                                    params.strict),
+                                    params.strict, target.omitted),
             )
             for target in check.targets
         ]
@@ -101,4 +128,10 @@ TRUTHY = CheckKind(
     name="truthy", site="call", parse=_parse, triggers=_triggers(_is_falsy), through_wrappers=True,
     fails=_is_falsy,
     run=_checker(_is_falsy, lambda p, v: f"{p.summary} ({show_value(v)} is empty, zero or None)"),
+)
+NUMBER_RANGE = CheckKind(
+    name="number-range", site="call", parse=_parse_bounds, triggers=_triggers(_is_out_of_range),
+    through_wrappers=True, fails=_is_out_of_range,
+    run=_checker(_is_out_of_range, lambda p, v: f"{p.summary} ({show_value(v)} is not "
+                                                f"{' and '.join(f'{op} {b!r}' for op, b in p.values)})"),
 )

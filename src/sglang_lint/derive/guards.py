@@ -26,11 +26,31 @@ class Skip(Exception):
 class Constraint:
     """What the guard demands of the parameter for the call not to raise."""
 
-    kind: str  # allowed-values | forbidden-values | not-none | must-be-none | truthy
-    values: tuple = ()
+    kind: str  # allowed-values | forbidden-values | not-none | must-be-none | truthy | number-range
+    values: tuple = ()  # number-range: ((op, bound), ...), each of which a number must satisfy
     none_allowed: bool = False
 
+    def fails(self, value: object) -> bool:
+        """Does a literal value (NOT_LITERAL: unknown) certainly make the guard raise?"""
+        if value is NOT_LITERAL:
+            return False
+        if self.kind == "number-range":
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            tests = {">": lambda b: value > b, ">=": lambda b: value >= b, "<": lambda b: value < b,
+                     "<=": lambda b: value <= b}
+            return number and not all(tests[op](bound) for op, bound in self.values)
+        return {
+            "allowed-values": lambda: not (value is None and self.none_allowed) and not any(
+                type(value) is type(v) and value == v for v in self.values),
+            "forbidden-values": lambda: any(type(value) is type(v) and value == v for v in self.values),
+            "not-none": lambda: value is None,
+            "must-be-none": lambda: value is not None,
+            "truthy": lambda: not value,
+        }[self.kind]()
+
     def describe(self, parameter: str) -> str:
+        if self.kind == "number-range":
+            return " and ".join(f"{parameter} {op} {bound!r}" for op, bound in self.values)
         shown = ", ".join(repr(v) for v in self.values)
         return {
             "allowed-values": f"{parameter} in ({shown}{', None' if self.none_allowed else ''})",
@@ -106,6 +126,10 @@ def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, 
             return subject, Constraint("truthy")
         name, positive = _positive(inner, params, module)
         return name, positive
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in FLIPPED:
+        if params.subject(test.left) is None and params.subject(test.comparators[0]) is not None:
+            # ``0 >= n``: the parameter on the right; read as ``n <= 0``.
+            test = ast.Compare(test.comparators[0], [FLIPPED[type(test.ops[0])]()], [test.left])
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         subject = params.subject(test.left)
         if subject is None:
@@ -129,7 +153,9 @@ def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, 
             return subject, Constraint("allowed-values", (_literal_or_skip(right, module),))
         if isinstance(op, ast.Eq):
             return subject, Constraint("forbidden-values", (_literal_or_skip(right, module),))
-        raise Skip("compares by order or identity (a range or type check)")
+        if type(op) in PASSING_WHEN_NOT:
+            return subject, Constraint("number-range", ((PASSING_WHEN_NOT[type(op)], _bound(right, module)),))
+        raise Skip("compares by identity")
     if isinstance(test, ast.BoolOp):
         parts = []
         for value in test.values:
@@ -141,6 +167,10 @@ def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, 
         if not parts:
             raise Skip("no part of the guard tests the parameter alone")
         if isinstance(test.op, ast.Or):
+            if len(parts) == len(test.values) and len({n for n, _ in parts}) == 1 and all(
+                    c.kind == "number-range" for _, c in parts):
+                # ``n < 0 or n > 8``: a number passes only inside every bound.
+                return parts[0][0], Constraint("number-range", tuple(b for _, c in parts for b in c.values))
             return parts[0]  # each disjunct alone raises: the first is certain
         names = {name for name, _ in parts}
         kinds = {c.kind for _, c in parts}
@@ -178,6 +208,42 @@ def _positive(test: ast.expr, params: Params, module: Module) -> tuple[str, Cons
     if not values:
         raise Skip("empty allowed set")
     return subject, Constraint("allowed-values", tuple(dict.fromkeys(values)), none)
+
+
+# ``if n < bound: raise``: a number passes when ``n >= bound`` (the operator that passes).
+PASSING_WHEN_NOT = {ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<"}
+FLIPPED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+
+def _bound(node: ast.expr, module: Module) -> int | float:
+    """The number a range guard compares with (a literal or a module constant)."""
+    value = _literal_or_skip(node, module)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Skip("compares by order with a value that is not a number")
+    return value
+
+
+_NEGATED = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot,
+            ast.IsNot: ast.Is, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.Gt: ast.LtE}
+
+
+def negated(test: ast.expr) -> ast.expr:
+    """The test that raises for ``assert test``: ``x in S`` -> ``x not in S``, ``a and b`` ->
+    ``not a or not b``, ``x is not None`` -> ``x is None``; ``not test`` otherwise."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
+        return ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators)
+    if isinstance(test, ast.BoolOp):
+        return ast.BoolOp(ast.Or() if isinstance(test.op, ast.And) else ast.And(), [negated(v) for v in test.values])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    return ast.UnaryOp(ast.Not(), test)
+
+
+def assert_as_raise(statement: ast.Assert) -> ast.Raise:
+    """``assert test, msg`` as the ``raise AssertionError(msg)`` it is when ``test`` fails."""
+    args = [statement.msg] if statement.msg is not None else []
+    exc = ast.Call(ast.Name("AssertionError", ast.Load()), args, [])
+    return ast.copy_location(ast.Raise(exc, None), statement)
 
 
 def _literal_or_skip(node: ast.expr, module: Module) -> object:

@@ -15,9 +15,11 @@ shares). Everything else is counted under the reason it was skipped.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+
 from pathlib import Path
 
 from sglang_lint.derive.guards import (
@@ -25,13 +27,16 @@ from sglang_lint.derive.guards import (
     Params,
     Skip,
     chain_constraint,
+    assert_as_raise,
     constraint_of,
+    negated,
     ends_in_raise,
     match_constraint,
     normalize_message,
     raise_message,
     shown_message,
 )
+from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.server_args import (
     ARG_GROUPS_PACKAGE,
     SERVER_ARGS_MODULE,
@@ -43,6 +48,7 @@ from sglang_lint.derive.server_args import (
     server_args_text,
 )
 from sglang_lint.derive.tree import Module, no_gc, read_modules, sglang_version, walk_local
+from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
 # Method names too common to match by name alone: builtins, torch.nn.Module, and the
 # everyday verbs of Python code. A method named like this needs receiver evidence.
@@ -78,6 +84,7 @@ class CallTarget:
     position: int | None
     fields: bool = False
     via: str | None = None
+    omitted: bool = False  # the parameter's default fails the guard: leaving it out raises
 
 
 @dataclass
@@ -134,7 +141,7 @@ def analyse_function(
     module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, method_owners: Counter
 ) -> list[GuardedRaise]:
     """Every raise site of a function whose guard tests one of its parameters."""
-    if not any(isinstance(node, ast.Raise) for node in walk_local(function)):
+    if not any(isinstance(node, (ast.Raise, ast.Assert)) for node in walk_local(function)):
         return []
     qualname = f"{owner.name}.{function.name}" if owner else function.name
     decorators = _decorators(function)
@@ -195,9 +202,11 @@ def analyse_function(
                 match = match_constraint(statement, params)
                 if match is not None:
                     found = match, statement.cases[-1].body[-1]
+            elif isinstance(statement, ast.Assert) and _mentions(statement.test, all_params):
+                found = constraint_of(negated(statement.test), params, module), assert_as_raise(statement)
         except Skip as skip:
-            raise_node = _first_raise(statement)
-            guard_shaped = isinstance(statement, ast.Match) or (
+            raise_node = assert_as_raise(statement) if isinstance(statement, ast.Assert) else _first_raise(statement)
+            guard_shaped = isinstance(statement, (ast.Match, ast.Assert)) or (
                 isinstance(statement, ast.If) and (ends_in_raise(statement.body) or _chain_ends_in_raise(statement))
             )
             if guard_shaped and raise_node is not None and _mentions(statement, all_params):
@@ -209,6 +218,8 @@ def analyse_function(
             site.parameter, site.constraint = parameter, constraint
             try:
                 site.target = target_for(parameter)
+                if not site.target.fields and constraint.fails(_default_of(function, parameter)):
+                    site.target = dataclasses.replace(site.target, omitted=True)
             except Skip as skip:
                 site.skipped = str(skip)
             sites.append(site)
@@ -237,6 +248,15 @@ def analyse_function(
             if _mentions(node.test, all_params):
                 sites.append(_site(module, qualname, node.body[-1], skipped="the guard does not run on every call"))
     return sites
+
+
+def _default_of(function: ast.FunctionDef, parameter: str) -> object:
+    """The literal default of a parameter (NOT_LITERAL when it has none or it is not one)."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip((a.arg for a in positional[len(positional) - len(args.defaults):]), args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    return ast_literal(defaults[parameter]) if parameter in defaults else NOT_LITERAL
 
 
 CHECK_VERBS = re.compile(r"^_*(check|require|ensure|assert|raise|verify|validate|fail|expect)", re.IGNORECASE)
@@ -290,6 +310,7 @@ class Derivation:
     manual_flags: list[str] = field(default_factory=list)
     deprecated_flags: dict = field(default_factory=dict)  # flag -> (action, replacement or None)
     deprecated_values: dict = field(default_factory=dict)  # field -> {old: (new, exact)}
+    exports: dict = field(default_factory=dict)  # package.Name -> where it is bound (re-exports)
 
     def server_args_text(self) -> str:
         return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags,
@@ -315,6 +336,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         derivation.deprecated_flags = deprecated_flags(server_args.tree) if server_args is not None else {}
         derivation.deprecated_values = deprecated_values(
             [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)])
+        derivation.exports = package_exports(modules)
         if index_raises:
             derivation.raises = raises_by_function(modules)
         return derivation
@@ -439,6 +461,7 @@ def raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]]
             for name, function in functions:
                 messages = found.setdefault((module.name, name), set())
                 for sub in ast.walk(function):
-                    if isinstance(sub, ast.Raise):
-                        messages.add(normalize_message(shown_message(*raise_message(sub))))
+                    if isinstance(sub, (ast.Raise, ast.Assert)):
+                        raised = assert_as_raise(sub) if isinstance(sub, ast.Assert) else sub
+                        messages.add(normalize_message(shown_message(*raise_message(raised))))
     return found

@@ -12,6 +12,8 @@ from pathlib import Path
 from sglang_lint.catalog import Rule
 from sglang_lint.ruletable import load_rules
 from sglang_lint.rulefile import tomllib
+from sglang_lint.catalog import EXPORTS_TABLE
+from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import shown_message
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
@@ -20,6 +22,8 @@ from sglang_lint.derive.tree import UNKNOWN_VERSION
 
 FIRST_DERIVED_CODE = 100
 LAST_DERIVED_CODE = 899
+# Past SGL899 (SGL900 is the engine's): four digits, SGL1000-SGL8999.
+MORE_DERIVED_CODES = range(1000, 9000)
 DERIVED_DIR = "derived"
 LOCK_FILE = "codes.lock"
 INDEX_FILE = "INDEX.md"
@@ -35,8 +39,29 @@ def _slug(text: str) -> str:
     return slug[:60].strip("-") or "rule"
 
 
+def _range_examples(c) -> tuple[object, object]:
+    """(a number that fails, one that passes) the bounds of a number-range constraint."""
+    bounds = [b for _, b in c.values]
+    integral = all(isinstance(b, int) for b in bounds)
+    step = 1 if integral else 0.5
+    candidates = sorted({b + d for b in bounds for d in (-2 * step, -step, 0, step, 2 * step)}
+                        | {(a + b) / 2 for a in bounds for b in bounds if a != b})
+    passing = [v for v in candidates if number_passes(c.values, v)]
+    failing = [v for v in candidates if not number_passes(c.values, v)]
+    nearest = min(failing, key=lambda v: (min(abs(v - b) for b in bounds), v))  # the edge: n=0 for n > 0
+    return nearest, (min(passing, key=lambda v: (min(abs(v - b) for b in bounds), v)) if passing else bounds[0])
+
+
+def number_passes(bounds, value) -> bool:
+    """Does the number satisfy every (op, bound)?"""
+    tests = {">": value.__gt__, ">=": value.__ge__, "<": value.__lt__, "<=": value.__le__}
+    return all(tests[op](bound) for op, bound in bounds)
+
+
 def _bad_value(site: GuardedRaise) -> object:
     c = site.constraint
+    if c.kind == "number-range":
+        return _range_examples(c)[0]
     if c.kind == "allowed-values":
         sample = c.values[0]
         if isinstance(sample, bool):
@@ -54,6 +79,8 @@ def _bad_value(site: GuardedRaise) -> object:
 
 def _good_value(site: GuardedRaise) -> object:
     c = site.constraint
+    if c.kind == "number-range":
+        return _range_examples(c)[1]
     if c.kind == "allowed-values":
         return c.values[0]
     if c.kind == "forbidden-values":
@@ -82,6 +109,8 @@ def _title(site: GuardedRaise) -> str:
     if c.kind == "allowed-values":
         shown = ", ".join(repr(v) for v in c.values[:6]) + (", ..." if len(c.values) > 6 else "")
         return f"{callee}: {p} must be one of {shown}"
+    if c.kind == "number-range":
+        return f"{callee}: {p} must be {' and '.join(f'{op} {b!r}' for op, b in c.values)}"
     return {
         "forbidden-values": f"{callee}: {p} must not be {', '.join(repr(v) for v in c.values)}",
         "not-none": f"{callee}: {p} is required (not None)",
@@ -121,6 +150,8 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
     ]
     if c.kind in ("allowed-values", "forbidden-values"):
         lines.append("values = [" + ", ".join(toml_value(v) for v in c.values) + "]")
+    if c.kind == "number-range":
+        lines.append("holds = [" + ", ".join(f"[{toml_string(op)}, {toml_value(b)}]" for op, b in c.values) + "]")
     if c.none_allowed:
         lines.append("none = true")
     lines.append("strict = true")
@@ -132,6 +163,8 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
             lines.append(f"position = {target.position}")
         if target.fields:
             lines.append("fields = true")
+        if target.omitted:
+            lines.append("omitted = true")
         if target.via:
             lines.append(f"via = {toml_string(target.via)}")
     why = (
@@ -241,7 +274,8 @@ def write_catalog(
             site.skipped = "covered by a curated rule"
     lock = _read_lock(out / LOCK_FILE)
     used = set(lock.values())
-    free = (f"SGL{n:03d}" for n in range(FIRST_DERIVED_CODE, LAST_DERIVED_CODE + 1) if f"SGL{n:03d}" not in used)
+    numbers = (*range(FIRST_DERIVED_CODE, LAST_DERIVED_CODE + 1), *MORE_DERIVED_CODES)
+    free = (f"SGL{n:03d}" for n in numbers if f"SGL{n:03d}" not in used)
     files = {}
     index = []
     for site in sorted(derivation.rules, key=lambda s: s.key):
@@ -249,7 +283,7 @@ def write_catalog(
         if code is None:
             code = next(free, None)
             if code is None:
-                site.skipped = "no derived code left (SGL100-SGL899 are all taken)"
+                site.skipped = "no derived code left (SGL100-SGL899 and SGL1000-SGL8999 are all taken)"
                 continue
             lock[site.key] = code
         name = rule_name(site)
@@ -289,9 +323,21 @@ def write_catalog(
         path = out / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
+    _write_exports(out, rules_dir, derivation)
     (out / LOCK_FILE).write_text(_lock_text(lock), encoding="utf-8")
     (out / INDEX_FILE).write_text(_index_text(index, derivation, len(older)), encoding="utf-8")
     return len(files), derivation.skipped()
+
+
+def _write_exports(out: Path, rules_dir: Path, derivation: Derivation) -> None:
+    """exports.toml: the names sglang re-exports each class or function of the catalog by."""
+    path = out / EXPORTS_TABLE
+    path.unlink(missing_ok=True)  # the targets are read as written, not through an older table
+    targets = {target.name for rule in load_rules([rules_dir]) for check in rule.checks for target in check.targets
+               if target.kind in ("function", "class")}
+    aliases = aliases_of(targets, derivation.exports)
+    if aliases:
+        path.write_text(exports_text(aliases, derivation.version), encoding="utf-8")
 
 
 def _with_range(text: str, code: str, since: str, until: str) -> str:
