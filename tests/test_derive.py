@@ -71,9 +71,9 @@ def test_guards_that_become_rules(derivation, function, constraint):
     "function, reason",
     [
         ("early_return_first", "the guard does not run on every call"),
-        ("nested_guard", "the guard does not run on every call"),
+        ("nested_under_an_expression", "the guard does not run on every call"),
         ("reassigned_first", "the parameter is rebound before the guard"),
-        ("anded", "the guard is and-ed with another condition"),
+        ("anded_with_an_expression", "the guard is and-ed with another condition"),
         ("registry", "the allowed set is a name bound at run time or more than once (registry lookup)"),
         ("_check", "a check helper: its callers call it in order to raise"),
         ("Block.update", "a method name too common to match without knowing the receiver"),
@@ -98,8 +98,15 @@ def test_targets_positions_and_pass_through(derivation):
     assert (config.kind, config.fields, config.position) == ("class", True, None)
     scale = sites["not_supported"].target
     assert (scale.argument, scale.position) == ("scale", None)  # keyword-only
-    (through,) = sites["allowed_tuple"].passthrough
-    assert (through.name, through.argument, through.position) == ("sglang.modes.capture.wrapper", "capture_mode", 1)
+    # Pass-throughs: by keyword, by position, through self.x, and super().__init__ to the base.
+    through = {(t.name, t.argument, t.position) for t in sites["allowed_tuple"].passthrough}
+    assert through == {
+        ("sglang.modes.capture.wrapper", "capture_mode", 1),
+        ("sglang.modes.capture.positional_wrapper", "how", 1),
+        ("sglang.modes.capture.HeldCapture", "how", 0),
+    }
+    (child,) = sites["Block.__init__"].passthrough
+    assert (child.name, child.argument, child.position) == ("sglang.modes.capture.ChildBlock", "kind", 1)
 
 
 @pytest.fixture()
@@ -113,7 +120,7 @@ def written(tmp_path, derivation):
 def test_written_rules_load_run_and_flag_their_examples(written):
     rules_dir, count, _ = written
     rules = load_rules([rules_dir])
-    assert len(rules) == count == 21
+    assert len(rules) == count == 26
     ruleset = RuleSet(rules)
     for rule in rules:
         assert rule.derived_key and rule.code.startswith("SGL1")
@@ -169,6 +176,72 @@ def test_a_call_that_leaves_out_an_argument_whose_default_fails_is_reported(writ
         (6, 0, rule_code(rules_dir, "workers"),
          "workers(...): omitting `count` fails: ValueError: count must be positive"),
     ]
+
+
+def test_a_guard_that_runs_when_other_arguments_pass_a_test_is_a_conditional_rule(written, derivation):
+    sites = by_function(derivation)
+    for function, condition in (("anded", "strict is truthy"), ("nested_guard", "flag is truthy")):
+        site = sites[function]
+        assert site.skipped is None and site.constraint.describe(site.parameter) == "mode in ('x', 'y')"
+        assert [c.describe() for c, *_ in site.conditions] == [condition]
+    rules_dir, _, _ = written
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = (
+        "from sglang.modes.capture import anded, nested_guard\n"
+        "anded('z', True)\n"
+        "anded('z', strict=1)\n"
+        "anded('z', False)\n"
+        "anded('z', strict)\n"
+        "anded('x', True)\n"
+        "nested_guard('z', flag=True)\n"
+        "nested_guard(mode='z', flag=None)\n"
+        "nested_guard('z', **options)\n"
+    )
+    anded, nested = rule_code(rules_dir, "anded"), rule_code(rules_dir, "nested_guard")
+    assert [(d.line, d.code) for d in lint(source, "user.py", ruleset)] == [
+        (2, anded), (3, anded), (7, nested),
+    ]
+
+
+def test_calls_of_a_derived_pass_through_are_judged(written):
+    rules_dir, _, _ = written
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = (
+        "from sglang.modes.capture import ChildBlock, HeldCapture, positional_wrapper\n"
+        "positional_wrapper(t, 'sideways')\n"
+        "HeldCapture(how='sideways')\n"
+        "ChildBlock(8, 'cuda')\n"
+        "positional_wrapper(t, 'pre_rope')\n"
+        "ChildBlock(8, kind='torch')\n"
+    )
+    tuple_code, block_code = rule_code(rules_dir, "allowed_tuple"), rule_code(rules_dir, "Block.__init__")
+    assert [(d.line, d.code) for d in lint(source, "user.py", ruleset)] == [
+        (2, tuple_code), (3, tuple_code), (4, block_code),
+    ]
+
+
+def test_guards_in_a_helper_called_on_every_call_are_the_caller_s(written, derivation):
+    found = {(s.function, s.parameter): s for s in derivation.sites if s.skipped is None}
+    own = [x for x in derivation.sites if x.function == "_validate_layout" and x.caller is None]
+    assert [x.skipped for x in own] == ["a check helper: its callers call it in order to raise"]
+    via_init = [s for s in derivation.sites if s.function == "_validate_layout" and s.target
+                and s.target.name == "sglang.modes.capture.Cache"]
+    assert [(s.target.argument, s.target.position) for s in via_init] == [("layout", 1)]
+    policy = found[("Cache._validate_policy", "policy")]
+    assert (policy.target.name, policy.target.argument, policy.constraint.values) == (
+        "sglang.modes.capture.Cache", "policy", ("lru", "fifo"))
+    chunk = found[("SchedulerConfig._check_chunk", "chunk")]
+    assert chunk.target.fields and chunk.constraint.describe("chunk") == "chunk > 0"
+    rules_dir, _, _ = written
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = (
+        "from sglang.modes.capture import Cache, SchedulerConfig\n"
+        "Cache(8, 'nhd', policy='random')\n"
+        "Cache(8, 'bshd')\n"
+        "SchedulerConfig(chunk=0)\n"
+        "Cache(8, 'hnd', 'fifo')\n"
+    )
+    assert [d.line for d in lint(source, "user.py", ruleset)] == [2, 3, 4]
 
 
 def rule_code(rules_dir, function: str) -> str:
@@ -275,7 +348,7 @@ def test_catalog_commands(tmp_path):
     rules.mkdir()
     derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
-    assert "21 rules written" in derived.stdout and "skipped:" in derived.stdout
+    assert "26 rules written" in derived.stdout and "skipped:" in derived.stdout
     verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
     missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))

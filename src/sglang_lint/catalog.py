@@ -87,6 +87,53 @@ def parse_target(fields: Fields) -> Target:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A test another argument of the call must pass for the check to apply (sglang's guard
+    runs only then): ``holds`` is ``in`` / ``not in`` ``values`` (None among them with
+    ``none``), ``truthy`` or ``falsy``; ``default``: what an omitted argument is."""
+
+    argument: str | None
+    position: int | None
+    holds: str
+    values: tuple = ()
+    has_default: bool = False
+    default: Any = None
+
+    def passes(self, value: object) -> bool:
+        if self.holds == "truthy":
+            return bool(value)
+        if self.holds == "falsy":
+            return not value
+        found = any(type(value) is type(v) and value == v for v in self.values)
+        return found if self.holds == "in" else not found
+
+
+CONDITION_TESTS = ("in", "not in", "truthy", "falsy")
+
+
+def parse_condition(fields: Fields) -> Condition:
+    holds = fields.str("holds")
+    if holds not in CONDITION_TESTS:
+        raise fields.error("holds", f"must be one of {', '.join(CONDITION_TESTS)}, got {holds!r}")
+    values = tuple(fields.any("values", required=False) or ())
+    if fields.bool("none", required=False):
+        values += (None,)
+    if holds in ("in", "not in") and not values:
+        raise fields.error("values", f"a condition that holds {holds!r} needs values")
+    default = fields.any("default", required=False)
+    default_none = fields.bool("default_none", required=False) or False
+    condition = Condition(
+        argument=fields.str("argument", required=False, pattern=IDENTIFIER_PATTERN),
+        position=fields.int("position", required=False),
+        holds=holds, values=values, has_default=default is not None or default_none, default=default,
+    )
+    if condition.argument is None and condition.position is None:
+        raise fields.error("argument", "a condition names its argument, its position or both")
+    fields.done()
+    return condition
+
+
+@dataclass(frozen=True)
 class Check:
     kind: str
     params: Any
@@ -100,6 +147,9 @@ class Check:
     @property
     def ranged(self) -> bool:
         return bool(self.since or self.until)
+
+    # Tests other arguments of the call must pass for the check to apply (all of them).
+    conditions: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,10 +270,11 @@ def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
         check_until = check_fields.str("until", required=False, pattern=VERSION_PATTERN)
         if check_since and check_until and version_key(check_since) >= version_key(check_until):
             raise check_fields.error("until", f"{check_until} is not after since = {check_since}")
+        conditions = tuple(parse_condition(c) for c in check_fields.subs("condition", required=False))
         params = kind.parse(check_fields, targets)
         check_fields.done()
         checks.append(Check(kind=kind_name, params=params, targets=targets, index=index,
-                            since=check_since or None, until=check_until or None))
+                            since=check_since or None, until=check_until or None, conditions=conditions))
 
     doc = top.sub("docs")
     docs = Docs(

@@ -16,7 +16,7 @@ from typing import Callable
 import libcst as cst
 
 from sglang_lint.catalog import Target
-from sglang_lint.checks.base import omitted_at
+from sglang_lint.checks.base import conditions_hold, omitted_at
 from sglang_lint.guards import GuardCollector, deliberate
 from sglang_lint.model import Fix, Site
 from sglang_lint.reach import calls_of, field_sites, subclass_calls, wrapper_at
@@ -92,6 +92,8 @@ class Dispatcher:
 
     def _check(self, job: Job) -> None:
         entry, site = job.entry, job.site
+        if entry.check.conditions and (job.via is not None or not conditions_hold(site, entry.check.conditions)):
+            return  # sglang's guard runs only when other arguments pass their tests
         for finding in entry.kind.run(site, entry.rule, entry.check, job.target):
             if deliberate(self.guards, site):
                 return

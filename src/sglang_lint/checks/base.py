@@ -139,6 +139,32 @@ def omitted_at(site: Site, target) -> bool:
     return found is None
 
 
+def conditions_hold(site: Site, conditions) -> bool:
+    """Is every condition certainly met at this call: its argument a literal the call passes
+    (one value, written here, not a parameter's default), or left out with a literal default?"""
+    if not isinstance(site.node, cst.Call) or site.partial is not None:
+        return False
+    for condition in conditions:
+        found = find_argument(call_arguments(site.node), condition.argument, condition.position,
+                              lambda arg: _mapping_items(arg, site))
+        if found is UNKNOWN:
+            return False
+        if found is None:
+            if not condition.has_default or not condition.passes(condition.default):
+                return False
+            continue
+        known = list(site.model.evaluate(found[0].value, site.scope, site.where))
+        if len(known) != 1 or known[0].default or isinstance(known[0].value, Ref) or not isinstance(
+                known[0].value, SCALARS + (type(None),)):
+            return False
+        if not condition.passes(known[0].value):
+            return False
+    return True
+
+
+SCALARS = (str, int, float, bool)
+
+
 def call_arguments(call: cst.Call) -> list[tuple[str | None, str, cst.Arg]]:
     """The call's arguments as :func:`~sglang_lint.pynames.find_argument` reads them."""
     return [(arg.keyword.value if arg.keyword is not None else None, arg.star, arg) for arg in call.args]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sglang_lint.derive.tree import Module
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
@@ -104,8 +104,12 @@ class Params:
     keyword_only: list[str]
     aliases: dict[str, str]  # "self.x" -> parameter
     dead: set[str]
+    # In a helper the function calls: the helper's parameter -> the function's it was given.
+    renames: dict[str, str] = field(default_factory=dict)
 
     def subject(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self.renames:
+            return self.renames[node.id]
         if isinstance(node, ast.Name) and node.id in self.all and node.id not in self.dead:
             return node.id
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -244,6 +248,47 @@ def assert_as_raise(statement: ast.Assert) -> ast.Raise:
     args = [statement.msg] if statement.msg is not None else []
     exc = ast.Call(ast.Name("AssertionError", ast.Load()), args, [])
     return ast.copy_location(ast.Raise(exc, None), statement)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """What must hold of another parameter for a guard to run: ``holds`` is ``in`` / ``not in``
+    (its value among ``values``, None included where listed), ``truthy`` or ``falsy``."""
+
+    parameter: str
+    holds: str
+    values: tuple = ()
+
+    def describe(self) -> str:
+        if self.holds in ("truthy", "falsy"):
+            return f"{self.parameter} is {self.holds}"
+        return f"{self.parameter} {self.holds} ({', '.join(repr(v) for v in self.values)})"
+
+
+def conditions_of(test: ast.expr, params: Params, module: Module) -> list[Condition]:
+    """The conditions, each on one parameter, that ``test`` holding amounts to (an ``and`` of
+    them); Skip when a part is not such a test."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [c for value in test.values for c in conditions_of(value, params, module)]
+    subject = params.subject(test)
+    if subject is not None:
+        return [Condition(subject, "truthy")]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and params.subject(test.operand):
+        return [Condition(params.subject(test.operand), "falsy")]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        subject = params.subject(test.left)
+        op, right = test.ops[0], test.comparators[0]
+        if subject is not None:
+            if isinstance(op, (ast.Is, ast.IsNot)) and is_none(right):
+                return [Condition(subject, "in" if isinstance(op, ast.Is) else "not in", (None,))]
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                value = _literal_or_skip(right, module)
+                return [Condition(subject, "in" if isinstance(op, ast.Eq) else "not in", (value,))]
+            if isinstance(op, (ast.In, ast.NotIn)):
+                values, none = _value_set(right, module)
+                return [Condition(subject, "in" if isinstance(op, ast.In) else "not in",
+                                  values + ((None,) if none else ()))]
+    raise Skip("the guard's condition is not a test of parameters against literals")
 
 
 def _literal_or_skip(node: ast.expr, module: Module) -> object:

@@ -337,7 +337,7 @@ def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
     return found
 
 
-RULES_FORMAT = "v1"
+RULES_FORMAT = "v2"  # bump when the deriver changes what a release's rules hold
 PLACEHOLDER_CODE = "SGL000"
 
 

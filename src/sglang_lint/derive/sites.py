@@ -28,6 +28,7 @@ from sglang_lint.derive.guards import (
     Skip,
     chain_constraint,
     assert_as_raise,
+    conditions_of,
     constraint_of,
     negated,
     ends_in_raise,
@@ -101,11 +102,17 @@ class GuardedRaise:
     target: CallTarget | None = None
     skipped: str | None = None  # the reason, when no rule can be made
     passthrough: list[CallTarget] = field(default_factory=list)
+    # Other parameters' tests that must hold for the guard to run: (condition, argument,
+    # position, literal default or NOT_LITERAL) each.
+    conditions: list = field(default_factory=list)
+    caller: str | None = None  # for a helper's guard: the function that calls it on every call
 
     @property
     def key(self) -> str:
         kind = self.constraint.kind if self.constraint else "?"
-        return f"{self.module}:{self.function}:{self.parameter}:{kind}"
+        when = "".join(f":when {c.describe()}" for c, *_ in self.conditions)
+        return f"{self.module}:{self.function}:{self.parameter}:{kind}{when}" + (
+            f":from {self.caller}" if self.caller else "")
 
 
 # --- one function ---------------------------------------------------------------------------
@@ -141,7 +148,8 @@ def analyse_function(
     module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, method_owners: Counter
 ) -> list[GuardedRaise]:
     """Every raise site of a function whose guard tests one of its parameters."""
-    if not any(isinstance(node, (ast.Raise, ast.Assert)) for node in walk_local(function)):
+    calls_helpers = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in function.body)
+    if not calls_helpers and not any(isinstance(node, (ast.Raise, ast.Assert)) for node in walk_local(function)):
         return []
     qualname = f"{owner.name}.{function.name}" if owner else function.name
     decorators = _decorators(function)
@@ -184,12 +192,45 @@ def analyse_function(
             raise Skip("a method name too common to match without knowing the receiver")
         return CallTarget("method", function.name, argument, position)
 
+    def where(parameter: str) -> tuple[str | None, int | None]:
+        """(keyword, position) a call passes ``parameter`` by."""
+        if parameter in params.positional:
+            posonly = {a.arg for a in function.args.posonlyargs}
+            return (None if parameter in posonly else parameter), params.positional.index(parameter)
+        return parameter, None
+
     for statement in function.body:
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
             continue  # docstring
+        conditional = _conditional_guards(statement, params, module)
+        for parameter, constraint, conditions, raise_node in conditional:
+            site = _site(module, qualname, raise_node)
+            site.parameter, site.constraint = parameter, constraint
+            site.conditions = [(c, *where(c.parameter), _default_of(function, c.parameter)) for c in conditions]
+            try:
+                site.target = target_for(parameter)
+                if site.target.fields:
+                    raise Skip("a condition on a config field (no call position)")
+                if any(argument is None for _, argument, _, _ in site.conditions):
+                    raise Skip("a condition on a positional-only parameter")
+            except Skip as skip:
+                site.skipped = str(skip)
+            sites.append(site)
+            placed.add(id(raise_node))
+        for parameter, constraint, raise_node, helper in _helper_guards(statement, module, owner, params):
+            site = _site(module, helper, raise_node)
+            site.parameter, site.constraint, site.caller = parameter, constraint, qualname
+            try:
+                site.target = target_for(parameter)
+            except Skip as skip:
+                site.skipped = str(skip)
+            sites.append(site)
+            placed.add(id(raise_node))
         found = None
         try:
-            if isinstance(statement, ast.If) and ends_in_raise(statement.body) and not statement.orelse:
+            if conditional:
+                pass  # read above, as guards that run when other parameters pass a test
+            elif isinstance(statement, ast.If) and ends_in_raise(statement.body) and not statement.orelse:
                 found = constraint_of(statement.test, params, module), statement.body[-1]
             elif isinstance(statement, ast.If):
                 chain = chain_constraint(statement, params, module)
@@ -257,6 +298,115 @@ def _default_of(function: ast.FunctionDef, parameter: str) -> object:
     defaults = dict(zip((a.arg for a in positional[len(positional) - len(args.defaults):]), args.defaults))
     defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
     return ast_literal(defaults[parameter]) if parameter in defaults else NOT_LITERAL
+
+
+def _conditional_guards(statement: ast.stmt, params: Params, module: Module) -> list[tuple]:
+    """Guards that run only when other parameters pass a test, each certain once those are
+    literals at the call: ``if a == "x" and b not in S: raise`` and ``if a == "x": <guards on
+    b>``. -> [(parameter, constraint, conditions, raise node)]."""
+    if not isinstance(statement, ast.If) or statement.orelse:
+        return []
+    test = statement.test
+    if ends_in_raise(statement.body):
+        if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+            return []
+        for index in reversed(range(len(test.values))):  # the condition is usually written first
+            try:
+                parameter, constraint = constraint_of(test.values[index], params, module)
+                conditions = [c for j, part in enumerate(test.values) if j != index
+                              for c in conditions_of(part, params, module)]
+            except Skip:
+                continue
+            usable = _apart(parameter, constraint, conditions)
+            return [(parameter, *usable, statement.body[-1])] if usable else []
+        return []
+    try:
+        conditions = conditions_of(test, params, module)
+    except Skip:
+        return []
+    found = []
+    for inner in statement.body:
+        guard = None
+        try:
+            if isinstance(inner, ast.If) and ends_in_raise(inner.body) and not inner.orelse:
+                guard = constraint_of(inner.test, params, module), inner.body[-1]
+            elif isinstance(inner, ast.Assert):
+                guard = constraint_of(negated(inner.test), params, module), assert_as_raise(inner)
+        except Skip:
+            pass
+        if guard is not None:
+            (parameter, constraint), raise_node = guard
+            usable = _apart(parameter, constraint, conditions)
+            if usable:
+                found.append((parameter, *usable, raise_node))
+            continue
+        if any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Raise)) for n in walk_local(inner)):
+            break
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in params.all
+               for n in walk_local(inner)):
+            break  # a parameter rebound: later guards test something else
+    return found
+
+
+def _helper_guards(statement: ast.stmt, module: Module, owner: ast.ClassDef | None, params: Params) -> list[tuple]:
+    """The guards of a helper the function calls as a plain statement (``self._validate()``,
+    ``_check_mode(mode)``), on values the function's parameters give it: they run on every
+    call of the function. -> [(the function's parameter, constraint, raise node, the helper's
+    qualified name)]."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return []
+    call, helper, method = statement.value, None, False
+    func = call.func
+    if owner is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == "self":
+        helper = next((f for f in owner.body if isinstance(f, ast.FunctionDef) and f.name == func.attr), None)
+        method, qualname = True, f"{owner.name}.{func.attr}"
+    elif isinstance(func, ast.Name) and func.id in module.definitions and func.id.startswith("_"):
+        # A private helper: a public function is a target of its own (and its wrappers, pass-throughs).
+        helper = next((f for f in module.tree.body if isinstance(f, ast.FunctionDef) and f.name == func.id), None)
+        qualname = func.id
+    if helper is None or helper.decorator_list or any(isinstance(a, ast.Starred) for a in call.args):
+        return []
+    names = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)][1 if method else 0:]
+    given = [*zip(names, call.args), *((k.arg, k.value) for k in call.keywords if k.arg)]
+    renames = {name: params.subject(value) for name, value in given if params.subject(value)}
+    inner = Params([], [], dict(params.aliases) if method else {}, set(), renames)
+    found = []
+    for step in helper.body:
+        if isinstance(step, ast.Expr) and isinstance(step.value, ast.Constant):
+            continue  # docstring
+        try:
+            if isinstance(step, ast.If) and ends_in_raise(step.body) and not step.orelse:
+                (parameter, constraint), raise_node = constraint_of(step.test, inner, module), step.body[-1]
+            elif isinstance(step, ast.Assert):
+                (parameter, constraint), raise_node = (constraint_of(negated(step.test), inner, module),
+                                                       assert_as_raise(step))
+            else:
+                raise Skip("not a guard")
+            found.append((parameter, constraint, raise_node, qualname))
+            continue
+        except Skip:
+            pass
+        stops = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)
+        if any(isinstance(n, stops) or (isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store))
+               for n in walk_local(step)):
+            break  # it may leave, or change what it tests
+    return found
+
+
+def _apart(parameter: str, constraint: Constraint, conditions: list) -> tuple | None:
+    """(constraint, conditions) with the conditions on other parameters only: ``x is not None``
+    on the checked parameter itself lets None pass (kept as the constraint's own); any other
+    test of it, or no condition left, gives None (not a conditional rule)."""
+    others = [c for c in conditions if c.parameter != parameter]
+    for own in (c for c in conditions if c.parameter == parameter):
+        if not (own.holds == "not in" and own.values == (None,)):
+            return None
+        if constraint.kind == "allowed-values":
+            constraint = dataclasses.replace(constraint, none_allowed=True)
+        elif constraint.kind not in ("number-range", "forbidden-values"):
+            return None
+    return (constraint, others) if others else None
 
 
 CHECK_VERBS = re.compile(r"^_*(check|require|ensure|assert|raise|verify|validate|fail|expect)", re.IGNORECASE)
@@ -384,12 +534,16 @@ def _dedupe_keys(sites: list[GuardedRaise]) -> None:
 
 def _passthrough(modules: list[Module], sites: list[GuardedRaise]) -> None:
     """A module-level function or class of sglang that passes its parameter unchanged to a
-    constrained argument, in a plain top-level statement run on every call, is a target too."""
-    by_callee: dict[tuple[str, str], GuardedRaise] = {}
+    constrained argument, in a plain top-level statement run on every call, is a target too:
+    by keyword or by position, directly or through ``self.x = x`` earlier in the same body,
+    and ``super().__init__(...)`` of a class to its base's constructor."""
+    by_callee: dict[tuple[str, object], GuardedRaise] = {}  # (callee, keyword or position) -> site
     for site in sites:
-        if site.skipped is None and site.target is not None and site.target.kind in ("function", "class"):
-            by_callee[(site.target.name, site.target.argument or "")] = site
-    # (qualified callee, keyword, the function's parameter it receives, wrapper target) per call
+        # A conditional guard's other arguments sit elsewhere in a wrapper: not followed.
+        if (site.skipped is None and site.target is not None and site.target.kind in ("function", "class")
+                and not site.conditions):
+            _file(by_callee, site.target, site)
+    # (qualified callee, keyword or position, wrapper target) per call
     forwards = []
     for module in modules:
         for node in module.tree.body:
@@ -400,37 +554,87 @@ def _passthrough(modules: list[Module], sites: list[GuardedRaise]) -> None:
                 functions += [(i, node) for i in node.body
                               if isinstance(i, ast.FunctionDef) and i.name == "__init__" and not i.decorator_list]
             for function, owner in functions:
-                params = _params(function, owner is not None, False)
-                name = f"{module.name}.{owner.name if owner else function.name}"
-                for statement in function.body:
-                    if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
-                        break  # beyond a plain statement, a call may not run on every call
-                    for call in (n for n in walk_local(statement) if isinstance(n, ast.Call)):
-                        callee = _resolve(call.func, module)
-                        if callee is None:
-                            continue
-                        for keyword in call.keywords:
-                            value = keyword.value
-                            if keyword.arg and isinstance(value, ast.Name) and value.id in params.all:
-                                position = params.positional.index(value.id) if value.id in params.positional else None
-                                target = CallTarget("class" if owner else "function", name, value.id, position,
-                                                    via=f"{name}() passes {value.id} on to {callee}()")
-                                forwards.append((callee, keyword.arg, target))
-                    if isinstance(statement, ast.Return):
-                        break
+                forwards += _forwards(module, function, owner)
     for _ in range(4):  # transitively, a few levels deep
         added = False
-        for callee, keyword, target in forwards:
-            site = by_callee.get((callee, keyword))
+        for callee, slot, target in forwards:
+            site = by_callee.get((callee, slot))
             if site is None or (target.name, target.argument) in by_callee:
                 continue
             if target.name == site.target.name:
                 continue
             site.passthrough.append(target)
-            by_callee[(target.name, target.argument)] = site
+            _file(by_callee, target, site)
             added = True
         if not added:
             break
+
+
+def _file(by_callee: dict, target: CallTarget, site: GuardedRaise) -> None:
+    """File a site under the ways a call reaches its argument: keyword and position."""
+    by_callee[(target.name, target.argument or "")] = site
+    if target.position is not None:
+        by_callee[(target.name, target.position)] = site
+
+
+def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None) -> list[tuple]:
+    """The calls of one function (or class, its ``__init__``) that hand a parameter on
+    unchanged: (callee, keyword or position there, the target the wrapper becomes)."""
+    params = _params(function, owner is not None, False)
+    name = f"{module.name}.{owner.name if owner else function.name}"
+    held: dict[str, str] = {}  # "self.x" -> the parameter it holds
+    found = []
+
+    def parameter_of(value: ast.expr) -> str | None:
+        if isinstance(value, ast.Name) and value.id in params.all:
+            return value.id
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            return held.get(f"{value.value.id}.{value.attr}")
+        return None
+
+    def wrapper(parameter: str, callee: str) -> CallTarget:
+        position = params.positional.index(parameter) if parameter in params.positional else None
+        return CallTarget("class" if owner else "function", name, parameter, position,
+                          via=f"{name}() passes {parameter} on to {callee}()")
+
+    for statement in function.body:
+        if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
+            break  # beyond a plain statement, a call may not run on every call
+        for call in (n for n in walk_local(statement) if isinstance(n, ast.Call)):
+            callee = _resolve(call.func, module) or _base_init(call, owner, module)
+            if callee is None:
+                continue
+            if any(isinstance(a, ast.Starred) for a in call.args):
+                positional = []  # *args: positions after it are unknown
+            else:
+                positional = list(enumerate(call.args))
+            for slot, value in [*((k.arg, k.value) for k in call.keywords if k.arg), *positional]:
+                parameter = parameter_of(value)
+                if parameter is not None and parameter not in params.dead:
+                    found.append((callee, slot, wrapper(parameter, callee)))
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                key = f"{target.value.id}.{target.attr}"
+                held.pop(key, None)
+                if isinstance(statement.value, ast.Name) and statement.value.id in params.all:
+                    held[key] = statement.value.id
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name) and node.id in params.all:
+                    params.dead.add(node.id)  # rebound: what it holds now is not the caller's
+        if isinstance(statement, ast.Return):
+            break
+    return found
+
+
+def _base_init(call: ast.Call, owner: ast.ClassDef | None, module: Module) -> str | None:
+    """``super().__init__(...)`` in a class with one base: that base's constructor."""
+    func = call.func
+    if (owner is None or not isinstance(func, ast.Attribute) or func.attr != "__init__"
+            or not isinstance(func.value, ast.Call) or not isinstance(func.value.func, ast.Name)
+            or func.value.func.id != "super" or len(owner.bases) != 1):
+        return None
+    return _resolve(owner.bases[0], module)
 
 
 def _resolve(func: ast.expr, module: Module) -> str | None:

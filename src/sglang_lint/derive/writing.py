@@ -19,6 +19,7 @@ from sglang_lint.derive.guards import shown_message
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
+from sglang_lint.pynames import NOT_LITERAL
 
 FIRST_DERIVED_CODE = 100
 LAST_DERIVED_CODE = 899
@@ -94,12 +95,32 @@ def _good_value(site: GuardedRaise) -> object:
 
 def _example(site: GuardedRaise, value: object) -> str:
     target = site.target
-    shown = repr(value)
+    # With the other arguments a conditional guard needs, each passing its test.
+    shown = ", ".join([f"{target.argument}={value!r}" if target.argument else repr(value)] + [
+        f"{argument}={_passing(condition)!r}" for condition, argument, _, _ in site.conditions
+    ])
     if target.kind == "method":
-        return f"obj.{target.name}({target.argument}={shown})" if target.argument else f"obj.{target.name}({shown})"
+        return f"obj.{target.name}({shown})"
     module, _, name = target.name.rpartition(".")
-    call = f"{name}({target.argument}={shown})" if target.argument else f"{name}({shown})"
-    return f"from {module} import {name}\n\n{call}"
+    return f"from {module} import {name}\n\n{name}({shown})"
+
+
+def _passing(condition) -> object:
+    """A literal that passes a condition of a conditional guard."""
+    if condition.holds == "truthy":
+        return True
+    if condition.holds == "falsy":
+        return False
+    if condition.holds == "in":
+        return condition.values[0]
+    values = [v for v in condition.values if v is not None]
+    if not values:
+        return 1
+    if all(isinstance(v, str) for v in values):
+        return next(f"other{i or ''}" for i in range(len(values) + 1) if f"other{i or ''}" not in values)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return max(values) + 1
+    return None if None not in condition.values else "other"
 
 
 def _title(site: GuardedRaise) -> str:
@@ -165,12 +186,31 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
             lines.append("fields = true")
         if target.omitted:
             lines.append("omitted = true")
+    for condition, argument, position, default in site.conditions:
+        lines += ["", "[[check.condition]]"]
+        if argument:
+            lines.append(f"argument = {toml_string(argument)}")
+        if position is not None:
+            lines.append(f"position = {position}")
+        lines.append(f"holds = {toml_string(condition.holds)}")
+        values = [v for v in condition.values if v is not None]
+        if values:
+            lines.append("values = [" + ", ".join(toml_value(v) for v in values) + "]")
+        if None in condition.values:
+            lines.append("none = true")
+        if default is None:
+            lines.append("default_none = true")
+        elif default is not NOT_LITERAL:
+            lines.append(f"default = {toml_value(default)}")
         if target.via:
             lines.append(f"via = {toml_string(target.via)}")
+    when = " and ".join(condition.describe() for condition, *_ in site.conditions)
     why = (
         f"sglang's {site.function} ({site.module}, line {site.line} in {version}) raises "
-        f"{site.exception}({site.message!r}) unless {c.describe(site.parameter)}. The check runs on every "
-        f"call, so a call that passes anything else fails at run time; this rule finds it in the source."
+        f"{site.exception}({site.message!r}) unless {c.describe(site.parameter)}"
+        + (f", when {when}. The test runs on every call; when those arguments are literals at the call, "
+           f"the outcome is certain" if when else ". The check runs on every call")
+        + ", so a call that passes anything else fails at run time; this rule finds it in the source."
     )
     lines += [
         "",

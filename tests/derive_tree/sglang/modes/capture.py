@@ -144,3 +144,56 @@ class ArchConfig:
 
 def wrapper(tensor, capture_mode):
     return allowed_tuple(tensor, mode=capture_mode)
+
+
+def anded_with_an_expression(mode, items):
+    if mode not in ("x", "y") and len(items) > 2:
+        raise ValueError("skipped: and-ed with a test of an expression")
+
+
+def nested_under_an_expression(mode, items):
+    if len(items) > 1:
+        if mode not in ("x", "y"):
+            raise ValueError("skipped: not on every call")
+
+
+def positional_wrapper(tensor, how):
+    return allowed_tuple(tensor, how)
+
+
+class HeldCapture:
+    def __init__(self, how):
+        self.how = how
+        allowed_tuple(None, mode=self.how)
+
+
+class ChildBlock(Block):
+    def __init__(self, dim, kind):
+        super().__init__(dim, kind)
+
+
+def _validate_layout(layout):
+    if layout not in ("nhd", "hnd"):
+        raise ValueError(f"unknown layout {layout}")
+
+
+class Cache:
+    def __init__(self, size, layout, policy="lru"):
+        self.policy = policy
+        _validate_layout(layout)
+        self._validate_policy()
+
+    def _validate_policy(self):
+        assert self.policy in ("lru", "fifo"), "unknown policy"
+
+
+@dataclass
+class SchedulerConfig:
+    chunk: int = 8
+
+    def __post_init__(self):
+        self._check_chunk()
+
+    def _check_chunk(self):
+        if self.chunk <= 0:
+            raise ValueError("chunk must be positive")
