@@ -63,7 +63,10 @@ def test_rule_examples(rule):
     release = [rule.raise_site.sglang_version] if rule.raise_site.until else []
     screened, unscreened = SCREENED.for_releases(release), UNSCREENED.for_releases(release)
     bad = lint(rule.docs.bad, "example.py", screened)
-    assert bad and {d.code for d in bad} == {rule.code}
+    # A derived rule's bad example may break another guard of the same callable too (ver=5 is
+    # also outside flash_attn's (3, 4)); any other code is then a rule of that callable.
+    assert bad and rule.code in {d.code for d in bad}
+    assert {d.code for d in bad} - {rule.code} <= (same_callee(rule) if rule.derived_key else set())
     assert lint(rule.docs.good, "example.py", screened) == []
     # The prefilter and the call-site screen never hide a finding (test_screen).
     assert lint(rule.docs.bad, "example.py", unscreened) == bad
@@ -86,8 +89,15 @@ def test_rule_examples(rule):
         assert fix_text(misspelt, "example.py").text == rule.docs.good
 
 
+def same_callee(rule) -> set[str]:
+    """The codes of the other rules that target a callable this rule targets."""
+    names = {t.name for c in rule.checks for t in c.targets}
+    return {r.code for r in default_rules() if r is not rule and names & {t.name for c in r.checks for t in c.targets}}
+
+
 def test_most_derived_rules_are_checked_for_the_case_fix():
-    derived = [r for r in default_rules() if r.derived_key and not r.raise_site.until]  # the newest release's
+    derived = [r for r in default_rules() if r.derived_key and not r.raise_site.until  # the newest release's
+               and r.checks[0].kind == "allowed-values"]  # (numbers and None have no case to get wrong)
     assert sum(case_variant(r) is not None for r in derived) > len(derived) // 3
 
 

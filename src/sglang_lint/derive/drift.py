@@ -68,7 +68,7 @@ def verify(rules: list[Rule], derivation: Derivation) -> Drift:
         if not now:
             drift.changed.append(f"{place}: the guard on {parameter} can no longer be derived")
             continue
-        expected = _rule_constraint(rule)
+        expected = rule_constraint(rule)
         if expected is not None and now[0].constraint != expected:
             drift.changed.append(
                 f"{place}: was {expected.describe(parameter)}, now {now[0].constraint.describe(parameter)}"
@@ -106,7 +106,7 @@ def _table_drift(table: Table, fields: list[ServerField]) -> list[str]:
     return drift
 
 
-def _rule_constraint(rule: Rule) -> Constraint | None:
+def rule_constraint(rule: Rule) -> Constraint | None:
     """What the rule's first check demands, as a guard would: None for a check no guard
     derives (an enum's member names, or another kind)."""
     check = rule.checks[0]

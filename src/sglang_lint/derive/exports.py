@@ -38,7 +38,52 @@ def package_exports(modules: list[Module]) -> dict[str, str]:
                   and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.value.args)):
                 where, name = (a.value for a in node.value.args)
                 found.setdefault(f"{module.name}.{node.targets[0].id}", f"{where}.{name}")
+            elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__" and node.args.args:
+                for name, where in _lazy_attributes(node, module):
+                    found.setdefault(f"{module.name}.{name}", where)
     return found
+
+
+def _lazy_attributes(function: ast.FunctionDef, module: Module):
+    """A module ``__getattr__(name)``'s lazy re-exports: ``if name == "X": from m import X``
+    (``return X``) gives (X, m.X); ``if name in {"A", "B"}: from p import config as c``
+    (``return getattr(c, name)``) gives (A, p.config.A) and (B, p.config.B)."""
+    argument = function.args.args[0].arg
+    for test in (n for n in ast.walk(function) if isinstance(n, ast.If)):
+        names = _names_tested(test.test, argument)
+        if not names:
+            continue
+        for node in test.body:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                base = resolve_relative(module.name, True, node.level, node.module)
+                if base is None:
+                    continue
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if len(names) == 1 and bound == names[0]:
+                    yield names[0], f"{base}.{alias.name}"
+                elif any(isinstance(r, ast.Return) and isinstance(r.value, ast.Call)
+                         and isinstance(r.value.func, ast.Name) and r.value.func.id == "getattr"
+                         and len(r.value.args) == 2 and isinstance(r.value.args[0], ast.Name)
+                         and r.value.args[0].id == bound for r in test.body):
+                    yield from ((name, f"{base}.{alias.name}.{name}") for name in names)
+
+
+def _names_tested(test: ast.expr, argument: str) -> list[str]:
+    """``name == "X"`` -> [X]; ``name in {"A", "B"}`` -> [A, B]; anything else -> []."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id == argument):
+        return []
+    right = test.comparators[0]
+    if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+        return [right.value]
+    if isinstance(test.ops[0], ast.In) and isinstance(right, (ast.Set, ast.Tuple, ast.List)):
+        values = [e.value for e in right.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return values if len(values) == len(right.elts) else []
+    return []
 
 
 def _top_level(body: list[ast.stmt]):

@@ -28,7 +28,7 @@ from sglang_lint.derive.server_args import (
 )
 from sglang_lint.derive.sites import Derivation, derive_sites
 from sglang_lint.derive.tree import UNKNOWN_VERSION
-from sglang_lint.derive.writing import check_tables, rule_name, rule_text, with_older_checks
+from sglang_lint.derive.writing import check_tables, rule_name, rule_text, set_companions, with_older_checks
 from sglang_lint.derive.tree import read_modules
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
@@ -324,6 +324,7 @@ def release_rules(version: str) -> dict[str, dict]:
 def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
     """A derivation's rules in the form :func:`release_rules` keeps (see there)."""
     found = {}
+    set_companions(derivation.rules)
     for site in derivation.rules:
         found[site.key] = {
             "signature": site_signature(site),
@@ -337,7 +338,7 @@ def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
     return found
 
 
-RULES_FORMAT = "v2"  # bump when the deriver changes what a release's rules hold
+RULES_FORMAT = "v3"  # bump when the deriver changes what a release's rules hold
 PLACEHOLDER_CODE = "SGL000"
 
 

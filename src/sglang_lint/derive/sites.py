@@ -106,6 +106,9 @@ class GuardedRaise:
     # position, literal default or NOT_LITERAL) each.
     conditions: list = field(default_factory=list)
     caller: str | None = None  # for a helper's guard: the function that calls it on every call
+    # For the examples: other arguments of the callable a call must pass (their defaults fail).
+    companions: list = field(default_factory=list)
+    siblings: list = field(default_factory=list)  # other constraints on the same argument (for the examples)
 
     @property
     def key(self) -> str:

@@ -79,6 +79,15 @@ def _bad_value(site: GuardedRaise) -> object:
 
 
 def _good_value(site: GuardedRaise) -> object:
+    """A value that passes the site's guard, and the other guards on the same argument."""
+    first = _own_good_value(site)
+    candidates = [first] + [v for c in (site.constraint, *site.siblings) if c.kind == "allowed-values"
+                            for v in c.values]
+    return next((v for v in candidates if not site.constraint.fails(v)
+                 and not any(c.fails(v) for c in site.siblings)), first)
+
+
+def _own_good_value(site: GuardedRaise) -> object:
     c = site.constraint
     if c.kind == "number-range":
         return _range_examples(c)[1]
@@ -96,13 +105,54 @@ def _good_value(site: GuardedRaise) -> object:
 def _example(site: GuardedRaise, value: object) -> str:
     target = site.target
     # With the other arguments a conditional guard needs, each passing its test.
+    tested: dict[str, list] = {}  # argument -> its conditions (one argument may have several)
+    for condition, argument, _, _ in site.conditions:
+        tested.setdefault(argument, []).append(condition)
     shown = ", ".join([f"{target.argument}={value!r}" if target.argument else repr(value)] + [
-        f"{argument}={_passing(condition)!r}" for condition, argument, _, _ in site.conditions
-    ])
+        f"{argument}={_passing_all(conditions)!r}" for argument, conditions in tested.items()
+    ] + [f"{argument}={good!r}" for argument, good in _companions(site) if argument not in tested])
     if target.kind == "method":
         return f"obj.{target.name}({shown})"
     module, _, name = target.name.rpartition(".")
     return f"from {module} import {name}\n\n{name}({shown})"
+
+
+def _companions(site: GuardedRaise) -> list[tuple[str, object]]:
+    return site.companions
+
+
+def set_companions(sites: list[GuardedRaise]) -> None:
+    """For each site's examples, the other arguments of the same callable that a call must
+    pass (leaving them out fails: their defaults break a guard), each with a passing value,
+    and the other guards on its own argument (its good value passes them too)."""
+    required: dict[tuple, list[GuardedRaise]] = {}
+    for site in sites:
+        if site.target.omitted and site.target.argument:
+            required.setdefault((site.target.kind, site.target.name), []).append(site)
+    by_argument: dict[tuple, list[GuardedRaise]] = {}
+    for site in sites:
+        by_argument.setdefault((site.target.kind, site.target.name, site.parameter), []).append(site)
+    for site in sites:
+        site.siblings = [o.constraint for o in by_argument[(site.target.kind, site.target.name, site.parameter)]
+                         if o is not site]
+        others = required.get((site.target.kind, site.target.name), [])
+        site.companions = list(dict.fromkeys(
+            (o.target.argument, _good_value(o)) for o in others
+            if o.target.argument != site.target.argument and o.parameter != site.parameter
+        ))
+
+
+def _passing_all(conditions: list) -> object:
+    """A literal that passes every one of an argument's conditions."""
+    candidates = [_passing(c) for c in conditions] + ["other", 1, True]
+    return next((v for v in candidates if all(_passes(c, v) for c in conditions)), candidates[0])
+
+
+def _passes(condition, value) -> bool:
+    if condition.holds in ("truthy", "falsy"):
+        return bool(value) == (condition.holds == "truthy")
+    found = any(type(value) is type(v) and value == v for v in condition.values)
+    return found == (condition.holds == "in")
 
 
 def _passing(condition) -> object:
@@ -312,6 +362,7 @@ def write_catalog(
     for site in derivation.rules:
         if (site.target.name, site.target.argument or "") in covered:
             site.skipped = "covered by a curated rule"
+    set_companions(derivation.rules)
     lock = _read_lock(out / LOCK_FILE)
     used = set(lock.values())
     numbers = (*range(FIRST_DERIVED_CODE, LAST_DERIVED_CODE + 1), *MORE_DERIVED_CODES)
