@@ -211,6 +211,29 @@ MUTATIONS = [
 ]
 
 
+# Issue 17's families of derived rules, each at a real call site of 0.5.23.
+MUTATIONS += [
+    plant("a number below its literal bound", "number range", "sglang/multimodal_gen/runtime/managers/scheduler.py",
+          "SGL757", 1078, "num_outputs_per_prompt=1,", "num_outputs_per_prompt=0,", 1078),
+    plant("a flag that must stay off", "falsy flag", "sglang/multimodal_gen/test/unit/test_cube_sparse_attn_backend.py",
+          "SGL1544", 626, "causal=False,", "causal=True,", 626),
+    plant("a bool where sglang rejects one", "type check", "sglang/multimodal_gen/test/unit/test_pi05_segment.py",
+          "SGL1570", 89, "advance_pi05_segment(model, [a, b], 3)", "advance_pi05_segment(model, [a, b], True)", 89),
+    plant("a value an assert rejects", "assert", "sglang/multimodal_gen/runtime/models/upsampler/latent_upsampler.py",
+          "SGL746", 144, "PixelShuffleND(2, upscale", "PixelShuffleND(4, upscale", 144),
+    plant("a direction another literal argument makes a guard test", "conditional guard",
+          "sglang/kernels/ops/diffusion/attention/sana_wm_gdn_chunkwise_triton.py", "SGL609", 1696,
+          "direction=0,\n        combined_history=True,", "direction=1,\n        combined_history=True,", 1696),
+    plant("a function called by the name its package re-exports", "re-exported name",
+          "sglang/kernels/ops/attention/dsv4/fp4_indexer.py", "SGL535", 628,
+          "alignment_bytes=get_input_stride_alignment_bytes(),", "alignment_bytes=1024,", 628),
+    plant("an argument left out whose default fails", "omitted argument",
+          "sglang/srt/entrypoints/openai/serving_chat.py", "SGL408", 403,
+          "model_type=self.reasoning_parser,\n                    stream_reasoning=True,", "stream_reasoning=True,",
+          402),
+]
+
+
 # Bugs that depend on the release: each planted in that release's own tree (a launch appended
 # to sglang/test/test_utils.py, which imports subprocess) and judged against that release.
 _LAUNCH = 'subprocess.Popen(["python", "-m", "sglang.launch_server", {flags}])  # planted\n'

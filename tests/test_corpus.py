@@ -88,9 +88,12 @@ def test_the_planted_bugs_are_found_in_an_older_release_that_has_their_call_site
 
 def test_at_least_25_mutations_cover_every_rule_and_form():
     assert len(MUTATIONS) >= 25
-    assert {m.code for m in MUTATIONS} == {f"SGL{n:03d}" for n in range(1, 11)}
+    assert {m.code for m in MUTATIONS} >= {f"SGL{n:03d}" for n in range(1, 11)}
     forms = {m.form for m in MUTATIONS}
-    wanted = {"keyword", "positional", "alias", "constant", "wrapper", "config field", "None default", "launch flags"}
+    wanted = {"keyword", "positional", "alias", "constant", "wrapper", "config field", "None default", "launch flags",
+              # the families of derived rules (issue 17)
+              "number range", "falsy flag", "type check", "assert", "conditional guard", "re-exported name",
+              "omitted argument"}
     assert wanted <= forms
 
 

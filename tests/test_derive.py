@@ -61,6 +61,10 @@ def by_function(derivation):
         ("asserted_choice", "mode in ('fast', 'exact')"),
         ("asserted_present", "layers is not None"),
         ("asserted_range", "ratio > 0 and ratio <= 1"),
+        # type checks whose verdict on a literal is certain, and a flag that must stay off
+        ("needs_tensor", "isinstance(x, (torch.Tensor))"),
+        ("asserted_type", "isinstance(value, (int))"),
+        ("frames_list", "isinstance(frames, (collections.abc.Sequence)) and not isinstance(frames, (str, bytes))"),
     ],
 )
 def test_guards_that_become_rules(derivation, function, constraint):
@@ -81,7 +85,7 @@ def test_guards_that_become_rules(derivation, function, constraint):
         ("Block.update", "a method name too common to match without knowing the receiver"),
         ("Other.set_shared", "a method name that several sglang classes define"),
         ("by_identity", "compares by identity"),
-        ("asserted_type", "the guard does not test the parameter directly"),
+        ("own_class", "a type check against a class a literal may belong to"),
     ],
 )
 def test_guards_that_are_skipped_with_their_reason(derivation, function, reason):
@@ -122,7 +126,7 @@ def written(tmp_path, derivation):
 def test_written_rules_load_run_and_flag_their_examples(written):
     rules_dir, count, _ = written
     rules = load_rules([rules_dir])
-    assert len(rules) == count == 26
+    assert len(rules) == count == 30
     ruleset = RuleSet(rules)
     for rule in rules:
         assert rule.derived_key and rule.code.startswith("SGL1")
@@ -217,6 +221,11 @@ def test_calls_of_a_derived_pass_through_are_judged(written):
         "ChildBlock(8, kind='torch')\n"
     )
     tuple_code, block_code = rule_code(rules_dir, "allowed_tuple"), rule_code(rules_dir, "Block.__init__")
+    (written_rule,) = [r for r in load_rules([rules_dir]) if r.code == tuple_code]
+    vias = {t.name: t.via for t in written_rule.checks[0].targets}  # each pass-through says how
+    assert vias["sglang.modes.capture.positional_wrapper"] == (
+        "sglang.modes.capture.positional_wrapper() passes how on to sglang.modes.capture.allowed_tuple()")
+    assert vias["sglang.modes.capture.allowed_tuple"] is None
     assert [(d.line, d.code) for d in lint(source, "user.py", ruleset)] == [
         (2, tuple_code), (3, tuple_code), (4, block_code),
     ]
@@ -244,6 +253,35 @@ def test_guards_in_a_helper_called_on_every_call_are_the_caller_s(written, deriv
         "Cache(8, 'hnd', 'fifo')\n"
     )
     assert [d.line for d in lint(source, "user.py", ruleset)] == [2, 3, 4]
+
+
+def test_type_checks_and_flags_that_must_be_off(written, derivation):
+    sites = by_function(derivation)
+    both = sites["prefix_or_suffix"]
+    assert (both.parameter, both.constraint.kind, [c.describe() for c, *_ in both.conditions]) == (
+        "suffix", "falsy", ["prefix is truthy"])
+    rules_dir, _, _ = written
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = (
+        "from sglang.modes.numbers import frames_list, needs_tensor, prefix_or_suffix\n"
+        "needs_tensor(48)\n"
+        "needs_tensor(t)\n"
+        "frames_list('0,4,8')\n"
+        "frames_list(7)\n"
+        "prefix_or_suffix(77, suffix=16)\n"
+        "prefix_or_suffix(77)\n"
+    )
+    found = [(d.line, d.message) for d in lint(source, "user.py", ruleset)]
+    assert found == [
+        (2, "needs_tensor(x=48): TypeError: x must be a tensor (48 is a int; sglang wants an instance of "
+            "torch.Tensor)"),
+        (4, "frames_list(frames='0,4,8'): ValueError: frames must be a sequence ('0,4,8' is a str; sglang wants "
+            "an instance of collections.abc.Sequence, not str or bytes)"),
+        (5, "frames_list(frames=7): ValueError: frames must be a sequence (7 is a int; sglang wants an instance of "
+            "collections.abc.Sequence, not str or bytes)"),
+        (6, "prefix_or_suffix(suffix=16): ValueError: only one of prefix and suffix (16 is true; it must be false, "
+            "None or empty)"),
+    ]
 
 
 def rule_code(rules_dir, function: str) -> str:
@@ -350,7 +388,7 @@ def test_catalog_commands(tmp_path):
     rules.mkdir()
     derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
-    assert "26 rules written" in derived.stdout and "skipped:" in derived.stdout
+    assert "30 rules written" in derived.stdout and "skipped:" in derived.stdout
     verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
     missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))

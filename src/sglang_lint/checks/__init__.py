@@ -24,6 +24,8 @@ CHECK_KINDS: dict[str, CheckKind] = {
         value_tests.MUST_BE_NONE,
         value_tests.TRUTHY,
         value_tests.NUMBER_RANGE,
+        value_tests.INSTANCE_OF_KIND,
+        value_tests.FALSY,
         server_args.KIND,
     )
 }

@@ -153,7 +153,14 @@ def conditions_hold(site: Site, conditions) -> bool:
             if not condition.has_default or not condition.passes(condition.default):
                 return False
             continue
-        known = list(site.model.evaluate(found[0].value, site.scope, site.where))
+        value = found[0].value
+        if isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.Set)):
+            # A display written at the call: never equal to a scalar or None, true when not empty.
+            if condition.holds == "in" or (condition.holds in ("truthy", "falsy")
+                                           and bool(value.elements) != (condition.holds == "truthy")):
+                return False
+            continue
+        known = list(site.model.evaluate(value, site.scope, site.where))
         if len(known) != 1 or known[0].default or isinstance(known[0].value, Ref) or not isinstance(
                 known[0].value, SCALARS + (type(None),)):
             return False

@@ -3,7 +3,10 @@
 * ``forbidden-values``: ``if x == "a": raise`` / ``if x in (...): raise``;
 * ``must-be-none``: ``if x is not None: raise`` ("not supported");
 * ``truthy``: ``if not x: raise`` (None, False, 0 and "" fail);
-* ``number-range``: ``if n <= 0: raise`` / ``if n < 0 or n > 8: raise`` (a number outside).
+* ``number-range``: ``if n <= 0: raise`` / ``if n < 0 or n > 8: raise`` (a number outside);
+* ``falsy``: ``if x: raise`` (a true value fails);
+* ``instance-of``: ``if not isinstance(x, torch.Tensor): raise`` / ``if isinstance(x, str): raise``
+  (a literal of the wrong type fails; only types whose relation to literals is certain).
 
 Each judges only values the resolver knows at the call (every reaching binding)."""
 
@@ -66,6 +69,65 @@ def _is_out_of_range(params: ValueTest, value: object) -> bool:
         return False
     tests = {">": value.__gt__, ">=": value.__ge__, "<": value.__lt__, "<=": value.__le__}
     return not all(tests[op](bound) for op, bound in params.values)
+
+
+_HASHABLE = frozenset({"collections.abc.Hashable", "typing.Hashable", "object"})
+_NUMBER = frozenset({"numbers.Number", "numbers.Complex"})
+# The types a literal of each kind is an instance of (builtins by their plain name).
+INSTANCE_OF = {
+    str: _HASHABLE | {"str", *(f"{m}.{n}" for m in ("collections.abc", "typing") for n in (
+        "Sequence", "Iterable", "Collection", "Container", "Sized", "Reversible"))},
+    int: _HASHABLE | _NUMBER | {"int", "numbers.Integral", "numbers.Rational", "numbers.Real"},
+    bool: _HASHABLE | _NUMBER | {"bool", "int", "numbers.Integral", "numbers.Rational", "numbers.Real"},
+    float: _HASHABLE | _NUMBER | {"float", "numbers.Real"},
+    type(None): _HASHABLE | {"NoneType"},
+}
+# Types whose relation to every literal is known (a literal is an instance of none of the
+# others): a type check against any other class says nothing certain about a literal.
+KNOWN_TYPES = frozenset().union(*INSTANCE_OF.values()) | {
+    "list", "tuple", "dict", "set", "frozenset", "bytes", "bytearray", "complex",
+    "torch.Tensor", "torch.device", "torch.dtype", "torch.nn.Module", "numpy.ndarray",
+    *(f"{m}.{n}" for m in ("collections.abc", "typing") for n in (
+        "Mapping", "MutableMapping", "MutableSequence", "Set", "MutableSet", "Callable", "Iterator",
+        "Generator")),
+    "typing.List", "typing.Dict", "typing.Tuple",
+}
+
+
+def is_instance_literal(value: object, types) -> bool | None:
+    """``isinstance(value, types)`` for a literal value (None when it is not one)."""
+    kinds = INSTANCE_OF.get(type(value))
+    if kinds is None or isinstance(value, Ref):
+        return None
+    return any(t in kinds for t in types)
+
+
+def _parse_types(fields, targets):
+    require_argument(fields, targets)
+    types = tuple(fields.strings("types", required=False) or ())
+    not_types = tuple(fields.strings("not_types", required=False) or ())
+    unknown = [t for t in types + not_types if t not in KNOWN_TYPES]
+    if unknown or not (types or not_types):
+        raise fields.error("types", f"needs types from the known ones, got {unknown or 'none'}")
+    return ValueTest(fields.str("summary"), (types, not_types), fields.bool("strict", required=False) or False)
+
+
+def _is_wrong_type(params: ValueTest, value: object) -> bool:
+    types, not_types = params.values
+    if types and is_instance_literal(value, types) is False:
+        return True
+    return bool(not_types) and is_instance_literal(value, not_types) is True
+
+
+def _is_true(params: ValueTest, value: object) -> bool:
+    return not isinstance(value, Ref) and isinstance(value, SCALARS) and bool(value)
+
+
+def _types_shown(params: ValueTest) -> str:
+    types, not_types = params.values
+    wanted = f"an instance of {' or '.join(types)}" if types else ""
+    unwanted = f"not {' or '.join(not_types)}" if not_types else ""
+    return ", ".join(part for part in (wanted, unwanted) if part)
 
 
 def _parse(fields, targets):
@@ -134,4 +196,15 @@ NUMBER_RANGE = CheckKind(
     through_wrappers=True, fails=_is_out_of_range,
     run=_checker(_is_out_of_range, lambda p, v: f"{p.summary} ({show_value(v)} is not "
                                                 f"{' and '.join(f'{op} {b!r}' for op, b in p.values)})"),
+)
+INSTANCE_OF_KIND = CheckKind(
+    name="instance-of", site="call", parse=_parse_types, triggers=_triggers(_is_wrong_type),
+    through_wrappers=True, fails=_is_wrong_type,
+    run=_checker(_is_wrong_type, lambda p, v: f"{p.summary} ({show_value(v)} is a {type(v).__name__}; "
+                                              f"sglang wants {_types_shown(p)})"),
+)
+FALSY = CheckKind(
+    name="falsy", site="call", parse=_parse, triggers=_triggers(_is_true), through_wrappers=True,
+    fails=_is_true,
+    run=_checker(_is_true, lambda p, v: f"{p.summary} ({show_value(v)} is true; it must be false, None or empty)"),
 )

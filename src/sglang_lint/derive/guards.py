@@ -14,6 +14,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal
 from sglang_lint.derive.tree import Module
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
@@ -26,14 +27,23 @@ class Skip(Exception):
 class Constraint:
     """What the guard demands of the parameter for the call not to raise."""
 
-    kind: str  # allowed-values | forbidden-values | not-none | must-be-none | truthy | number-range
-    values: tuple = ()  # number-range: ((op, bound), ...), each of which a number must satisfy
+    # allowed-values | forbidden-values | not-none | must-be-none | truthy | falsy | number-range | instance-of
+    kind: str
+    # number-range: ((op, bound), ...), each of which a number must satisfy;
+    # instance-of: (types it must be one of, types it must not be)
+    values: tuple = ()
     none_allowed: bool = False
 
     def fails(self, value: object) -> bool:
         """Does a literal value (NOT_LITERAL: unknown) certainly make the guard raise?"""
         if value is NOT_LITERAL:
             return False
+        if self.kind == "instance-of":
+            types, not_types = self.values
+            return (bool(types) and is_instance_literal(value, types) is False) or (
+                bool(not_types) and is_instance_literal(value, not_types) is True)
+        if self.kind == "falsy":
+            return bool(value)
         if self.kind == "number-range":
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             tests = {">": lambda b: value > b, ">=": lambda b: value >= b, "<": lambda b: value < b,
@@ -49,6 +59,12 @@ class Constraint:
         }[self.kind]()
 
     def describe(self, parameter: str) -> str:
+        if self.kind == "instance-of":
+            types, not_types = self.values
+            return " and ".join([f"isinstance({parameter}, ({', '.join(types)}))"] * bool(types) + [
+                f"not isinstance({parameter}, ({', '.join(not_types)}))"] * bool(not_types))
+        if self.kind == "falsy":
+            return f"{parameter} is falsy"
         if self.kind == "number-range":
             return " and ".join(f"{parameter} {op} {bound!r}" for op, bound in self.values)
         shown = ", ".join(repr(v) for v in self.values)
@@ -123,11 +139,17 @@ class Params:
 
 def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
     """(parameter, what it must satisfy) for ``if test: raise``; Skip otherwise."""
+    checked = _isinstance_of(test, params, module)
+    if checked is not None:  # raises when it is one of these types
+        return checked[0], Constraint("instance-of", ((), checked[1]))
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = test.operand
         subject = params.subject(inner)
         if subject:
             return subject, Constraint("truthy")
+        checked = _isinstance_of(inner, params, module)
+        if checked is not None:  # raises unless it is one of these types
+            return checked[0], Constraint("instance-of", (checked[1], ()))
         name, positive = _positive(inner, params, module)
         return name, positive
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in FLIPPED:
@@ -175,6 +197,11 @@ def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, 
                     c.kind == "number-range" for _, c in parts):
                 # ``n < 0 or n > 8``: a number passes only inside every bound.
                 return parts[0][0], Constraint("number-range", tuple(b for _, c in parts for b in c.values))
+            if len(parts) == len(test.values) == 2 and len({n for n, _ in parts}) == 1 and all(
+                    c.kind == "instance-of" for _, c in parts) and sum(bool(c.values[0]) for _, c in parts) <= 1:
+                # ``not isinstance(v, Sequence) or isinstance(v, str)``: one of these, none of those.
+                types = tuple(t for _, c in parts for t in c.values[0])
+                return parts[0][0], Constraint("instance-of", (types, tuple(t for _, c in parts for t in c.values[1])))
             return parts[0]  # each disjunct alone raises: the first is certain
         names = {name for name, _ in parts}
         kinds = {c.kind for _, c in parts}
@@ -183,8 +210,58 @@ def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, 
             return parts[0][0], Constraint("allowed-values", values, any(c.none_allowed for _, c in parts))
         raise Skip("the guard is and-ed with another condition")
     if params.subject(test):
-        raise Skip("raises when the parameter is truthy")
+        return params.subject(test), Constraint("falsy")
     raise Skip("the guard does not test the parameter directly")
+
+
+BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "list", "tuple", "dict", "set", "frozenset", "bytes",
+                           "bytearray", "complex", "object"})
+
+
+def _isinstance_of(test: ast.expr, params: Params, module: Module) -> tuple[str, tuple[str, ...]] | None:
+    """``isinstance(p, T)`` on a parameter: (p, T's qualified names); Skip when T holds a class
+    whose relation to a literal is not known; None for any other test."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords):
+        return None
+    subject = params.subject(test.args[0])
+    if subject is None:
+        return None
+    spec = test.args[1]
+    names = [_type_name(e, module) for e in (spec.elts if isinstance(spec, ast.Tuple) else [spec])]
+    if not names or any(n is None or n not in KNOWN_TYPES for n in names):
+        raise Skip("a type check against a class a literal may belong to")
+    if all(is_instance_literal(v, names) for v in LITERALS):
+        raise Skip("a type check every literal passes")
+    return subject, tuple(names)
+
+
+LITERALS = ("text", 1, 1.5, True, None)  # one of each kind a call may write
+
+
+_TYPE_MODULES = frozenset(name.split(".")[0] for name in KNOWN_TYPES if "." in name)
+
+
+def _type_name(node: ast.expr, module: Module) -> str | None:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
+            and len(node.args) == 1 and is_none(node.args[0]):
+        return "NoneType"
+    dotted = []
+    while isinstance(node, ast.Attribute):
+        dotted.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    head = module.imports.get(node.id)
+    if head is None:
+        if dotted and node.id in _TYPE_MODULES:  # ``import torch`` then ``torch.Tensor``
+            head = node.id
+        elif dotted or node.id not in BUILTIN_TYPES or node.id in module.definitions:
+            return None
+        else:
+            head = node.id
+    name = ".".join([head, *dotted])
+    return name.removeprefix("builtins.")
 
 
 def _positive(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:

@@ -313,7 +313,9 @@ def _conditional_guards(statement: ast.stmt, params: Params, module: Module) -> 
     if ends_in_raise(statement.body):
         if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
             return []
-        for index in reversed(range(len(test.values))):  # the condition is usually written first
+        # The condition is usually written first, and is a plain flag rather than a value test.
+        order = sorted(reversed(range(len(test.values))), key=lambda i: _is_flag_test(test.values[i], params))
+        for index in order:
             try:
                 parameter, constraint = constraint_of(test.values[index], params, module)
                 conditions = [c for j, part in enumerate(test.values) if j != index
@@ -395,6 +397,13 @@ def _helper_guards(statement: ast.stmt, module: Module, owner: ast.ClassDef | No
                for n in walk_local(step)):
             break  # it may leave, or change what it tests
     return found
+
+
+def _is_flag_test(test: ast.expr, params: Params) -> bool:
+    """``flag`` or ``not flag``: a part of an ``and`` better read as the condition."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return params.subject(test) is not None
 
 
 def _apart(parameter: str, constraint: Constraint, conditions: list) -> tuple | None:

@@ -15,7 +15,7 @@ from sglang_lint.rulefile import tomllib
 from sglang_lint.catalog import EXPORTS_TABLE
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
-from sglang_lint.derive.guards import shown_message
+from sglang_lint.derive.guards import LITERALS, shown_message
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
@@ -31,8 +31,11 @@ INDEX_FILE = "INDEX.md"
 
 
 def rule_name(site: GuardedRaise) -> str:
-    """The rule's name: its function and parameter (``benchmark-backend``)."""
-    return _slug(site.function.replace(".", "-") + "-" + site.parameter)
+    """The rule's name: its function and parameter (``benchmark-backend``); for a guard that
+    runs only when other arguments pass a test, or in a helper, those too (names stay apart)."""
+    when = "".join(f"-when-{argument or condition.parameter}" for condition, argument, _, _ in site.conditions)
+    caller = f"-in-{site.caller.split('.')[0]}" if site.caller else ""
+    return _slug(site.function.replace(".", "-") + "-" + site.parameter + caller + when)
 
 
 def _slug(text: str) -> str:
@@ -59,10 +62,21 @@ def number_passes(bounds, value) -> bool:
     return all(tests[op](bound) for op, bound in bounds)
 
 
+class _Opaque:
+    """A value no literal stands for (a tensor): shown as a name in an example."""
+
+    def __repr__(self) -> str:
+        return "value"
+
+
 def _bad_value(site: GuardedRaise) -> object:
     c = site.constraint
     if c.kind == "number-range":
         return _range_examples(c)[0]
+    if c.kind == "instance-of":
+        return next(v for v in (*LITERALS, _Opaque()) if isinstance(v, _Opaque) or c.fails(v))
+    if c.kind == "falsy":
+        return True
     if c.kind == "allowed-values":
         sample = c.values[0]
         if isinstance(sample, bool):
@@ -89,6 +103,10 @@ def _good_value(site: GuardedRaise) -> object:
 
 def _own_good_value(site: GuardedRaise) -> object:
     c = site.constraint
+    if c.kind == "instance-of":
+        return next((v for v in LITERALS if not c.fails(v)), _Opaque())
+    if c.kind == "falsy":
+        return None
     if c.kind == "number-range":
         return _range_examples(c)[1]
     if c.kind == "allowed-values":
@@ -182,6 +200,10 @@ def _title(site: GuardedRaise) -> str:
         return f"{callee}: {p} must be one of {shown}"
     if c.kind == "number-range":
         return f"{callee}: {p} must be {' and '.join(f'{op} {b!r}' for op, b in c.values)}"
+    if c.kind == "instance-of":
+        return f"{callee}: {p} must be {c.describe(p)}"
+    if c.kind == "falsy":
+        return f"{callee}: {p} must be false, None or empty"
     return {
         "forbidden-values": f"{callee}: {p} must not be {', '.join(repr(v) for v in c.values)}",
         "not-none": f"{callee}: {p} is required (not None)",
@@ -223,6 +245,10 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
         lines.append("values = [" + ", ".join(toml_value(v) for v in c.values) + "]")
     if c.kind == "number-range":
         lines.append("holds = [" + ", ".join(f"[{toml_string(op)}, {toml_value(b)}]" for op, b in c.values) + "]")
+    if c.kind == "instance-of":
+        for key, names in zip(("types", "not_types"), c.values):
+            if names:
+                lines.append(f"{key} = [" + ", ".join(toml_string(n) for n in names) + "]")
     if c.none_allowed:
         lines.append("none = true")
     lines.append("strict = true")
@@ -236,6 +262,8 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
             lines.append("fields = true")
         if target.omitted:
             lines.append("omitted = true")
+        if target.via:
+            lines.append(f"via = {toml_string(target.via)}")
     for condition, argument, position, default in site.conditions:
         lines += ["", "[[check.condition]]"]
         if argument:
@@ -252,8 +280,6 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
             lines.append("default_none = true")
         elif default is not NOT_LITERAL:
             lines.append(f"default = {toml_value(default)}")
-        if target.via:
-            lines.append(f"via = {toml_string(target.via)}")
     when = " and ".join(condition.describe() for condition, *_ in site.conditions)
     why = (
         f"sglang's {site.function} ({site.module}, line {site.line} in {version}) raises "

@@ -1,4 +1,6 @@
 """Guards on numbers and asserts: the shapes the deriver reads as ranges and as guards."""
+import torch
+from collections.abc import Sequence
 
 
 def positive_pages(page_size):
@@ -55,3 +57,31 @@ def workers(count=0):
     if count <= 0:
         raise ValueError("count must be positive")
     return count
+
+
+def needs_tensor(x):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError("x must be a tensor")
+    return x
+
+
+def frames_list(frames):
+    if not isinstance(frames, Sequence) or isinstance(frames, (str, bytes)):
+        raise ValueError("frames must be a sequence")
+    return frames
+
+
+def prefix_or_suffix(prefix, suffix=0):
+    if prefix and suffix:
+        raise ValueError("only one of prefix and suffix")
+    return prefix, suffix
+
+
+def own_class(x):
+    if not isinstance(x, Frame):
+        raise TypeError("a Frame")
+    return x
+
+
+class Frame:
+    pass
