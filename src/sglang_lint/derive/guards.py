@@ -139,6 +139,13 @@ class Params:
 
 def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
     """(parameter, what it must satisfy) for ``if test: raise``; Skip otherwise."""
+    subject, constraint = _constraint_of(test, params, module)
+    if constraint.kind == "instance-of" and not any(constraint.fails(v) for v in LITERALS):
+        raise Skip("a type check no literal fails")
+    return subject, constraint
+
+
+def _constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
     checked = _isinstance_of(test, params, module)
     if checked is not None:  # raises when it is one of these types
         return checked[0], Constraint("instance-of", ((), checked[1]))

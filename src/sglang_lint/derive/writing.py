@@ -96,7 +96,7 @@ def _good_value(site: GuardedRaise) -> object:
     """A value that passes the site's guard, and the other guards on the same argument."""
     first = _own_good_value(site)
     candidates = [first] + [v for c in (site.constraint, *site.siblings) if c.kind == "allowed-values"
-                            for v in c.values]
+                            for v in c.values] + [_Opaque()]  # a name, where no literal passes them all
     return next((v for v in candidates if not site.constraint.fails(v)
                  and not any(c.fails(v) for c in site.siblings)), first)
 
