@@ -126,7 +126,7 @@ def written(tmp_path, derivation):
 def test_written_rules_load_run_and_flag_their_examples(written):
     rules_dir, count, _ = written
     rules = load_rules([rules_dir])
-    assert len(rules) == count == 30
+    assert len(rules) == count == 31
     ruleset = RuleSet(rules)
     for rule in rules:
         assert rule.derived_key and rule.code.startswith("SGL1")
@@ -284,6 +284,14 @@ def test_type_checks_and_flags_that_must_be_off(written, derivation):
     ]
 
 
+def test_an_int_is_judged_against_a_float_bound(written):
+    # (0).__gt__(0.0) is NotImplemented, not False: the comparison must be the operator's.
+    rules_dir, _, _ = written
+    ruleset = RuleSet(load_rules([rules_dir]))
+    source = "from sglang.modes.numbers import positive_scale\npositive_scale(0)\npositive_scale(1)\n"
+    assert [(d.line, d.code) for d in lint(source, "user.py", ruleset)] == [(2, rule_code(rules_dir, "positive_scale"))]
+
+
 def rule_code(rules_dir, function: str) -> str:
     (code,) = [r.code for r in load_rules([rules_dir]) if r.raise_site.function == function]
     return code
@@ -388,7 +396,7 @@ def test_catalog_commands(tmp_path):
     rules.mkdir()
     derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
-    assert "30 rules written" in derived.stdout and "skipped:" in derived.stdout
+    assert "31 rules written" in derived.stdout and "skipped:" in derived.stdout
     verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
     missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))

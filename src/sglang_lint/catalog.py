@@ -99,14 +99,6 @@ class Condition:
     has_default: bool = False
     default: Any = None
 
-    def passes(self, value: object) -> bool:
-        if self.holds == "truthy":
-            return bool(value)
-        if self.holds == "falsy":
-            return not value
-        found = any(type(value) is type(v) and value == v for v in self.values)
-        return found if self.holds == "in" else not found
-
 
 CONDITION_TESTS = ("in", "not in", "truthy", "falsy")
 

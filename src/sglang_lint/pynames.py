@@ -131,3 +131,9 @@ def find_argument(args, name: str | None, position: int | None, expand=None):
                 return value, None
             index += 1
     return UNKNOWN if unknown else None
+
+
+def literal_in(value: object, values) -> bool:
+    """Is ``value`` one of ``values`` as a literal is, type and all (1 == True in Python; a
+    rule that allows True must not allow 1)?"""
+    return any(type(value) is type(v) and value == v for v in values)

@@ -26,7 +26,7 @@ from sglang_lint.checks.base import (
     target_trigger,
 )
 from sglang_lint.model import Finding
-from sglang_lint.pynames import Ref
+from sglang_lint.pynames import Ref, literal_in
 from sglang_lint.screen import value_screen
 
 SCALARS = (str, int, float, bool)
@@ -50,8 +50,7 @@ class AllowedValues:
             return None
         if value is None and self.none:
             return True
-        # 1 == True in Python; a rule that allows True must not allow 1.
-        return any(type(value) is type(a) and value == a for a in self.values)
+        return literal_in(value, self.values)
 
     def shown(self) -> list[str]:
         if self.enum is not None:

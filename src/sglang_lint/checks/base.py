@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 import libcst as cst
 
 from sglang_lint.model import Fix, Site
-from sglang_lint.pynames import UNKNOWN, find_argument
+from sglang_lint.pynames import SCALARS, UNKNOWN, find_argument, literal_in
 from sglang_lint.syntax import mentions
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
@@ -120,12 +120,18 @@ def _argument(
     call: cst.Call, name: str | None, position: int | None, site: Site | None
 ) -> tuple[cst.Arg, cst.Name | None] | None:
     """The argument, and the dict name it came through for ``**kwargs`` (else None)."""
-    found = find_argument(call_arguments(call), name, position, lambda arg: _mapping_items(arg, site))
+    found = _find(call, name, position, site)
     if found is None or found is UNKNOWN:
         return None
     arg, through = found
     holder = through.value if through is not None and isinstance(through.value, cst.Name) else None
     return arg, holder
+
+
+def _find(call: cst.Call, name: str | None, position: int | None, site: Site | None):
+    """:func:`~sglang_lint.pynames.find_argument` on this call, ``**`` mappings read as the
+    resolver knows them: (argument, mapping) / None (absent) / UNKNOWN."""
+    return find_argument(call_arguments(call), name, position, lambda arg: _mapping_items(arg, site))
 
 
 def omitted_at(site: Site, target) -> bool:
@@ -134,9 +140,15 @@ def omitted_at(site: Site, target) -> bool:
     is what the function sees."""
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return False
-    found = find_argument(call_arguments(site.node), target.argument, target.position,
-                          lambda arg: _mapping_items(arg, site))
-    return found is None
+    return _find(site.node, target.argument, target.position, site) is None
+
+
+def condition_passes(holds: str, values: tuple, value: object) -> bool:
+    """Does a literal pass a condition (``in`` / ``not in`` values, ``truthy``, ``falsy``)? The
+    one reading, for the engine's conditions and the deriver's."""
+    if holds in ("truthy", "falsy"):
+        return bool(value) == (holds == "truthy")
+    return literal_in(value, values) == (holds == "in")
 
 
 def conditions_hold(site: Site, conditions) -> bool:
@@ -145,12 +157,11 @@ def conditions_hold(site: Site, conditions) -> bool:
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return False
     for condition in conditions:
-        found = find_argument(call_arguments(site.node), condition.argument, condition.position,
-                              lambda arg: _mapping_items(arg, site))
+        found = _find(site.node, condition.argument, condition.position, site)
         if found is UNKNOWN:
             return False
         if found is None:
-            if not condition.has_default or not condition.passes(condition.default):
+            if not condition.has_default or not condition_passes(condition.holds, condition.values, condition.default):
                 return False
             continue
         value = found[0].value
@@ -164,12 +175,9 @@ def conditions_hold(site: Site, conditions) -> bool:
         if len(known) != 1 or known[0].default or isinstance(known[0].value, Ref) or not isinstance(
                 known[0].value, SCALARS + (type(None),)):
             return False
-        if not condition.passes(known[0].value):
+        if not condition_passes(condition.holds, condition.values, known[0].value):
             return False
     return True
-
-
-SCALARS = (str, int, float, bool)
 
 
 def call_arguments(call: cst.Call) -> list[tuple[str | None, str, cst.Arg]]:

@@ -13,6 +13,7 @@ Each judges only values the resolver knows at the call (every reaching binding).
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
 
 from sglang_lint.checks.allowed_values import SCALARS
@@ -27,7 +28,7 @@ from sglang_lint.checks.base import (
 )
 from sglang_lint.model import Finding
 from sglang_lint.screen import value_screen
-from sglang_lint.pynames import Ref
+from sglang_lint.pynames import Ref, literal_in
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,6 @@ class ValueTest:
     summary: str
     values: tuple = ()  # number-range: ((op, bound), ...) a number must all satisfy
     strict: bool = False  # only values certain at the call: no parameter defaults
-
-
-COMPARISONS = (">", ">=", "<", "<=")
 
 
 def _parse_with_values(fields, targets):
@@ -52,8 +50,8 @@ def _parse_bounds(fields, targets):
     require_argument(fields, targets)
     holds = fields.any("holds")
     if not isinstance(holds, list) or not holds or not all(
-            isinstance(h, list) and len(h) == 2 and h[0] in COMPARISONS and _is_number(h[1]) for h in holds):
-        raise fields.error("holds", f"must be a non-empty list of [op, number] with op one of {COMPARISONS}, "
+            isinstance(h, list) and len(h) == 2 and h[0] in COMPARE and _is_number(h[1]) for h in holds):
+        raise fields.error("holds", f"must be a non-empty list of [op, number] with op one of {tuple(COMPARE)}, "
                                     f"got {holds!r}")
     return ValueTest(fields.str("summary"), tuple((op, bound) for op, bound in holds),
                      fields.bool("strict", required=False) or False)
@@ -63,12 +61,18 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+
+
+def within_bounds(value: int | float, bounds) -> bool:
+    """Does the number satisfy every (op, bound)? The one reading of a number-range, for the
+    check, the deriver's guards and its examples."""
+    return all(COMPARE[op](value, bound) for op, bound in bounds)
+
+
 def _is_out_of_range(params: ValueTest, value: object) -> bool:
     """A number (never a bool: True > 0 is not what sglang tests) outside a bound."""
-    if not _is_number(value):
-        return False
-    tests = {">": value.__gt__, ">=": value.__ge__, "<": value.__lt__, "<=": value.__le__}
-    return not all(tests[op](bound) for op, bound in params.values)
+    return _is_number(value) and not within_bounds(value, params.values)
 
 
 _HASHABLE = frozenset({"collections.abc.Hashable", "typing.Hashable", "object"})
@@ -136,7 +140,7 @@ def _parse(fields, targets):
 
 
 def _is_forbidden(params: ValueTest, value: object) -> bool:
-    return any(type(value) is type(v) and value == v for v in params.values)
+    return literal_in(value, params.values)
 
 
 def _is_set(params: ValueTest, value: object) -> bool:

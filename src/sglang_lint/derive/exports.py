@@ -10,8 +10,7 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.tree import Module
-from sglang_lint.pynames import resolve_relative
+from sglang_lint.derive.tree import Module, import_base
 
 LAZY_IMPORTERS = frozenset({"LazyImport"})  # sglang.utils.LazyImport(module, name)
 
@@ -24,11 +23,9 @@ def package_exports(modules: list[Module]) -> dict[str, str]:
             continue
         for node in _top_level(module.tree.body):
             if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = resolve_relative(module.name, True, node.level, node.module)
-                    if base is None:
-                        continue
+                base = import_base(node, module.name, True)
+                if base is None:
+                    continue
                 for alias in node.names:
                     if alias.name != "*":
                         found.setdefault(f"{module.name}.{alias.asname or alias.name}", f"{base}.{alias.name}")
@@ -54,13 +51,9 @@ def _lazy_attributes(function: ast.FunctionDef, module: Module):
         if not names:
             continue
         for node in test.body:
-            if not isinstance(node, ast.ImportFrom):
+            base = import_base(node, module.name, True) if isinstance(node, ast.ImportFrom) else None
+            if base is None:
                 continue
-            base = node.module or ""
-            if node.level:
-                base = resolve_relative(module.name, True, node.level, node.module)
-                if base is None:
-                    continue
             for alias in node.names:
                 bound = alias.asname or alias.name
                 if len(names) == 1 and bound == names[0]:

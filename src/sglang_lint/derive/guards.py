@@ -14,9 +14,10 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal
+from sglang_lint.checks.base import condition_passes
+from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal, within_bounds
 from sglang_lint.derive.tree import Module
-from sglang_lint.pynames import NOT_LITERAL, ast_literal
+from sglang_lint.pynames import NOT_LITERAL, ast_literal, literal_in
 
 
 class Skip(Exception):
@@ -46,13 +47,10 @@ class Constraint:
             return bool(value)
         if self.kind == "number-range":
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            tests = {">": lambda b: value > b, ">=": lambda b: value >= b, "<": lambda b: value < b,
-                     "<=": lambda b: value <= b}
-            return number and not all(tests[op](bound) for op, bound in self.values)
+            return number and not within_bounds(value, self.values)
         return {
-            "allowed-values": lambda: not (value is None and self.none_allowed) and not any(
-                type(value) is type(v) and value == v for v in self.values),
-            "forbidden-values": lambda: any(type(value) is type(v) and value == v for v in self.values),
+            "allowed-values": lambda: not (value is None and self.none_allowed) and not literal_in(value, self.values),
+            "forbidden-values": lambda: literal_in(value, self.values),
             "not-none": lambda: value is None,
             "must-be-none": lambda: value is not None,
             "truthy": lambda: not value,
@@ -342,6 +340,9 @@ class Condition:
     parameter: str
     holds: str
     values: tuple = ()
+
+    def passes(self, value: object) -> bool:
+        return condition_passes(self.holds, self.values, value)
 
     def describe(self) -> str:
         if self.holds in ("truthy", "falsy"):

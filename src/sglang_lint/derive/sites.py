@@ -202,33 +202,35 @@ def analyse_function(
             return (None if parameter in posonly else parameter), params.positional.index(parameter)
         return parameter, None
 
+    def place(raise_node: ast.Raise, parameter: str, constraint: Constraint, conditions: list = (),
+              helper: str | None = None) -> None:
+        """A site for a guard on ``parameter``: in this function, in a ``helper`` it calls on
+        every call, or (``conditions``) run only when other parameters pass their tests."""
+        site = _site(module, helper or qualname, raise_node)
+        site.parameter, site.constraint, site.caller = parameter, constraint, qualname if helper else None
+        site.conditions = [(c, *where(c.parameter), _default_of(function, c.parameter)) for c in conditions]
+        try:
+            site.target = target_for(parameter)
+            if conditions and site.target.fields:
+                raise Skip("a condition on a config field (no call position)")
+            if any(argument is None for _, argument, _, _ in site.conditions):
+                raise Skip("a condition on a positional-only parameter")
+            if not (conditions or helper or site.target.fields) and constraint.fails(
+                    _default_of(function, parameter)):
+                site.target = dataclasses.replace(site.target, omitted=True)
+        except Skip as skip:
+            site.skipped = str(skip)
+        sites.append(site)
+        placed.add(id(raise_node))
+
     for statement in function.body:
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
             continue  # docstring
         conditional = _conditional_guards(statement, params, module)
         for parameter, constraint, conditions, raise_node in conditional:
-            site = _site(module, qualname, raise_node)
-            site.parameter, site.constraint = parameter, constraint
-            site.conditions = [(c, *where(c.parameter), _default_of(function, c.parameter)) for c in conditions]
-            try:
-                site.target = target_for(parameter)
-                if site.target.fields:
-                    raise Skip("a condition on a config field (no call position)")
-                if any(argument is None for _, argument, _, _ in site.conditions):
-                    raise Skip("a condition on a positional-only parameter")
-            except Skip as skip:
-                site.skipped = str(skip)
-            sites.append(site)
-            placed.add(id(raise_node))
+            place(raise_node, parameter, constraint, conditions=conditions)
         for parameter, constraint, raise_node, helper in _helper_guards(statement, module, owner, params):
-            site = _site(module, helper, raise_node)
-            site.parameter, site.constraint, site.caller = parameter, constraint, qualname
-            try:
-                site.target = target_for(parameter)
-            except Skip as skip:
-                site.skipped = str(skip)
-            sites.append(site)
-            placed.add(id(raise_node))
+            place(raise_node, parameter, constraint, helper=helper)
         found = None
         try:
             if conditional:
@@ -258,16 +260,7 @@ def analyse_function(
                 placed.add(id(raise_node))
         if found is not None:
             (parameter, constraint), raise_node = found
-            site = _site(module, qualname, raise_node)
-            site.parameter, site.constraint = parameter, constraint
-            try:
-                site.target = target_for(parameter)
-                if not site.target.fields and constraint.fails(_default_of(function, parameter)):
-                    site.target = dataclasses.replace(site.target, omitted=True)
-            except Skip as skip:
-                site.skipped = str(skip)
-            sites.append(site)
-            placed.add(id(raise_node))
+            place(raise_node, parameter, constraint)
         # What this statement does to the parameters for the statements after it.
         exits = False
         for node in walk_local(statement):
@@ -331,14 +324,7 @@ def _conditional_guards(statement: ast.stmt, params: Params, module: Module) -> 
         return []
     found = []
     for inner in statement.body:
-        guard = None
-        try:
-            if isinstance(inner, ast.If) and ends_in_raise(inner.body) and not inner.orelse:
-                guard = constraint_of(inner.test, params, module), inner.body[-1]
-            elif isinstance(inner, ast.Assert):
-                guard = constraint_of(negated(inner.test), params, module), assert_as_raise(inner)
-        except Skip:
-            pass
+        guard = _plain_guard(inner, params, module)
         if guard is not None:
             (parameter, constraint), raise_node = guard
             usable = _apart(parameter, constraint, conditions)
@@ -374,29 +360,35 @@ def _helper_guards(statement: ast.stmt, module: Module, owner: ast.ClassDef | No
         return []
     names = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)][1 if method else 0:]
     given = [*zip(names, call.args), *((k.arg, k.value) for k in call.keywords if k.arg)]
-    renames = {name: params.subject(value) for name, value in given if params.subject(value)}
+    renames = {name: subject for name, value in given if (subject := params.subject(value))}
     inner = Params([], [], dict(params.aliases) if method else {}, set(), renames)
     found = []
     for step in helper.body:
         if isinstance(step, ast.Expr) and isinstance(step.value, ast.Constant):
             continue  # docstring
-        try:
-            if isinstance(step, ast.If) and ends_in_raise(step.body) and not step.orelse:
-                (parameter, constraint), raise_node = constraint_of(step.test, inner, module), step.body[-1]
-            elif isinstance(step, ast.Assert):
-                (parameter, constraint), raise_node = (constraint_of(negated(step.test), inner, module),
-                                                       assert_as_raise(step))
-            else:
-                raise Skip("not a guard")
+        guard = _plain_guard(step, inner, module)
+        if guard is not None:
+            (parameter, constraint), raise_node = guard
             found.append((parameter, constraint, raise_node, qualname))
             continue
-        except Skip:
-            pass
         stops = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)
         if any(isinstance(n, stops) or (isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store))
                for n in walk_local(step)):
             break  # it may leave, or change what it tests
     return found
+
+
+def _plain_guard(statement: ast.stmt, params: Params, module: Module) -> tuple | None:
+    """``if test: raise`` or ``assert test`` read as a guard: ((parameter, constraint), raise
+    node); None for any other statement or a guard that cannot be read."""
+    try:
+        if isinstance(statement, ast.If) and ends_in_raise(statement.body) and not statement.orelse:
+            return constraint_of(statement.test, params, module), statement.body[-1]
+        if isinstance(statement, ast.Assert):
+            return constraint_of(negated(statement.test), params, module), assert_as_raise(statement)
+    except Skip:
+        pass
+    return None
 
 
 def _is_flag_test(test: ast.expr, params: Params) -> bool:

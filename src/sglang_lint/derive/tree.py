@@ -162,11 +162,9 @@ def _read_modules(root: Path) -> list[Module]:
                 if isinstance(node.func.value, ast.Name) and node.func.attr in MUTATING_METHODS:
                     module.mutated.add(node.func.value.id)
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = resolve_relative(module.name, is_package, node.level, node.module)
-                    if base is None:
-                        continue  # the dots climb above sglang: the import fails, it binds nothing
+                base = import_base(node, module.name, is_package)
+                if base is None:
+                    continue
                 for alias in node.names:
                     module.imports.setdefault(alias.asname or alias.name, f"{base}.{alias.name}")
             elif isinstance(node, ast.Import):
@@ -175,6 +173,14 @@ def _read_modules(root: Path) -> list[Module]:
                         module.imports.setdefault(alias.asname, alias.name)
         modules.append(module)
     return modules
+
+
+def import_base(node: ast.ImportFrom, module: str, is_package: bool) -> str | None:
+    """The module a ``from ... import`` reads from, relative dots resolved; None when the dots
+    climb above sglang (the import fails, it binds nothing)."""
+    if not node.level:
+        return node.module or ""
+    return resolve_relative(module, is_package, node.level, node.module)
 
 
 def _top_level_names(node: ast.stmt) -> list[str]:

@@ -13,6 +13,7 @@ from sglang_lint.catalog import Rule
 from sglang_lint.ruletable import load_rules
 from sglang_lint.rulefile import tomllib
 from sglang_lint.catalog import EXPORTS_TABLE
+from sglang_lint.checks.value_tests import within_bounds
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
@@ -50,16 +51,10 @@ def _range_examples(c) -> tuple[object, object]:
     step = 1 if integral else 0.5
     candidates = sorted({b + d for b in bounds for d in (-2 * step, -step, 0, step, 2 * step)}
                         | {(a + b) / 2 for a in bounds for b in bounds if a != b})
-    passing = [v for v in candidates if number_passes(c.values, v)]
-    failing = [v for v in candidates if not number_passes(c.values, v)]
+    passing = [v for v in candidates if within_bounds(v, c.values)]
+    failing = [v for v in candidates if not within_bounds(v, c.values)]
     nearest = min(failing, key=lambda v: (min(abs(v - b) for b in bounds), v))  # the edge: n=0 for n > 0
     return nearest, (min(passing, key=lambda v: (min(abs(v - b) for b in bounds), v)) if passing else bounds[0])
-
-
-def number_passes(bounds, value) -> bool:
-    """Does the number satisfy every (op, bound)?"""
-    tests = {">": value.__gt__, ">=": value.__ge__, "<": value.__lt__, "<=": value.__le__}
-    return all(tests[op](bound) for op, bound in bounds)
 
 
 class _Opaque:
@@ -128,15 +123,11 @@ def _example(site: GuardedRaise, value: object) -> str:
         tested.setdefault(argument, []).append(condition)
     shown = ", ".join([f"{target.argument}={value!r}" if target.argument else repr(value)] + [
         f"{argument}={_passing_all(conditions)!r}" for argument, conditions in tested.items()
-    ] + [f"{argument}={good!r}" for argument, good in _companions(site) if argument not in tested])
+    ] + [f"{argument}={good!r}" for argument, good in site.companions if argument not in tested])
     if target.kind == "method":
         return f"obj.{target.name}({shown})"
     module, _, name = target.name.rpartition(".")
     return f"from {module} import {name}\n\n{name}({shown})"
-
-
-def _companions(site: GuardedRaise) -> list[tuple[str, object]]:
-    return site.companions
 
 
 def set_companions(sites: list[GuardedRaise]) -> None:
@@ -163,14 +154,7 @@ def set_companions(sites: list[GuardedRaise]) -> None:
 def _passing_all(conditions: list) -> object:
     """A literal that passes every one of an argument's conditions."""
     candidates = [_passing(c) for c in conditions] + ["other", 1, True]
-    return next((v for v in candidates if all(_passes(c, v) for c in conditions)), candidates[0])
-
-
-def _passes(condition, value) -> bool:
-    if condition.holds in ("truthy", "falsy"):
-        return bool(value) == (condition.holds == "truthy")
-    found = any(type(value) is type(v) and value == v for v in condition.values)
-    return found == (condition.holds == "in")
+    return next((v for v in candidates if all(c.passes(v) for c in conditions)), candidates[0])
 
 
 def _passing(condition) -> object:

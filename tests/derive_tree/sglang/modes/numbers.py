@@ -85,3 +85,9 @@ def own_class(x):
 
 class Frame:
     pass
+
+
+def positive_scale(scale):
+    if scale <= 0.0:
+        raise ValueError("scale must be positive")
+    return scale
