@@ -55,7 +55,30 @@ class Defined:
     qualified: str | None
 
 
-Binding = Union[cst.BaseExpression, Param, Imported, Defined, _Opaque]
+@dataclass(frozen=True)
+class Augmented:
+    """``name += value`` (or ``|=``): a new binding, made from the name's value before it.
+    Unknown to :meth:`~sglang_lint.resolve.FileModel.evaluate`; built.py follows it for lists
+    and dicts (which it changes in place)."""
+
+    node: cst.AugAssign
+
+
+@dataclass(frozen=True)
+class Write:
+    """A statement that changes or hands on the object a name holds, without rebinding it:
+    ``kw["k"] = v``, ``del kw["k"]``, ``kw.update(...)``, ``cmd.append(...)`` (``node``: the
+    Assign, Del or Call), the name passed to a call (``passed``), or bound to another name or
+    attribute (``aliased``). built.py reads them to follow lists and dicts built in steps."""
+
+    kind: str  # "setitem", "delitem", "method", "passed", "aliased"
+    node: cst.CSTNode
+    where: "Where"
+    direct: bool  # a plain statement of its block, outside any loop
+    scope: "Scope"
+
+
+Binding = Union[cst.BaseExpression, Param, Imported, Defined, _Opaque, Augmented]
 
 INFINITY = 1 << 60
 
@@ -162,6 +185,7 @@ class FileBindings:
     mutated_names: set = field(default_factory=set)  # names written through: kw[...] = ..., kw.update()
     # ``name = call(...)``: the bindings made from a call's result, under the call
     bound_calls: dict = field(default_factory=dict)  # cst.Call -> [(name, BindingSite)]
+    writes: dict = field(default_factory=dict)  # name -> [Write], in text order
 
     @classmethod
     def for_path(cls, path: str | None) -> "FileBindings":
@@ -267,10 +291,18 @@ class BindingCollector:
         for name in target_names(node):
             self.bind(name.value, OPAQUE, direct=False)
 
-    def written_through(self, node: cst.CSTNode) -> None:
+    def written_through(self, node: cst.CSTNode, statement: cst.CSTNode | None = None, kind: str = "") -> None:
         """``kw[...] = ...``, ``del kw[...]``: the object named ``kw`` is changed."""
         if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
             self.facts.mutated_names.add(node.value.value)
+            if statement is not None:
+                self.write(node.value.value, kind, statement)
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute):
+            self.facts.mutated_names.add(dotted_name(node.value) or "")  # self.kw[...] = ...
+
+    def write(self, name: str, kind: str, node: cst.CSTNode) -> None:
+        site = Write(kind, node, self.where(), self.simple > 0 and not self.scope.loop_depth, self.scope)
+        self.facts.writes.setdefault(name, []).append(site)
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -314,8 +346,14 @@ class BindingCollector:
                 if text is not None:
                     self.facts.attribute_writes.append((self.scope, text, node.value))
             else:
-                self.written_through(target)
+                self.written_through(target, node, "setitem")
                 self.bind_targets(target)
+        self._aliased(node.value)
+
+    def _aliased(self, value: cst.BaseExpression | None) -> None:
+        """``other = cmd`` / ``self.cmd = cmd``: the object may change through the other name."""
+        if isinstance(value, cst.Name):
+            self.write(value.value, "aliased", value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is None:
@@ -327,11 +365,15 @@ class BindingCollector:
             if text is not None:
                 self.facts.attribute_writes.append((self.scope, text, node.value))
         else:
-            self.written_through(node.target)
+            self.written_through(node.target, node, "setitem")
+        self._aliased(node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.written_through(node.target)
-        self.bind_targets(node.target)
+        self.written_through(node.target, node, "setitem")
+        if isinstance(node.target, cst.Name) and isinstance(node.operator, (cst.AddAssign, cst.BitOrAssign)):
+            self.bind(node.target.value, Augmented(node))  # cmd += [...]: built.py follows it
+        else:
+            self.bind_targets(node.target)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.bind_targets(node.target)
@@ -348,7 +390,7 @@ class BindingCollector:
         self.bind_targets(node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
-        self.written_through(node.target)
+        self.written_through(node.target, node, "delitem")
         self.bind_targets(node.target)
 
     def visit_MatchAs(self, node: cst.MatchAs) -> None:
@@ -383,6 +425,12 @@ class BindingCollector:
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             self.facts.mutated_names.add(func.value.value)  # kw.update(...) and the like
+            self.write(func.value.value, "method", node)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute):
+            self.facts.mutated_names.add(dotted_name(func.value) or "")  # self.cmd.append(...)
+        for arg in node.args:
+            if isinstance(arg.value, cst.Name):
+                self.write(arg.value.value, "passed", node)
 
     # --- scopes ---------------------------------------------------------------------
     def _qualified(self, name: str) -> str | None:

@@ -43,6 +43,12 @@ class Target:
     via: str | None = None
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
     omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
+    # What the call hands on, for launch entry points (server-args checks): "flags" (a list of
+    # launch flags), "command" (a whole command line, launcher included), "keywords" (its
+    # keywords, but for ``exclude``, are the engine's), "mapping" (the argument is a dict of
+    # the engine's keywords). None: as the check reads its targets.
+    takes: str | None = None
+    exclude: tuple[str, ...] = ()
 
     @property
     def last_name(self) -> str:

@@ -19,7 +19,7 @@ from sglang_lint.catalog import Target
 from sglang_lint.checks.base import conditions_hold, omitted_at
 from sglang_lint.guards import GuardCollector, deliberate
 from sglang_lint.model import Fix, Site
-from sglang_lint.reach import calls_of, field_sites, subclass_calls, wrapper_at
+from sglang_lint.reach import calls_of, field_sites, parameter_wrapper, subclass_calls, wrapper_at
 from sglang_lint.ruletable import Entry, RuleSet
 from sglang_lint.sites import SiteCollector
 
@@ -70,7 +70,7 @@ class Dispatcher:
         while queue:
             job = queue.popleft()
             self._guarded(job.entry, self._check, job)
-            if job.entry.kind.through_wrappers:
+            if job.entry.kind.through_wrappers or job.entry.kind.wrappers is not None:
                 queue.extend(self._guarded(job.entry, self._wrapper_jobs, job) or ())
         for site in sites.class_sites:
             for entry in self.ruleset.classes:
@@ -109,14 +109,22 @@ class Dispatcher:
             self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node))
 
     def _wrapper_jobs(self, job: Job) -> list[Job]:
-        wrapper = wrapper_at(job.target, job.site)
-        if wrapper is None:
-            return []
-        key = (id(wrapper.function), wrapper.target.argument, job.entry.rule.code)
-        if key in self._followed:
-            return []
-        self._followed.add(key)
-        return [Job(job.entry, wrapper.target, call, wrapper.target.via) for call in calls_of(wrapper, self.sites)]
+        kind = job.entry.kind
+        if kind.wrappers is not None:
+            wrappers = [parameter_wrapper(job.target, job.site, name, takes)
+                        for name, takes in kind.wrappers(job.site, job.entry.check, job.target)]
+        else:
+            wrappers = [wrapper_at(job.target, job.site)]
+        jobs = []
+        for wrapper in wrappers:
+            if wrapper is None:
+                continue
+            key = (id(wrapper.function), wrapper.target.argument, job.entry.rule.code)
+            if key in self._followed:
+                continue
+            self._followed.add(key)
+            jobs += [Job(job.entry, wrapper.target, call, wrapper.target.via) for call in calls_of(wrapper, self.sites)]
+        return jobs
 
     def _check_fields(self, entry: Entry, site: Site) -> None:
         for target, field_site in field_sites(entry.target, site) + subclass_calls(entry.target, site, self.sites):

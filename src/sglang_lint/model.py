@@ -151,6 +151,18 @@ class Site:
 
 
 @dataclass(frozen=True)
+class Span:
+    """A word in a file's text that no syntax tree holds (a shell command in a string, a shell
+    script, a Markdown code block): characters ``start`` to ``end`` of the text. ``exact``:
+    the source there is the word itself (no quotes or escapes), so a fix may rewrite it."""
+
+    start: int
+    end: int
+    text: str
+    exact: bool
+
+
+@dataclass(frozen=True)
 class Fix:
     """Replace the source text of ``node`` by ``text``. ``safe`` fixes are certain (the bad
     value differs from one allowed value only by case, ``-``/``_``/space, or is a unique

@@ -42,25 +42,47 @@ def wrapper_at(target: Target, site: Site) -> Wrapper | None:
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None or not isinstance(arg.value, cst.Name):
         return None
-    name = arg.value.value
-    found = site.model.reaching(name, site.scope, site.where)
-    if found is None or len(found[0]) != 1 or not isinstance(found[0][0].value, Param):
+    return parameter_wrapper(target, site, arg.value.value)
+
+
+def parameter_wrapper(target: Target, site: Site, name: str, takes: str | None = None) -> Wrapper | None:
+    """The function the site is in, when ``name`` is one of its parameters, unchanged and
+    unchecked at the site: its calls hand the value on to ``target``. ``takes``: how the
+    value is read there (see :class:`~sglang_lint.catalog.Target`); ``"keywords"`` for its
+    ``**kwargs``."""
+    if guarded_on(site, name):
         return None
-    param, owner = found[0][0].value, found[1]
-    function = param.function
-    if not isinstance(function, cst.FunctionDef) or owner.node is not function or guarded_on(site, name):
-        return None
+    if takes == "keywords":
+        owner, function = site.scope, site.scope.node
+        if owner.kind != "function" or not isinstance(function, cst.FunctionDef):
+            return None
+        star = function.params.star_kwarg
+        if not isinstance(star, cst.Param) or star.name.value != name:
+            return None
+        named = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+        argument, index, exclude = None, -1, tuple(p.name.value for p in named)
+    else:
+        found = site.model.reaching(name, site.scope, site.where)
+        if found is None or len(found[0]) != 1 or not isinstance(found[0][0].value, Param):
+            return None
+        param, owner = found[0][0].value, found[1]
+        function = param.function
+        if not isinstance(function, cst.FunctionDef) or owner.node is not function:
+            return None
+        argument, index, exclude = name, param.index, ()
     decorators = {dotted_name(d.decorator) for d in function.decorators}
     method = owner.class_info is not None and "staticmethod" not in decorators
-    if param.index == 0 and method:
+    if index == 0 and method:
         return None  # ``self`` itself
-    position = None if param.index < 0 else param.index - (1 if method else 0)
+    position = None if index < 0 else index - (1 if method else 0)
     wrapped = Target(
         kind="method" if method else "function",
         name=function.name.value,
-        argument=name,
+        argument=argument,
         position=position,
         via=f"{function.name.value}() passes {name} on to {target.display}()",
+        takes=takes,
+        exclude=exclude,
     )
     return Wrapper(function, owner.class_info if method else None, wrapped)
 

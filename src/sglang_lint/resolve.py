@@ -25,6 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from sglang_lint.bindings import (
     OPAQUE,
+    Augmented,
     Binding,
     BindingSite,
     ClassInfo,
@@ -172,7 +173,7 @@ class FileModel:
                         values.append(Known(default, node, (node.value,), value.default, default=True))
                         continue
                     inner = []
-                elif isinstance(value, (Imported, Defined)) or value is OPAQUE:
+                elif isinstance(value, (Imported, Defined, Augmented)) or value is OPAQUE:
                     inner = []
                 else:
                     inner = self.evaluate(value, owner, site.where, depth + 1, may)
@@ -222,10 +223,10 @@ class FileModel:
                         return True
         return False
 
-    def enclosing_class_of_self(self, scope: Scope) -> ClassInfo | None:
-        """The class whose instance ``self`` is, when ``self`` is the first parameter of
-        a method (possibly seen from a nested function or lambda)."""
-        binding = self.single_binding("self", scope)
+    def enclosing_class_of_self(self, scope: Scope, receiver: str = "self") -> ClassInfo | None:
+        """The class whose instance ``self`` is (or ``cls``: ``receiver``), when it is the first
+        parameter of a method (possibly seen from a nested function or lambda)."""
+        binding = self.single_binding(receiver, scope)
         if not isinstance(binding, Param) or binding.index != 0:
             return None
         current: Scope | None = scope

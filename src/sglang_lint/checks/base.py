@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
-from sglang_lint.model import Fix, Site
+from sglang_lint.model import Fix, Site, Span
 from sglang_lint.pynames import SCALARS, UNKNOWN, find_argument, literal_in
 from sglang_lint.syntax import mentions
 from sglang_lint.pynames import Ref
@@ -58,6 +58,10 @@ class CheckKind:
     through_wrappers: bool = False
     # (Check) -> how its findings are fixed, for the rule docs ("" when they are not).
     fix_safety: Callable = lambda check: ""
+    # (Site, Check, Target) -> [(name, takes)]: the names at this site that may be parameters of
+    # its function, handed on in a way of the kind's own (a launch helper's extra flags, its
+    # **kwargs); reach.parameter_wrapper makes the wrapper where one is.
+    wrappers: Callable | None = None
     # For a check on one argument's value: (params, value) -> does sglang raise on this value?
     # The one statement of the verdict: the check (on values the resolver knows) and the
     # call-site screen (on literals written at the call) both ask it.
@@ -327,7 +331,11 @@ def string_fix(node: cst.CSTNode | None, new_value: str, safe: bool, keep_prefix
     """A fix writing ``new_value`` into the string literal ``node``, keeping its prefix and
     quotes (a raw string stays raw, double quotes stay double); None when ``node`` is
     not a plain string literal or the new text would need escapes. ``keep_prefix``: text the
-    literal starts with that stays (``--flag=`` before an inline value)."""
+    literal starts with that stays (``--flag=`` before an inline value). A :class:`Span` (a
+    word of a shell command) is rewritten where its source is the word itself."""
+    if isinstance(node, Span):
+        ok = node.exact and node.text.startswith(keep_prefix) and _shell_word_ok(new_value)
+        return Fix(node, node.text, keep_prefix + new_value, safe) if ok else None
     if not isinstance(node, cst.SimpleString) or "b" in node.prefix.lower():
         return None
     if not _string_body_ok(new_value, node.quote):
@@ -336,6 +344,11 @@ def string_fix(node: cst.CSTNode | None, new_value: str, safe: bool, keep_prefix
     if not body.startswith(keep_prefix) or "\\" in body:
         return None  # escapes in the old text: its source and value differ, leave it
     return Fix(node, node.value, f"{node.prefix}{node.quote}{keep_prefix}{new_value}{node.quote}", safe)
+
+
+def _shell_word_ok(word: str) -> bool:
+    """Can ``word`` stand in a shell command unquoted?"""
+    return bool(word) and all(c.isalnum() or c in "-_.,=:/+@%" for c in word)
 
 
 def name_fix(node: cst.CSTNode | None, new_name: str, safe: bool) -> Fix | None:

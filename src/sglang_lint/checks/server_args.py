@@ -27,6 +27,8 @@ from sglang_lint.checks.base import (
     string_fix,
     suggest,
 )
+from sglang_lint.built import dict_versions
+from sglang_lint.checks.launch_flags import FlagUse, after_launcher, flag_uses, python_words
 from sglang_lint.model import Finding, Fix
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
@@ -234,24 +236,88 @@ def _a(word: str) -> str:
     return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
-def _keywords(site):
-    """(name, name node, value node) for each keyword, including ``**{...}`` literals."""
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword of the call: written in it, or a key of a ``**`` dict however it was built
+    (built.py), with the scope and statement its value is evaluated at."""
+
+    name: str
+    name_node: object
+    value: object  # None: not known (``kw["k"] += 1``)
+    scope: object
+    where: object
+    certain: bool = True
+
+
+def _keywords(site, target=None):
+    """Each keyword of the call, including the keys of ``**`` dicts (each key once); for a
+    target that takes a mapping, the keys of that argument."""
+    if target is not None and target.takes == "mapping":
+        arg = argument_of(site.node, target.argument, target.position, site)
+        if arg is not None:
+            yield from _keys(site, arg.value, ())
+        return
+    exclude = target.exclude if target is not None else ()
     for arg in site.node.args:
         if arg.keyword is not None:
-            yield arg.keyword.value, arg.keyword, arg.value
+            if arg.keyword.value not in exclude:
+                yield Keyword(arg.keyword.value, arg.keyword, arg.value, site.scope, site.where)
         elif arg.star == "**":
-            mapping = site.model.dict_literal(arg.value, site.scope, site.where)
-            if isinstance(mapping, cst.Dict):
-                for element in mapping.elements:
-                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-                        key = element.key.evaluated_value
-                        if isinstance(key, str):
-                            yield key, element.key, element.value
+            yield from _keys(site, arg.value, exclude)
+
+
+def _keys(site, node, exclude):
+    seen = set()
+    for version in dict_versions(site.model, node, site.scope, site.where):
+        for entry in version.entries.values():
+            if id(entry.key_node) not in seen and entry.key not in exclude:
+                seen.add(id(entry.key_node))
+                yield Keyword(entry.key, entry.key_node, entry.value, entry.scope, entry.where, entry.certain)
+
+
+def _takes(target) -> str:
+    """How a target's call hands on server arguments (see catalog.Target.takes)."""
+    if target.takes:
+        return target.takes
+    if target.argument is None and target.position is None:
+        return "keywords"
+    return "command" if target.name.startswith("subprocess.") else "flags"
+
+
+def wrappers(site, check, target):
+    """(parameter, how it is read) for each parameter of the function the site is in that may
+    reach this launch (reach.parameter_wrapper decides whether it does): extra flags
+    spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``, or the whole
+    list), ``**kwargs`` or a dict passed on to the engine."""
+    if check.params.aspect == "relations" or not isinstance(site.node, cst.Call):
+        return []
+    takes = _takes(target)
+    found = []
+    if takes in ("flags", "command"):
+        arg = argument_of(site.node, target.argument, target.position, site)
+        if arg is None:
+            return []
+        if isinstance(arg.value, cst.Name):
+            found.append((arg.value.value, takes))
+        for words in python_words(site, arg.value):
+            rest = after_launcher(words, check.params.marker) if takes == "command" else words
+            for word in rest or ():
+                if word.param:
+                    found.append((word.param, "flags"))
+        return found
+    for arg in site.node.args:
+        if arg.star == "**" and isinstance(arg.value, cst.Name):
+            function = site.scope.node
+            star = function.params.star_kwarg if isinstance(function, cst.FunctionDef) else None
+            is_star = isinstance(star, cst.Param) and star.name.value == arg.value.value
+            found.append((arg.value.value, "keywords" if is_star else "mapping"))
+    return found
 
 
 def _run_keywords(site, params: ServerArgsCheck, target):
     fields = params.table.fields
-    for name, name_node, value in _keywords(site):
+    for keyword in _keywords(site, target):
+        name, name_node, value = keyword.name, keyword.name_node, keyword.value
         field = fields.get(name)
         if field is None:
             if params.aspect == "unknown" and name not in params.extra_names:
@@ -271,110 +337,33 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                     fix,
                 )
             continue
+        if value is None:
+            continue
         for item in _cst_items(field, value):
-            for known in site.model.evaluate(item, site.scope, site.where):
+            for known in site.model.evaluate(item, keyword.scope, keyword.where):
                 judged = _judge_value(params, field, known, f"{target.display}({name}=", ")")
                 if judged is not None:
                     yield Finding(known.node, *judged)
 
 
-def _argv(node: cst.BaseExpression, site=None, depth: int = 0) -> list[cst.BaseExpression]:
-    """The elements of a literal argv list (``[...] + [...] + extra`` keeps the literal parts;
-    a name bound to one list literal, which the file never changes, is that list)."""
-    if isinstance(node, cst.List):
-        return [e.value for e in node.elements if isinstance(e, cst.Element)]
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-        return _argv(node.left, site, depth + 1) + _argv(node.right, site, depth + 1)
-    if isinstance(node, cst.Name) and site is not None and depth < 4 and node.value not in site.model.mutated_names:
-        found = site.model.reaching(node.value, site.scope, site.where)
-        if found is not None and len(found[0]) == 1 and isinstance(found[0][0].value, cst.BaseExpression):
-            return _argv(found[0][0].value, site, depth + 1)
-    return []
-
-
-def _text(node: cst.BaseExpression) -> tuple[str | None, bool]:
-    """(literal text, whole?) of an argv element: an f-string gives its literal prefix."""
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return (value if isinstance(value, str) else None), True
-    if isinstance(node, cst.FormattedString):
-        prefix = ""
-        for part in node.parts:
-            if not isinstance(part, cst.FormattedStringText):
-                return prefix, False
-            prefix += part.value
-        return prefix, True
-    return None, False
-
-
-@dataclass(frozen=True)
-class FlagUse:
-    """One ``--flag`` of a literal argv list, and the value written with it (if literal)."""
-
-    element: cst.BaseExpression
-    flag: str
-    field: Field | None
-    known: bool  # the flag names something (a field, a hand-registered flag, a unique prefix)
-    value: str | None
-    value_node: cst.BaseExpression | None
-    ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
-
-
 def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
-    """The flags of the target's literal argv list; none when a subprocess list does not
-    start an sglang server (does not name the marker)."""
+    """The flags of the target's argv list, in each way it may be built; none when a
+    subprocess command does not start an sglang server."""
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
         return []
-    elements = _argv(arg.value, site)
-    texts = [_text(e) for e in elements]
-    if target.name.startswith("subprocess."):
-        # Only what follows the launcher is sglang's: in ``nsys profile --capture-range-end
-        # stop python -m sglang.launch_server ...`` (or torchrun, numactl, env X=1, srun...)
-        # the flags before it belong to the wrapping command.
-        launcher = next(
-            (i for i, (text, _) in enumerate(texts) if text and params.marker and params.marker in text), None
-        )
-        if launcher is None:
-            return []
-        elements, texts = elements[launcher + 1:], texts[launcher + 1:]
-    table = params.table
-    known_flags = table.known_flags
-    uses = []
-    for index, (element, (text, whole)) in enumerate(zip(elements, texts)):
-        if not text or not text.startswith("--") or text == "--":
-            continue
-        flag, equals, inline = text.partition("=")
-        if not equals and not whole:
-            continue  # f"--{name}": the flag itself is computed
-        field = table.by_flag.get(flag)
-        known = flag in known_flags
-        ambiguous: tuple = ()
-        if not known:
-            # sglang's launcher parses with argparse's allow_abbrev on: a unique prefix of a
-            # flag is that flag (--tp for --tp-size); a prefix of flags of two arguments is an
-            # error ("ambiguous option"). Spellings of one argument (aliases) are one choice.
-            longer = sorted(candidate for candidate in known_flags if candidate.startswith(flag))
-            meant = {_argument_of_flag(table, candidate) for candidate in longer}
-            known = len(meant) == 1
-            field = table.by_flag.get(longer[0]) if known else None
-            ambiguous = tuple(longer) if len(meant) > 1 else ()
-        value, node = None, None
-        if equals:
-            value, node = (inline, element) if whole else (None, None)
-        elif index + 1 < len(elements):
-            value, value_whole = texts[index + 1]
-            node = elements[index + 1]
-            if not value_whole or value is None or value.startswith("--"):
-                value = None
-        uses.append(FlagUse(element, flag, field, known, value, node, ambiguous))
+    uses, seen = [], set()
+    for words in python_words(site, arg.value):
+        if _takes(target) == "command":
+            words = after_launcher(words, params.marker)
+            if words is None:
+                continue
+        for use in flag_uses(words, params.table):
+            key = (id(use.element), id(use.value_node))
+            if key not in seen:
+                seen.add(key)
+                uses.append(use)
     return uses
-
-
-def _argument_of_flag(table: Table, flag: str) -> str:
-    """What a flag sets: its field, or (a hand-registered flag) the flag itself."""
-    field = table.by_flag.get(flag)
-    return field.name if field is not None else flag
 
 
 def _run_argv(site, params: ServerArgsCheck, target):
@@ -412,10 +401,10 @@ def _run_argv(site, params: ServerArgsCheck, target):
         if use.value is None or use.field.type != "str":
             continue
         # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
-        inline = use.value_node is use.element and isinstance(use.element, cst.SimpleString)
+        inline = use.value_node is use.element
         judged = _judge_value(
             params, use.field, Known(use.value, use.value_node), f"launch flag {use.flag} ",
-            keep_prefix=(use.element.evaluated_value.partition("=")[0] + "=") if inline else "",
+            keep_prefix=(use.flag + "=") if inline else "",
         )
         if judged is not None:
             yield Finding(use.value_node, *judged)
@@ -454,7 +443,7 @@ def _replacement_fix(use: "FlagUse", found: Deprecation, table: Table) -> Fix | 
 
 def _flag_alone(use: "FlagUse") -> bool:
     """Is the flag a literal of its own (not ``--flag=value``, not an f-string)?"""
-    return isinstance(use.element, cst.SimpleString) and use.element.evaluated_value == use.flag
+    return use.alone
 
 
 def _number(value: object) -> int | float | None:
@@ -473,11 +462,13 @@ def _number(value: object) -> int | float | None:
 def _settings(site, params: ServerArgsCheck, target) -> dict:
     """field -> (number, node) for each field set to one literal number at this call."""
     found = {}
-    if target.argument is None:
-        for name, _, value in _keywords(site):
-            known = site.model.evaluate(value, site.scope, site.where)
-            if name in params.table.fields and len(known) == 1 and _number(known[0].value) is not None:
-                found[name] = (_number(known[0].value), known[0].node)
+    if _takes(target) in ("keywords", "mapping"):
+        for keyword in _keywords(site, target):
+            if not keyword.certain or keyword.value is None or keyword.name not in params.table.fields:
+                continue
+            known = site.model.evaluate(keyword.value, keyword.scope, keyword.where)
+            if len(known) == 1 and _number(known[0].value) is not None:
+                found[keyword.name] = (_number(known[0].value), known[0].node)
         return found
     for use in _flag_uses(site, params, target):
         if use.field is not None and _number(use.value) is not None:
@@ -503,7 +494,7 @@ def run(site, rule, check, target):
     if params.aspect == "relations":
         yield from _run_relations(site, params, target)
         return
-    if target.argument is None:
+    if _takes(target) in ("keywords", "mapping"):
         yield from _run_keywords(site, params, target)
     else:
         yield from _run_argv(site, params, target)
@@ -519,4 +510,6 @@ def fix_safety(check) -> str:
     return ""
 
 
-KIND = CheckKind(name="server-args", site="call", parse=parse, run=run, triggers=triggers, fix_safety=fix_safety)
+KIND = CheckKind(
+    name="server-args", site="call", parse=parse, run=run, triggers=triggers, fix_safety=fix_safety, wrappers=wrappers
+)

@@ -1,0 +1,148 @@
+"""The launch flags of a command, read as sglang's launcher (argparse) reads them.
+
+A command reaches this module as a list of :class:`ArgWord`, however it was written: the
+versions of an argv list built in steps (built.py), the words of a shell command in a Python
+string, or of a shell script or Markdown block (launch_text.py). :func:`flag_uses` pairs each
+``--flag`` with its value; the server-args check judges them (server_args.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from sglang_lint.built import Gap, list_versions
+from sglang_lint.checks.server_table import Field, Table
+from sglang_lint.model import Span
+
+
+@dataclass(frozen=True)
+class ArgWord:
+    """One word of a command. ``text`` None: not known. ``whole``: ``text`` is all of it (an
+    f-string gives only its literal prefix). ``node``: what a finding points at and a fix
+    rewrites (a LibCST literal or a :class:`Span`). Words of one ``step`` were written by one
+    statement; a flag's value is the next word of its step, or of a step that also runs on
+    every path (``certain``)."""
+
+    text: str | None
+    whole: bool
+    node: object
+    step: int = 0
+    certain: bool = True
+    param: str | None = None  # unknown words from this parameter of the enclosing function
+
+
+UNKNOWN_WORD = ArgWord(None, False, None, -1, False)
+
+
+@dataclass(frozen=True)
+class FlagUse:
+    """One ``--flag`` of a command, and the value written with it (if literal)."""
+
+    element: object  # the word's node
+    flag: str
+    field: Field | None
+    known: bool  # the flag names something (a field, a hand-registered flag, a unique prefix)
+    value: str | None
+    value_node: object
+    ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
+    alone: bool = False  # the word is the flag itself, exactly (a fix may rewrite it)
+
+
+def python_words(site, node: cst.BaseExpression) -> list[list[ArgWord]]:
+    """The versions of an argv list expression at a call, as words (see built.py)."""
+    return [[_word(piece, site) for piece in version]
+            for version in list_versions(site.model, node, site.scope, site.where)]
+
+
+def _word(piece, site) -> ArgWord:
+    if isinstance(piece, Gap):
+        return ArgWord(None, False, None, -1, False, piece.param) if piece.param else UNKNOWN_WORD
+    node: cst.BaseExpression = piece.node
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return ArgWord(value if isinstance(value, str) else None, True, node, piece.step, piece.certain)
+    if isinstance(node, cst.FormattedString):
+        prefix = ""
+        for part in node.parts:
+            if not isinstance(part, cst.FormattedStringText):
+                return ArgWord(prefix, False, node, piece.step, piece.certain)
+            prefix += part.value
+        return ArgWord(prefix, True, node, piece.step, piece.certain)
+    known = site.model.evaluate(node, piece.scope, piece.where) if isinstance(node, cst.Name) else []
+    if len(known) == 1 and isinstance(known[0].value, str):
+        return ArgWord(known[0].value, True, node, piece.step, piece.certain)  # FLAG = "--tp"; [FLAG, "2"]
+    return ArgWord(None, False, node, piece.step, piece.certain)
+
+
+def after_launcher(words: list[ArgWord], marker: str | None) -> list[ArgWord] | None:
+    """The words after the launcher (``-m sglang.launch_server``, ``sglang serve``): in
+    ``nsys profile --capture-range-end stop python -m sglang.launch_server ...`` (or torchrun,
+    numactl, env X=1, srun...) the flags before it belong to the wrapping command. None: the
+    command does not start an sglang server."""
+    for index, word in enumerate(words):
+        text = word.text
+        if not text or not word.whole:
+            continue
+        if marker and (text == marker or text.endswith(" " + marker) or text.endswith("=" + marker)):
+            return words[index + 1:]
+        if text == "serve" and index and _is_sglang_command(words[index - 1].text):
+            return words[index + 1:]
+    return None
+
+
+def _is_sglang_command(text: str | None) -> bool:
+    return bool(text) and text.rsplit("/", 1)[-1] == "sglang"
+
+
+def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
+    """Each ``--flag`` of a launch command's words (after the launcher, or an entry point's
+    flags), with its field and value."""
+    known_flags = table.known_flags
+    uses = []
+    for index, word in enumerate(words):
+        text, whole = word.text, word.whole
+        if not text or not text.startswith("--") or text == "--":
+            continue
+        flag, equals, inline = text.partition("=")
+        if not equals and not whole:
+            continue  # f"--{name}": the flag itself is computed
+        field = table.by_flag.get(flag)
+        known = flag in known_flags
+        ambiguous: tuple = ()
+        if not known:
+            # sglang's launcher parses with argparse's allow_abbrev on: a unique prefix of a
+            # flag is that flag (--tp for --tp-size); a prefix of flags of two arguments is an
+            # error ("ambiguous option"). Spellings of one argument (aliases) are one choice.
+            longer = sorted(candidate for candidate in known_flags if candidate.startswith(flag))
+            meant = {argument_of_flag(table, candidate) for candidate in longer}
+            known = len(meant) == 1
+            field = table.by_flag.get(longer[0]) if known else None
+            ambiguous = tuple(longer) if len(meant) > 1 else ()
+        value, node = None, None
+        if equals:
+            value, node = (inline, word.node) if whole else (None, None)
+        elif index + 1 < len(words):
+            following = words[index + 1]
+            paired = following.step == word.step or (following.certain and word.certain)
+            if paired and following.whole and following.text is not None and not following.text.startswith("--"):
+                value, node = following.text, following.node
+        alone = whole and not equals and _is_literal_word(word.node, text)
+        uses.append(FlagUse(word.node, flag, field, known, value, node, ambiguous, alone))
+    return uses
+
+
+def _is_literal_word(node, text: str) -> bool:
+    if isinstance(node, Span):
+        return node.exact and node.text == text
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == text
+
+
+def argument_of_flag(table: Table, flag: str) -> str:
+    """What a flag sets: its field, or (a hand-registered flag) the flag itself."""
+    field = table.by_flag.get(flag)
+    return field.name if field is not None else flag
+
+
+__all__ = ["ArgWord", "FlagUse", "after_launcher", "argument_of_flag", "flag_uses", "python_words"]
