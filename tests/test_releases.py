@@ -112,7 +112,14 @@ def rules_dir(tmp_path, table_file):
         if rule.code in ("SGL006", "SGL008", "SGL009"):
             (folder / rule.path.name).write_text(rule.path.read_text(encoding="utf-8"), encoding="utf-8")
     (folder / "derived" / "server_args.toml").write_text(table_file.read_text(encoding="utf-8"), encoding="utf-8")
+    copy_launchers(folder)
     return folder
+
+
+def copy_launchers(folder):
+    """The launch entry-point table the server-argument rules name (targets_table)."""
+    shipped = ROOT / "rules" / "derived" / "launchers.toml"
+    (folder / "derived" / "launchers.toml").write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 SOURCE = (
@@ -392,6 +399,7 @@ def deprecating_rules(tmp_path):
             (folder / rule.path.name).write_text(rule.path.read_text(encoding="utf-8"), encoding="utf-8")
     table = merged_server_args_text(HISTORY, None, values)
     (folder / "derived" / "server_args.toml").write_text(table, encoding="utf-8")
+    copy_launchers(folder)
     load_table.cache_clear()
     return RuleSet(load_rules([folder]))
 

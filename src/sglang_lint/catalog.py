@@ -60,6 +60,7 @@ class Target:
 
 
 TARGET_KINDS = ("function", "class", "method", "attribute")
+TAKES = ("flags", "command", "keywords", "mapping")
 
 
 def parse_target(fields: Fields) -> Target:
@@ -82,7 +83,12 @@ def parse_target(fields: Fields) -> Target:
         via=fields.str("via", required=False),
         fields=fields.bool("fields", required=False) or False,
         omitted=fields.bool("omitted", required=False) or False,
+        takes=fields.str("takes", required=False),
     )
+    if target.takes is not None and target.takes not in TAKES:
+        raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
+    if target.takes in ("flags", "command", "mapping") and target.argument is None and target.position is None:
+        raise fields.error("takes", f"takes = {target.takes!r} needs the argument or position that holds it")
     if target.fields and (kind != "class" or target.argument is None):
         raise fields.error("fields", "only a class target with an argument has fields")
     unnamed = target.argument is None and target.position is None
@@ -262,6 +268,9 @@ def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
                 "kind", f"unknown check kind {kind_name!r}; known: {', '.join(sorted(kinds))}"
             )
         targets = tuple(parse_target(t) for t in check_fields.subs("target", required=False))
+        table_name = check_fields.str("targets_table", required=False)
+        if table_name:
+            targets += targets_table(path.parent / table_name, check_fields)
         if kind.site == "call" and not targets:
             raise check_fields.error("target", "is missing: a call check needs at least one target")
         check_since = check_fields.str("since", required=False, pattern=VERSION_PATTERN)
@@ -336,6 +345,21 @@ def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ..
 
 
 EXPORTS_TABLE = "exports.toml"
+
+
+def targets_table(path: Path, check_fields: Fields) -> tuple[Target, ...]:
+    """The ``[[entry_point]]`` targets of a table file a check names (``targets_table``): the
+    launch entry points ``catalog derive`` finds in sglang's source (launchers.toml)."""
+    if not path.is_file():
+        raise check_fields.error("targets_table", f"{path} does not exist (run `sglang-lint catalog derive`)")
+    table = Fields(read_toml(path), path)
+    found = []
+    for entry in table.subs("entry_point", required=False):
+        entry.str("evidence", required=False)  # where sglang launches with it: for readers
+        found.append(parse_target(entry))
+    table.any("serve", required=False)  # for the check kind that reads it (server-args: other backends' flags)
+    table.done()
+    return tuple(found)
 
 
 def _exports(folder: Path) -> dict[str, tuple[str, ...]]:

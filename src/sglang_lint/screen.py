@@ -160,6 +160,11 @@ class FileFacts:
             index = data.find(name, end)
         return False
 
+    def assigned_anyhow(self, name: str) -> bool:
+        """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),
+        to whatever value? A list built in steps may start from a call (``list(BASE)``)."""
+        return re.search(rb"^[ \t]*" + re.escape(name.encode()) + rb"[ \t]*(\+|\|)?=[^=]", self.data, re.M) is not None
+
     def called_parameters(self) -> set[str]:
         """Parameter names of the functions this file defines and also calls (by name or as
         ``self.name(...)``): a value may reach them from a call in the file (a wrapper)."""
@@ -378,9 +383,12 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
             return any(
                 isinstance(e, ast.Constant) and isinstance(e.value, str) and marker in e.value for e in found.elts
             ) or any(not isinstance(e, ast.Constant) for e in found.elts)
-        if found is True or isinstance(found, (ast.List, ast.BinOp)):
-            return True
-        return isinstance(found, ast.Name) and facts.name_may_be_known(found.id, displays=True)
+        if found is True or isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
+            return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
+        if isinstance(found, ast.Attribute):
+            return isinstance(found.value, ast.Name) and found.value.id in ("self", "cls")  # a class's list
+        return isinstance(found, ast.Name) and (
+            facts.name_may_be_known(found.id, displays=True) or facts.assigned_anyhow(found.id))
 
     return screen
 

@@ -76,7 +76,17 @@ def _word(piece, site) -> ArgWord:
     return ArgWord(None, False, node, piece.step, piece.certain)
 
 
-def after_launcher(words: list[ArgWord], marker: str | None) -> list[ArgWord] | None:
+@dataclass(frozen=True)
+class Launch:
+    """The words after the launcher, and which launcher: ``serve`` for ``sglang serve``, which
+    picks its backend (the LLM server, or the diffusion server for a diffusion model) at run
+    time, so that only a flag neither backend has is certain to fail."""
+
+    words: list
+    serve: bool = False
+
+
+def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
     """The words after the launcher (``-m sglang.launch_server``, ``sglang serve``): in
     ``nsys profile --capture-range-end stop python -m sglang.launch_server ...`` (or torchrun,
     numactl, env X=1, srun...) the flags before it belong to the wrapping command. None: the
@@ -86,9 +96,9 @@ def after_launcher(words: list[ArgWord], marker: str | None) -> list[ArgWord] | 
         if not text or not word.whole:
             continue
         if marker and (text == marker or text.endswith(" " + marker) or text.endswith("=" + marker)):
-            return words[index + 1:]
+            return Launch(words[index + 1:])
         if text == "serve" and index and _is_sglang_command(words[index - 1].text):
-            return words[index + 1:]
+            return Launch(words[index + 1:], serve=True)
     return None
 
 

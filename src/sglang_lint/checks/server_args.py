@@ -28,8 +28,9 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.built import dict_versions
-from sglang_lint.checks.launch_flags import FlagUse, after_launcher, flag_uses, python_words
+from sglang_lint.checks.launch_flags import FlagUse, Launch, after_launcher, flag_uses, python_words
 from sglang_lint.model import Finding, Fix
+from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
@@ -47,6 +48,8 @@ class ServerArgsCheck:
     marker: str | None  # an argv list of a subprocess call must name this (sglang.launch_server)
     positive: tuple = ()  # relations aspect: fields that must be > 0
     at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
+    # flags `sglang serve` may take for its other backend (the diffusion server), from targets_table
+    serve_flags: frozenset = frozenset()
 
 
 def parse(fields, targets):
@@ -68,6 +71,7 @@ def parse(fields, targets):
         if name not in table.fields:
             raise fields.error("positive", f"{name!r} is not a field of the table")
     return ServerArgsCheck(
+        serve_flags=_serve_flags(fields),
         aspect=aspect,
         table=table,
         extra_names=fields.strings("extra_names", required=False) or (),
@@ -75,6 +79,17 @@ def parse(fields, targets):
         positive=tuple(positive),
         at_least=tuple(pairs),
     )
+
+
+def _serve_flags(fields) -> frozenset:
+    """``[serve] other_flags`` of the check's targets table (launchers.toml), if it has one."""
+    name = fields.str("targets_table", required=False)
+    if not name:
+        return frozenset()
+    path = fields.path.parent / name
+    table = Fields(read_toml(path), path)  # catalog.targets_table has checked it exists
+    serve = table.sub("serve", required=False)
+    return frozenset(serve.strings("other_flags", required=False) or ()) if serve is not None else frozenset()
 
 
 def triggers(check):
@@ -300,8 +315,9 @@ def wrappers(site, check, target):
         if isinstance(arg.value, cst.Name):
             found.append((arg.value.value, takes))
         for words in python_words(site, arg.value):
-            rest = after_launcher(words, check.params.marker) if takes == "command" else words
-            for word in rest or ():
+            launch = after_launcher(words, check.params.marker) if takes == "command" else None
+            rest = launch.words if launch is not None else words if takes != "command" else ()
+            for word in rest:
                 if word.param:
                     found.append((word.param, "flags"))
         return found
@@ -352,18 +368,34 @@ def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
         return []
+    return _unique_uses(params, [_launch(words, params, _takes(target)) for words in python_words(site, arg.value)])
+
+
+def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:
+    return after_launcher(words, params.marker) if takes == "command" else Launch(words)
+
+
+def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
+    """The flags of each launch (each way a command may be built), each once; a flag of
+    ``sglang serve`` only where neither of its backends can take it (and then only the
+    unknown-flag aspect judges it)."""
     uses, seen = [], set()
-    for words in python_words(site, arg.value):
-        if _takes(target) == "command":
-            words = after_launcher(words, params.marker)
-            if words is None:
-                continue
-        for use in flag_uses(words, params.table):
+    for launch in launches:
+        if launch is None or (launch.serve and params.aspect != "unknown"):
+            continue
+        for use in flag_uses(launch.words, params.table):
             key = (id(use.element), id(use.value_node))
-            if key not in seen:
-                seen.add(key)
-                uses.append(use)
+            if key in seen or (launch.serve and _other_backend_may_take(use, params)):
+                continue
+            seen.add(key)
+            uses.append(use)
     return uses
+
+
+def _other_backend_may_take(use: FlagUse, params: ServerArgsCheck) -> bool:
+    flag = use.flag.replace("_", "-")
+    return bool(use.ambiguous) or "." in flag or flag in params.serve_flags or any(
+        other.startswith(flag) for other in params.serve_flags)
 
 
 def _run_argv(site, params: ServerArgsCheck, target):

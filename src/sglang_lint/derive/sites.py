@@ -38,6 +38,7 @@ from sglang_lint.derive.guards import (
     shown_message,
 )
 from sglang_lint.derive.exports import package_exports
+from sglang_lint.derive.launchers import launch_entry_points, serve_other_flags
 from sglang_lint.derive.server_args import (
     ARG_GROUPS_PACKAGE,
     SERVER_ARGS_MODULE,
@@ -465,6 +466,8 @@ class Derivation:
     deprecated_flags: dict = field(default_factory=dict)  # flag -> (action, replacement or None)
     deprecated_values: dict = field(default_factory=dict)  # field -> {old: (new, exact)}
     exports: dict = field(default_factory=dict)  # package.Name -> where it is bound (re-exports)
+    launch_entry_points: list = field(default_factory=list)  # the functions that take launch flags
+    serve_flags: list = field(default_factory=list)  # flags `sglang serve`'s diffusion backend may take
 
     def server_args_text(self) -> str:
         return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags,
@@ -491,6 +494,8 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         derivation.deprecated_values = deprecated_values(
             [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)])
         derivation.exports = package_exports(modules)
+        derivation.launch_entry_points = launch_entry_points(modules)
+        derivation.serve_flags = serve_other_flags(modules)
         if index_raises:
             derivation.raises = raises_by_function(modules)
         return derivation

@@ -1,6 +1,7 @@
 """Writing the derived catalog: one rule file per derivable site (``rules/derived/SGLnnn-*.toml``),
 the lock file that keeps each site's code for good (``codes.lock``), the index of what was
-made and skipped (``INDEX.md``), and the server-argument table (``server_args.toml``)."""
+made and skipped (``INDEX.md``), the server-argument table (``server_args.toml``), the re-exports
+(``exports.toml``) and the functions that take launch flags (``launchers.toml``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sglang_lint.checks.value_tests import within_bounds
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
+from sglang_lint.derive.launchers import LAUNCHERS_TABLE, launchers_text
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
@@ -425,6 +427,7 @@ def write_catalog(
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
     _write_exports(out, rules_dir, derivation)
+    _write_launchers(out, derivation)
     (out / LOCK_FILE).write_text(_lock_text(lock), encoding="utf-8")
     (out / INDEX_FILE).write_text(_index_text(index, derivation, len(older)), encoding="utf-8")
     return len(files), derivation.skipped()
@@ -439,6 +442,13 @@ def _write_exports(out: Path, rules_dir: Path, derivation: Derivation) -> None:
     aliases = aliases_of(targets, derivation.exports)
     if aliases:
         path.write_text(exports_text(aliases, derivation.version), encoding="utf-8")
+
+
+def _write_launchers(out: Path, derivation: Derivation) -> None:
+    """launchers.toml: the functions of sglang that take launch flags (or a launch command) in a
+    parameter, and the flags of `sglang serve`'s other backend (the server-args rules read it)."""
+    text = launchers_text(derivation.launch_entry_points, derivation.version, derivation.serve_flags)
+    (out / LAUNCHERS_TABLE).write_text(text, encoding="utf-8")
 
 
 def _with_range(text: str, code: str, since: str, until: str) -> str:

@@ -1,0 +1,565 @@
+"""sglang's own launch entry points: the functions whose parameter takes server launch flags
+(``["--tp-size", "2"]``) and hands them to the server launcher, read from sglang's source and
+never imported; the table (``launchers.toml``) lets a check judge the literal list a user
+passes there as launch flags.
+
+A parameter takes flags when its value, unchanged, lands in a command list that also holds the
+launcher (``-m sglang.launch_server`` or ``sglang serve``) and that command goes to
+``subprocess`` or to a function that runs commands; or when it is parsed by a parser that
+``ServerArgs.add_cli_args`` filled. Then, to a fixpoint, a parameter passed unchanged as the
+flags of an entry point found so far takes flags too. "Unchanged" allows what keeps the user's
+list whole: ``P or []``, ``list(P)``, ``P.copy()``, ``[str(x) for x in P]``, ``[..., *P]``,
+``L + P``, ``cmd.extend(P)``, ``cmd += P``, ``P += [...]``; a filtered or rebuilt list is not
+the user's any more. A rebinding inside one branch leaves the value it had on the others
+(``if "--config" in argv: argv = merge(argv)`` keeps ``argv`` for the parse after it)."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from sglang_lint.derive.exports import package_exports
+from sglang_lint.derive.generated import GENERATED_MARK, toml_string
+from sglang_lint.derive.tree import Module, walk_local
+
+LAUNCHERS_TABLE = "launchers.toml"
+DIFFUSION_PACKAGE = "sglang.multimodal_gen."
+# The calls that run a command list: (qualified name, its argument, its position).
+RUNNERS = {f"subprocess.{name}": ("args", 0) for name in ("Popen", "run", "call", "check_call", "check_output")}
+RUNNER_NAMES = {"popen_with_error_check": ("command", 0)}  # sglang.test.test_utils's, matched by name
+LAUNCH_MODULES = frozenset({"sglang.launch_server"})  # python -m <this>
+MAX_TEXTS = 16  # the strings a name may be, past which it is any
+PARSE_METHODS = frozenset({"parse_args", "parse_known_args"})
+ARG_CLASSES = frozenset({"ServerArgs"})  # <this>.add_cli_args(parser) makes a launch-flags parser
+COPIES = frozenset({"list", "tuple", "copy.copy", "copy.deepcopy"})
+GROWING = frozenset({"extend"})  # cmd.extend(P): cmd holds P (P.append(x) leaves P holding the user's list)
+SHRINKING = frozenset({"remove", "pop", "clear", "sort", "reverse"})  # P.remove(x): not the user's list
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    kind: str  # "function" | "method"
+    name: str  # module.function, or the bare method name
+    argument: str
+    position: int | None  # 0-based, after self/cls; None for keyword-only
+    takes: str  # "flags" | "command"
+    evidence: str  # path/to/module.py:LINE of the launch it reaches
+    receivers: tuple[str, ...] = ()  # a method: the class it is of (a call needs evidence of it)
+
+    @property
+    def sort_key(self) -> tuple:
+        return self.kind, self.name, self.argument, self.takes
+
+
+@dataclass(frozen=True)
+class Value:
+    """What an expression of a function holds: the parameters whose (unchanged) list is part of
+    it, those its list starts with, whether it holds the launcher words, the strings it may be (if
+    literals), and whether it is an argument parser that ServerArgs filled."""
+
+    params: frozenset = frozenset()
+    heads: frozenset = frozenset()
+    launcher: bool = False
+    texts: frozenset = frozenset()  # the strings it may be
+    parser: bool = False
+
+    def join(self, other: Value) -> Value:
+        """Either one (a value after an ``if`` that may or may not have rebound it)."""
+        return Value(self.params | other.params, self.heads | other.heads, self.launcher or other.launcher,
+                     self.texts | other.texts, self.parser or other.parser)
+
+    def plus(self, other: Value) -> Value:
+        """This list with the other appended (``a + b``, ``a.extend(b)``)."""
+        return Value(self.params | other.params, self.heads, self.launcher or other.launcher)
+
+
+EMPTY = Value()
+
+
+@dataclass
+class Function:
+    module: Module
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    key: tuple[str, str]  # ("function", module.name) or ("method", name)
+    params: dict[str, int | None]  # name -> position (None: keyword-only)
+    owner: str | None = None  # module.Class of a method
+    _calls: set[str] | None = None
+
+    @property
+    def calls(self) -> set[str]:
+        """The last names of everything it calls (read once, when first asked)."""
+        if self._calls is None:
+            self._calls = set()
+            for child in walk_local(self.node):
+                if isinstance(child, ast.Call):
+                    func = child.func
+                    self._calls.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        return self._calls
+
+
+@dataclass
+class Found:
+    takes: str
+    evidence: str
+
+
+class Tree:
+    """The functions and methods of sglang, and how a call in one module names them."""
+
+    def __init__(self, modules: list[Module]):
+        self.modules = {m.name: m for m in modules}
+        self.exports = package_exports(modules)
+        owners: Counter = Counter()
+        for module in modules:
+            for node in module.classes:
+                owners.update({item.name for item in node.body
+                               if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))})
+        self.unique_methods = {name for name, count in owners.items() if count == 1 and not name.startswith("__")}
+        self.functions: list[Function] = []
+        for module in modules:
+            for node in module.tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._add(module, node, ("function", f"{module.name}.{node.name}"), False)
+            for cls in module.classes:
+                for item in cls.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in self.unique_methods:
+                        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in item.decorator_list)
+                        self._add(module, item, ("method", item.name), not static, f"{module.name}.{cls.name}")
+
+    def _add(self, module: Module, node, key: tuple[str, str], bound: bool, owner: str | None = None) -> None:
+        positional = [a.arg for a in node.args.posonlyargs + node.args.args][1 if bound else 0:]
+        params: dict[str, int | None] = {name: i for i, name in enumerate(positional)}
+        params.update({a.arg: None for a in node.args.kwonlyargs})
+        self.functions.append(Function(module, node, key, params, owner))
+
+    def canonical(self, name: str) -> str:
+        seen = set()
+        while name in self.exports and name not in seen:
+            seen.add(name)
+            name = self.exports[name]
+        return name
+
+    def dotted(self, node: ast.expr, module: Module, local: set[str]) -> str | None:
+        """The qualified name a dotted expression of ``module`` names (not a local variable)."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in local:
+            return None
+        if node.id in module.imports:
+            base = module.imports[node.id]
+        elif node.id in module.definitions:
+            base = f"{module.name}.{node.id}"
+        else:
+            base = node.id
+        return self.canonical(".".join([base, *reversed(parts)]))
+
+    def callee(self, call: ast.Call, module: Module, local: set[str]) -> tuple[str, str] | None:
+        """("function", qualified name) or ("method", name) of a call, or None."""
+        func = call.func
+        name = self.dotted(func, module, local)
+        if name is not None and (isinstance(func, ast.Name) or name.split(".")[0] in ("sglang", "subprocess")):
+            return "function", name
+        if isinstance(func, ast.Attribute) and func.attr in self.unique_methods:
+            return "method", func.attr
+        return None
+
+    def constant(self, name: str, module: Module, depth: int = 0) -> ast.expr | None:
+        """The module-level literal a name of ``module`` is bound to (through imports)."""
+        if name in module.constants:
+            return module.constants[name]
+        where = module.imports.get(name)
+        if where and depth < 5:
+            owner, _, attribute = where.rpartition(".")
+            if owner in self.modules:
+                return self.constant(attribute, self.modules[owner], depth + 1)
+        return None
+
+
+def launch_entry_points(modules: list[Module]) -> list[EntryPoint]:
+    """Every function and method of the tree (a method only if no other sglang class has one of
+    its name) that takes launch flags, or a whole launch command, in a parameter."""
+    tree = Tree(modules)
+    found: dict[tuple, dict[str, Found]] = {}  # callee key -> parameter -> what it takes
+    launching: set[tuple] = set()  # command runners that sglang hands a launch command to
+    forwards: dict[tuple, set[tuple]] = {}  # runner -> runners it hands its command on to
+    by_key = {}
+    for function in tree.functions:
+        by_key.setdefault(function.key, function)
+    # First every function that calls a runner or a parser; then, until nothing changes, those
+    # that call an entry point the pass before found something new of. A module whose text has
+    # none of the words is not read further.
+    wanted = PARSE_METHODS | {"add_cli_args"} | {name.rpartition(".")[2] for name in RUNNERS} | set(RUNNER_NAMES)
+    screen = {"subprocess", "add_cli_args", *RUNNER_NAMES}
+    while wanted:
+        changed = set()
+        screened = {m.name for m in modules if any(word in m.source for word in screen)}
+        for function in tree.functions:
+            if function.module.name not in screened or not function.calls & wanted:
+                continue
+            flow = Flow(tree, function, found, by_key)
+            flow.run()
+            launching |= flow.launching
+            for runner, targets in flow.forwards.items():
+                forwards.setdefault(runner, set()).update(targets)
+            mine = found.setdefault(function.key, {})
+            for param, (takes, evidence) in flow.found.items():
+                if param not in mine or (mine[param].takes == "command" and takes == "flags"):
+                    mine[param] = Found(takes, evidence)
+                    changed.add(function.key[1].rpartition(".")[2])
+        wanted = screen = changed
+    reached = set(launching)
+    stack = list(launching)
+    while stack:
+        for target in forwards.get(stack.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                stack.append(target)
+    entries = []
+    for key, params in found.items():
+        function = by_key.get(key)
+        if function is None:
+            continue
+        for param, what in params.items():
+            if (what.takes == "command" and key not in reached) or param not in function.params:
+                continue
+            if key[1].rpartition(".")[2].startswith("test"):
+                continue  # a test the test runner calls (its arguments from a parametrize table), not a launcher
+            if function.module.name.startswith(DIFFUSION_PACKAGE):
+                continue  # the diffusion server's own flags: another parser than ServerArgs's
+            receivers = (function.owner,) if key[0] == "method" and function.owner else ()
+            entries.append(EntryPoint(key[0], key[1], param, function.params[param], what.takes, what.evidence,
+                                      receivers))
+    return sorted(entries, key=lambda e: e.sort_key)
+
+
+def _source_path(module: Module) -> str:
+    path = module.name.replace(".", "/")
+    return f"{path}/__init__.py" if module.path.name == "__init__.py" else f"{path}.py"
+
+
+class Flow:
+    """One function's body in order, tracking what each local name holds; at each call, what
+    reaches a launcher, a runner or an entry point found so far."""
+
+    def __init__(self, tree: Tree, function: Function, known: dict, by_key: dict):
+        self.tree = tree
+        self.function = function
+        self.module = function.module
+        self.known = known
+        self.by_key = by_key
+        self.found: dict[str, tuple[str, str]] = {}
+        self.launching: set[tuple] = set()
+        self.forwards: dict[tuple, set[tuple]] = {}
+        self.local = {n.id for n in walk_local(function.node) if isinstance(n, ast.Name)
+                      and isinstance(n.ctx, ast.Store)} | {a.arg for a in _all_args(function.node.args)}
+
+    def run(self) -> None:
+        env = {name: Value(frozenset({name}), frozenset({name})) for name in self.function.params}
+        self.block(self.function.node.body, env)
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def block(self, body: list[ast.stmt], env: dict[str, Value]) -> dict[str, Value]:
+        for statement in body:
+            env = self.statement(statement, env)
+        return env
+
+    def statement(self, node: ast.stmt, env: dict[str, Value]) -> dict[str, Value]:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return {**env, node.name: EMPTY}
+        if isinstance(node, ast.If):
+            self.calls(node.test, env)
+            return _join(self.block(node.body, dict(env)), self.block(node.orelse, dict(env)))
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            header = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.test
+            self.calls(header, env)
+            inner = dict(env)
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                self.bind(node.target, EMPTY, inner)
+            after = _join(env, self.block(node.body, inner))
+            return _join(after, self.block(node.orelse, dict(after)))
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            body = self.block(node.body, dict(env))
+            handlers = [self.block(h.body, _join(env, body)) for h in node.handlers]
+            after = self.block(node.orelse, body)
+            for handled in handlers:
+                after = _join(after, handled)
+            return self.block(node.finalbody, after)
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            env = dict(env)
+            for item in node.items:
+                self.calls(item.context_expr, env)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, EMPTY, env)
+            return self.block(node.body, env)
+        if type(node).__name__ == "Match":
+            self.calls(node.subject, env)
+            after = dict(env)
+            for case in node.cases:
+                after = _join(after, self.block(case.body, dict(env)))
+            return after
+        self.calls(node, env)
+        env = dict(env)
+        if isinstance(node, ast.Assign):
+            value = self.value(node.value, env)
+            for target in node.targets:
+                self.bind(target, value, env)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.bind(node.target, self.value(node.value, env), env)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            old = env.get(node.target.id, EMPTY)
+            env[node.target.id] = old.plus(self.value(node.value, env)) if isinstance(node.op, ast.Add) else EMPTY
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    env[target.value.id] = EMPTY
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self.effect(node.value, env)
+        return env
+
+    def bind(self, target: ast.expr, value: Value, env: dict[str, Value]) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element.value if isinstance(element, ast.Starred) else element, EMPTY, env)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            env[target.value.id] = EMPTY  # cmd[i] = x: rebuilt
+
+    def effect(self, call: ast.Call, env: dict[str, Value]) -> None:
+        """A statement call's change of a local list: cmd.extend(P), P.append(x), P.remove(x),
+        ServerArgs.add_cli_args(parser)."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return
+        if func.attr == "add_cli_args" and call.args and isinstance(call.args[0], ast.Name):
+            owner = self.tree.dotted(func.value, self.module, self.local)
+            if owner is not None and owner.rpartition(".")[2] in ARG_CLASSES:
+                name = call.args[0].id
+                env[name] = replace(env.get(name, EMPTY), parser=True)
+            return
+        if not isinstance(func.value, ast.Name) or func.value.id not in env:
+            return
+        name = func.value.id
+        if func.attr in GROWING and call.args:
+            env[name] = env[name].plus(self.value(call.args[0], env))
+        elif func.attr in SHRINKING:
+            env[name] = EMPTY
+
+    # --- expressions --------------------------------------------------------------------------
+
+    def value(self, node: ast.expr, env: dict[str, Value], depth: int = 0) -> Value:
+        if depth > 20:
+            return EMPTY
+        depth += 1
+        if isinstance(node, ast.Name):
+            if node.id in env:
+                return env[node.id]
+            if node.id in self.local:
+                return EMPTY
+            constant = self.tree.constant(node.id, self.module)
+            return self.value(constant, {}, depth) if constant is not None and constant is not node else EMPTY
+        if isinstance(node, ast.Constant):
+            return Value(texts=frozenset({node.value})) if isinstance(node.value, str) else EMPTY
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return self.sequence(node.elts, env, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.value(node.left, env, depth), self.value(node.right, env, depth)
+            if left.texts and right.texts and len(left.texts) * len(right.texts) <= MAX_TEXTS:
+                return Value(texts=frozenset(a + b for a in left.texts for b in right.texts))
+            return left.plus(right)
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            values = [self.value(v, env, depth) for v in node.values]
+            joined = values[0]
+            for other in values[1:]:
+                joined = joined.join(other)
+            return joined
+        if isinstance(node, ast.IfExp):
+            return self.value(node.body, env, depth).join(self.value(node.orelse, env, depth))
+        if isinstance(node, ast.NamedExpr):
+            value = self.value(node.value, env, depth)
+            env[node.target.id] = value
+            return value
+        if isinstance(node, ast.Starred):
+            return self.value(node.value, env, depth)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self.comprehension(node, env, depth)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            whole = node.slice.lower is None and node.slice.upper is None and node.slice.step is None
+            return self.value(node.value, env, depth) if whole else EMPTY
+        if isinstance(node, ast.Call):
+            return self.copy(node, env, depth)
+        return EMPTY
+
+    def sequence(self, elements: list[ast.expr], env: dict[str, Value], depth: int) -> Value:
+        """A list or tuple literal: the parameters splatted into it, and the launcher words."""
+        params, heads, launcher, words = set(), frozenset(), False, []
+        for index, element in enumerate(elements):
+            if isinstance(element, ast.Starred):
+                inner = self.value(element.value, env, depth)
+                params |= inner.params
+                heads = inner.heads if index == 0 else heads
+                launcher = launcher or inner.launcher
+                words.append(frozenset())
+            else:
+                words.append(self.value(element, env, depth).texts)
+        launcher = launcher or any(
+            ("-m" in first and second & LAUNCH_MODULES) or ("sglang" in first and "serve" in second)
+            for first, second in zip(words, words[1:])
+        )
+        return Value(frozenset(params), heads, launcher)
+
+    def comprehension(self, node: ast.ListComp | ast.GeneratorExp, env: dict[str, Value], depth: int) -> Value:
+        """``[x for x in P]``, ``[str(x) for x in P]``: P, each element kept; a filter or any
+        other element makes a new list."""
+        if len(node.generators) != 1:
+            return EMPTY
+        loop = node.generators[0]
+        if loop.ifs or not isinstance(loop.target, ast.Name):
+            return EMPTY
+        element = node.elt
+        if (isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "str"
+                and len(element.args) == 1 and not element.keywords):
+            element = element.args[0]
+        if isinstance(element, ast.Name) and element.id == loop.target.id:
+            return self.value(loop.iter, env, depth)
+        return EMPTY
+
+    def copy(self, call: ast.Call, env: dict[str, Value], depth: int) -> Value:
+        """``list(P)``, ``tuple(P)``, ``copy.copy(P)``, ``P.copy()``, ``list(map(str, P))``: P."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not call.args:
+            return self.value(func.value, env, depth)
+        name = self.tree.dotted(func, self.module, self.local)
+        if name not in COPIES or len(call.args) != 1 or call.keywords:
+            return EMPTY
+        argument = call.args[0]
+        if (isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name) and argument.func.id == "map"
+                and len(argument.args) == 2 and isinstance(argument.args[0], ast.Name)
+                and argument.args[0].id == "str"):
+            argument = argument.args[1]
+        return self.value(argument, env, depth)
+
+    # --- calls --------------------------------------------------------------------------------
+
+    def calls(self, node: ast.AST, env: dict[str, Value]) -> None:
+        """Every call in a statement (not in its nested blocks): what reaches a launch."""
+        for call in sorted((n for n in walk_local(node) if isinstance(n, ast.Call)),
+                           key=lambda n: (n.lineno, n.col_offset)):
+            self.call(call, env)
+
+    def call(self, call: ast.Call, env: dict[str, Value]) -> None:
+        func = call.func
+        line = f"{_source_path(self.module)}:{call.lineno}"
+        if (isinstance(func, ast.Attribute) and func.attr in PARSE_METHODS and isinstance(func.value, ast.Name)
+                and env.get(func.value.id, EMPTY).parser):
+            self.take(self.value(_argument(call, "args", 0) or ast.Constant(None), env).params, "flags", line)
+            return
+        callee = self.tree.callee(call, self.module, self.local)
+        if callee is None:
+            return
+        kind, name = callee
+        targets = []
+        if kind == "function" and name in RUNNERS:
+            targets.append((RUNNERS[name], "command", line))
+        elif name.rpartition(".")[2] in RUNNER_NAMES:
+            targets.append((RUNNER_NAMES[name.rpartition(".")[2]], "command", line))
+        callee_function = self.by_key.get(callee)
+        for param, what in self.known.get(callee, {}).items():
+            if callee_function is not None and param in callee_function.params:
+                targets.append(((param, callee_function.params[param]), what.takes, what.evidence))
+        for (param, position), takes, evidence in targets:
+            argument = _argument(call, param, position)
+            if argument is None:
+                continue
+            value = self.value(argument, env)
+            if takes == "flags":
+                self.take(value.params, "flags", evidence)
+            elif value.launcher:
+                self.take(value.params, "flags", line)
+                self.launching.add(callee)
+            else:
+                self.take(value.heads, "command", evidence)
+                if value.heads:
+                    self.forwards.setdefault(self.function.key, set()).add(callee)
+
+    def take(self, params, takes: str, evidence: str) -> None:
+        for param in sorted(params):
+            if param not in self.found or (self.found[param][0] == "command" and takes == "flags"):
+                self.found[param] = (takes, evidence)
+
+
+def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
+    """The argument a call passes for a parameter (by keyword, or by position before any
+    ``*args``); ``**kwargs`` is not followed."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is None:
+        return None
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred):
+            return None
+        if index == position:
+            return argument
+    return None
+
+
+def _all_args(arguments: ast.arguments) -> list[ast.arg]:
+    extra = [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]
+
+
+def _join(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]:
+    joined = dict(first)
+    for name, value in second.items():
+        joined[name] = joined[name].join(value) if name in joined else value
+    return joined
+
+
+def serve_other_flags(modules: list[Module]) -> list[str]:
+    """Every launch flag another backend of ``sglang serve`` may take: ``sglang serve`` runs the
+    diffusion server for a diffusion model (chosen at run time, from the model), whose parser
+    is not ServerArgs's. Read wide on purpose (every ``"--..."`` string of the diffusion
+    package, ``_`` read as ``-`` as its parser does): a flag of ``sglang serve`` is reported as
+    unknown only when neither parser can have it."""
+    flags = set()
+    for module in modules:
+        if not module.name.startswith(DIFFUSION_PACKAGE):
+            continue
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("--"):
+                word = node.value.split("=", 1)[0].split(None, 1)[0] if node.value.strip() else ""
+                if len(word) > 2 and all(c.isalnum() or c in "-_." for c in word[2:]):
+                    flags.add("--" + word[2:].replace("_", "-"))
+    return sorted(flags)
+
+
+def launchers_text(entries: list[EntryPoint], version: str, serve_flags: list[str] = ()) -> str:
+    lines = [
+        GENERATED_MARK,
+        f"# The functions of sglang {version} that take launch flags in a parameter and hand them to the",
+        "# server launcher (takes = \"flags\": a list like [\"--tp-size\", \"2\"]; \"command\": a whole command",
+        "# line, launcher included). A method is named alone (no other sglang class has one of its name)",
+        "# and is matched on a receiver of its class (receivers). The diffusion server's own entry",
+        "# points (sglang.multimodal_gen) are left out: its flags are another parser's.",
+        "# position counts from the first parameter after self/cls; none for a keyword-only one.",
+    ]
+    for entry in sorted(entries, key=lambda e: e.sort_key):
+        lines += ["", "[[entry_point]]", f"{entry.kind} = {toml_string(entry.name)}",
+                  f"argument = {toml_string(entry.argument)}"]
+        if entry.position is not None:
+            lines.append(f"position = {entry.position}")
+        if entry.receivers:
+            lines.append("receivers = [" + ", ".join(toml_string(r) for r in entry.receivers) + "]")
+        lines += [f"takes = {toml_string(entry.takes)}", f"evidence = {toml_string(entry.evidence)}"]
+    if serve_flags:
+        lines += ["", "# `sglang serve` runs the diffusion server for a diffusion model: the flags its parser may take",
+                  "# (any flag with a dot, `--vae-config.use-tiling`, is one of its config groups').",
+                  "[serve]", "other_flags = ["]
+        lines += [f"    {toml_string(flag)}," for flag in serve_flags]
+        lines.append("]")
+    return "\n".join(lines) + "\n"
