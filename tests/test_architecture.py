@@ -14,14 +14,16 @@ PACKAGE = ROOT / "src" / "sglang_lint"
 # Lowest first. A module may import only from its own layer or lower ones (and not in a circle).
 LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
-    {"model", "pynames", "rulefile", "noqa", "__init__"},  # the package root: __version__; lint is lazy
+    {"model", "pynames", "rulefile", "noqa", "__init__", "launch_text"},  # the package root: __version__; lint is lazy
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"catalog", "syntax", "screen"},
     # the bindings of a file, and the resolver that reads them
     {"bindings"},
     {"resolve"},
+    {"built"},  # lists and dicts built in steps
     # the check kinds
     {"checks.base", "checks.server_table"},
+    {"checks.launch_flags"},
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args"},
     {"checks"},  # the table of check kinds
@@ -42,7 +44,7 @@ LAYERS = [
     {"fixes", "cache", "config", "docs", "output"},
     # the deriver: sglang's source to rule files, its parts lowest first
     {"derive.generated", "derive.tree"},
-    {"derive.exports"},
+    {"derive.exports", "derive.launchers"},
     {"derive.guards"},
     {"derive.server_args"},
     {"derive.sites"},
