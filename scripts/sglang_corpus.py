@@ -234,6 +234,17 @@ MUTATIONS += [
 ]
 
 
+# Issue 18's forms of launch lists, each at a real launch of 0.5.23's tests.
+MUTATIONS += [
+    plant("a misspelt flag in a class attribute list other tests launch with", "launch list (class attribute)",
+          "sglang/test/ascend/gsm8k_ascend_mixin.py", "SGL009", 23,
+          '"--mem-fraction-static",', '"--mem-fraction-statc",', 23),
+    plant("a vLLM flag in a list setUpClass binds to cls.other_args", "launch list (cls attribute)",
+          "sglang/test/ascend/test_npu_logging.py", "SGL009", 79,
+          '"--log-requests",', '"--log-requests", "--gpu-memory-utilization", "0.9",', 79),
+]
+
+
 # Bugs that depend on the release: each planted in that release's own tree (a launch appended
 # to sglang/test/test_utils.py, which imports subprocess) and judged against that release.
 _LAUNCH = 'subprocess.Popen(["python", "-m", "sglang.launch_server", {flags}])  # planted\n'
@@ -315,12 +326,18 @@ def expected_line(mutation: Mutation, mutated: Path) -> int:
     return marked[0]
 
 
-# sglang's own tree launches a server with a flag it deprecated (a manual test passes
-# --disable-cuda-graph, from 0.5.15 on): SGL011 is right to say so, and it is no false alarm of an
-# error rule. The zero-findings checks leave SGL011 out and a check of its own pins this one use.
-OWN_DEPRECATED_USES = ["sglang/test/manual/disaggregation/test_chunked_prefill_abort.py:58:17: SGL011 launch flag "
-                       "--disable-cuda-graph: deprecated in sglang 0.5.23; use --cuda-graph-backend-{decode,prefill}"
-                       "=disabled"]
+# sglang's own tree launches servers with a flag it deprecated (--disable-cuda-graph, from 0.5.15
+# on: a manual test's literal list, and Ascend tests' class attributes and setUpClass lists, which
+# the engine follows since issue 18): SGL011 is right to say so, and it is no false alarm of an
+# error rule. The zero-findings checks leave SGL011 out and a check of its own pins these uses.
+_DEPRECATED = (": SGL011 launch flag --disable-cuda-graph: deprecated in sglang 0.5.23; use "
+               "--cuda-graph-backend-{decode,prefill}=disabled")
+OWN_DEPRECATED_USES = [where + _DEPRECATED for where in (
+    "sglang/test/ascend/gsm8k_ascend_mixin.py:27:9",
+    "sglang/test/ascend/test_npu_logging.py:78:13",
+    "sglang/test/ascend/vlm_utils.py:29:9",
+    "sglang/test/manual/disaggregation/test_chunked_prefill_abort.py:58:17",
+)]
 
 
 def findings(command: list[str], cwd: Path) -> tuple[int, list[str]]:

@@ -44,7 +44,8 @@ class Target:
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
     omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
     # What the call hands on, for launch entry points (server-args checks): "flags" (a list of
-    # launch flags), "command" (a whole command line, launcher included), "keywords" (its
+    # launch flags), "command" (a whole command line, launcher included), "shell" (a command
+    # string the shell splits: os.system), "keywords" (its
     # keywords, but for ``exclude``, are the engine's), "mapping" (the argument is a dict of
     # the engine's keywords). None: as the check reads its targets.
     takes: str | None = None
@@ -60,7 +61,7 @@ class Target:
 
 
 TARGET_KINDS = ("function", "class", "method", "attribute")
-TAKES = ("flags", "command", "keywords", "mapping")
+TAKES = ("flags", "command", "shell", "keywords", "mapping")
 
 
 def parse_target(fields: Fields) -> Target:
@@ -87,7 +88,7 @@ def parse_target(fields: Fields) -> Target:
     )
     if target.takes is not None and target.takes not in TAKES:
         raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
-    if target.takes in ("flags", "command", "mapping") and target.argument is None and target.position is None:
+    if target.takes in ("flags", "command", "shell", "mapping") and target.argument is None and target.position is None:
         raise fields.error("takes", f"takes = {target.takes!r} needs the argument or position that holds it")
     if target.fields and (kind != "class" or target.argument is None):
         raise fields.error("fields", "only a class target with an argument has fields")

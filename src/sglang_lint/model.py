@@ -153,13 +153,15 @@ class Site:
 @dataclass(frozen=True)
 class Span:
     """A word in a file's text that no syntax tree holds (a shell command in a string, a shell
-    script, a Markdown code block): characters ``start`` to ``end`` of the text. ``exact``:
+    script, a Markdown code block): characters ``start`` to ``end`` of the text (of the source of
+    ``within``, a string literal, in a Python file). ``exact``:
     the source there is the word itself (no quotes or escapes), so a fix may rewrite it."""
 
     start: int
     end: int
     text: str
     exact: bool
+    within: Any = None  # in a Python file: the string literal node the offsets count in (its source)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from sglang_lint.bindings import (
     OPAQUE,
@@ -37,6 +37,7 @@ from sglang_lint.bindings import (
     Where,
     may_be_last_binding,
 )
+from sglang_lint.model import Span
 from sglang_lint.pynames import NOT_LITERAL, Ref
 from sglang_lint.syntax import dotted_name, literal_value
 
@@ -60,6 +61,14 @@ class Known:
     @property
     def written(self) -> cst.CSTNode:
         return self.origin if self.origin is not None else self.node
+
+
+def _moved(start: CodePosition, text: str) -> CodePosition:
+    """The position just after ``text`` written from ``start``."""
+    lines = text.count("\n")
+    if not lines:
+        return CodePosition(start.line, start.column + len(text))
+    return CodePosition(start.line + lines, len(text) - text.rfind("\n") - 1)
 
 
 def _qualified_name(value: Binding) -> str | None:
@@ -201,10 +210,15 @@ class FileModel:
         return None
 
     def position(self, node: cst.CSTNode):
-        """Where a node is (a LibCST CodeRange). Positions are computed once, on first need:
-        only files with something to report pay for them."""
+        """Where a node is (a LibCST CodeRange); a :class:`~sglang_lint.model.Span`, a word inside a
+        string literal, by its offsets in the literal's source. Positions are computed once, on
+        first need: only files with something to report pay for them."""
         if self._positions is None:
             self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        if isinstance(node, Span):
+            literal = self._positions[node.within]
+            source = self.module.code_for_node(node.within)
+            return CodeRange(_moved(literal.start, source[:node.start]), _moved(literal.start, source[:node.end]))
         return self._positions[node]
 
     def line_of(self, node: cst.CSTNode) -> int:

@@ -380,9 +380,15 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
         if found is None:
             return False
         if isinstance(found, ast.List) and marker is not None:
-            return any(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) and marker in e.value for e in found.elts
-            ) or any(not isinstance(e, ast.Constant) for e in found.elts)
+            texts = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None for e in found.elts]
+            if None in texts:
+                return True
+            serve = any(a.rsplit("/", 1)[-1] == "sglang" and b == "serve" for a, b in zip(texts, texts[1:]))
+            return serve or any(marker in text for text in texts)
+        if isinstance(found, ast.Constant):
+            return isinstance(found.value, str) and (marker is None or marker in found.value or "serve" in found.value)
+        if isinstance(found, ast.JoinedStr):
+            return True  # an f-string command line: shell words, its holes opaque
         if found is True or isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
             return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
         if isinstance(found, ast.Attribute):

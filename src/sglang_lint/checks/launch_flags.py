@@ -14,6 +14,7 @@ import libcst as cst
 
 from sglang_lint.built import Gap, list_versions
 from sglang_lint.checks.server_table import Field, Table
+from sglang_lint.launch_text import launch_commands
 from sglang_lint.model import Span
 
 
@@ -106,6 +107,9 @@ def _is_sglang_command(text: str | None) -> bool:
     return bool(text) and text.rsplit("/", 1)[-1] == "sglang"
 
 
+ARGPARSE_FLAGS = frozenset({"--help"})  # argparse's own, in every parser
+
+
 def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
     """Each ``--flag`` of a launch command's words (after the launcher, or an entry point's
     flags), with its field and value."""
@@ -113,7 +117,7 @@ def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
     uses = []
     for index, word in enumerate(words):
         text, whole = word.text, word.whole
-        if not text or not text.startswith("--") or text == "--":
+        if not text or not text.startswith("--") or text == "--" or text in ARGPARSE_FLAGS:
             continue
         flag, equals, inline = text.partition("=")
         if not equals and not whole:
@@ -156,3 +160,105 @@ def argument_of_flag(table: Table, flag: str) -> str:
 
 
 __all__ = ["ArgWord", "FlagUse", "after_launcher", "argument_of_flag", "flag_uses", "python_words"]
+
+
+# --- shell command strings -------------------------------------------------------------------------
+HOLE = "\ue000"  # an f-string's {expression} (or any part not known) in a command string: an opaque word
+SHELL_JOINERS = frozenset({"shlex.join"})
+
+
+def shell_launches(site, node: cst.BaseExpression, marker: str | None) -> list[Launch]:
+    """The sglang launches in a shell command string (``os.system(...)``, ``subprocess.run(...,
+    shell=True)``, ``shlex.split(...)``): a literal, an f-string (its holes opaque words), a
+    concatenation, a name bound to one of those, or a list joined into one (``" ".join(cmd)``,
+    ``shlex.join(cmd)``, whose elements are words as written)."""
+    node = _followed(site, node)
+    joined = _joined_list(site, node)
+    if joined is not None:
+        return [found for words in python_words(site, joined) if (found := after_launcher(words, marker))]
+    built = _string_text(site, node, 0)
+    if built is None:
+        return []
+    text, places = built
+    return [Launch([_shell_word(word, places, node) for word in found.args], serve=found.launcher.text == "serve")
+            for found in launch_commands(text, HOLE)]
+
+
+def _followed(site, node: cst.BaseExpression) -> cst.BaseExpression:
+    """A name's one binding that reaches the use (``cmd = f"..."; os.system(cmd)``)."""
+    if isinstance(node, cst.Name):
+        found = site.model.reaching(node.value, site.scope, site.where)
+        if found is not None and len(found[0]) == 1 and isinstance(found[0][0].value, cst.BaseExpression):
+            return found[0][0].value
+    return node
+
+
+def _joined_list(site, node) -> cst.BaseExpression | None:
+    if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
+        return None
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "join" and isinstance(func.value, cst.SimpleString):
+        return node.args[0].value if func.value.evaluated_value == " " else None
+    return node.args[0].value if site.model.qualify(func, site.scope) in SHELL_JOINERS else None
+
+
+def _string_text(site, node, depth: int) -> tuple[str, list] | None:
+    """(text, where each character is written: (literal, offset in its source) or None) of a
+    string expression; parts not known are :data:`HOLE`. None: not a string expression."""
+    if depth > 8:
+        return None
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        if not isinstance(value, str):
+            return None
+        start = len(node.prefix) + len(node.quote)
+        exact = node.value[start:len(node.value) - len(node.quote)] == value
+        return value, [(node, start + i) if exact else None for i in range(len(value))]
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _string_text(site, node.left, depth + 1), _string_text(site, node.right, depth + 1)
+        if left is None or right is None:
+            return None
+        return left[0] + right[0], left[1] + right[1]
+    if isinstance(node, cst.FormattedString):
+        text, places, offset = "", [], len(node.start)
+        for part in node.parts:
+            source = site.model.module.code_for_node(part)
+            if isinstance(part, cst.FormattedStringText) and not any(s in source for s in ("\\", "{{", "}}")):
+                text += source
+                places += [(node, offset + i) for i in range(len(source))]
+            elif isinstance(part, cst.FormattedStringText):
+                value = source.replace("{{", "{").replace("}}", "}")
+                text += value
+                places += [None] * len(value)
+            else:
+                text += HOLE
+                places.append(None)
+            offset += len(source)
+        return text, places
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        parts = [_string_text(site, side, depth + 1) for side in (node.left, node.right)]
+        if all(part is None for part in parts):
+            return None
+        parts = [part if part is not None else (HOLE, [None]) for part in parts]
+        return parts[0][0] + parts[1][0], parts[0][1] + parts[1][1]
+    if isinstance(node, cst.Name):
+        known = site.model.evaluate(node, site.scope, site.where)
+        if len(known) == 1 and isinstance(known[0].value, str) and known[0].origin is not None:
+            return _string_text(site, known[0].origin, depth + 1)
+    return None
+
+
+def _shell_word(word, places: list, literal) -> ArgWord:
+    """A word of a command string as an :class:`ArgWord` at its place in the literal (a fix may
+    rewrite it only where its source is the word itself)."""
+    chars = places[word.start:word.end]
+    known = [place for place in chars if place is not None]
+    within, first = known[0] if known else (literal, 0)
+    contiguous = len(known) == len(chars) and all(
+        place[0] is within and place[1] == first + i for i, place in enumerate(chars))
+    end = first + len(chars) if contiguous else first
+    node = Span(first, end, word.text, contiguous and word.exact and not word.opaque, within)
+    if word.opaque:
+        cut = min((i for i in (word.text.find(HOLE), word.text.find("$")) if i >= 0), default=len(word.text))
+        return ArgWord(word.text[:cut], False, node)
+    return ArgWord(word.text, True, node)

@@ -11,6 +11,7 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -28,7 +29,9 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.built import dict_versions
-from sglang_lint.checks.launch_flags import FlagUse, Launch, after_launcher, flag_uses, python_words
+from sglang_lint.checks.launch_flags import (
+    FlagUse, Launch, after_launcher, flag_uses, python_words, shell_launches,
+)
 from sglang_lint.model import Finding, Fix
 from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
@@ -36,6 +39,8 @@ from sglang_lint.resolve import Known
 from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
 from sglang_lint.screen import argv_screen, value_may_be_known
 
+# What a file must contain for a command line in it to start an sglang server (the launcher).
+LAUNCH_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}serve\b")
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
@@ -98,8 +103,8 @@ def triggers(check):
     for target in check.targets:
         module = target.name.rpartition(".")[0]
         also = (module.rpartition(".")[2],)
-        if target.name.startswith("subprocess.") and params.marker:
-            also += (params.marker,)
+        if _takes(target) in ("command", "shell") and params.marker:
+            also += (LAUNCH_WORDS,)  # a command line must name the launcher to start a server
         if params.aspect == "relations":
             # Both spellings (speculative_x= and --speculative-x) share the field's first word.
             also += tuple(sorted({name.split("_")[0] for name in params.positive + sum(params.at_least, ())}))
@@ -110,8 +115,8 @@ def triggers(check):
 def _screen(params: ServerArgsCheck, target):
     """A call may fire when it passes a keyword no field has (unknown names), or a value the
     engine may know and this aspect may reject; an argv target, when its list may be known."""
-    if target.argument is not None:
-        marker = params.marker if target.name.startswith("subprocess.") else None
+    if target.argument is not None or target.position is not None:
+        marker = params.marker if _takes(target) in ("command", "shell") else None
         return argv_screen(target.argument, target.position, marker)
     fields = params.table.fields
     names = set(fields) | set(params.extra_names)
@@ -363,12 +368,28 @@ def _run_keywords(site, params: ServerArgsCheck, target):
 
 
 def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
-    """The flags of the target's argv list, in each way it may be built; none when a
-    subprocess command does not start an sglang server."""
+    """The flags of the target's argv list, in each way it may be built, or of its shell
+    command string; none when a subprocess command does not start an sglang server."""
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
         return []
-    return _unique_uses(params, [_launch(words, params, _takes(target)) for words in python_words(site, arg.value)])
+    takes = _takes(target)
+    if takes == "shell" or (takes == "command" and _shell_true(site)):
+        return _unique_uses(params, shell_launches(site, arg.value, params.marker))
+    if takes == "command" and _is_shlex_split(site, arg.value):
+        return _unique_uses(params, shell_launches(site, arg.value.args[0].value, params.marker))
+    return _unique_uses(params, [_launch(words, params, takes) for words in python_words(site, arg.value)])
+
+
+def _shell_true(site) -> bool:
+    """``subprocess.run(..., shell=True)``: the command is a string the shell splits."""
+    return any(arg.keyword is not None and arg.keyword.value == "shell" and isinstance(arg.value, cst.Name)
+               and arg.value.value == "True" for arg in site.node.args)
+
+
+def _is_shlex_split(site, node) -> bool:
+    return (isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword
+            and site.model.qualify(node.func, site.scope) == "shlex.split")
 
 
 def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:
