@@ -16,7 +16,7 @@ LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
     {"model", "pynames", "rulefile", "noqa", "__init__", "launch_text"},  # the package root: __version__; lint is lazy
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
-    {"catalog", "syntax", "screen"},
+    {"catalog", "syntax", "screen", "launch_paths"},
     # the bindings of a file, and the resolver that reads them
     {"bindings"},
     {"resolve"},
@@ -37,7 +37,7 @@ LAYERS = [
     {"sites"},
     {"reach"},
     {"dispatch"},
-    {"diagnostics"},
+    {"diagnostics", "launch_files"},
     # the engine: one file through the stages
     {"engine"},
     # what uses the engine: fixes, cache, runner, configuration, catalog tools, output

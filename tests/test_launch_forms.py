@@ -1,7 +1,9 @@
 """Launch commands and engine keywords however real code builds them (tests/fixtures/launch/):
 keyword dicts and argv lists built in steps, helpers that put their parameter into a launch,
-shell command strings. Each fixture's ``# expect: CODE@COL`` annotations are exactly what the
-engine, the command and flake8 report, and the call-site screen hides none of them."""
+shell command strings. Each Python fixture's ``# expect: CODE@COL`` annotations are exactly what
+the engine, the command and flake8 report, and the call-site screen hides none of them. Shell
+scripts, Markdown and YAML (the command only) are checked against TEXT_EXPECTED and a golden
+text, with their fixes and ``# noqa``."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, expected_findings, findings_of, lines_by_file, run_flake8, run_lint
+from conftest import ROOT, check_golden, expected_findings, findings_of, lines_by_file, run_flake8, run_lint
 from sglang_lint.engine import lint
 from sglang_lint.ruletable import RuleSet, default_rules
 
@@ -55,3 +57,69 @@ def test_command_and_flake8_report_the_same(path: Path, command_output, flake8_o
     lines = command_output.get(relative(path), [])
     assert findings_of(lines) == expected_findings(path)
     assert flake8_output.get(relative(path), []) == lines
+
+
+# --- outside Python: the command only -------------------------------------------------------------
+TEXT_FIXTURES = [LAUNCH / "launch_server.sh", LAUNCH / "README.md", LAUNCH / "k8s.yaml", LAUNCH / "bin" / "serve"]
+TEXT_EXPECTED = {
+    "launch_server.sh": {(10, 5, "SGL009"), (11, 25, "SGL007"), (17, 36, "SGL009")},  # line 18: # noqa
+    "README.md": {(7, 3, "SGL009"), (11, 76, "SGL009")},  # not the console output, not the python block
+    "k8s.yaml": {(13, 15, "SGL009"), (23, 34, "SGL006"), (23, 38, "SGL009")},  # command + args joined; sh -c
+    "serve": {(2, 53, "SGL009")},  # no suffix: a shell shebang
+}
+
+
+@pytest.mark.parametrize("path", TEXT_FIXTURES, ids=lambda p: p.name)
+def test_launch_commands_outside_python_are_judged_at_their_place(path: Path):
+    found = lint(path.read_bytes(), str(path))
+    assert {(d.line, d.col + 1, d.code) for d in found} == TEXT_EXPECTED[path.name]
+    text = path.read_text(encoding="utf-8").splitlines()
+    for d in found:  # the column is the flag's (or value's) own in the file
+        assert text[d.line - 1][d.col:].startswith(("--", "flash_attn", "fp8"))
+
+
+def test_the_command_reads_them_in_a_folder_and_prints_the_golden_text(update_golden):
+    result = run_lint("--no-cache", relative(LAUNCH), cwd=ROOT)
+    assert result.returncode == 1, result.stderr
+    lines = lines_by_file(result.stdout)
+    for path in TEXT_FIXTURES:
+        mine = lines.get(relative(path), [])
+        assert findings_of(mine) == TEXT_EXPECTED[path.name]
+        check_golden(path.with_name(path.name + ".out"), "".join(line + "\n" for line in mine), update_golden)
+    assert set(lines) == {relative(p) for p in PYTHON_FIXTURES + TEXT_FIXTURES}
+
+
+def test_flake8_reads_python_only(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_bytes((LAUNCH / "launch_server.sh").read_bytes())
+    assert run_flake8("--select", "SGL", str(script)).stdout == ""
+
+
+def test_fixes_rewrite_the_word_in_a_shell_script_and_markdown(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/bash\npython -m sglang.launch_server \\\n  --Mem-Fraction-Static 0.8 \\\n"
+                      "  '--attention_backend' triton\n")
+    readme = tmp_path / "README.md"
+    readme.write_text("Run:\n\n```sh\nsglang serve --model-path m --TP-SIZE 2\n```\n")
+    first = run_lint("--no-cache", "--fix", str(script), str(readme))
+    assert first.returncode == 1, first.stderr  # the quoted word is reported, not rewritten
+    assert script.read_text() == ("#!/bin/bash\npython -m sglang.launch_server \\\n  --mem-fraction-static 0.8 \\\n"
+                                  "  '--attention_backend' triton\n")
+    assert readme.read_text() == "Run:\n\n```sh\nsglang serve --model-path m --tp-size 2\n```\n"
+    assert "serve.sh:4:3: SGL009" in first.stdout
+    again = run_lint("--no-cache", "--fix", str(script), str(readme))
+    assert "fixed 0 findings" in again.stderr and script.read_text().count("--mem-fraction-static") == 1
+
+
+def test_noqa_in_the_files_own_comments(tmp_path):
+    yaml = tmp_path / "job.yaml"
+    yaml.write_text('run: python -m sglang.launch_server --max-model-len 8  # noqa: SGL009\n'
+                    'script: python -m sglang.launch_server --max-model-len 8\n')
+    assert [(d.line, d.code) for d in lint(yaml.read_bytes(), str(yaml))] == [(2, "SGL009")]
+
+
+def test_a_file_that_is_not_utf8_is_a_source_error(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_bytes(b"python -m sglang.launch_server --tp \xff\n")
+    result = run_lint("--no-cache", str(script))
+    assert result.returncode != 0 and "not UTF-8" in result.stdout + result.stderr

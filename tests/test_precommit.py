@@ -1,6 +1,7 @@
 """The hooks of .pre-commit-hooks.yaml, run by the real pre-commit (from PyPI) in a
 temporary git repository: a staged bad file fails with the finding, a good file passes, a
-commit with no Python file passes, and the fixing hook fixes."""
+commit with no file it reads passes, the fixing hook fixes, and shell scripts and Markdown are
+read too."""
 
 from __future__ import annotations
 
@@ -56,9 +57,9 @@ def project(tmp_path: Path) -> Path:
 
 def test_hooks(project: Path, checkout: Path, tmp_path_factory):
     home = tmp_path_factory.mktemp("pre-commit-home")  # shared: the hook env is built once
-    # No Python file staged: the hook is skipped and the run passes.
-    (project / "README.md").write_text("hello\n")
-    git(project, "add", "README.md")
+    # No file of a type it reads staged: the hook is skipped and the run passes.
+    (project / "notes.txt").write_text("hello\n")
+    git(project, "add", "notes.txt")
     result = pre_commit(project, checkout, "sglang-lint", home)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no files to check" in result.stdout
@@ -78,3 +79,11 @@ def test_hooks(project: Path, checkout: Path, tmp_path_factory):
     git(project, "add", "app.py")
     result = pre_commit(project, checkout, "sglang-lint", home)
     assert result.returncode == 0, result.stdout + result.stderr
+
+    # A shell script and a README are read too (types: shell, markdown, yaml).
+    (project / "serve.sh").write_text("#!/bin/bash\npython -m sglang.launch_server --max-model-len 8\n")
+    (project / "README.md").write_text("```bash\nsglang serve --model-path m --enforce-eager\n```\n")
+    git(project, "add", "serve.sh", "README.md")
+    result = pre_commit(project, checkout, "sglang-lint", home)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "serve.sh:2:32: SGL009" in result.stdout and "README.md:2:29: SGL009" in result.stdout

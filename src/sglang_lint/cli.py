@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 
 from sglang_lint import __version__, output
 from sglang_lint.catalog import default_rules_dir
+from sglang_lint.launch_paths import is_launch_file
 from sglang_lint.model import FileResult, SourceError
 from sglang_lint.rulefile import RuleFileError
 from sglang_lint.ruletable import RuleSet, default_rules, load_rules
@@ -49,14 +50,28 @@ def code_prefixes(text: str) -> list[str]:
     return prefixes
 
 
+def _launch_file(path: str) -> bool:
+    """A shell script, Markdown or YAML file whose sglang launch commands are judged (a file
+    without a suffix: by its shebang)."""
+    name = os.path.basename(path)
+    if "." in name:
+        return is_launch_file(path)
+    try:
+        with open(path, "rb") as handle:
+            return is_launch_file(path, handle.read(128))
+    except OSError:
+        return False
+
+
 def python_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
-    """(path, error) for every file to lint; folders are walked for ``*.py``."""
+    """(path, error) for every file to lint; folders are walked for ``*.py`` and the files
+    that may hold launch commands (shell scripts, Markdown, YAML)."""
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info"))
                 for name in sorted(files):
-                    if name.endswith(".py"):
+                    if name.endswith(".py") or _launch_file(os.path.join(root, name)):
                         yield os.path.join(root, name), None
         elif os.path.exists(path):
             yield path, None

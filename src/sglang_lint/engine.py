@@ -18,6 +18,8 @@ from sglang_lint.bindings import BindingCollector, FileBindings
 from sglang_lint.diagnostics import diagnostics as to_diagnostics
 from sglang_lint.dispatch import Dispatcher
 from sglang_lint.guards import GuardCollector
+from sglang_lint.launch_files import analyse_launch_file
+from sglang_lint.launch_paths import is_launch_file
 from sglang_lint.model import Diagnostic, Edit, SourceError
 from sglang_lint.noqa import filter_noqa
 from sglang_lint.prefilter import SKIPPED_BY_SCREEN, SKIPPED_NO_NAME
@@ -58,6 +60,9 @@ def analyse(
 ) -> tuple[list[Diagnostic], str]:
     """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
     ruleset = ruleset or default_ruleset()
+    head = source[:256] if isinstance(source, bytes) else source[:256].encode("utf-8", "replace")
+    if is_launch_file(path, head):
+        return _launch_file(source, path, ruleset, noqa)
     text = decode_source(source) if isinstance(source, bytes) else source
     facts = FileBindings.for_path(path)
     skipped = ruleset.skip_reason(source, facts.module_name)
@@ -80,3 +85,14 @@ def analyse(
     if noqa and found:
         found = filter_noqa(found, LINE_END.split(text), text)
     return found, PARSED
+
+
+def _launch_file(source: str | bytes, path: str, ruleset: RuleSet, noqa: bool) -> tuple[list[Diagnostic], str]:
+    """A shell script, Markdown or YAML file: its sglang launch commands (launch_files.py)."""
+    if isinstance(source, bytes):
+        check_size(len(source))
+        try:
+            source = source.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise SourceError(f"not UTF-8 (byte {exc.start}): not analysed") from exc
+    return analyse_launch_file(source, path, ruleset, noqa)

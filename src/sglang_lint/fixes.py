@@ -14,6 +14,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 
+from sglang_lint.launch_paths import is_launch_file
 from sglang_lint.engine import lint
 from sglang_lint.model import Diagnostic, SourceError
 from sglang_lint.ruletable import RuleSet
@@ -88,13 +89,15 @@ def fix_text(text: str, path: str | None, ruleset: RuleSet | None = None, unsafe
     parsed at all."""
     result = FixResult(text)
     diagnostics = lint(text, path, ruleset)
+    python = not is_launch_file(path, text[:256].encode("utf-8", "replace"))
     for _ in range(MAX_ROUNDS):
         edits = chosen_edits(result.text, diagnostics, unsafe)
         if not edits:
             break
         fixed_text = apply_edits(result.text, edits)
         try:
-            parse(fixed_text)  # never write what Python could not read
+            if python:
+                parse(fixed_text)  # never write what Python could not read
             new_diagnostics = lint(fixed_text, path, ruleset)
         except SourceError:
             break

@@ -62,6 +62,9 @@ class CheckKind:
     # its function, handed on in a way of the kind's own (a launch helper's extra flags, its
     # **kwargs); reach.parameter_wrapper makes the wrapper where one is.
     wrappers: Callable | None = None
+    # (Check, launch_flags.Launch) -> Iterable[Finding]: judge a launch command found outside
+    # Python (shell scripts, Markdown, YAML); None for kinds that judge Python calls only.
+    run_text: Callable | None = None
     # For a check on one argument's value: (params, value) -> does sglang raise on this value?
     # The one statement of the verdict: the check (on values the resolver knows) and the
     # call-site screen (on literals written at the call) both ask it.

@@ -49,6 +49,7 @@ class FlagUse:
     value_node: object
     ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
     alone: bool = False  # the word is the flag itself, exactly (a fix may rewrite it)
+    certain: bool = True  # the flag (and its value) are written on every path
 
 
 def python_words(site, node: cst.BaseExpression) -> list[list[ArgWord]]:
@@ -134,16 +135,16 @@ def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
             known = len(meant) == 1
             field = table.by_flag.get(longer[0]) if known else None
             ambiguous = tuple(longer) if len(meant) > 1 else ()
-        value, node = None, None
+        value, node, certain = None, None, word.certain
         if equals:
             value, node = (inline, word.node) if whole else (None, None)
         elif index + 1 < len(words):
             following = words[index + 1]
             paired = following.step == word.step or (following.certain and word.certain)
             if paired and following.whole and following.text is not None and not following.text.startswith("--"):
-                value, node = following.text, following.node
+                value, node, certain = following.text, following.node, certain and following.certain
         alone = whole and not equals and _is_literal_word(word.node, text)
-        uses.append(FlagUse(word.node, flag, field, known, value, node, ambiguous, alone))
+        uses.append(FlagUse(word.node, flag, field, known, value, node, ambiguous, alone, certain))
     return uses
 
 

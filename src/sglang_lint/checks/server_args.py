@@ -420,8 +420,13 @@ def _other_backend_may_take(use: FlagUse, params: ServerArgsCheck) -> bool:
 
 
 def _run_argv(site, params: ServerArgsCheck, target):
+    yield from _judge_uses(params, _flag_uses(site, params, target))
+
+
+def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
+    """The findings of this aspect on the flags of a command, however it was written."""
     known_flags = params.table.known_flags
-    for use in _flag_uses(site, params, target):
+    for use in uses:
         if params.aspect == "deprecated":
             found = params.table.deprecates(use.flag)
             if found is not None:
@@ -523,14 +528,20 @@ def _settings(site, params: ServerArgsCheck, target) -> dict:
             if len(known) == 1 and _number(known[0].value) is not None:
                 found[keyword.name] = (_number(known[0].value), known[0].node)
         return found
-    for use in _flag_uses(site, params, target):
-        if use.field is not None and _number(use.value) is not None:
-            found[use.field.name] = (_number(use.value), use.value_node)
-    return found
+    return _flag_settings(_flag_uses(site, params, target))
+
+
+def _flag_settings(uses: list[FlagUse]) -> dict:
+    """field -> (number, node) for each flag set to a literal number on every path."""
+    return {use.field.name: (_number(use.value), use.value_node) for use in uses
+            if use.certain and use.field is not None and _number(use.value) is not None}
 
 
 def _run_relations(site, params: ServerArgsCheck, target):
-    values = _settings(site, params, target)
+    yield from _relations(params, _settings(site, params, target))
+
+
+def _relations(params: ServerArgsCheck, values: dict):
     for name in params.positive:
         if name in values and values[name][0] <= 0:
             yield Finding(values[name][1], f"{name}={values[name][0]}: sglang requires {name} to be positive")
@@ -553,6 +564,17 @@ def run(site, rule, check, target):
         yield from _run_argv(site, params, target)
 
 
+def run_text(check, launch: Launch):
+    """The findings on a launch command found outside Python (a shell script, a Markdown shell
+    block, a YAML command list: launch_files.py)."""
+    params: ServerArgsCheck = check.params
+    uses = _unique_uses(params, [launch])
+    if params.aspect == "relations":
+        yield from _relations(params, _flag_settings(uses))
+    else:
+        yield from _judge_uses(params, uses)
+
+
 def fix_safety(check) -> str:
     """Choices and unknown names have a nearest real one; types and relations do not."""
     if check.params.aspect == "deprecated":
@@ -564,5 +586,6 @@ def fix_safety(check) -> str:
 
 
 KIND = CheckKind(
-    name="server-args", site="call", parse=parse, run=run, triggers=triggers, fix_safety=fix_safety, wrappers=wrappers
+    name="server-args", site="call", parse=parse, run=run, triggers=triggers, fix_safety=fix_safety, wrappers=wrappers,
+    run_text=run_text,
 )

@@ -31,6 +31,9 @@ class Field:
     range: tuple = EVERY_RELEASE
     choice_ranges: tuple = ()  # ((choice, (since, until)), ...)
     flag_ranges: tuple = ()
+    # The releases where the field has no fixed choices (a list a plugin or platform fills at
+    # run time): nothing of its choices is judged there. ((since, until), ...)
+    open_choices: tuple = ()
 
 
 def _span_of(ranges: tuple, item) -> tuple:
@@ -73,12 +76,13 @@ class Table:
         for name, full in self.history.items():
             if not present(full.range):
                 continue
-            if not (full.choice_ranges or full.flag_ranges):
+            if not (full.choice_ranges or full.flag_ranges or full.open_choices):
                 fields[name] = full  # every choice and flag of it in every release that has it
                 continue
+            fixed = not any(present(span) for span in full.open_choices)
             fields[name] = dataclasses.replace(
                 full,
-                choices=tuple(c for c in full.choices if present(_span_of(full.choice_ranges, c))),
+                choices=tuple(c for c in full.choices if fixed and present(_span_of(full.choice_ranges, c))),
                 flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
             )
         manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
@@ -240,6 +244,8 @@ def load_table(path: Path) -> Table:
             range=(spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
             choice_ranges=tuple((by_text.get(c, c), span) for c, span in _ranges(spec, "choice_ranges")),
             flag_ranges=_ranges(spec, "flag_ranges"),
+            open_choices=tuple(_span(spec, "open_choices", span) for span in spec.any("open_choices", required=False)
+                               or ()),
         )
         spec.any("default", required=False)
         spec.done()

@@ -118,6 +118,7 @@ class MergedField:
     range: Presence
     choice_ranges: dict  # choice -> Presence, for choices not in every release of the field
     flag_ranges: dict  # flag -> Presence, for flags not in every release of the field
+    open_choices: list = dataclasses.field(default_factory=list)  # Presence of each run with no fixed choices
 
 
 def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -> tuple[list, dict, list[str]]:
@@ -146,10 +147,23 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
             field, presence([name in by_release[r] for r in releases], releases),
             {c: p for c, p in choice_ranges.items() if p != ("", "")},
             {f: p for f, p in flag_ranges.items() if p != ("", "")},
+            _runs([not by_release[r][name].choices for r in where], where) if choices else [],
         ))
     manual = sorted({f for _, flags in history.values() for f in flags})
     manual_ranges = {f: presence([f in history[r][1] for r in releases], releases) for f in manual}
     return merged, {f: p for f, p in manual_ranges.items() if p != ("", "")}, releases
+
+
+def _runs(flags: list[bool], releases: list[str]) -> list[Presence]:
+    """The runs of consecutive releases where ``flags`` is true, each as (since, until)."""
+    runs, start = [], None
+    for index, flag in enumerate(flags + [False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            runs.append((releases[start] if start else "", releases[index] if index < len(releases) else ""))
+            start = None
+    return runs
 
 
 def merge_deprecated(history: dict[str, dict]) -> dict:
@@ -219,6 +233,8 @@ def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str
                 if ranges:
                     lines.append(f"{key} = {{ " + ", ".join(
                         f"{toml_string(str(k))} = {_range_text(p)}" for k, p in ranges.items()) + " }")
+            if m.open_choices:
+                lines.append("open_choices = [" + ", ".join(_range_text(p) for p in m.open_choices) + "]")
     return "\n".join(lines)
 
 

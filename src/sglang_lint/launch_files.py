@@ -1,0 +1,79 @@
+"""Launch commands outside Python, for the command (flake8 sees Python files only): shell scripts
+(``*.sh``, ``*.bash``, ``*.zsh`` and files with a shell shebang), the shell blocks of Markdown
+(``bash``, ``sh``, ``shell``, ``console``...) and the ``command``/``args`` lists and strings of
+YAML files (Kubernetes, SkyPilot, docker-compose).
+
+launch_text.py finds each command that starts an sglang server and splits it into words with
+their place in the file; the check kinds that judge launch flags (``CheckKind.run_text``: the
+server-argument rules) judge those words exactly as they judge an argv list in Python. Findings
+carry the file's own line and column, ``# noqa`` works in the file's comment syntax (on the
+reported line, or on the first or last line of the command), and fixes rewrite the word where its
+source is the word itself (not quoted, not escaped).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from sglang_lint.checks import CHECK_KINDS
+from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch
+from sglang_lint.launch_text import launch_commands_in_file
+from sglang_lint.model import Diagnostic, Edit, Span
+from sglang_lint.noqa import filter_noqa
+from sglang_lint.ruletable import RuleSet
+
+LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}serve\b")
+LAUNCHED = "launch commands read"
+
+
+def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = True) -> tuple[list[Diagnostic], str]:
+    """The findings of the rules that judge launch flags on every sglang launch in the file."""
+    if not LAUNCHER_WORDS.search(text):
+        return [], "no sglang launcher named"
+    launches = launch_commands_in_file(path, text, HOLE)
+    judges = [(rule, check, CHECK_KINDS[check.kind].run_text) for rule in ruleset.rules for check in rule.checks
+              if CHECK_KINDS[check.kind].run_text is not None]
+    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    found = []
+    for command in launches:
+        launch = Launch([_word(word) for word in command.args], serve=command.launcher.text == "serve")
+        first = command.args[0].start if command.args else command.launcher.start
+        span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
+        for rule, check, judge in judges:
+            for finding in judge(check, launch):
+                found.append(_diagnostic(starts, rule.code, finding, span))
+    found = sorted(set(found))
+    if noqa and found:
+        lines = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+        found = filter_noqa(found, lines, text)
+    return found, LAUNCHED
+
+
+def _word(word) -> ArgWord:
+    node = Span(word.start, word.end, word.text, word.exact and not word.opaque)
+    if word.opaque:
+        cut = min((i for i in (word.text.find(HOLE), word.text.find("$")) if i >= 0), default=len(word.text))
+        return ArgWord(word.text[:cut], False, node)
+    return ArgWord(word.text, True, node)
+
+
+def _end(command, first: int) -> int:
+    return command.args[-1].end if command.args else first
+
+
+def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
+    index = bisect.bisect_right(starts, offset) - 1
+    return index + 1, offset - starts[index]
+
+
+def _diagnostic(starts: list[int], code: str, finding, span: tuple) -> Diagnostic:
+    node: Span = finding.node
+    line, col = _line_col(starts, node.start)
+    end_line, end_col = _line_col(starts, node.end)
+    edit = None
+    if finding.fix is not None and isinstance(finding.fix.node, Span):
+        fixed: Span = finding.fix.node
+        a, b = _line_col(starts, fixed.start), _line_col(starts, fixed.end)
+        edit = Edit(a[0], a[1], b[0], b[1], finding.fix.old, finding.fix.text, finding.fix.safe)
+    return Diagnostic(line, col, code, finding.message, end_line, end_col, edit, span)
