@@ -70,10 +70,14 @@ class Mutation:
     # is a misspelling of the original one, with one fix).
     restores: bool = False
     release: str = SGLANG_VERSION  # the sglang release whose tree it is planted in, and judged against
+    # a server argument whose fixed choices it relies on: not replayed in a release that builds
+    # that list at run time (server_args.toml's open_choices)
+    choices_of: str = ""
 
 
-def plant(name, form, path, code, line, old, new, expect_line=None, more=(), restores=False) -> Mutation:
-    return Mutation(name, form, path, code, (Edit(line, old, new), *more), expect_line, restores)
+def plant(name, form, path, code, line, old, new, expect_line=None, more=(), restores=False, choices_of="") -> Mutation:
+    return Mutation(name, form, path, code, (Edit(line, old, new), *more), expect_line, restores,
+                    choices_of=choices_of)
 
 
 REFINER = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stages/sana_wm/streaming_refiner.py"
@@ -203,7 +207,7 @@ MUTATIONS = [
           '"--disable-cuda-graph",', '"--disable-cuda-graph", "--kv-cache-dtype", "fp16",', 58),
     plant("a misspelt attention backend (plugin-extensible choices) in a real other_args list", "launch flags",
           CHUNKED_ABORT, "SGL007", 58, '"--disable-cuda-graph",',
-          '"--disable-cuda-graph", "--attention-backend", "flashinfr",', 58),
+          '"--disable-cuda-graph", "--attention-backend", "flashinfr",', 58, choices_of="attention_backend"),
     plant("DSPARK capture on an encoder-only Kimi-K3 built in scope", "guarded call", KIMI_K3, "SGL005", 0, "",
           "\n\ndef _encoder_probe(vision_config):\n"
           "    model = KimiK3ForConditionalGeneration(KimiK3Config(vision_config=vision_config, encoder_only=True))\n"
@@ -396,15 +400,20 @@ def check_fixes(tree: Path, planted: list, workdir: Path, lint: list[str]) -> bo
 def replay_mutations(release: str) -> bool:
     """Plant :data:`MUTATIONS` in ``release``'s own tree where it has their call site and its
     catalog their rule; require each finding there, as in 0.5.23."""
+    from sglang_lint.catalog import default_rules_dir
+    from sglang_lint.checks.server_table import load_table
     from sglang_lint.ruletable import default_ruleset
 
     start = time.perf_counter()
     tree = fetch_tree(release)
-    in_force = {rule.code for rule in default_ruleset().for_releases([release]).rules}
+    ruleset = default_ruleset().for_releases([release])
+    in_force = {rule.code for rule in ruleset.rules}
+    table = load_table(default_rules_dir() / "derived" / "server_args.toml").for_releases([release])
     workdir = Path(tempfile.mkdtemp(prefix="sglang-lint-replay-"))
     planted = []
     for index, mutation in enumerate(MUTATIONS):
-        moved = replant(mutation, tree, release) if mutation.code in in_force else None
+        fixed = not mutation.choices_of or table.fields[mutation.choices_of].choices
+        moved = replant(mutation, tree, release) if mutation.code in in_force and fixed else None
         if moved is None:
             continue
         relative = Path(f"m{index:02d}") / mutation.path
