@@ -51,7 +51,7 @@ LAYERS = [
     {"derive.writing", "derive.drift"},
     {"derive.releases"},
     {"derive"},
-    {"runner"},
+    {"runner", "project"},  # project: the command's pass over the project's launch helpers
     # the front ends
     {"cli", "server", "flake8_plugin", "__main__"},
 ]
@@ -60,6 +60,7 @@ LAZY = {
     ("__init__", "engine"), ("__init__", "model"),  # the package root stays a leaf
     ("cli", "server"),  # the language server needs pygls, an optional dependency
     ("cli", "docs"), ("cli", "derive"),  # subcommands
+    ("cli", "project"),  # a run over several files only
 }
 MAX_LINES = 700
 

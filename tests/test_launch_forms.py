@@ -123,3 +123,35 @@ def test_a_file_that_is_not_utf8_is_a_source_error(tmp_path):
     script.write_bytes(b"python -m sglang.launch_server --tp \xff\n")
     result = run_lint("--no-cache", str(script))
     assert result.returncode != 0 and "not UTF-8" in result.stdout + result.stderr
+
+
+def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_path):
+    package = tmp_path / "mypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "launch.py").write_text(
+        "import subprocess\nimport sys\n\nfrom sglang.test.test_utils import popen_launch_server\n\n\n"
+        "def start_server(model, extra_flags=()):\n"
+        "    cmd = [sys.executable, '-m', 'sglang.launch_server', '--model-path', model, *extra_flags]\n"
+        "    return subprocess.Popen(cmd)\n\n\n"
+        "def start_test_server(model, server_args):\n"
+        "    return popen_launch_server(model, 'http://127.0.0.1:30000', 600, other_args=server_args)\n\n\n"
+        "def start_twice(model, flags):\n"
+        "    return start_test_server(model, flags)\n"
+    )
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_a.py").write_text(
+        "from mypkg.launch import start_server, start_test_server, start_twice\nfrom mypkg import launch\n\n"
+        "start_server('m', ['--tp-size', '2', '--max-model-len', '4096'])\n"
+        "start_test_server('m', ['--gpu-memory-utilization', '0.9'])\n"
+        "launch.start_server('m', extra_flags=['--enforce-eager'])\n"
+        "start_twice('m', ['--swap-space', '4'])\n"
+        "start_server('m', ['--tp-size', '2', '--attention-backend', 'triton'])\n"
+    )
+    result = run_lint("--no-cache", "--isolated", ".", cwd=tmp_path)
+    expected = {(4, 38, "SGL009"), (5, 25, "SGL009"), (6, 39, "SGL009"), (7, 19, "SGL009")}
+    assert findings_of(result.stdout.splitlines()) == expected, result.stdout + result.stderr
+    # One file alone: the helper's file is not read (its own helpers are followed by the engine).
+    alone = run_lint("--no-cache", "--isolated", "tests/test_a.py", cwd=tmp_path)
+    assert (alone.returncode, alone.stdout) == (0, "")

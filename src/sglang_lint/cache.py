@@ -49,6 +49,7 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
         f"format {FORMAT}", f"sglang-lint {__version__}", f"python {sys.version_info[:2]}",
         f"libcst {getattr(libcst, '__version__', '?')}", f"screen {ruleset.screen}",
         "codes " + ",".join(rule.code for rule in ruleset.rules), "releases " + ",".join(releases),
+        "project " + repr(getattr(ruleset, "project_targets", ())),
     ):
         digest.update(part.encode() + b"\0")
     folders = sorted({rule.path.parent for rule in ruleset.rules})

@@ -322,6 +322,7 @@ def _main(argv: Sequence[str] | None) -> int:
         else:
             jobs.append(Job(path, display))
     targets = [target_for(config, _target_path(job, args), known, args.sglang_version) for job in jobs]
+    run.ruleset = _with_project(run.ruleset, [job.path for job in jobs if job.data is None])
     results, rulesets, caches = run.lint_by_target(jobs, targets)
     for job, result, job_ruleset in zip(jobs, results, rulesets):
         try:
@@ -499,6 +500,17 @@ def _ruleset(args, config: Config) -> RuleSet:
     """The configuration's rules, selected by the command line where it says, for every
     release (each file's are picked by :meth:`Run.ruleset_for`)."""
     return ruleset_for(config, args.select, args.ignore, args.extend_select, releases=())
+
+
+def _with_project(ruleset: RuleSet, paths: list[str]) -> RuleSet:
+    """The rule set with the project's own launch helpers (project.py) as targets."""
+    if len(paths) < 2:
+        return ruleset  # one file: its own helpers are followed by the engine
+    from sglang_lint.project import project_targets  # only a run over several files needs it
+
+    shipped = {target for rule in ruleset.catalog for check in rule.checks if check.kind == "server-args"
+               for target in check.targets}
+    return ruleset.with_project_targets(project_targets(paths, sorted(shipped, key=repr)))
 
 
 def _target_path(job: Job, args) -> str | None:

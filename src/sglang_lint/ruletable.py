@@ -51,10 +51,15 @@ class Entry:
 class RuleSet:
     """The catalog compiled for dispatch: entries keyed by callee name, and the prefilter."""
 
-    def __init__(self, rules: Sequence[Rule], screen: bool = True, releases: Sequence[str] = ()):
+    def __init__(self, rules: Sequence[Rule], screen: bool = True, releases: Sequence[str] = (),
+                 project_targets: Sequence[Target] = ()):
         # Every rule given, of every release; those in force are the ones whose raise site the
         # target releases all have (no target: the newest, so not the rules of sites it removed).
-        self.catalog = tuple(rules)
+        # ``project_targets``: the launch helpers of the linted project (project.py), judged by
+        # every server-argument check as sglang's own entry points are.
+        self.project_targets = tuple(project_targets)
+        self.catalog = tuple(_with_targets(rule, self.project_targets) for rule in rules) if project_targets \
+            else tuple(rules)
         self.releases = tuple(releases)
         self.rules = tuple(
             _rule_for_releases(rule, self.releases) for rule in self.catalog
@@ -103,7 +108,13 @@ class RuleSet:
         every one of them, so that a finding means the call fails on all of them."""
         if not releases:
             return self
-        return RuleSet(self.catalog, self.screen, releases)
+        return RuleSet(self.catalog, self.screen, releases, self.project_targets)
+
+    def with_project_targets(self, targets: Sequence[Target]) -> "RuleSet":
+        """The rule set with the project's launch helpers as targets of the server-argument checks."""
+        if not targets:
+            return self
+        return RuleSet(self.catalog, self.screen, self.releases, targets)
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
         """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
@@ -120,7 +131,19 @@ class RuleSet:
             ],
             self.screen,
             self.releases,
+            self.project_targets,
         )
+
+
+def _with_targets(rule: Rule, targets: tuple[Target, ...]) -> Rule:
+    """The rule with ``targets`` added to its server-argument checks (each once)."""
+    if not any(check.kind == "server-args" for check in rule.checks):
+        return rule
+    checks = tuple(
+        dataclasses.replace(check, targets=tuple(dict.fromkeys(check.targets + targets)))
+        if check.kind == "server-args" else check for check in rule.checks
+    )
+    return dataclasses.replace(rule, checks=checks)
 
 
 def _triggers(rules: Sequence[Rule]) -> list:

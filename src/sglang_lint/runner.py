@@ -42,12 +42,14 @@ def lint_one(display: str, data: bytes, ruleset: RuleSet) -> FileResult:
 _WORKER_RULESET: RuleSet | None = None
 
 
-def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = ()) -> None:
+def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = (),
+                  project_targets: tuple = ()) -> None:
     """Under ``spawn`` (no fork), load the same rule files again in the worker, narrowed to
-    the same sglang releases."""
+    the same sglang releases, with the same project helpers."""
     global _WORKER_RULESET
     if rule_files is not None:
-        _WORKER_RULESET = RuleSet([load_rule_file(Path(path)) for path in rule_files], screen).for_releases(releases)
+        rules = [load_rule_file(Path(path)) for path in rule_files]
+        _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases)
 
 
 def _work(item: tuple[str, bytes]) -> FileResult:
@@ -85,7 +87,8 @@ def lint_jobs(
         context = multiprocessing.get_context("fork" if fork else "spawn")
         _WORKER_RULESET = ruleset
         rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
-        with context.Pool(workers, _start_worker, (rule_files, ruleset.screen, tuple(releases))) as pool:
+        initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets)
+        with context.Pool(workers, _start_worker, initargs) as pool:
             outcomes = pool.map(_work, items, chunksize=max(1, len(items) // (workers * 8)))
     else:
         outcomes = [lint_one(display, data, ruleset) for display, data in items]

@@ -108,7 +108,9 @@ class Tree:
     """The functions and methods of sglang, and how a call in one module names them."""
 
     def __init__(self, modules: list[Module]):
+        self.seed_positions: dict[tuple, dict[str, int | None]] = {}  # entry points outside the tree
         self.modules = {m.name: m for m in modules}
+        self.roots = {name.split(".")[0] for name in self.modules} | {"sglang", "subprocess"}  # dotted calls followed
         self.exports = package_exports(modules)
         owners: Counter = Counter()
         for module in modules:
@@ -160,7 +162,7 @@ class Tree:
         """("function", qualified name) or ("method", name) of a call, or None."""
         func = call.func
         name = self.dotted(func, module, local)
-        if name is not None and (isinstance(func, ast.Name) or name.split(".")[0] in ("sglang", "subprocess")):
+        if name is not None and (isinstance(func, ast.Name) or name.split(".")[0] in self.roots):
             return "function", name
         if isinstance(func, ast.Attribute) and func.attr in self.unique_methods:
             return "method", func.attr
@@ -178,11 +180,17 @@ class Tree:
         return None
 
 
-def launch_entry_points(modules: list[Module]) -> list[EntryPoint]:
-    """Every function and method of the tree (a method only if no other sglang class has one of
-    its name) that takes launch flags, or a whole launch command, in a parameter."""
+def launch_entry_points(modules: list[Module], seeds: list[EntryPoint] = ()) -> list[EntryPoint]:
+    """Every function and method of the tree (a method only if no other class of it has one of
+    its name) that takes launch flags, or a whole launch command, in a parameter. ``seeds``:
+    entry points outside the tree its functions may hand their parameter on to (sglang's own,
+    for a user's project: sglang-lint's project pass)."""
     tree = Tree(modules)
     found: dict[tuple, dict[str, Found]] = {}  # callee key -> parameter -> what it takes
+    for seed in seeds:
+        if seed.kind == "function":
+            found.setdefault((seed.kind, seed.name), {})[seed.argument] = Found(seed.takes, seed.evidence)
+            tree.seed_positions.setdefault((seed.kind, seed.name), {})[seed.argument] = seed.position
     launching: set[tuple] = set()  # command runners that sglang hands a launch command to
     forwards: dict[tuple, set[tuple]] = {}  # runner -> runners it hands its command on to
     by_key = {}
@@ -191,8 +199,10 @@ def launch_entry_points(modules: list[Module]) -> list[EntryPoint]:
     # First every function that calls a runner or a parser; then, until nothing changes, those
     # that call an entry point the pass before found something new of. A module whose text has
     # none of the words is not read further.
-    wanted = PARSE_METHODS | {"add_cli_args"} | {name.rpartition(".")[2] for name in RUNNERS} | set(RUNNER_NAMES)
-    screen = {"subprocess", "add_cli_args", *RUNNER_NAMES}
+    seeded = {key[1].rpartition(".")[2] for key in tree.seed_positions}
+    wanted = (PARSE_METHODS | {"add_cli_args"} | {name.rpartition(".")[2] for name in RUNNERS} | set(RUNNER_NAMES)
+              | seeded)
+    screen = {"subprocess", "add_cli_args", *RUNNER_NAMES, *seeded}
     while wanted:
         changed = set()
         screened = {m.name for m in modules if any(word in m.source for word in screen)}
@@ -468,9 +478,12 @@ class Flow:
         elif name.rpartition(".")[2] in RUNNER_NAMES:
             targets.append((RUNNER_NAMES[name.rpartition(".")[2]], "command", line))
         callee_function = self.by_key.get(callee)
+        outside = self.tree.seed_positions.get(callee, {}) if callee_function is None else {}
         for param, what in self.known.get(callee, {}).items():
             if callee_function is not None and param in callee_function.params:
                 targets.append(((param, callee_function.params[param]), what.takes, what.evidence))
+            elif param in outside:
+                targets.append(((param, outside[param]), what.takes, what.evidence or line))
         for (param, position), takes, evidence in targets:
             argument = _argument(call, param, position)
             if argument is None:

@@ -130,49 +130,60 @@ def _read_modules(root: Path) -> list[Module]:
             continue
         try:
             source = path.read_text(encoding="utf-8")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # sglang's own invalid escapes are not ours to report
-                tree = ast.parse(source)
-        except (SyntaxError, UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError):
             continue
-        module = Module(".".join(parts), path, source, tree)
-        is_package = path.name == "__init__.py"
-        seen: Counter = Counter()
-        for node in tree.body:
-            for target in _top_level_names(node):
-                seen[target] += 1
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        module.constants[target.id] = node.value
-        module.constants = {k: v for k, v in module.constants.items() if seen[k] == 1}
-        module.definitions = {
-            n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        }
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                module.functions.append(node)
-            elif isinstance(node, ast.ClassDef):
-                module.classes.append(node)
-            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                if isinstance(node.value, ast.Name):
-                    module.mutated.add(node.value.id)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if isinstance(node.func.value, ast.Name) and node.func.attr in MUTATING_METHODS:
-                    module.mutated.add(node.func.value.id)
-            elif isinstance(node, ast.ImportFrom):
-                base = import_base(node, module.name, is_package)
-                if base is None:
-                    continue
-                for alias in node.names:
-                    module.imports.setdefault(alias.asname or alias.name, f"{base}.{alias.name}")
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        module.imports.setdefault(alias.asname, alias.name)
-        modules.append(module)
+        module = read_module(".".join(parts), path, source)
+        if module is not None:
+            modules.append(module)
     return modules
+
+
+def read_module(name: str, path: Path, source: str) -> Module | None:
+    """One module, parsed, with its imports, constants and in-place writes (None: it does not
+    parse)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # sglang's own invalid escapes are not ours to report
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    module = Module(name, path, source, tree)
+    is_package = path.name == "__init__.py"
+    seen: Counter = Counter()
+    for node in tree.body:
+        for target in _top_level_names(node):
+            seen[target] += 1
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    module.constants[target.id] = node.value
+    module.constants = {k: v for k, v in module.constants.items() if seen[k] == 1}
+    module.definitions = {
+        n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            module.functions.append(node)
+        elif isinstance(node, ast.ClassDef):
+            module.classes.append(node)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node.value, ast.Name):
+                module.mutated.add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if isinstance(node.func.value, ast.Name) and node.func.attr in MUTATING_METHODS:
+                module.mutated.add(node.func.value.id)
+        elif isinstance(node, ast.ImportFrom):
+            base = import_base(node, module.name, is_package)
+            if base is None:
+                continue
+            for alias in node.names:
+                module.imports.setdefault(alias.asname or alias.name, f"{base}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    module.imports.setdefault(alias.asname, alias.name)
+    return module
 
 
 def import_base(node: ast.ImportFrom, module: str, is_package: bool) -> str | None:

@@ -1,0 +1,84 @@
+"""The command's project pass: launch helpers defined in one file and called from another.
+
+The engine judges one file at a time; a helper of the same file that puts its parameter into a
+launch is followed there (reach.py). A project's helpers usually live in a module of their own
+(``utils.launch_server(model, extra_flags)``, called from every test). Before linting, the
+command finds them with the deriver's analysis of sglang's own entry points (derive/launchers.py)
+run over the project's files that may launch a server (those that name the launcher or one of
+sglang's entry points, then those that call a helper found so far), and judges their calls as it
+judges ``popen_launch_server``. Only ``ast`` is used here; a file that does not parse is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterable
+
+from sglang_lint.catalog import Target
+from sglang_lint.derive.launchers import EntryPoint, launch_entry_points
+from sglang_lint.derive.tree import read_module
+from sglang_lint.pynames import module_name_for
+
+LAUNCHER = re.compile(rb"sglang\.launch_server|\bsglang\W{1,8}serve\b")
+MAX_ROUNDS = 4  # helpers of helpers of helpers...
+MAX_FILE_BYTES = 2_000_000
+
+
+def module_name(path: str) -> str | None:
+    """The module name imports give a file: its folders up to the first without ``__init__.py``."""
+    file = Path(path).resolve()
+    if file.suffix != ".py":
+        return None
+    parts = [] if file.stem == "__init__" else [file.stem]
+    folder = file.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
+
+
+def project_targets(paths: Iterable[str], shipped: Iterable[Target]) -> tuple[Target, ...]:
+    """The functions of these files that hand a parameter on to an sglang launch (a list of
+    flags, a whole command), as targets; ``shipped``: sglang's own entry points."""
+    seeds = [EntryPoint("function", t.name, t.argument, t.position, t.takes, "")
+             for t in shipped if t.kind == "function" and t.argument and t.takes in ("flags", "command")]
+    texts = {}
+    for path in paths:
+        # sglang's own files: their entry points are the shipped table already (launchers.toml)
+        if path.endswith(".py") and module_name_for(path)[0] is None:
+            try:
+                if os.path.getsize(path) <= MAX_FILE_BYTES:
+                    with open(path, "rb") as handle:
+                        texts[path] = handle.read()
+            except OSError:
+                continue
+    words = [re.escape(seed.name.rpartition(".")[2].encode()) for seed in seeds]
+    wanted = re.compile(LAUNCHER.pattern + (b"|\\b(?:" + b"|".join(words) + b")\\(" if words else b""))
+    modules, read, entries, names = [], set(), [], set()
+    for _ in range(MAX_ROUNDS):
+        frontier = [path for path, data in texts.items() if path not in read and wanted.search(data)]
+        if not frontier:
+            break
+        for path in frontier:
+            read.add(path)
+            name = module_name(path)
+            if name is not None:
+                try:
+                    module = read_module(name, Path(path), texts[path].decode("utf-8"))
+                except UnicodeDecodeError:
+                    module = None
+                if module is not None:
+                    modules.append(module)
+        entries = launch_entry_points(modules, seeds)
+        found = {entry.name.rpartition(".")[2] for entry in entries} - names
+        if not found:
+            break
+        names |= found
+        wanted = re.compile(b"\\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + b")\\(")
+    return tuple(
+        Target(kind=entry.kind, name=entry.name, argument=entry.argument, position=entry.position, takes=entry.takes,
+               receivers=entry.receivers)
+        for entry in entries
+    )
