@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sglang_lint.derive.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
+from sglang_lint.derive.launchers import (
+    LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text, serve_other_flags,
+)
 from sglang_lint.derive.sites import derive_sites
 from sglang_lint.derive.tree import read_modules
 from sglang_lint.derive.writing import _write_launchers
@@ -438,7 +440,6 @@ KNOWN_0_5_23 = {
     ("sglang.test.ascend.test_ascend_utils.run_bench_serving", "other_server_args", 3),
     ("sglang.test.hicache_xpu_common.launch_server", "other_args", 2),
     ("sglang.srt.server_args.prepare_server_args", "argv", 0),
-    ("sglang.multimodal_gen.runtime.server_args.server_args.prepare_server_args", "argv", 0),
     ("run_test", "other_args", 3),  # BaseTestGptOss (sglang/test/gpt_oss_common.py)
     ("_run_test_raw", "other_args", 2),
     ("run_benchmark_for_model", "other_args", 4),  # NightlyBenchmarkRunner
@@ -450,7 +451,8 @@ KNOWN_0_5_23 = {
 def test_sglang_0_5_23_s_launch_entry_points():
     if not (SGLANG_0_5_23 / "sglang" / "__init__.py").is_file():
         pytest.skip(f"no sglang 0.5.23 tree at {SGLANG_0_5_23}")
-    entries = launch_entry_points(read_modules(SGLANG_0_5_23))
+    modules = read_modules(SGLANG_0_5_23)
+    entries = launch_entry_points(modules)
     flags = {(e.name, e.argument, e.position) for e in entries if e.takes == "flags"}
     assert KNOWN_0_5_23 <= flags
     assert len(flags) == len({(e.name, e.argument) for e in entries if e.takes == "flags"})
@@ -460,5 +462,10 @@ def test_sglang_0_5_23_s_launch_entry_points():
     assert "_launch_server_process(command" in (SGLANG_0_5_23 / path).read_text().splitlines()[int(line) - 1]
     assert by_name["sglang.srt.server_args.prepare_server_args"].evidence.startswith("sglang/srt/server_args.py:")
     assert not any(e.name.rpartition(".")[2].startswith("test") for e in entries)
+    # The diffusion server's own (sglang.multimodal_gen prepare_server_args...): another parser.
+    assert not any(e.name.startswith("sglang.multimodal_gen.") for e in entries)
+    assert {e.receivers for e in entries if e.kind == "method"} >= {("sglang.test.gpt_oss_common.BaseTestGptOss",)}
     text = (Path(__file__).parent.parent / "rules" / "derived" / LAUNCHERS_TABLE).read_text()
-    assert text == launchers_text(entries, "0.5.23")  # the shipped table is 0.5.23's
+    serve = serve_other_flags(modules)
+    assert "--text-encoder-cpu-offload" in serve and "--max-model-len" not in serve
+    assert text == launchers_text(entries, "0.5.23", serve)  # the shipped table is 0.5.23's
