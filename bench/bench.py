@@ -9,6 +9,9 @@ environments with the same flake8, pyflakes, pycodestyle and mccabe, one of them
 sglang-lint installed from this checkout (and ruff, the same version as here if there is
 one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`` times:
 
+* one file, as an editor or pre-commit runs it: flake8 with against without the plugin, on a
+  file that calls no sglang API and on one with an ``Engine(...)`` call; ``sglang-lint`` on one
+  file against the bare interpreter (``python -c pass``) and against ``ruff check``;
 * flake8 with the plugin installed against flake8 without it (default checks, and
   ``--select F``), whole tree, ``-j`` jobs: the plugin's overhead;
 * ``sglang-lint`` (cold: a new, empty cache) against ``ruff check --no-cache --select F,E``;
@@ -145,11 +148,46 @@ def row(series: Series, extra: str = "") -> str:
     return f"  {series.label:<52} {series.median:9.2f} s  [{series.spread:>13}]  {series.peak_mb:8.0f} MB  {extra}"
 
 
+# One file, as an editor on save or pre-commit on a changed file runs it: start-up is the cost.
+NO_SGLANG = "import os\n\n\ndef main():\n    print(os.getcwd())\n"
+WITH_SGLANG = ("import sglang as sgl\n\n\ndef main():\n"
+               "    return sgl.Engine(model_path='Qwen/Qwen3-8B', tp_size=2, attention_backend='triton')\n")
+
+
+def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="sglang-lint-one-"))
+    (folder / "no_sglang.py").write_text(NO_SGLANG)
+    (folder / "with_sglang.py").write_text(WITH_SGLANG)
+    kinds = (("no_sglang.py", "a file that calls no sglang API"), ("with_sglang.py", "a file with an Engine call"))
+    for name, label in kinds:
+        without = Series(f"flake8 one file ({label}), without the plugin")
+        with_plugin = Series(f"flake8 one file ({label}), with it")
+        command = ["-m", "flake8", "--isolated", "--exit-zero", name]
+        alternate([(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
+                  runs, folder)
+        print(row(without))
+        print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.2f}"))
+    bare = Series("python -c pass (the interpreter's start)")
+    ruff = Series("ruff check one file")
+    for name, label in (("no_sglang.py", "calls no sglang API"), ("with_sglang.py", "an Engine call")):
+        lint = Series(f"sglang-lint one file ({label})")
+        alternate([(bare, [str(plugin / "python"), "-c", "pass"]),
+                   (lint, [str(plugin / "sglang-lint"), "--no-cache", name] if name == "with_sglang.py"
+                    else [str(plugin / "sglang-lint"), name]),
+                   (ruff, [str(plugin / "ruff"), "check", "--no-cache", "--exit-zero", "--quiet", name])], runs, folder)
+        ratios = f"/ python -c pass = {lint.median / bare.median:.1f}, / ruff = {lint.median / ruff.median:.1f}"
+        print(row(lint, ratios))
+    print(row(bare))
+    print(row(ruff))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="runs of each command (default 3)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="-j for flake8 and sglang-lint")
     parser.add_argument("--skip-flake8", action="store_true", help="leave out the flake8 pairs (the slow part)")
+    parser.add_argument("--one-file", action="store_true", help="only the one-file rows (start-up)")
     args = parser.parse_args(argv)
     start_launcher()  # first, while this process is small
 
@@ -170,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, -j {jobs}; "
           f"{args.runs} runs each, alternated")
     print(f"  {'command':<52} {'median':>11}  {'[min-max]':>15}  {'peak RSS':>11}")
+
+    one_file_rows(plain, plugin, tree, max(args.runs, 5))
+    if args.one_file:
+        return 0
 
     if not args.skip_flake8:
         for label, select in (("default checks", []), ("--select F", ["--select", "F"])):

@@ -14,8 +14,10 @@ PACKAGE = ROOT / "src" / "sglang_lint"
 # Lowest first. A module may import only from its own layer or lower ones (and not in a circle).
 LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
-    {"model", "pynames", "rulefile", "noqa", "__init__", "launch_text"},  # the package root: __version__; lint is lazy
+    # (__init__, the package root: __version__; lint is lazy)
+    {"model", "pynames", "rulefile", "noqa", "__init__", "launch_text", "versions"},
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
+    {"index"},  # the compiled rule index: what the cheap stage reads
     {"catalog", "syntax", "screen", "launch_paths"},
     # the bindings of a file, and the resolver that reads them
     {"bindings"},
@@ -53,7 +55,8 @@ LAYERS = [
     {"derive"},
     {"runner", "project"},  # project: the command's pass over the project's launch helpers
     # the front ends
-    {"cli", "server", "flake8_plugin", "__main__"},
+    {"cli", "server", "flake8_plugin"},
+    {"front", "__main__"},  # the entry point: the quick answer from the index, else the command
 ]
 # Function-level imports of our modules that are on purpose: loaded only when asked for.
 LAZY = {
@@ -61,6 +64,13 @@ LAZY = {
     ("cli", "server"),  # the language server needs pygls, an optional dependency
     ("cli", "docs"), ("cli", "derive"),  # subcommands
     ("cli", "project"),  # a run over several files only
+    ("index", "prefilter"), ("index", "ruletable"),  # the index builds on first need only
+    # the plugin loads the catalog and LibCST only for a file the index says may call a catalog name
+    ("flake8_plugin", "target"), ("flake8_plugin", "ruletable"), ("flake8_plugin", "catalog"),
+    ("flake8_plugin", "pynames"), ("flake8_plugin", "engine"), ("flake8_plugin", "model"),
+    ("target", "ruletable"),  # the shipped releases are read from the catalog on first need
+    ("config", "ruletable"),  # the rules of a configuration: loaded only for a full run
+    ("front", "cli"), ("front", "config"), ("front", "index"), ("front", "rulefile"),  # the quick answer
 }
 MAX_LINES = 700
 
@@ -172,4 +182,4 @@ def test_the_leaves_import_nothing_of_ours():
     graph = _graph()
     for leaf in LAYERS[0]:
         assert not [i for i, top in graph[leaf] if top], f"{leaf} is a leaf but imports {graph[leaf]}"
-    assert {i for i, _ in graph["catalog"]} == {"rulefile"}
+    assert {i for i, _ in graph["catalog"]} == {"rulefile", "versions"}

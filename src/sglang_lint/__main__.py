@@ -1,5 +1,5 @@
 import sys
 
-from sglang_lint.cli import main
+from sglang_lint.front import main
 
 sys.exit(main())

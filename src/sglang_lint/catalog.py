@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
+from sglang_lint.rulefile import Fields, RuleFileError, default_rules_dir, read_toml, read_tomls  # noqa: F401
+from sglang_lint.versions import version_key  # noqa: F401  (the rule files' releases are ordered by it)
 
 CODE_PATTERN = re.compile(r"^SGL[0-9]{3,4}$")
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -185,23 +185,6 @@ def in_releases(since: str | None, until: str | None, version: str) -> bool:
 VERSION_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*(\.?[a-z]+[0-9]*)?$")
 
 
-_VERSION_PARTS = re.compile(r"([0-9]+(?:\.[0-9]+)*)(?:[.-]?([a-z]+)[.-]?([0-9]*))?")
-
-
-@lru_cache(maxsize=4096)
-def version_key(version: str) -> tuple:
-    """A release's place in order: ``0.5.23`` -> ((0, 5, 23), 1, 0); a pre-release suffix
-    (``rc1``, ``dev0``, ``a1``) sorts before its release, a ``.postN`` after it, by N."""
-    match = _VERSION_PARTS.fullmatch(version.strip().lower())
-    if match is None:
-        return (tuple(int(p) for p in re.findall(r"[0-9]+", version)), 1, 0)
-    numbers = tuple(int(part) for part in match.group(1).split("."))
-    suffix, number = match.group(2), int(match.group(3) or 0)
-    if suffix is None:
-        return (numbers, 1, 0)
-    return (numbers, 2 if suffix == "post" else 0, number)
-
-
 @dataclass(frozen=True)
 class Docs:
     why: str
@@ -312,15 +295,6 @@ def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
 
 def load_rule_file(path: Path, kinds: Mapping[str, Any]) -> Rule:
     return parse_rule(read_toml(path), path, kinds)
-
-
-def default_rules_dir() -> Path:
-    """The catalog shipped in the wheel, or the repository's rules/ when run from source."""
-    here = Path(__file__).resolve().parent
-    shipped = here / "rules"
-    if shipped.is_dir():
-        return shipped
-    return here.parent.parent / "rules"
 
 
 def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ...]:

@@ -26,9 +26,9 @@ from pathlib import Path, PurePosixPath
 
 from typing import Sequence
 
-from sglang_lint.catalog import default_rules_dir, version_key
+from sglang_lint.rulefile import default_rules_dir
+from sglang_lint.versions import version_key
 from sglang_lint.rulefile import tomllib
-from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules
 from sglang_lint.target import RELEASE_PATTERN, TargetRelease, find_target, known_releases
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
@@ -105,6 +105,8 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
     for the caller to narrow per file with ``for_releases``, see target.py);
     ``select``/``ignore`` (the command line's) replace the file's where given, and
     ``extend_select`` adds to whichever selection holds."""
+    from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules  # the catalog: once it is needed
+
     if config.extra_rules:
         ruleset = RuleSet(load_rules([default_rules_dir(), *config.extra_rules]))
     else:
@@ -123,6 +125,8 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
 def known_for(config: Config) -> tuple[str, ...]:
     """The releases the catalog knows (target.known_releases), with those the configuration's
     extra rules name."""
+    from sglang_lint.ruletable import load_rules
+
     if not config.extra_rules:
         return known_releases()
     return tuple(sorted(set(known_releases()) | set(known_releases(load_rules(config.extra_rules))), key=version_key))

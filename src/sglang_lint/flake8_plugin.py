@@ -13,12 +13,17 @@ import ast
 from typing import Iterator
 
 from sglang_lint import __version__
-from sglang_lint.catalog import CRASH_CODE
-from sglang_lint.engine import lint
-from sglang_lint.model import SourceError
-from sglang_lint.pynames import module_name_for
-from sglang_lint.ruletable import RuleSet, default_ruleset
-from sglang_lint.target import find_target, known_releases, release_argument
+from sglang_lint.index import rule_index
+
+# Nothing heavy is imported until a file may call a catalog name (the compiled rule index says
+# so): LibCST, the check kinds and the rule files load only then (run()).
+
+
+def _release(text: str) -> str:
+    """``--sglang-version``'s value, checked as the command checks it."""
+    from sglang_lint.target import release_argument
+
+    return release_argument(text)
 
 
 class SglangLintPlugin:
@@ -27,14 +32,15 @@ class SglangLintPlugin:
     # The rules flake8 will report, from its own --select/--ignore (None: all of them). flake8
     # runs every installed plugin whatever is selected; with no SGL code selected this one
     # returns at once, and with a few it runs only those.
-    ruleset: RuleSet | None = None
+    ruleset = None  # RuleSet of the selected rules, made on first need (None: every rule)
+    selected: frozenset | None = None  # the selected codes (None: all)
     sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
     by_releases: dict = {}  # the rule set of each release target, made once
 
     @classmethod
     def add_options(cls, parser) -> None:
         parser.add_option(
-            "--sglang-version", default=None, type=release_argument, parse_from_config=True, metavar="X",
+            "--sglang-version", default=None, type=_release, parse_from_config=True, metavar="X",
             help="sglang-lint: judge every file against this sglang release (default: the installed "
             "sglang, else the project's pin above the file)",
         )
@@ -43,16 +49,26 @@ class SglangLintPlugin:
     def parse_options(cls, options) -> None:
         cls.sglang_version = getattr(options, "sglang_version", None)
         cls.by_releases = {}
+        cls.ruleset = None
         try:
             from flake8.style_guide import Decision, DecisionEngine
 
             decide = DecisionEngine(options).decision_for
-            rules = default_ruleset().catalog  # every release's rules: a target narrows them later
-            selected = [rule for rule in rules if decide(rule.code) is Decision.Selected]
+            codes = rule_index().codes  # every release's rules: a target narrows them later
+            selected = frozenset(code for code in codes if decide(code) is Decision.Selected)
         except Exception:  # flake8's internals moved: run every rule, flake8 still filters
-            cls.ruleset = None
+            cls.selected = None
             return
-        cls.ruleset = None if len(selected) == len(rules) else RuleSet(selected)
+        cls.selected = None if len(selected) == len(codes) else selected
+
+    @classmethod
+    def selected_ruleset(cls):
+        """The selected rules (None: all), loaded on first need."""
+        if cls.selected is not None and cls.ruleset is None:
+            from sglang_lint.ruletable import RuleSet, default_ruleset
+
+            cls.ruleset = RuleSet([rule for rule in default_ruleset().catalog if rule.code in cls.selected])
+        return cls.ruleset
 
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]):
         # ``tree`` is unused, but asking for it makes this an AST plugin, which flake8
@@ -61,36 +77,54 @@ class SglangLintPlugin:
         self.lines = lines
 
     @classmethod
-    def ruleset_for(cls, filename: str) -> RuleSet | None:
+    def ruleset_for(cls, filename: str):
         """The selected rules for the release(s) this file is judged against (None: every
         rule, as they stand in the newest release)."""
+        from sglang_lint.ruletable import default_ruleset
+        from sglang_lint.target import find_target, known_releases
+
         target = find_target(
             None if filename in ("stdin", "-") else filename,
             cli_version=cls.sglang_version, config_version=None, known=known_releases(),
         )
         if not target.releases:
-            return cls.ruleset
+            return cls.selected_ruleset()
         if target.releases not in cls.by_releases:
-            base = cls.ruleset if cls.ruleset is not None else default_ruleset()
+            base = cls.selected_ruleset() or default_ruleset()
             cls.by_releases[target.releases] = base.for_releases(target.releases)
         return cls.by_releases[target.releases]
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        ruleset = type(self).ruleset
-        if ruleset is not None and not ruleset.rules:
+        if type(self).selected is not None and not type(self).selected:
             return  # no SGL code is selected: flake8 would drop everything we report
         source = "".join(self.lines)
         try:
-            # The prefilter's names are the same for every release: a file it skips needs no
-            # release found for it (no walk for a pin, no metadata read).
-            if not (ruleset or default_ruleset()).may_match_any_release(source, module_name_for(self.filename)[0]):
+            # The index's prefilter holds every release's rules: a file it skips needs no
+            # release found for it, no catalog loaded, no LibCST imported.
+            index = rule_index()
+            if not index.mentions(source):
                 return
+            from sglang_lint.pynames import module_name_for
+
+            if not index.may_match(source, module_name_for(self.filename)[0]):
+                return
+            from sglang_lint.engine import lint
+            from sglang_lint.model import SourceError
+        except Exception as exc:
+            yield from self._crashed(exc)
+            return
+        try:
+            selected = type(self).selected_ruleset()
+            if selected is not None and not selected.may_match_any_release(source, module_name_for(self.filename)[0]):
+                return  # only the selected rules' prefilter counts
             ruleset = type(self).ruleset_for(self.filename)
+            if ruleset is not None and not ruleset.rules:
+                return
             diagnostics = lint(source, self.filename, ruleset)
         except SourceError:
             return  # Python parsed it but LibCST did not: say nothing rather than guess
         except Exception as exc:  # never stop a team's flake8 run: report and go on
-            yield 1, 0, f"{CRASH_CODE} sglang-lint failed on this file ({type(exc).__name__}: {exc})", type(self)
+            yield from self._crashed(exc)
             return
         for diagnostic in diagnostics:
             yield (
@@ -99,3 +133,8 @@ class SglangLintPlugin:
                 f"{diagnostic.code} {diagnostic.message}",
                 type(self),
             )
+
+    def _crashed(self, exc: Exception):
+        from sglang_lint.catalog import CRASH_CODE
+
+        yield 1, 0, f"{CRASH_CODE} sglang-lint failed on this file ({type(exc).__name__}: {exc})", type(self)

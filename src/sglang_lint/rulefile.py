@@ -124,6 +124,15 @@ class Fields:
             raise self.error(unknown[0], "is not a known field")
 
 
+def default_rules_dir() -> Path:
+    """The catalog shipped in the wheel, or the repository's rules/ when run from source."""
+    here = Path(__file__).resolve().parent
+    shipped = here / "rules"
+    if shipped.is_dir():
+        return shipped
+    return here.parent.parent / "rules"
+
+
 def cache_home() -> Path:
     """Where sglang-lint keeps what it can compute again: ``$SGLANG_LINT_CACHE``, else
     ``$XDG_CACHE_HOME/sglang-lint``, else ``~/.cache/sglang-lint``."""
@@ -157,7 +166,7 @@ def read_toml(path: Path) -> dict:
             pass
     data = _parse(path, raw)
     if cached is not None:
-        _keep(cached, data)
+        keep_marshal(cached, data)
     return data
 
 
@@ -184,7 +193,7 @@ def read_tomls(paths: list[Path]) -> list[dict]:
         pass
     parsed = [_parse(path, raw) for path, raw in zip(paths, raws)]
     if paths:
-        _keep(cached, parsed)
+        keep_marshal(cached, parsed)
     return parsed
 
 
@@ -197,7 +206,7 @@ def _parse(path: Path, raw: bytes) -> dict:
         raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc
 
 
-def _keep(path: Path, data) -> None:
+def keep_marshal(path: Path, data) -> None:
     """Write the parsed table atomically; a cache that cannot be written only costs time."""
     try:
         blob = marshal.dumps(data)

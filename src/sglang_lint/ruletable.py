@@ -82,7 +82,7 @@ class RuleSet:
                     table.setdefault(target.last_name, []).append(Entry(rule, check, target))
                     if target.fields:
                         self.fields.append(Entry(rule, check, target))
-        self.prefilter = Prefilter(_triggers(self.rules), screen)
+        self.prefilter = Prefilter(rule_triggers(self.rules), screen)
         self._catalog_prefilter: Prefilter | None = None
 
     def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
@@ -99,7 +99,7 @@ class RuleSet:
         if len(self.rules) == len(self.catalog):
             return self.may_match(source, module)
         if self._catalog_prefilter is None:
-            self._catalog_prefilter = Prefilter(_triggers(self.catalog), self.screen)
+            self._catalog_prefilter = Prefilter(rule_triggers(self.catalog), self.screen)
         return self._catalog_prefilter.skip_reason(source, module) is None
 
     def for_releases(self, releases: Sequence[str]) -> "RuleSet":
@@ -146,7 +146,7 @@ def _with_targets(rule: Rule, targets: tuple[Target, ...]) -> Rule:
     return dataclasses.replace(rule, checks=checks)
 
 
-def _triggers(rules: Sequence[Rule]) -> list:
+def rule_triggers(rules: Sequence[Rule]) -> list:
     """What a file must contain for any check of these rules to fire (the prefilter's table)."""
     return [trigger for rule in rules for check in rule.checks for trigger in CHECK_KINDS[check.kind].triggers(check)]
 

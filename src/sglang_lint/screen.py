@@ -29,11 +29,11 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
+from sglang_lint.index import IDENTIFIER_BYTES  # noqa: F401  (the prefilter's too)
 from sglang_lint.pynames import NOT_LITERAL, UNKNOWN, Ref, ast_literal, find_argument
 
 # Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
 # UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
-IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 _OPENERS = b"([{"
 _CLOSERS = b")]}"
 _INTERESTING = re.compile(rb"[()\[\]{}'\"#]")

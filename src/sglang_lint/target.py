@@ -33,13 +33,14 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from sglang_lint.catalog import Rule, version_key
+from sglang_lint.versions import version_key
+
+if TYPE_CHECKING:  # annotations only
+    from sglang_lint.catalog import Rule
 from sglang_lint.rulefile import tomllib
-from sglang_lint.ruletable import default_rules
 
 # A release as users write it: 0.5.23, 0.5.10.post1, 0.5.16rc1, 0.6.0.dev0.
 RELEASE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*([.-]?[a-z]+[.-]?[0-9]*)?$")
@@ -101,6 +102,8 @@ def known_releases(rules: Iterable[Rule] | None = None) -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def _shipped_releases() -> tuple[str, ...]:
+    from sglang_lint.ruletable import default_rules  # the catalog: only once a release is looked for
+
     return known_releases(default_rules())
 
 
@@ -168,6 +171,8 @@ def installed_version() -> str | None:
     None when it is not installed."""
     if not _INSTALLED:
         try:
+            from importlib import metadata  # only when no pin or option says the release
+
             version = metadata.version("sglang")
         except Exception:  # not installed, or unreadable metadata: as if not installed
             version = None

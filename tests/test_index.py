@@ -1,0 +1,140 @@
+"""The compiled rule index (index.py): rebuilt when a rule file, a data table, an extra rule
+folder or the tool's version changes; a corrupt index is rebuilt, never trusted; and what it
+skips, the full prefilter skips too (behaviour is the same with it and without it)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, fixture_files
+from sglang_lint import index as index_module
+from sglang_lint.index import fingerprint, rule_index
+from sglang_lint.pynames import module_name_for
+from sglang_lint.ruletable import RuleSet, default_rules
+
+RULES = ROOT / "rules"
+SGL001 = next(RULES.glob("SGL001-*.toml"))
+SGLANG_TREE = Path(os.environ.get("SGLANG_LINT_CACHE", Path.home() / ".cache" / "sglang-lint")) / "sglang-0.5.23"
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
+    index_module._LOADED.clear()
+    yield tmp_path / "cache" / "tables"
+    index_module._LOADED.clear()
+
+
+@pytest.fixture
+def rules_copy(tmp_path):
+    folder = tmp_path / "rules"
+    shutil.copytree(RULES, folder)
+    return folder
+
+
+def index_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("index-*.marshal"))
+
+
+def test_the_index_holds_the_catalog_codes_and_is_kept(private_cache):
+    index = rule_index()
+    assert index.codes == tuple(rule.code for rule in default_rules())
+    assert len(index_files(private_cache)) == 1
+    index_module._LOADED.clear()
+    assert rule_index().codes == index.codes  # read back from the file
+    assert len(index_files(private_cache)) == 1
+
+
+def test_editing_a_rule_file_takes_effect_on_the_next_run(private_cache, rules_copy):
+    source = "from mypkg import brand_new_callee\nbrand_new_callee(mode='x')\n"
+    assert not rule_index([rules_copy]).mentions(source)
+    rule = rules_copy / SGL001.name
+    text = rule.read_text()
+    assert 'function = "sglang.multimodal_gen' in text
+    rule.write_text(text.replace("[[check.target]]\n", "[[check.target]]\nfunction = \"mypkg.brand_new_callee\"\n"
+                                 "argument = \"mode\"\n\n[[check.target]]\n", 1))
+    edited = rule_index([rules_copy])
+    assert edited.mentions(source) and len(index_files(private_cache)) == 2
+
+
+def test_a_data_table_or_the_tool_version_changes_the_key(rules_copy, monkeypatch):
+    before = fingerprint([rules_copy])
+    table = rules_copy / "derived" / "launchers.toml"
+    table.write_text(table.read_text() + "\n")
+    after_table = fingerprint([rules_copy])
+    assert after_table != before
+    monkeypatch.setattr(index_module, "__version__", "99.0")
+    assert fingerprint([rules_copy]) != after_table
+
+
+def test_an_extra_rule_folder_is_part_of_the_index(private_cache, tmp_path):
+    extra = tmp_path / "team-rules"
+    extra.mkdir()
+    text = SGL001.read_text().replace('code = "SGL001"', 'code = "SGL951"').replace(
+        "set_capture_flag_on_blocks", "team_capture_helper")
+    (extra / "SGL951-team.toml").write_text(text)
+    index = rule_index([RULES, extra])
+    assert "SGL951" in index.codes and "SGL951" not in rule_index().codes
+    assert index.mentions("team_capture_helper(t, mode='x')")
+
+
+@pytest.mark.parametrize("garbage", [b"", b"not marshal at all", b"\xe9\x00\x00\x00", None])
+def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
+    good = rule_index()
+    (path,) = index_files(private_cache)
+    if garbage is None:
+        import marshal
+
+        garbage = marshal.dumps((index_module.FORMAT, ("SGL001",), ("x",), (("y", "call", (), None),)))  # wrong shape
+    path.write_bytes(garbage)
+    index_module._LOADED.clear()
+    again = rule_index()
+    assert again.codes == good.codes and again.names == good.names
+    assert path.read_bytes() != garbage  # written again
+
+
+def _sources():
+    files = list(fixture_files()) + sorted((ROOT / "tests" / "fixtures" / "launch").glob("*.py"))
+    if (SGLANG_TREE / "sglang").is_dir():
+        tree = sorted((SGLANG_TREE / "sglang").rglob("*.py"))
+        files += random.Random(19).sample(tree, min(400, len(tree)))
+    return files
+
+
+def test_what_the_index_skips_the_full_prefilter_skips_too():
+    index, full = rule_index(), RuleSet(default_rules())
+    passed = 0
+    for path in _sources():
+        data = path.read_bytes()
+        module = module_name_for(str(path))[0]
+        if not index.may_match(data, module):
+            assert not full.may_match_any_release(data, module), path
+        else:
+            passed += 1
+    assert passed >= len(fixture_files())  # every fixture passes it (each has findings)
+
+
+def _front(args, cwd):
+    from conftest import run
+
+    code = ("import sys\nfrom sglang_lint.front import main\nrc = main(sys.argv[1:])\n"
+            "print('LIBCST' if 'libcst' in sys.modules else 'LIGHT', rc)\n")
+    return run("-c", code, *args, cwd=cwd)
+
+
+def test_the_command_answers_a_clean_file_without_loading_libcst(tmp_path):
+    (tmp_path / "clean.py").write_text("import os\nprint(os.getcwd())\n")
+    (tmp_path / "bad.py").write_text(
+        "import sglang as sgl\nsgl.Engine(model_path='m', attention_backnd='triton')\n")
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nx = '\xe9'\n")
+    clean = _front(["clean.py"], tmp_path)
+    assert clean.stdout.splitlines() == ["LIGHT 0"], clean.stderr
+    bad = _front(["clean.py", "bad.py"], tmp_path)
+    assert bad.stdout.splitlines()[-1] == "LIBCST 1" and "bad.py:2:28: SGL009" in bad.stdout
+    assert _front(["--isolated", "clean.py"], tmp_path).stdout.splitlines() == ["LIBCST 0"]  # any option: full
+    assert _front(["latin.py"], tmp_path).stdout.splitlines() == ["LIBCST 0"]  # not UTF-8: the full command reads it
