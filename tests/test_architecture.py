@@ -15,7 +15,8 @@ PACKAGE = ROOT / "src" / "sglang_lint"
 LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
     # (__init__, the package root: __version__; lint is lazy)
-    {"model", "pynames", "rulefile", "noqa", "__init__", "launch_text", "versions"},
+    {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places"},
+    {"rulefile"},  # the rule file reader (over places)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
     {"catalog", "syntax", "screen", "launch_paths"},
@@ -70,7 +71,7 @@ LAZY = {
     ("flake8_plugin", "pynames"), ("flake8_plugin", "engine"), ("flake8_plugin", "model"),
     ("target", "ruletable"),  # the shipped releases are read from the catalog on first need
     ("config", "ruletable"),  # the rules of a configuration: loaded only for a full run
-    ("front", "cli"), ("front", "config"), ("front", "index"), ("front", "rulefile"),  # the quick answer
+    ("front", "cli"), ("front", "config"), ("front", "index"), ("front", "places"),  # the quick answer
 }
 MAX_LINES = 700
 

@@ -83,14 +83,17 @@ def test_an_extra_rule_folder_is_part_of_the_index(private_cache, tmp_path):
     assert index.mentions("team_capture_helper(t, mode='x')")
 
 
-@pytest.mark.parametrize("garbage", [b"", b"not marshal at all", b"\xe9\x00\x00\x00", None])
+@pytest.mark.parametrize("garbage", [b"", b"not marshal at all", b"\xe9\x00\x00\x00", "other shape", "edited"])
 def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
+    import marshal
+
     good = rule_index()
     (path,) = index_files(private_cache)
-    if garbage is None:
-        import marshal
-
-        garbage = marshal.dumps((index_module.FORMAT, ("SGL001",), ("x",), (("y", "call", (), None),)))  # wrong shape
+    if garbage == "other shape":
+        garbage = marshal.dumps((index_module.FORMAT, ("SGL001",), ("x",), (("y", "call", (), None),)))
+    elif garbage == "edited":  # the payload changed, the checksum not: a file cut or edited
+        fmt, digest, payload = marshal.loads(path.read_bytes())
+        garbage = marshal.dumps((fmt, digest, payload.replace(b"SGL001", b"SGL999")))
     path.write_bytes(garbage)
     index_module._LOADED.clear()
     again = rule_index()

@@ -25,7 +25,7 @@ import libcst
 
 from sglang_lint import __version__
 from sglang_lint.model import FileResult
-from sglang_lint.rulefile import cache_home
+from sglang_lint.places import cache_home
 
 FORMAT = 2
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first

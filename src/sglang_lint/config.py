@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from typing import Sequence
 
-from sglang_lint.rulefile import default_rules_dir
+from sglang_lint.places import default_rules_dir
 from sglang_lint.versions import version_key
 from sglang_lint.rulefile import tomllib
 from sglang_lint.target import RELEASE_PATTERN, TargetRelease, find_target, known_releases

@@ -34,6 +34,7 @@ class SglangLintPlugin:
     # returns at once, and with a few it runs only those.
     ruleset = None  # RuleSet of the selected rules, made on first need (None: every rule)
     selected: frozenset | None = None  # the selected codes (None: all)
+    decide = None  # flake8's decision for a code, until select_codes has asked it
     sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
     by_releases: dict = {}  # the rule set of each release target, made once
 
@@ -50,20 +51,35 @@ class SglangLintPlugin:
         cls.sglang_version = getattr(options, "sglang_version", None)
         cls.by_releases = {}
         cls.ruleset = None
+        cls.selected = None
+        cls.decide = None
         try:
-            from flake8.style_guide import Decision, DecisionEngine
+            from flake8.style_guide import DecisionEngine
 
-            decide = DecisionEngine(options).decision_for
-            codes = rule_index().codes  # every release's rules: a target narrows them later
-            selected = frozenset(code for code in codes if decide(code) is Decision.Selected)
+            cls.decide = DecisionEngine(options).decision_for  # asked on first need (select_codes)
         except Exception:  # flake8's internals moved: run every rule, flake8 still filters
-            cls.selected = None
-            return
-        cls.selected = None if len(selected) == len(codes) else selected
+            cls.decide = None
+
+    @classmethod
+    def select_codes(cls) -> frozenset | None:
+        """The codes flake8 will report (None: all), worked out once, for the first file that
+        may call a catalog name (asking flake8 about 1,500 codes costs more than most files)."""
+        if cls.decide is not None:
+            decide, cls.decide = cls.decide, None
+            try:
+                from flake8.style_guide import Decision
+
+                codes = rule_index().codes  # every release's rules: a target narrows them later
+                selected = frozenset(code for code in codes if decide(code) is Decision.Selected)
+                cls.selected = None if len(selected) == len(codes) else selected
+            except Exception:
+                cls.selected = None
+        return cls.selected
 
     @classmethod
     def selected_ruleset(cls):
         """The selected rules (None: all), loaded on first need."""
+        cls.select_codes()
         if cls.selected is not None and cls.ruleset is None:
             from sglang_lint.ruletable import RuleSet, default_ruleset
 
@@ -95,8 +111,6 @@ class SglangLintPlugin:
         return cls.by_releases[target.releases]
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        if type(self).selected is not None and not type(self).selected:
-            return  # no SGL code is selected: flake8 would drop everything we report
         source = "".join(self.lines)
         try:
             # The index's prefilter holds every release's rules: a file it skips needs no
@@ -104,6 +118,9 @@ class SglangLintPlugin:
             index = rule_index()
             if not index.mentions(source):
                 return
+            selected = type(self).select_codes()
+            if selected is not None and not selected:
+                return  # no SGL code is selected: flake8 would drop everything we report
             from sglang_lint.pynames import module_name_for
 
             if not index.may_match(source, module_name_for(self.filename)[0]):

@@ -36,7 +36,7 @@ def quick_clean(args: list[str]) -> bool:
     try:
         from sglang_lint.config import find_config, load_config
         from sglang_lint.index import rule_index
-        from sglang_lint.rulefile import default_rules_dir
+        from sglang_lint.places import default_rules_dir
 
         found = find_config(Path(args[0]))
         config = load_config(found) if found is not None else None

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Sequence
 
 from sglang_lint import __version__
-from sglang_lint.rulefile import cache_home, default_rules_dir, keep_marshal
+from sglang_lint.places import cache_home, default_rules_dir, keep_marshal
 
 FORMAT = 2
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
@@ -82,14 +82,11 @@ def rule_index(dirs: Sequence[Path] | None = None) -> RuleIndex:
     key = fingerprint(folders)
     if key not in _LOADED:
         path = cache_home() / "tables" / f"index-{key}.marshal"
-        data = None
-        try:
-            data = _valid(marshal.loads(path.read_bytes()))
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
+        data = _read(path)
         if data is None:
             data = build(folders)
-            keep_marshal(path, data)
+            payload = marshal.dumps(data)
+            keep_marshal(path, (FORMAT, hashlib.blake2b(payload, digest_size=16).digest(), payload))
         _LOADED[key] = RuleIndex(data[1], frozenset(name.encode() for name in data[2]), data[3])
     return _LOADED[key]
 
@@ -100,22 +97,24 @@ def fingerprint(dirs: Sequence[Path]) -> str:
     digest = hashlib.blake2b(f"index {FORMAT} sglang-lint {__version__} {sys.version_info[:2]}".encode(),
                              digest_size=16)
     for folder in dirs:
-        for path, stat in _tomls(str(folder)):
-            digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        digest.update(repr(_tomls(str(folder))).encode())
     return digest.hexdigest()
 
 
 def _tomls(folder: str) -> list:
+    """(path, size, modification time) of every TOML file under the folder."""
     found = []
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        entries = list(os.scandir(folder))
     except OSError:
         return found
+    entries.sort(key=lambda e: e.name)
     for entry in entries:
-        if entry.is_dir():
+        if entry.name.endswith(".toml"):
+            stat = entry.stat()
+            found.append((entry.path, stat.st_size, stat.st_mtime_ns))
+        elif entry.is_dir():
             found += _tomls(entry.path)
-        elif entry.name.endswith(".toml"):
-            found.append((entry.path, entry.stat()))
     return found
 
 
@@ -133,22 +132,18 @@ def build(dirs: Sequence[Path]) -> tuple:
     return FORMAT, tuple(rule.code for rule in rules), names, tuple(triggers)
 
 
-def _valid(data) -> tuple | None:
-    """The index data when it has the expected shape, else None (it is built again)."""
-    if not (isinstance(data, tuple) and len(data) == 4 and data[0] == FORMAT):
-        return None
-    codes, names, triggers = data[1], data[2], data[3]
-    if not all(isinstance(part, tuple) for part in (codes, names, triggers)):
-        return None
-    if not all(isinstance(c, str) for c in codes) or not all(isinstance(n, str) for n in names):
-        return None
-    for item in triggers:
-        if not (isinstance(item, tuple) and len(item) == 4 and isinstance(item[0], str) and isinstance(item[1], str)
-                and isinstance(item[2], tuple) and (item[3] is None or isinstance(item[3], str))):
+def _read(path: Path) -> tuple | None:
+    """The index data of the file, when its checksum holds (else None: it is built again). The
+    file is (FORMAT, blake2b of the payload, the payload as marshal): a file cut short, edited
+    or written by another format never passes."""
+    try:
+        outer = marshal.loads(path.read_bytes())
+        if not (isinstance(outer, tuple) and len(outer) == 3 and outer[0] == FORMAT):
             return None
-        if item[0] not in names:
+        _, digest, payload = outer
+        if not isinstance(payload, bytes) or hashlib.blake2b(payload, digest_size=16).digest() != digest:
             return None
-        for word in item[2]:
-            if not (isinstance(word, tuple) and len(word) in (2, 3) and word[0] in ("s", "r")):
-                return None
-    return data
+        data = marshal.loads(payload)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return data if isinstance(data, tuple) and len(data) == 4 and data[0] == FORMAT else None

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
+
+from sglang_lint.places import cache_home, default_rules_dir, keep_marshal  # noqa: F401  (their home before)
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -124,25 +124,6 @@ class Fields:
             raise self.error(unknown[0], "is not a known field")
 
 
-def default_rules_dir() -> Path:
-    """The catalog shipped in the wheel, or the repository's rules/ when run from source."""
-    here = Path(__file__).resolve().parent
-    shipped = here / "rules"
-    if shipped.is_dir():
-        return shipped
-    return here.parent.parent / "rules"
-
-
-def cache_home() -> Path:
-    """Where sglang-lint keeps what it can compute again: ``$SGLANG_LINT_CACHE``, else
-    ``$XDG_CACHE_HOME/sglang-lint``, else ``~/.cache/sglang-lint``."""
-    root = os.environ.get("SGLANG_LINT_CACHE")
-    if root:
-        return Path(root)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "sglang-lint"
-
-
 # A TOML file this big (the server-argument table of every release, 150 KB) is parsed once and
 # kept as marshal data under its content's hash: tomllib reads it in 50 ms, marshal in 2.
 PARSED_CACHE_MIN_BYTES = 32_000
@@ -204,16 +185,3 @@ def _parse(path: Path, raw: bytes) -> dict:
         raise RuleFileError(path, "", f"is not UTF-8: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise RuleFileError(path, "", f"is not valid TOML: {exc}") from exc
-
-
-def keep_marshal(path: Path, data) -> None:
-    """Write the parsed table atomically; a cache that cannot be written only costs time."""
-    try:
-        blob = marshal.dumps(data)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".table.", dir=path.parent)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(blob)
-        os.replace(temporary, path)
-    except (OSError, ValueError):
-        pass

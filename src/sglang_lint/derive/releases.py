@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sglang_lint.catalog import version_key
-from sglang_lint.rulefile import cache_home
+from sglang_lint.places import cache_home
 from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.server_args import (
     ServerField,
