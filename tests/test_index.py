@@ -141,3 +141,17 @@ def test_the_command_answers_a_clean_file_without_loading_libcst(tmp_path):
     assert bad.stdout.splitlines()[-1] == "LIBCST 1" and "bad.py:2:28: SGL009" in bad.stdout
     assert _front(["--isolated", "clean.py"], tmp_path).stdout.splitlines() == ["LIBCST 0"]  # any option: full
     assert _front(["latin.py"], tmp_path).stdout.splitlines() == ["LIBCST 0"]  # not UTF-8: the full command reads it
+
+
+def test_the_quick_answer_reads_the_configuration_s_extra_rules(tmp_path):
+    rules = tmp_path / "team_rules"
+    rules.mkdir()
+    text = SGL001.read_text().replace('code = "SGL001"', 'code = "SGL951"').replace(
+        "sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm.streaming_refiner."
+        "set_capture_flag_on_blocks", "team.capture.team_capture_helper")
+    (rules / "SGL951-team.toml").write_text(text)
+    (tmp_path / "pyproject.toml").write_text('[tool.sglang-lint]\nextra-rules = ["team_rules"]\n')
+    (tmp_path / "app.py").write_text("from team.capture import team_capture_helper\n"
+                                     "team_capture_helper(t, mode='PRE_ROPE', enable=True)\n")
+    result = _front(["app.py"], tmp_path)
+    assert result.stdout.splitlines()[-1] == "LIBCST 1" and "app.py:2:" in result.stdout  # not answered quickly

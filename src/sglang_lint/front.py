@@ -34,13 +34,16 @@ def quick_clean(args: list[str]) -> bool:
     if not all(os.path.isfile(arg) for arg in args):
         return False
     try:
-        from sglang_lint.config import find_config, load_config
         from sglang_lint.index import rule_index
         from sglang_lint.places import default_rules_dir
 
-        found = find_config(Path(args[0]))
-        config = load_config(found) if found is not None else None
-        dirs = [default_rules_dir(), *(config.extra_rules if config is not None else ())]
+        dirs = [default_rules_dir()]
+        if _may_have_config(Path(args[0])):  # read (and judged) as the full command reads it
+            from sglang_lint.config import find_config, load_config
+
+            found = find_config(Path(args[0]))
+            if found is not None:
+                dirs += load_config(found).extra_rules
         index = rule_index(dirs)
         for arg in args:
             with open(arg, "rb") as handle:
@@ -51,3 +54,17 @@ def quick_clean(args: list[str]) -> bool:
     except Exception:  # a configuration or rule folder with a problem: the full command says what
         return False
     return True
+
+
+def _may_have_config(start: Path) -> bool:
+    """Is there a pyproject.toml above ``start`` that names sglang-lint at all? (Only then is
+    the configuration module, and its TOML reader, loaded.)"""
+    folder = start.resolve()
+    folder = folder if folder.is_dir() else folder.parent
+    for candidate in (folder, *folder.parents):
+        try:
+            if b"sglang-lint" in (candidate / "pyproject.toml").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
