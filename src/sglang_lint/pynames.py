@@ -137,3 +137,11 @@ def literal_in(value: object, values) -> bool:
     """Is ``value`` one of ``values`` as a literal is, type and all (1 == True in Python; a
     rule that allows True must not allow 1)?"""
     return any(type(value) is type(v) and value == v for v in values)
+
+
+def condition_passes(holds: str, values: tuple, value: object) -> bool:
+    """Does a literal pass a condition (``in`` / ``not in`` values, ``truthy``, ``falsy``)? The
+    one reading, for the engine's conditions, the call-site screen's and the deriver's."""
+    if holds in ("truthy", "falsy"):
+        return bool(value) == (holds == "truthy")
+    return literal_in(value, values) == (holds == "in")

@@ -19,6 +19,7 @@ from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
 from sglang_lint.checks.server_args import ServerArgsCheck
 from sglang_lint.prefilter import Prefilter
+from sglang_lint.screen import conditions_screen
 
 
 def load_rule_file(path: Path) -> Rule:
@@ -147,8 +148,16 @@ def _with_targets(rule: Rule, targets: tuple[Target, ...]) -> Rule:
 
 
 def rule_triggers(rules: Sequence[Rule]) -> list:
-    """What a file must contain for any check of these rules to fire (the prefilter's table)."""
-    return [trigger for rule in rules for check in rule.checks for trigger in CHECK_KINDS[check.kind].triggers(check)]
+    """What a file must contain for any check of these rules to fire (the prefilter's table);
+    the call-site screen of a conditional check also reads its conditions."""
+    found = []
+    for rule in rules:
+        for check in rule.checks:
+            for trigger in CHECK_KINDS[check.kind].triggers(check):
+                if check.conditions and trigger.screen is not None:
+                    trigger = dataclasses.replace(trigger, screen=conditions_screen(check.conditions, trigger.screen))
+                found.append(trigger)
+    return found
 
 
 def _rule_for_releases(rule: Rule, releases: Sequence[str]) -> Rule:

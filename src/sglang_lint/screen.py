@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from sglang_lint.index import IDENTIFIER_BYTES  # noqa: F401  (the prefilter's too)
-from sglang_lint.pynames import NOT_LITERAL, UNKNOWN, Ref, ast_literal, find_argument
+from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_literal, condition_passes, find_argument
 
 # Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
 # UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
@@ -369,6 +369,31 @@ def value_screen(
         return value_may_be_known(found, facts, fails, enum, strict)
 
     return screen
+
+
+def conditions_screen(conditions, screen: Callable) -> Callable:
+    """``screen``, for a check that runs only when other arguments pass their tests
+    (``[[check.condition]]``): a call where one of them is a literal that fails its test, or
+    is left out with a default that fails it, cannot fire (the engine needs every condition
+    certain, checks/base.py ``conditions_hold``); any other call goes to ``screen``."""
+
+    def conditional(call: ast.Call, facts: FileFacts) -> bool:
+        for condition in conditions:
+            found = argument(call, condition.argument, condition.position)
+            if found is None:
+                if not condition.has_default or not condition_passes(condition.holds, condition.values,
+                                                                     condition.default):
+                    return False
+                continue
+            if found is True:
+                continue
+            literal = ast_literal(found)
+            if literal is not NOT_LITERAL and isinstance(literal, SCALARS + (type(None),)) and not condition_passes(
+                    condition.holds, condition.values, literal):
+                return False
+        return screen(call, facts)
+
+    return conditional
 
 
 def argv_screen(name: str | None, position: int | None, marker: str | None = None) -> Callable:

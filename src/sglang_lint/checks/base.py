@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 import libcst as cst
 
 from sglang_lint.model import Fix, Site, Span
-from sglang_lint.pynames import SCALARS, UNKNOWN, find_argument, literal_in
+from sglang_lint.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
 from sglang_lint.syntax import mentions
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
@@ -148,14 +148,6 @@ def omitted_at(site: Site, target) -> bool:
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return False
     return _find(site.node, target.argument, target.position, site) is None
-
-
-def condition_passes(holds: str, values: tuple, value: object) -> bool:
-    """Does a literal pass a condition (``in`` / ``not in`` values, ``truthy``, ``falsy``)? The
-    one reading, for the engine's conditions and the deriver's."""
-    if holds in ("truthy", "falsy"):
-        return bool(value) == (holds == "truthy")
-    return literal_in(value, values) == (holds == "in")
 
 
 def conditions_hold(site: Site, conditions) -> bool:
