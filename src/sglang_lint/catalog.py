@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from sglang_lint.rulefile import Fields, RuleFileError, default_rules_dir, read_toml, read_tomls  # noqa: F401
+from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
 from sglang_lint.versions import version_key  # noqa: F401  (the rule files' releases are ordered by it)
 
 CODE_PATTERN = re.compile(r"^SGL[0-9]{3,4}$")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from sglang_lint import __version__, output
-from sglang_lint.catalog import default_rules_dir
+from sglang_lint.places import default_rules_dir
 from sglang_lint.launch_paths import is_launch_file
 from sglang_lint.model import FileResult, SourceError
 from sglang_lint.rulefile import RuleFileError

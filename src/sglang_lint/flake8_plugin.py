@@ -123,8 +123,9 @@ class SglangLintPlugin:
                 return  # no SGL code is selected: flake8 would drop everything we report
             from sglang_lint.pynames import module_name_for
 
-            if not index.may_match(source, module_name_for(self.filename)[0]):
-                return
+            module = module_name_for(self.filename)[0]
+            if index.prefilter.skip_reason(source, module) is not None:
+                return  # a name is there, but not as any rule's trigger needs it
             from sglang_lint.engine import lint
             from sglang_lint.model import SourceError
         except Exception as exc:
@@ -132,7 +133,7 @@ class SglangLintPlugin:
             return
         try:
             selected = type(self).selected_ruleset()
-            if selected is not None and not selected.may_match_any_release(source, module_name_for(self.filename)[0]):
+            if selected is not None and not selected.may_match_any_release(source, module):
                 return  # only the selected rules' prefilter counts
             ruleset = type(self).ruleset_for(self.filename)
             if ruleset is not None and not ruleset.rules:

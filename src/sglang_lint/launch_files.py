@@ -17,13 +17,12 @@ import bisect
 import re
 
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch
-from sglang_lint.launch_text import launch_commands_in_file
+from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch, shell_arg_word
+from sglang_lint.launch_text import LAUNCHER_WORDS, launch_commands_in_file
 from sglang_lint.model import Diagnostic, Edit, Span
 from sglang_lint.noqa import filter_noqa
 from sglang_lint.ruletable import RuleSet
 
-LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}serve\b")
 LAUNCHED = "launch commands read"
 
 
@@ -51,11 +50,7 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
 
 
 def _word(word) -> ArgWord:
-    node = Span(word.start, word.end, word.text, word.exact and not word.opaque)
-    if word.opaque:
-        cut = min((i for i in (word.text.find(HOLE), word.text.find("$")) if i >= 0), default=len(word.text))
-        return ArgWord(word.text[:cut], False, node)
-    return ArgWord(word.text, True, node)
+    return shell_arg_word(word, Span(word.start, word.end, word.text, word.exact and not word.opaque))
 
 
 def _end(command, first: int) -> int:

@@ -4,12 +4,9 @@ YAML, by suffix, and files without a suffix whose first line is a shell shebang.
 
 from __future__ import annotations
 
-import re
-
-from sglang_lint.launch_text import MARKDOWN_SUFFIXES, SHELL_SUFFIXES, YAML_SUFFIXES
+from sglang_lint.launch_text import MARKDOWN_SUFFIXES, SHEBANG, SHELL_SUFFIXES, YAML_SUFFIXES
 
 LAUNCH_FILE_SUFFIXES = SHELL_SUFFIXES + MARKDOWN_SUFFIXES + YAML_SUFFIXES
-SHEBANG = re.compile(rb"(?:\xef\xbb\xbf)?#![ \t]*(?:\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:sh|bash|zsh|dash)(?=\s|$)")
 
 
 def is_launch_file(path: str | None, head: bytes = b"") -> bool:
@@ -20,4 +17,4 @@ def is_launch_file(path: str | None, head: bytes = b"") -> bool:
     name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
     if name.endswith(LAUNCH_FILE_SUFFIXES):
         return True
-    return "." not in name and bool(SHEBANG.match(head))
+    return "." not in name and bool(SHEBANG.match(head.decode("utf-8", "replace")))

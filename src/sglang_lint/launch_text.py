@@ -45,6 +45,7 @@ LAUNCHERS = {  # the launcher word: the module of `<python, python3.11, uv run p
     "modules": frozenset({"sglang.launch_server"}),  # or the subcommand of the command word (after WRAPPERS)
     "commands": {"sglang": "serve"},  # sglang serve, /path/to/bin/sglang serve
 }
+LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}serve\b")  # in the text of a file that launches
 
 
 def _wrap(values: str = "", subcommands: str = "", positionals: int = 0) -> tuple[frozenset, tuple, int]:
@@ -407,7 +408,7 @@ def launch_commands(text: str, hole: Optional[str] = None) -> list[LaunchCommand
 
 # files: shell scripts, Markdown, YAML
 
-_SHEBANG = re.compile(r"\ufeff?#![ \t]*(?:\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:sh|bash|zsh|dash)(?=[ \t\r\n]|$)")
+SHEBANG = re.compile(r"\ufeff?#![ \t]*(?:\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:sh|bash|zsh|dash)(?=[ \t\r\n]|$)")
 SHELL_SUFFIXES, MARKDOWN_SUFFIXES, YAML_SUFFIXES = (".sh", ".bash", ".zsh"), (".md", ".markdown"), (".yaml", ".yml")
 # A fenced block's language (the info string's first word) -> how its text is read.
 MARKDOWN_LANGUAGES = {"bash": "shell", "sh": "shell", "shell": "shell", "zsh": "shell",
@@ -424,7 +425,7 @@ def shell_regions(path: str, text: str) -> list[Region]:
     prompt blanked, and their continuation lines; its other lines are blanked: spaces, newlines kept).
     Other files: none (YAML: see yaml_commands)."""
     lower = path.lower()
-    if lower.endswith(SHELL_SUFFIXES) or _SHEBANG.match(text):
+    if lower.endswith(SHELL_SUFFIXES) or SHEBANG.match(text):
         return [Region(0, text, "#")]
     regions, pos = [], 0
     while lower.endswith(MARKDOWN_SUFFIXES) and (m := _FENCE.search(text, pos)):

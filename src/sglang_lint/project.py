@@ -19,9 +19,9 @@ from typing import Iterable
 from sglang_lint.catalog import Target
 from sglang_lint.derive.launchers import EntryPoint, launch_entry_points
 from sglang_lint.derive.tree import read_module
+from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.pynames import module_name_for
 
-LAUNCHER = re.compile(rb"sglang\.launch_server|\bsglang\W{1,8}serve\b")
 MAX_ROUNDS = 4  # helpers of helpers of helpers...
 MAX_FILE_BYTES = 2_000_000
 
@@ -55,7 +55,7 @@ def project_targets(paths: Iterable[str], shipped: Iterable[Target]) -> tuple[Ta
             except OSError:
                 continue
     words = [re.escape(seed.name.rpartition(".")[2].encode()) for seed in seeds]
-    wanted = re.compile(LAUNCHER.pattern + (b"|\\b(?:" + b"|".join(words) + b")\\(" if words else b""))
+    wanted = re.compile(LAUNCHER_WORDS.pattern.encode() + (b"|\\b(?:" + b"|".join(words) + b")\\(" if words else b""))
     modules, read, entries, names = [], set(), [], set()
     for _ in range(MAX_ROUNDS):
         frontier = [path for path, data in texts.items() if path not in read and wanted.search(data)]

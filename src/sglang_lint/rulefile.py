@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from sglang_lint.places import cache_home, default_rules_dir, keep_marshal  # noqa: F401  (their home before)
+from sglang_lint.places import cache_home, keep_marshal
 from typing import Any
 
 if sys.version_info >= (3, 11):

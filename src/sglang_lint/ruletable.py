@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from sglang_lint import catalog
-from sglang_lint.catalog import Check, Rule, Target, default_rules_dir
+from sglang_lint.catalog import Check, Rule, Target
+from sglang_lint.places import default_rules_dir
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
 from sglang_lint.checks.server_args import ServerArgsCheck

@@ -14,7 +14,7 @@ import libcst as cst
 
 from sglang_lint.built import Gap, list_versions
 from sglang_lint.checks.server_table import Field, Table
-from sglang_lint.launch_text import launch_commands
+from sglang_lint.launch_text import LAUNCHERS, launch_commands
 from sglang_lint.model import Span
 
 
@@ -99,13 +99,10 @@ def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
             continue
         if marker and (text == marker or text.endswith(" " + marker) or text.endswith("=" + marker)):
             return Launch(words[index + 1:])
-        if text == "serve" and index and _is_sglang_command(words[index - 1].text):
-            return Launch(words[index + 1:], serve=True)
+        command = words[index - 1].text if index else None
+        if command and LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1]) == text:
+            return Launch(words[index + 1:], serve=True)  # sglang serve
     return None
-
-
-def _is_sglang_command(text: str | None) -> bool:
-    return bool(text) and text.rsplit("/", 1)[-1] == "sglang"
 
 
 ARGPARSE_FLAGS = frozenset({"--help"})  # argparse's own, in every parser
@@ -160,7 +157,7 @@ def argument_of_flag(table: Table, flag: str) -> str:
     return field.name if field is not None else flag
 
 
-__all__ = ["ArgWord", "FlagUse", "after_launcher", "argument_of_flag", "flag_uses", "python_words"]
+__all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "flag_uses", "python_words"]
 
 
 # --- shell command strings -------------------------------------------------------------------------
@@ -258,7 +255,12 @@ def _shell_word(word, places: list, literal) -> ArgWord:
     contiguous = len(known) == len(chars) and all(
         place[0] is within and place[1] == first + i for i, place in enumerate(chars))
     end = first + len(chars) if contiguous else first
-    node = Span(first, end, word.text, contiguous and word.exact and not word.opaque, within)
+    return shell_arg_word(word, Span(first, end, word.text, contiguous and word.exact and not word.opaque, within))
+
+
+def shell_arg_word(word, node: Span) -> ArgWord:
+    """A shell word (launch_text.Word) as an :class:`ArgWord` at ``node``: an opaque one (an
+    expansion, an f-string hole) keeps only the literal text before it (``--tp-size=$TP``)."""
     if word.opaque:
         cut = min((i for i in (word.text.find(HOLE), word.text.find("$")) if i >= 0), default=len(word.text))
         return ArgWord(word.text[:cut], False, node)

@@ -11,7 +11,6 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -28,7 +27,8 @@ from sglang_lint.checks.base import (
     string_fix,
     suggest,
 )
-from sglang_lint.built import dict_versions
+from sglang_lint.built import Entry, dict_versions
+from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
     FlagUse, Launch, after_launcher, flag_uses, python_words, shell_launches,
 )
@@ -39,8 +39,6 @@ from sglang_lint.resolve import Known
 from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
 from sglang_lint.screen import argv_screen, value_may_be_known
 
-# What a file must contain for a command line in it to start an sglang server (the launcher).
-LAUNCH_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}serve\b")
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
@@ -104,7 +102,7 @@ def triggers(check):
         module = target.name.rpartition(".")[0]
         also = (module.rpartition(".")[2],)
         if _takes(target) in ("command", "shell") and params.marker:
-            also += (LAUNCH_WORDS,)  # a command line must name the launcher to start a server
+            also += (LAUNCHER_WORDS,)  # a command line must name the launcher to start a server
         if params.aspect == "relations":
             # Both spellings (speculative_x= and --speculative-x) share the field's first word.
             also += tuple(sorted({name.split("_")[0] for name in params.positive + sum(params.at_least, ())}))
@@ -256,22 +254,10 @@ def _a(word: str) -> str:
     return f"an {word}" if word[0] in "aeiou" else f"a {word}"
 
 
-@dataclass(frozen=True)
-class Keyword:
-    """A keyword of the call: written in it, or a key of a ``**`` dict however it was built
-    (built.py), with the scope and statement its value is evaluated at."""
-
-    name: str
-    name_node: object
-    value: object  # None: not known (``kw["k"] += 1``)
-    scope: object
-    where: object
-    certain: bool = True
-
-
 def _keywords(site, target=None):
-    """Each keyword of the call, including the keys of ``**`` dicts (each key once); for a
-    target that takes a mapping, the keys of that argument."""
+    """Each keyword of the call as a :class:`~sglang_lint.built.Entry` (a keyword written in
+    it, or a key of a ``**`` dict however it was built, each key once); for a target that
+    takes a mapping, the keys of that argument."""
     if target is not None and target.takes == "mapping":
         arg = argument_of(site.node, target.argument, target.position, site)
         if arg is not None:
@@ -281,7 +267,7 @@ def _keywords(site, target=None):
     for arg in site.node.args:
         if arg.keyword is not None:
             if arg.keyword.value not in exclude:
-                yield Keyword(arg.keyword.value, arg.keyword, arg.value, site.scope, site.where)
+                yield Entry(arg.keyword.value, arg.keyword, arg.value, site.scope, site.where)
         elif arg.star == "**":
             yield from _keys(site, arg.value, exclude)
 
@@ -292,7 +278,7 @@ def _keys(site, node, exclude):
         for entry in version.entries.values():
             if id(entry.key_node) not in seen and entry.key not in exclude:
                 seen.add(id(entry.key_node))
-                yield Keyword(entry.key, entry.key_node, entry.value, entry.scope, entry.where, entry.certain)
+                yield entry
 
 
 def _takes(target) -> str:
@@ -338,7 +324,7 @@ def wrappers(site, check, target):
 def _run_keywords(site, params: ServerArgsCheck, target):
     fields = params.table.fields
     for keyword in _keywords(site, target):
-        name, name_node, value = keyword.name, keyword.name_node, keyword.value
+        name, name_node, value = keyword.key, keyword.key_node, keyword.value
         field = fields.get(name)
         if field is None:
             if params.aspect == "unknown" and name not in params.extra_names:
@@ -522,11 +508,11 @@ def _settings(site, params: ServerArgsCheck, target) -> dict:
     found = {}
     if _takes(target) in ("keywords", "mapping"):
         for keyword in _keywords(site, target):
-            if not keyword.certain or keyword.value is None or keyword.name not in params.table.fields:
+            if not keyword.certain or keyword.value is None or keyword.key not in params.table.fields:
                 continue
             known = site.model.evaluate(keyword.value, keyword.scope, keyword.where)
             if len(known) == 1 and _number(known[0].value) is not None:
-                found[keyword.name] = (_number(known[0].value), known[0].node)
+                found[keyword.key] = (_number(known[0].value), known[0].node)
         return found
     return _flag_settings(_flag_uses(site, params, target))
 
