@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Speed and memory of sglang-lint on sglang 0.5.23's own tree, beside its peers.
 
-    python bench/bench.py [--runs N] [--jobs N] [--skip-flake8]
+    python bench/bench.py [--runs N] [--jobs N] [--skip-flake8] [--one-file] [--flake8-sample]
 
 Sets up, once, under ``$SGLANG_LINT_CACHE/bench`` (default ``~/.cache/sglang-lint/bench``):
 the sglang wheel (through pip, as scripts/sglang_corpus.py does) and two virtual
@@ -12,8 +12,11 @@ one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`
 * one file, as an editor or pre-commit runs it: flake8 with against without the plugin, on a
   file that calls no sglang API and on one with an ``Engine(...)`` call; ``sglang-lint`` on one
   file against the bare interpreter (``python -c pass``) and against ``ruff check``;
+* the language server over stdio: from a change of a 2,000-line document to its diagnostics
+  (lsp_latency.py);
 * flake8 with the plugin installed against flake8 without it (default checks, and
-  ``--select F``), whole tree, ``-j`` jobs: the plugin's overhead;
+  ``--select F``), on a 10% sample (every 10th file) and on the whole tree, ``-j`` jobs: the
+  plugin's overhead;
 * ``sglang-lint`` (cold: a new, empty cache) against ``ruff check --no-cache --select F,E``;
 * ``sglang-lint`` again with the cache that run left (warm, nothing changed) against cold;
 * the same on 10%, 25%, 50% and 100% of the files (every k-th file);
@@ -40,8 +43,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import sglang_corpus  # noqa: E402  (the wheel fetch and cache live there)
+from lsp_latency import lsp_rows  # noqa: E402
 
 FLAKE8_STACK = ("flake8", "pyflakes", "pycodestyle", "mccabe")
 FRACTIONS = (0.10, 0.25, 0.50, 1.00)
@@ -187,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each command (default 3)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="-j for flake8 and sglang-lint")
     parser.add_argument("--skip-flake8", action="store_true", help="leave out the flake8 pairs (the slow part)")
-    parser.add_argument("--one-file", action="store_true", help="only the one-file rows (start-up)")
+    parser.add_argument("--one-file", action="store_true", help="only the one-file and language-server rows")
+    parser.add_argument("--flake8-sample", action="store_true", help="of the flake8 pairs, only the 10%% sample")
     args = parser.parse_args(argv)
     start_launcher()  # first, while this process is small
 
@@ -210,21 +216,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'command':<52} {'median':>11}  {'[min-max]':>15}  {'peak RSS':>11}")
 
     one_file_rows(plain, plugin, tree, max(args.runs, 5))
+    lsp_folder = Path(tempfile.mkdtemp(prefix="sglang-lint-lsp-"))
+    for line in lsp_rows(plugin / "python", tree, lsp_folder):
+        print(line, flush=True)
+    shutil.rmtree(lsp_folder, ignore_errors=True)
     if args.one_file:
         return 0
 
     if not args.skip_flake8:
-        for label, select in (("default checks", []), ("--select F", ["--select", "F"])):
-            without = Series(f"flake8 {label}, without the plugin")
-            with_plugin = Series(f"flake8 {label}, with sglang-lint installed")
-            command = ["-m", "flake8", "--isolated", "--exit-zero", "-j", jobs, *select, "sglang"]
-            alternate(
-                [(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
-                args.runs, tree,
-            )
-            overhead = with_plugin.median / without.median - 1
-            print(row(without))
-            print(row(with_plugin, f"overhead {overhead:+.1%}"))
+        sample = files[::10]
+        scopes = [("10% sample", sample)] + ([] if args.flake8_sample else [("whole tree", ["sglang"])])
+        for scope, paths in scopes:
+            for label, select in (("default checks", []), ("--select F", ["--select", "F"])):
+                without = Series(f"flake8 {label}, {scope}, without the plugin")
+                with_plugin = Series(f"flake8 {label}, {scope}, with sglang-lint")
+                command = ["-m", "flake8", "--isolated", "--exit-zero", "-j", jobs, *select, *paths]
+                alternate(
+                    [(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
+                    args.runs, tree,
+                )
+                print(row(without))
+                print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.3f}"), flush=True)
+        if args.flake8_sample:
+            return 0
 
     scratch = Path(tempfile.mkdtemp(prefix="sglang-lint-bench-"))
     counter = iter(range(1_000_000))

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 # Imports SGL001's function (set_capture_flag_on_blocks) under its real module name.
-CAPTURE_IMPORT = (
-    "from sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm"
-    ".streaming_refiner import set_capture_flag_on_blocks\n"
+CAPTURE_MODULE = (
+    "sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm.streaming_refiner"
 )
+CAPTURE_IMPORT = f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks\n"
 # SGL001 at (1-based) column 31: the 'pre'.
 CAPTURE_PRE = "set_capture_flag_on_blocks(t, 'pre', enable=True)\n"
 # SGL004 at (1-based) column 36, with or without any import: the method name is sglang's own.

@@ -15,7 +15,7 @@ PACKAGE = ROOT / "src" / "sglang_lint"
 LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
     # (__init__, the package root: __version__; lint is lazy)
-    {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places"},
+    {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places", "ast_scopes"},
     {"rulefile"},  # the rule file reader (over places)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
@@ -65,11 +65,13 @@ LAZY = {
     ("cli", "server"),  # the language server needs pygls, an optional dependency
     ("cli", "docs"), ("cli", "derive"),  # subcommands
     ("cli", "project"),  # a run over several files only
-    ("index", "prefilter"), ("index", "ruletable"),  # the index builds on first need only
+    ("index", "prefilter"), ("index", "ruletable"), ("index", "target"),  # the index builds on first need only
     # the plugin loads the catalog and LibCST only for a file the index says may call a catalog name
     ("flake8_plugin", "target"), ("flake8_plugin", "ruletable"), ("flake8_plugin", "catalog"),
     ("flake8_plugin", "pynames"), ("flake8_plugin", "engine"), ("flake8_plugin", "model"),
-    ("target", "ruletable"),  # the shipped releases are read from the catalog on first need
+    ("target", "index"),  # the shipped releases are read from the compiled index on first need
+    ("ruletable", "index"),  # rules_of finds each rule's file there
+    ("cli", "index"), ("cli", "pynames"),  # a run over a few files reads only the rules they need
     ("config", "ruletable"),  # the rules of a configuration: loaded only for a full run
     ("front", "cli"), ("front", "config"), ("front", "index"), ("front", "places"),  # the quick answer
 }

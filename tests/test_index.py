@@ -15,7 +15,9 @@ from conftest import ROOT, fixture_files
 from sglang_lint import index as index_module
 from sglang_lint.index import fingerprint, rule_index
 from sglang_lint.pynames import module_name_for
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine import lint
+from sglang_lint.ruletable import RuleSet, default_rules, rules_of
+from snippets import CAPTURE_IMPORT
 
 RULES = ROOT / "rules"
 SGL001 = next(RULES.glob("SGL001-*.toml"))
@@ -120,6 +122,33 @@ def test_what_the_index_skips_the_full_prefilter_skips_too():
         else:
             passed += 1
     assert passed >= len(fixture_files())  # every fixture passes it (each has findings)
+
+
+def test_the_rules_a_file_needs_find_what_the_whole_catalog_finds():
+    """A run over a few files reads only the rules whose triggers they hold (codes_for, then
+    rules_of): on every fixture and the sample of sglang's tree, the same findings as with
+    every rule loaded."""
+    full = RuleSet(default_rules())
+    for path in _sources():
+        data = path.read_bytes()
+        codes = rule_index().codes_for(data, module_name_for(str(path))[0])
+        expected = lint(data, str(path), full)
+        assert lint(data, str(path), RuleSet(rules_of(codes))) == expected, path
+        assert {d.code for d in expected} <= codes | {"SGL900"}
+
+
+def test_codes_for_names_the_rules_a_file_triggers():
+    source = CAPTURE_IMPORT + "set_capture_flag_on_blocks(t, 'pre')\n"
+    assert rule_index().codes_for(source) == {"SGL001"}
+    assert rule_index().codes_for("import os\n") == frozenset()
+    assert [rule.code for rule in rules_of(["SGL001"])] == ["SGL001"]
+    assert rules_of(["SGL001"])[0] == next(rule for rule in default_rules() if rule.code == "SGL001")
+
+
+def test_the_index_lists_the_releases_the_rules_know():
+    from sglang_lint.target import known_releases
+
+    assert rule_index().releases == known_releases(default_rules())
 
 
 def _front(args, cwd):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import fix_fixture_files
-from snippets import CAPTURE_IMPORT, LAUNCH_IMPORT
+from snippets import CAPTURE_IMPORT, CAPTURE_MODULE, LAUNCH_IMPORT
 from sglang_lint import lint
 from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
 
@@ -29,8 +29,31 @@ def test_screen_never_hides_a_finding(path):
         ("set_capture_flag_on_blocks(t, mode=self.mode)", False),  # an attribute: never evaluated
         ("set_capture_flag_on_blocks(t, mode=pick())", False),  # a call: never evaluated
         ("set_capture_flag_on_blocks(t)", False),  # the argument is absent
-        ("set_capture_flag_on_blocks(t, *modes)", True),  # after *args: unknowable
+        ("set_capture_flag_on_blocks(t, *modes)", False),  # after *args: the engine cannot find it either
         ("set_capture_flag_on_blocks(t, **options)", True),  # a mapping may hold it
+        ('set_capture_flag_on_blocks(t, **{"mode": "pre"})', True),  # a display's keys are read
+        ('set_capture_flag_on_blocks(t, **{"mode": "pre_rope"})', False),
+        ("set_capture_flag_on_blocks(t, **make())", False),  # a mapping the engine cannot read
+        # the second look, on the file's ast
+        ('# set_capture_flag_on_blocks(t, "pre")', False),  # a comment
+        ('"""set_capture_flag_on_blocks(t, "pre")"""', False),  # a string
+        ('def g(x):\n    x.set_capture_flag_on_blocks(t, "pre")\n', False),  # not the import
+        ('def g():\n    MODE = "pre"\n\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', False),  # other scope
+        ('MODE = "pre"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', True),  # the module's
+        ('MODE = "pre"\ndef h():\n    MODE = "pre_rope"\n    set_capture_flag_on_blocks(t, MODE)\n', False),
+        ('def h():\n    global MODE\n    MODE = "pre"\n    set_capture_flag_on_blocks(t, MODE)\n', True),  # global
+        ('def g():\n    global MODE\n    MODE = "pre"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', False),
+        ("def h(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef k():\n    return h('x')\n", True),  # a wrapper
+        ("class C:\n    def g(self, mode):\n        set_capture_flag_on_blocks(t, mode)\n"
+         "    def h(self):\n        self.g('x')\n", True),  # a method called through self
+        ("def g(mode):\n    set_capture_flag_on_blocks(t, mode)\nx.g('x')\n", False),  # not its call
+        ('x = f"{set_capture_flag_on_blocks(t, MODE)}"\nMODE = "pre"\n', True),
+        ('[set_capture_flag_on_blocks(t, m) for m in ("pre",)]', False),  # a comprehension's variable
+        ('f = lambda mode="pre": set_capture_flag_on_blocks(t, mode)', True),  # a lambda's default
+        ('class C:\n    MODE = "pre"\n    def f(self):\n        set_capture_flag_on_blocks(t, MODE)\n', False),
+        ('class C:\n    MODE = "pre"\n    set_capture_flag_on_blocks(t, MODE)\n', True),  # its own body
+        ('MODE = "pre"\n@set_capture_flag_on_blocks(t, MODE)\ndef f(): pass\n', True),  # a decorator
+        ('MODE = "pre"\nfor MODE in modes: pass\nset_capture_flag_on_blocks(t, MODE)\n', True),
         ('set_capture_flag_on_blocks(t, "pre_rope" if a else "pre")', True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\n", False),  # a parameter no call feeds
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf('x')\n", True),  # a wrapper
@@ -46,6 +69,25 @@ def test_screen_decisions(body, may_fire):
     source = CAPTURE_IMPORT + body + "\n"
     assert default_ruleset().may_match(source) is may_fire
     assert UNSCREENED.may_match(source) or not may_fire
+    if not may_fire:  # what the screen skips, the engine finds clean
+        assert lint(source, None, UNSCREENED) == []
+
+
+@pytest.mark.parametrize(
+    "source, may_fire",
+    [
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nscf(t, 'pre')\n", True),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nscf(t, 'pre_rope')\n", False),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nscf(t, mode=self.m)\n", False),
+        (f"import {CAPTURE_MODULE} as m\nm.set_capture_flag_on_blocks(t, 'pre')\n", True),
+        (f"import {CAPTURE_MODULE} as m\nm.set_capture_flag_on_blocks(t, 'pre_rope')\n", False),
+        ("from other.place import set_capture_flag_on_blocks\nset_capture_flag_on_blocks(t, 'pre')\n", False),
+    ],
+)
+def test_screen_follows_import_names(source, may_fire):
+    """A function or class is matched by the name its import gives it (the engine's rule)."""
+    assert default_ruleset().may_match(source) is may_fire
+    assert (lint(source, None, UNSCREENED) != []) is may_fire
 
 
 LAUNCH = "import subprocess\n" + LAUNCH_IMPORT
@@ -90,3 +132,12 @@ def test_a_binding_at_the_very_start_of_the_file():
     """The screen's binding search once read the byte before offset 0 and crashed the file."""
     source = f'MODE: str = "pre"\n{CAPTURE_IMPORT}set_capture_flag_on_blocks(t, MODE)\n'
     assert [(d.line, d.col, d.code) for d in lint(source, "x.py")] == [(3, 30, "SGL001")]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_second_look_finds_the_call_whatever_the_line_ends(newline, bom):
+    """The ast stage finds a call by byte offset: line ends and a byte-order mark must not move it."""
+    source = bom + (CAPTURE_IMPORT + 'x = "é"; set_capture_flag_on_blocks(t, "pre")\n').replace("\n", newline)
+    data = source.encode("utf-8")
+    assert default_ruleset().may_match(data) and lint(data, None, default_ruleset()) != []

@@ -1,8 +1,9 @@
 """The result cache: what linting a file gave, keyed by the file's content.
 
 One cache file per rule set: its name is a fingerprint of the tool's version, the Python
-and LibCST versions, the selected codes and the bytes of every rule file and data table, so
-a changed rule file or a new release starts a new cache and never reads a stale one. Inside
+and LibCST versions, the selected codes and every rule file and data table as the compiled
+rule index keys them (path, size, modification time: index.py ``fingerprint``), so a changed
+rule file or a new release starts a new cache and never reads a stale one. Inside
 it, each entry is keyed by a hash of the file's bytes and the module name its path gives
 (which relative imports depend on): a changed file misses, an unchanged one (wherever it
 was copied) hits.
@@ -24,6 +25,7 @@ from pathlib import Path
 import libcst
 
 from sglang_lint import __version__
+from sglang_lint.index import fingerprint
 from sglang_lint.model import FileResult
 from sglang_lint.places import cache_home
 
@@ -52,11 +54,10 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
         "project " + repr(getattr(ruleset, "project_targets", ())),
     ):
         digest.update(part.encode() + b"\0")
+    # The rule files and the data tables beside them, as the compiled index keys them (path,
+    # size, modification time of every TOML file): no rule file is read for this.
     folders = sorted({rule.path.parent for rule in ruleset.rules})
-    for folder in folders:
-        for path in sorted(folder.rglob("*.toml")):
-            digest.update(str(path.relative_to(folder)).encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
+    digest.update(fingerprint(folders).encode())
     return digest.hexdigest()
 
 

@@ -297,6 +297,14 @@ def load_rule_file(path: Path, kinds: Mapping[str, Any]) -> Rule:
     return parse_rule(read_toml(path), path, kinds)
 
 
+def load_rule_files(paths: Iterable[Path], folder: Path, kinds: Mapping[str, Any]) -> tuple[Rule, ...]:
+    """These rule files of ``folder`` (a rule folder, whose ``exports.toml`` tables apply), read
+    as :func:`load_rules` reads them."""
+    aliases = _exports(Path(folder))
+    paths = list(paths)
+    return tuple(with_aliases(parse_rule(data, path, kinds), aliases) for path, data in zip(paths, read_tomls(paths)))
+
+
 def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ...]:
     """Load every rule file (``SGL*.toml``) under the given folders."""
     folders = [Path(d) for d in dirs]

@@ -43,13 +43,15 @@ def lint(
     path: str | None = None,
     ruleset: RuleSet | None = None,
     noqa: bool = True,
+    tree=None,
 ) -> list[Diagnostic]:
     """Lint one file's text. Raises :class:`SourceError` when it cannot be parsed.
 
     ``path`` names the file (it decides the module name, which relative imports inside
     the sglang package need); nothing is read from it. ``noqa``: leave out what a
-    ``# noqa`` comment silences (see noqa.py)."""
-    return analyse(source, path, ruleset, noqa)[0]
+    ``# noqa`` comment silences (see noqa.py). ``tree``: the file's :mod:`ast` when the
+    caller has it (flake8): the call-site screen reads it instead of parsing again."""
+    return analyse(source, path, ruleset, noqa, tree)[0]
 
 
 def analyse(
@@ -57,6 +59,7 @@ def analyse(
     path: str | None = None,
     ruleset: RuleSet | None = None,
     noqa: bool = True,
+    tree=None,
 ) -> tuple[list[Diagnostic], str]:
     """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
     ruleset = ruleset or default_ruleset()
@@ -65,7 +68,7 @@ def analyse(
         return _launch_file(source, path, ruleset, noqa)
     text = decode_source(source) if isinstance(source, bytes) else source
     facts = FileBindings.for_path(path)
-    skipped = ruleset.skip_reason(source, facts.module_name)
+    skipped = ruleset.skip_reason(source, facts.module_name, tree)
     if skipped is not None:
         return [], skipped
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))

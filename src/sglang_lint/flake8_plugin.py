@@ -32,11 +32,10 @@ class SglangLintPlugin:
     # The rules flake8 will report, from its own --select/--ignore (None: all of them). flake8
     # runs every installed plugin whatever is selected; with no SGL code selected this one
     # returns at once, and with a few it runs only those.
-    ruleset = None  # RuleSet of the selected rules, made on first need (None: every rule)
     selected: frozenset | None = None  # the selected codes (None: all)
     decide = None  # flake8's decision for a code, until select_codes has asked it
     sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
-    by_releases: dict = {}  # the rule set of each release target, made once
+    rulesets: dict = {}  # (codes, releases) -> the rule set, made once: only the rules a file needs
 
     @classmethod
     def add_options(cls, parser) -> None:
@@ -49,8 +48,7 @@ class SglangLintPlugin:
     @classmethod
     def parse_options(cls, options) -> None:
         cls.sglang_version = getattr(options, "sglang_version", None)
-        cls.by_releases = {}
-        cls.ruleset = None
+        cls.rulesets = {}
         cls.selected = None
         cls.decide = None
         try:
@@ -76,45 +74,36 @@ class SglangLintPlugin:
                 cls.selected = None
         return cls.selected
 
-    @classmethod
-    def selected_ruleset(cls):
-        """The selected rules (None: all), loaded on first need."""
-        cls.select_codes()
-        if cls.selected is not None and cls.ruleset is None:
-            from sglang_lint.ruletable import RuleSet, default_ruleset
-
-            cls.ruleset = RuleSet([rule for rule in default_ruleset().catalog if rule.code in cls.selected])
-        return cls.ruleset
-
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]):
-        # ``tree`` is unused, but asking for it makes this an AST plugin, which flake8
-        # skips on files it cannot parse (it reports E999 for those itself).
+        # Asking for ``tree`` makes this an AST plugin, which flake8 skips on files it cannot
+        # parse (it reports E999 for those itself); the call-site screen reads it.
+        self.tree = tree
         self.filename = filename
         self.lines = lines
 
     @classmethod
-    def ruleset_for(cls, filename: str):
-        """The selected rules for the release(s) this file is judged against (None: every
-        rule, as they stand in the newest release)."""
-        from sglang_lint.ruletable import default_ruleset
+    def ruleset_for(cls, filename: str, codes: frozenset):
+        """The rules ``codes`` (those whose triggers the file holds, and flake8 reports) as they
+        stand for the release(s) this file is judged against (none found: the newest)."""
+        from sglang_lint.ruletable import RuleSet, rules_of
         from sglang_lint.target import find_target, known_releases
 
         target = find_target(
             None if filename in ("stdin", "-") else filename,
             cli_version=cls.sglang_version, config_version=None, known=known_releases(),
         )
-        if not target.releases:
-            return cls.selected_ruleset()
-        if target.releases not in cls.by_releases:
-            base = cls.selected_ruleset() or default_ruleset()
-            cls.by_releases[target.releases] = base.for_releases(target.releases)
-        return cls.by_releases[target.releases]
+        key = (codes, target.releases)
+        if key not in cls.rulesets:
+            if (codes, ()) not in cls.rulesets:
+                cls.rulesets[codes, ()] = RuleSet(rules_of(codes))
+            cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(target.releases)
+        return cls.rulesets[key]
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
         try:
             # The index's prefilter holds every release's rules: a file it skips needs no
-            # release found for it, no catalog loaded, no LibCST imported.
+            # release found for it, no rule file read, no LibCST imported.
             index = rule_index()
             if not index.mentions(source):
                 return
@@ -123,22 +112,21 @@ class SglangLintPlugin:
                 return  # no SGL code is selected: flake8 would drop everything we report
             from sglang_lint.pynames import module_name_for
 
-            module = module_name_for(self.filename)[0]
-            if index.prefilter.skip_reason(source, module) is not None:
-                return  # a name is there, but not as any rule's trigger needs it
+            codes = index.codes_for(source, module_name_for(self.filename)[0])
+            if selected is not None:
+                codes &= selected
+            if not codes:
+                return  # a name is there, but not as any (selected) rule's trigger needs it
             from sglang_lint.engine import lint
             from sglang_lint.model import SourceError
         except Exception as exc:
             yield from self._crashed(exc)
             return
         try:
-            selected = type(self).selected_ruleset()
-            if selected is not None and not selected.may_match_any_release(source, module):
-                return  # only the selected rules' prefilter counts
-            ruleset = type(self).ruleset_for(self.filename)
-            if ruleset is not None and not ruleset.rules:
+            ruleset = type(self).ruleset_for(self.filename, codes)
+            if not ruleset.rules:
                 return
-            diagnostics = lint(source, self.filename, ruleset)
+            diagnostics = lint(source, self.filename, ruleset, tree=self.tree)
         except SourceError:
             return  # Python parsed it but LibCST did not: say nothing rather than guess
         except Exception as exc:  # never stop a team's flake8 run: report and go on

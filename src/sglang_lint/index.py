@@ -27,19 +27,32 @@ from typing import Sequence
 from sglang_lint import __version__
 from sglang_lint.places import cache_home, default_rules_dir, keep_marshal
 
-FORMAT = 2
+FORMAT = 3
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 
 
 class RuleIndex:
     """The codes and triggers of a rule folder set; :meth:`may_match` is the first question
-    asked of a file."""
+    asked of a file, :meth:`codes_for` says which rules a file needs loaded."""
 
-    def __init__(self, codes: tuple[str, ...], names: frozenset[bytes], triggers: tuple):
+    def __init__(self, codes: tuple[str, ...], names: frozenset[bytes], triggers: tuple,
+                 paths: tuple[str, ...] = (), releases: tuple[str, ...] = ()):
         self.codes = codes
         self.names = names
+        self.paths = dict(zip(codes, paths))  # each rule's file
+        self.releases = releases  # every release the rules and their tables name (target.py)
+        self.key = ""  # the fingerprint it was built for (rule_index sets it)
         self._triggers = triggers
         self._prefilter = None
+
+    def codes_for(self, source: str | bytes, module: str | None = None) -> frozenset[str]:
+        """The rules with a trigger written in this text (the text prefilter, per rule): the
+        only ones that can fire on it, whatever the release. A run over a few files loads
+        just these (ruletable.py ``ruleset_of``)."""
+        data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+        if not self.mentions(data):
+            return frozenset()
+        return frozenset(trigger.code for trigger in self.prefilter.fired(data, module))
 
     def mentions(self, source: str | bytes) -> bool:
         """Does the text hold, as an identifier, a name some rule triggers on? False: the
@@ -63,12 +76,13 @@ class RuleIndex:
 
 
 class _Trigger:
-    """A check's trigger as the index keeps it (what prefilter.CompiledTrigger reads)."""
+    """A check's trigger as the index keeps it (what prefilter.CompiledTrigger reads), with
+    the code of its rule."""
 
-    __slots__ = ("name", "shape", "also", "module", "screen")
+    __slots__ = ("name", "shape", "also", "module", "screen", "code")
 
-    def __init__(self, name: str, shape: str, also: tuple, module: str | None):
-        self.name, self.shape, self.module, self.screen = name, shape, module, None
+    def __init__(self, name: str, shape: str, also: tuple, module: str | None, code: str):
+        self.name, self.shape, self.module, self.screen, self.code = name, shape, module, None, code
         self.also = tuple(word[1] if word[0] == "s" else re.compile(word[1], word[2]) for word in also)
 
 
@@ -87,7 +101,8 @@ def rule_index(dirs: Sequence[Path] | None = None) -> RuleIndex:
             data = build(folders)
             payload = marshal.dumps(data)
             keep_marshal(path, (FORMAT, hashlib.blake2b(payload, digest_size=16).digest(), payload))
-        _LOADED[key] = RuleIndex(data[1], frozenset(name.encode() for name in data[2]), data[3])
+        _LOADED[key] = RuleIndex(data[1], frozenset(name.encode() for name in data[2]), data[3], data[4], data[5])
+        _LOADED[key].key = key
     return _LOADED[key]
 
 
@@ -119,17 +134,21 @@ def _tomls(folder: str) -> list:
 
 
 def build(dirs: Sequence[Path]) -> tuple:
-    """(FORMAT, codes, trigger names, triggers) from the rule files: the catalog loaded in full."""
+    """(FORMAT, codes, trigger names, triggers, rule files, releases) from the rule files: the
+    catalog loaded in full."""
     from sglang_lint.ruletable import load_rules, rule_triggers  # the heavy part: only to build
+    from sglang_lint.target import known_releases
 
     rules = load_rules(list(dirs))
     triggers = []
-    for trigger in rule_triggers(rules):
-        also = tuple(("s", word) if isinstance(word, str) else ("r", word.pattern, word.flags)
-                     for word in trigger.also)
-        triggers.append((trigger.name, trigger.shape, also, trigger.module))
+    for rule in rules:
+        for trigger in rule_triggers([rule]):
+            also = tuple(("s", word) if isinstance(word, str) else ("r", word.pattern, word.flags)
+                         for word in trigger.also)
+            triggers.append((trigger.name, trigger.shape, also, trigger.module, rule.code))
     names = tuple(sorted({trigger[0] for trigger in triggers}))
-    return FORMAT, tuple(rule.code for rule in rules), names, tuple(triggers)
+    paths = tuple(str(rule.path) for rule in rules)
+    return FORMAT, tuple(rule.code for rule in rules), names, tuple(triggers), paths, known_releases(rules)
 
 
 def _read(path: Path) -> tuple | None:
@@ -146,4 +165,4 @@ def _read(path: Path) -> tuple | None:
         data = marshal.loads(payload)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return data if isinstance(data, tuple) and len(data) == 4 and data[0] == FORMAT else None
+    return data if isinstance(data, tuple) and len(data) == 6 and data[0] == FORMAT else None

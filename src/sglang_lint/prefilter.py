@@ -29,6 +29,8 @@ class CompiledTrigger:
     also: tuple  # bytes, or compiled bytes patterns
     module: str | None
     screen: object  # see Trigger.screen
+    qualified: str | None  # see Trigger.qualified
+    code: str | None  # the rule's, where the index keeps it
 
     @classmethod
     def of(cls, trigger) -> "CompiledTrigger":
@@ -36,7 +38,8 @@ class CompiledTrigger:
             word.encode() if isinstance(word, str) else re.compile(word.pattern.encode(), word.flags & ~re.UNICODE)
             for word in trigger.also
         )
-        return cls(trigger.shape, also, trigger.module, trigger.screen)
+        return cls(trigger.shape, also, trigger.module, trigger.screen, getattr(trigger, "qualified", None),
+                   getattr(trigger, "code", None))
 
 
 class Prefilter:
@@ -49,30 +52,41 @@ class Prefilter:
             self.by_name.setdefault(trigger.name.encode(), []).append(CompiledTrigger.of(trigger))
         self.names = frozenset(self.by_name)
 
-    def skip_reason(self, source: str | bytes, module: str | None = None) -> str | None:
+    def skip_reason(self, source: str | bytes, module: str | None = None, tree=None) -> str | None:
         """Why the file need not be parsed (:data:`SKIPPED_NO_NAME`, :data:`SKIPPED_BY_SCREEN`),
         or None when it must be.
 
         First the file's identifiers: its bytes with every byte that cannot be part of one
         turned into a space, split (two C loops, whatever the number of rules). Only the
         names found there have their shapes (``name(``, ``.name(``) and other words checked,
-        and each call found that way passes the call-site screen (screen.py) or not."""
+        and each call found that way passes the call-site screen (screen.py) or not; ``tree``:
+        the file's :mod:`ast` when the caller has it (the screen's second look reads it)."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-        present = self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
-        facts = FileFacts(data)
+        facts = FileFacts(data, tree) if self.screen else None
         reason = SKIPPED_NO_NAME
+        for name, trigger in self._written(data, module):
+            found = _fires(data, name, trigger, facts)
+            if found == "fires":
+                return None
+            if found == "screened":
+                reason = SKIPPED_BY_SCREEN
+        return reason
+
+    def fired(self, source: bytes, module: str | None = None) -> list[CompiledTrigger]:
+        """Every trigger written in the text in its shape, with its other words (no screen)."""
+        return [trigger for name, trigger in self._written(source, module)
+                if _fires(source, name, trigger, None) == "fires"]
+
+    def _written(self, data: bytes, module: str | None):
+        """(name, trigger) for each trigger whose name is one of the text's identifiers and
+        whose other words are there too (or the file is the trigger's own module)."""
+        present = self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
         for name in present:
             for trigger in self.by_name[name]:
-                if not ((module is not None and module == trigger.module) or all(
+                if (module is not None and module == trigger.module) or all(
                     (word in data) if isinstance(word, bytes) else word.search(data) for word in trigger.also
-                )):
-                    continue
-                found = _fires(data, name, trigger, facts if self.screen else None)
-                if found == "fires":
-                    return None
-                if found == "screened":
-                    reason = SKIPPED_BY_SCREEN
-        return reason
+                ):
+                    yield name, trigger
 
 
 def _next_char(data: bytes, index: int) -> int:
@@ -93,21 +107,33 @@ def _previous_char(data: bytes, index: int) -> int:
 
 
 _DEFINITION = re.compile(rb"(?:def|class)[ \t]+$")
-_IMPORT_ALIAS = re.compile(rb"\s+as\s")
+_IMPORT_ALIAS = re.compile(rb"\s+as\s+(\w+)")
 
 
 def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts | None) -> str | None:
     """"fires" when ``name`` is written, as a whole identifier, in the trigger's shape
-    somewhere in ``data`` and (for a call, when ``facts`` are given) the call passes the
-    screen; "screened" when it is written so but every such call failed the screen."""
+    somewhere in ``data`` and (when ``facts`` are given) a call passes the screen, on its own
+    text and then on the file's ast (screen.py ``second_look``), or a config class line its
+    ``class_look``; "screened" when it is written so but every such use failed the screen."""
     found = None
     index = data.find(name)
     while index >= 0:
         end = index + len(name)
         if whole_word(data, index, end):
             shape = _shape_at(data, index, end, trigger.shape)
-            if shape == "call" and facts is not None and trigger.screen is not None:
-                if screen_call(data, end, trigger.screen, facts):
+            if shape == "call" and facts is not None:
+                if (trigger.screen is None or screen_call(data, end, trigger.screen, facts)) and facts.second_look(
+                    end, trigger.screen, trigger.qualified
+                ):
+                    return "fires"
+                found = "screened"
+            elif shape == "alias" and facts is not None:
+                alias = _IMPORT_ALIAS.match(data, end)
+                if facts.alias_look(alias.group(1).decode(), trigger.screen):
+                    return "fires"
+                found = "screened"
+            elif shape == "class" and facts is not None and trigger.screen is not None:
+                if facts.class_look(trigger.screen):
                     return "fires"
                 found = "screened"
             elif shape:
@@ -118,21 +144,24 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
 
 def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
     """None when ``shape`` is not there; "call" for a call ``name(`` (what the screen
-    judges); "other" for any other way it matches."""
+    judges); "class" for a config class's ``class`` line; "alias" for ``name as alias`` (an
+    import); "other" for any other way it matches."""
     following = _next_char(data, end)
     if shape == "word":
         return "call" if following == ord("(") else "other"
     if shape == "config":
         line_start = data.rfind(b"\n", 0, index) + 1
         if data[line_start:index].lstrip().startswith(b"class"):
-            return "other"  # the config class's own statement, or a subclass's
+            return "class"  # the config class's own statement, or a subclass's
         shape = "callable"
     if shape == "callable":
         if following == ord("("):
             # ``def name(`` and ``class name(`` define it, they do not call it.
             return None if _DEFINITION.search(data, max(0, index - 16), index) else "call"
         # ``import name as alias`` (then ``alias(...)``); ``partial(mod.name, ...)``
-        if _IMPORT_ALIAS.match(data, end) or b"partial(" in data[max(0, index - _WINDOW) : index]:
+        if _IMPORT_ALIAS.match(data, end):
+            return "alias"
+        if b"partial(" in data[max(0, index - _WINDOW) : index]:
             return "other"
         return None
     if _previous_char(data, index) != ord("."):

@@ -15,9 +15,18 @@ and asks whether the argument a rule checks *could* be a value the engine knows:
 * a call, a subscript, a display, an f-string: no (the engine never evaluates those);
 * an argument that is absent: no.
 
+When a call passes on its own text, the screen takes a **second look** on the file's
+:mod:`ast` (parsed once, about a tenth of a LibCST parse; flake8 hands over its own tree):
+a name in a comment or a string is no call; a function or class target is called only
+through a name its imports give it (``tensor.select(...)`` is not ``sglang.select(...)``);
+a name's value is read from the bindings of the scope the call sits in (ast_scopes.py); a
+``class Mine(Config):`` line fires only where a field default or a call of a class of the
+file may fail; ``import f as g`` only where a call ``g(...)`` may.
+
 It only ever says "no" when the full engine could not report anything at that call, so a
-file it rejects is one the engine would find clean (``tests/test_engine.py`` checks this on
-every fixture, example and corpus mutation). When unsure it says yes.
+file it rejects is one the engine would find clean (``tests/test_screen.py`` and
+``tests/test_screen_agreement.py`` check this on every fixture, example and corpus
+mutation). When unsure it says yes.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
+from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile
 from sglang_lint.index import IDENTIFIER_BYTES  # noqa: F401  (the prefilter's too)
 from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_literal, condition_passes, find_argument
 
@@ -118,8 +128,62 @@ class FileFacts:
     """What the screen needs to know about the whole file, computed on first need."""
 
     data: bytes
+    tree: ast.Module | None = None  # the file's ast when the caller has it (flake8 does)
     _bound: dict[str, bool] = field(default_factory=dict)
     _called_params: set[str] | None = None
+    _ast: AstFile | None | bool = False
+
+    def syntax(self) -> AstFile | None:
+        """The file's ast facts (ast_scopes.py), read on first need; None when it does not parse."""
+        if self._ast is False:
+            self._ast = AstFile.read(self.data, self.tree)
+        return self._ast
+
+    def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
+        """Could a bare ``name`` at a call hold a value the engine knows and the check
+        rejects? From the file's text: whether the name is bound anywhere it could be."""
+        return self.name_may_be_known(name, strict, enum is not None)
+
+    def second_look(self, name_end: int, screen: Callable | None, qualified: str | None) -> bool:
+        """The call whose callee's name ends at ``name_end``, judged again on the file's ast
+        (the text screen let it through): is it a call at all (not a comment or a string),
+        can its callee be the function or class named ``qualified`` (when given), and does
+        ``screen`` pass it with names read from the call's own scope?"""
+        syntax = self.syntax()
+        if syntax is None:
+            return True
+        site = syntax.call_at(name_end)
+        if site is None or site is True:
+            return site is True
+        if qualified is not None and not _may_name(syntax, site.call.func, site.scopes, qualified):
+            return False
+        return screen is None or screen(site.call, ScopedFacts(self, syntax, site.scopes))
+
+    def alias_look(self, alias: str, screen: Callable | None) -> bool:
+        """``import f as alias`` (or ``from m import f as alias``): could a call ``alias(...)``
+        of this file pass ``screen``? (None when unsure.)"""
+        syntax = self.syntax()
+        if syntax is None or screen is None or b"partial" in self.data:
+            return True  # (``partial(alias, ...)`` is a call of it too: sites.py)
+        return any(screen(site.call, ScopedFacts(self, syntax, site.scopes)) for site in syntax.calls_named(alias))
+
+    def class_look(self, screen: Callable) -> bool:
+        """For a config class's ``class Mine(Config):`` line: could a field default written
+        in a class body of this file, or a keyword of a call of one of its classes, fail
+        ``screen``? (reach.py ``field_sites`` and ``subclass_calls``: the engine reads them
+        as keywords of a call of the class.)"""
+        syntax = self.syntax()
+        if syntax is None:
+            return True
+        for node, scopes in syntax.classes():
+            facts = ScopedFacts(self, syntax, scopes + (node,))
+            for name, value in _class_fields(node):
+                if screen(ast.Call(ast.Name(node.name), [], [ast.keyword(name, value)]), facts):
+                    return True
+            for site in syntax.calls_named(node.name):
+                if screen(site.call, ScopedFacts(self, syntax, site.scopes)):
+                    return True
+        return False
 
     def name_may_be_known(
         self, name: str, strict: bool = False, attributes: bool = False, displays: bool = False
@@ -181,6 +245,97 @@ class FileFacts:
                 found.update(name.decode() for name in _PARAMETER.findall(header))
             self._called_params = found
         return self._called_params
+
+
+class ScopedFacts:
+    """The file's facts seen from one call: a name's value is read from the bindings of the
+    scope the call sits in (ast_scopes.py), all of them; lists built in steps (argv) are
+    still judged from the file's text, as built.py follows them across scopes."""
+
+    def __init__(self, facts: FileFacts, syntax: AstFile, scopes: tuple, depth: int = 0):
+        self.facts, self.syntax, self.scopes, self.depth = facts, syntax, scopes, depth
+
+    def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
+        if self.depth > _MAX_HOPS:
+            return True
+        found = self.syntax.lookup(name, self.scopes)
+        if found is None:
+            return False  # unbound here (a builtin, a star import): the engine knows no value
+        bindings, owner = found
+        for binding in bindings:
+            kind = binding[0]
+            if kind == GLOBAL:
+                return True
+            if kind == VALUE:
+                facts = ScopedFacts(self.facts, self.syntax, owner, self.depth + 1)
+                if value_may_be_known(binding[1], facts, fails, enum, strict):
+                    return True
+            elif kind == PARAM:
+                function, default = binding[1], binding[2]
+                literal = NOT_LITERAL if default is None else ast_literal(default)
+                if literal is not NOT_LITERAL and not strict and (fails is None or fails(literal)):
+                    return True  # the engine reads a literal default
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.syntax.is_called(
+                    function.name
+                ):
+                    return True  # a wrapper: a call in the file may pass the value (reach.py)
+        return False
+
+    def name_may_be_known(
+        self, name: str, strict: bool = False, attributes: bool = False, displays: bool = False
+    ) -> bool:
+        return self.facts.name_may_be_known(name, strict, attributes, displays)
+
+    def assigned_anyhow(self, name: str) -> bool:
+        return self.facts.assigned_anyhow(name)
+
+    def called_parameters(self) -> set[str]:
+        return self.facts.called_parameters()
+
+
+_MAX_HOPS = 8  # resolve.py MAX_DEPTH: past it the engine knows nothing (the screen says yes)
+
+
+def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) -> bool:
+    """Could ``func`` qualify to ``qualified`` (dispatch.py ``effective_target``: the engine
+    follows the head name's imports, resolve.py ``qualify``)? Yes when its head is bound, where
+    the call is, to an import that spells it out, a relative import, a ``def``/``class`` or a
+    ``global``; no for ``tensor.select(...)``, ``self.x.f(...)`` or another module's class of
+    the same name."""
+    parts = []
+    head = func
+    while isinstance(head, ast.Attribute):
+        parts.append(head.attr)
+        head = head.value
+    if not isinstance(head, ast.Name):
+        return False
+    found = syntax.lookup(head.id, scopes)
+    if found is None:
+        return False
+    rest = ".".join(reversed(parts))
+    for binding in found[0]:
+        if binding[0] == GLOBAL or (binding[0] == IMPORTED and binding[1] is None):
+            return True
+        if binding[0] == IMPORTED and (f"{binding[1]}.{rest}" if rest else binding[1]) == qualified:
+            return True
+    return False
+
+
+def _class_fields(node: ast.ClassDef):
+    """A class body's ``name = value`` and ``name: T = value`` (``field(default=value)``)."""
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            name, value = statement.target.id, statement.value
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            name, value = statement.targets[0].id, statement.value
+        else:
+            continue
+        if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and (
+                getattr(value.func, "id", None) or value.func.attr) == "field":
+            value = next((k.value for k in value.keywords if k.arg == "default"), None)
+        if value is not None:
+            yield name, value
 
 
 def _inside_brackets(data: bytes, line_start: int) -> bool:
@@ -307,12 +462,25 @@ def parse_call(text: bytes) -> ast.Call | None:
 
 
 def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr | None | bool:
-    """The expression passed for the parameter, None when absent, True when unknowable
-    (after ``*args``, or a ``**`` mapping that may hold it): the engine's own lookup
-    (:func:`~sglang_lint.pynames.find_argument`), which reads no mapping here."""
-    found = find_argument(ast_call_arguments(call), name, position)
+    """The expression passed for the parameter, None when absent; True when it may be there
+    but the screen cannot tell (in a ``**name`` mapping, which the engine reads when the name
+    is bound to a dict display); False when the engine cannot find it either (after
+    ``*args``, or in a ``**`` mapping that is no display and no name). The engine's own
+    lookup (:func:`~sglang_lint.pynames.find_argument`), with ``**{...}`` read as it reads them
+    (checks/base.py ``_mapping_items``: the string keys)."""
+    names = []
+
+    def expand(value):
+        if isinstance(value, ast.Dict):
+            return [(key.value, item) for key, item in zip(value.keys, value.values)
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        if isinstance(value, ast.Name):
+            names.append(value)
+        return None
+
+    found = find_argument(ast_call_arguments(call), name, position, expand)
     if found is UNKNOWN:
-        return True
+        return bool(names)
     return None if found is None else found[0]
 
 
@@ -339,7 +507,7 @@ def value_may_be_known(
         # the engine reads a bytes literal's value too; ``...`` and complex numbers are no literal to it
         return isinstance(expr.value, bytes) and (fails is None or bool(fails(expr.value)))
     if isinstance(expr, ast.Name):
-        return facts.name_may_be_known(expr.id, strict, enum is not None)
+        return facts.name_may_fail(expr.id, fails, enum, strict)
     if isinstance(expr, ast.Attribute):
         if enum is None:
             return False
@@ -364,8 +532,8 @@ def value_screen(
         found = argument(call, name, position)
         if found is None:
             return omitted
-        if found is True:
-            return True
+        if isinstance(found, bool):
+            return found
         return value_may_be_known(found, facts, fails, enum, strict)
 
     return screen
@@ -373,9 +541,11 @@ def value_screen(
 
 def conditions_screen(conditions, screen: Callable) -> Callable:
     """``screen``, for a check that runs only when other arguments pass their tests
-    (``[[check.condition]]``): a call where one of them is a literal that fails its test, or
-    is left out with a default that fails it, cannot fire (the engine needs every condition
-    certain, checks/base.py ``conditions_hold``); any other call goes to ``screen``."""
+    (``[[check.condition]]``). The engine needs every condition certain (checks/base.py
+    ``conditions_hold``): an argument left out with a default that passes, a display whose
+    emptiness passes, or a value it knows (written at the call or followed through names, not
+    a parameter's default) that passes. A call where one cannot be so cannot fire; any other
+    call goes to ``screen``."""
 
     def conditional(call: ast.Call, facts: FileFacts) -> bool:
         for condition in conditions:
@@ -385,11 +555,22 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
                                                                      condition.default):
                     return False
                 continue
-            if found is True:
+            if isinstance(found, bool):
+                if found:
+                    continue  # (a ``**name`` the engine may read)
+                return False
+            if isinstance(found, (ast.List, ast.Tuple, ast.Dict, ast.Set)):
+                elements = found.keys if isinstance(found, ast.Dict) else found.elts
+                if condition.holds == "in" or (condition.holds in ("truthy", "falsy")
+                                               and bool(elements) != (condition.holds == "truthy")):
+                    return False
                 continue
-            literal = ast_literal(found)
-            if literal is not NOT_LITERAL and isinstance(literal, SCALARS + (type(None),)) and not condition_passes(
-                    condition.holds, condition.values, literal):
+
+            def passes(value, condition=condition) -> bool:
+                return isinstance(value, SCALARS + (type(None),)) and condition_passes(
+                    condition.holds, condition.values, value)
+
+            if not value_may_be_known(found, facts, passes, None, strict=True):
                 return False
         return screen(call, facts)
 
@@ -414,7 +595,7 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
             return isinstance(found.value, str) and (marker is None or marker in found.value or "serve" in found.value)
         if isinstance(found, ast.JoinedStr):
             return True  # an f-string command line: shell words, its holes opaque
-        if found is True or isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
+        if isinstance(found, bool) or isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
             return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
         if isinstance(found, ast.Attribute):
             return isinstance(found.value, ast.Name) and found.value.id in ("self", "cls")  # a class's list

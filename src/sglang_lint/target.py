@@ -102,9 +102,9 @@ def known_releases(rules: Iterable[Rule] | None = None) -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def _shipped_releases() -> tuple[str, ...]:
-    from sglang_lint.ruletable import default_rules  # the catalog: only once a release is looked for
+    from sglang_lint.index import rule_index  # the compiled index holds them: no rule file is read
 
-    return known_releases(default_rules())
+    return rule_index().releases
 
 
 @lru_cache(maxsize=None)

@@ -101,16 +101,19 @@ class Trigger:
     # (ast.Call, FileFacts) -> could a call written ``name(...)`` fire? (see screen.py);
     # None: any call can.
     screen: Callable | None = None
+    # A function or class target's full name: a call can fire only where its callee may
+    # qualify to it (the engine matches those by qualified name).
+    qualified: str | None = None
 
 
 def target_trigger(target, *also, screen: Callable | None = None) -> Trigger:
     # A config class's fields are also read from ``class Mine(Config):`` statements.
     shape = {"method": "call", "attribute": "member"}.get(target.kind, "config" if target.fields else "callable")
-    module = None
+    module = qualified = None
     if target.kind in ("function", "class"):
-        module = target.name.rpartition(".")[0]
+        module, qualified = target.name.rpartition(".")[0], target.name
         also = (module.rpartition(".")[2], *also)
-    return Trigger(target.last_name, shape, tuple(also), module, screen)
+    return Trigger(target.last_name, shape, tuple(also), module, screen, qualified)
 
 
 def argument_of(

@@ -106,7 +106,8 @@ def triggers(check):
         if params.aspect == "relations":
             # Both spellings (speculative_x= and --speculative-x) share the field's first word.
             also += tuple(sorted({name.split("_")[0] for name in params.positive + sum(params.at_least, ())}))
-        found.append(Trigger(target.last_name, "callable", also, module, _screen(params, target)))
+        qualified = target.name if target.kind in ("function", "class") else None
+        found.append(Trigger(target.last_name, "callable", also, module, _screen(params, target), qualified))
     return found
 
 

@@ -1,0 +1,136 @@
+"""The language server's latency, as an editor sees it: ``sglang-lint server`` over stdio,
+a 2,000-line document opened, then changed again and again; the time from each change
+(sent with the whole new text, as most editors do) to the diagnostics the server publishes
+for it. The debounce is set to 0 so that the figure is the lint itself (the issue's target
+is counted after the debounce).
+
+Two documents, each a file of sglang's own tree close to 2,000 lines: one that calls an
+sglang API the rules check (a bad ``set_capture_flag_on_blocks`` call is added at its end,
+so every change goes through LibCST and the engine), and the same file without that call.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import statistics
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+CAPTURE = (
+    "\nfrom sglang.multimodal_gen.runtime.pipelines_core.stages.model_specific_stages.sana_wm.streaming_refiner"
+    " import set_capture_flag_on_blocks\n\n\ndef _bench_capture(t):\n"
+    "    set_capture_flag_on_blocks(t, mode={mode!r}, enable=True)\n"
+)
+MODES = ("prerope", "PRE_ROPE")  # both wrong: every change has one finding, fixed differently
+
+
+class _Client:
+    """Framed JSON-RPC over the server's stdin and stdout."""
+
+    def __init__(self, command: list[str], cwd: Path):
+        self.process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
+        self.inbox: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            length = None
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if not line.strip():
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            self.inbox.put((time.perf_counter(), json.loads(stream.read(length))))
+
+    def send(self, message: dict) -> float:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        sent = time.perf_counter()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+        return sent
+
+    def wait(self, wanted, timeout: float = 120) -> tuple[float, dict]:
+        while True:
+            arrived, message = self.inbox.get(timeout=timeout)
+            if message.get("method") == "workspace/configuration" and "id" in message:
+                self.send({"id": message["id"], "result": [None]})
+                continue
+            if wanted(message):
+                return arrived, message
+
+    def close(self) -> None:
+        try:
+            self.send({"id": 999_999, "method": "shutdown", "params": None})
+            self.wait(lambda m: m.get("id") == 999_999, timeout=30)
+            self.send({"method": "exit", "params": None})
+            self.process.wait(timeout=30)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+
+
+def pick_document(tree: Path, lines: int = 2000) -> Path:
+    """The file of the tree whose length is closest to ``lines`` (ties: the first by path)."""
+    files = sorted((tree / "sglang").rglob("*.py"))
+    return min(files, key=lambda p: (abs(p.read_bytes().count(b"\n") - lines), str(p)))
+
+
+def change_latencies(python: Path, folder: Path, text_of, changes: int) -> list[float]:
+    """Seconds from each ``didChange`` to its diagnostics (the first open is not counted)."""
+    path = folder / "document.py"
+    path.write_text(text_of(0))
+    uri = path.as_uri()
+    client = _Client([str(python), "-m", "sglang_lint", "server"], folder)
+    try:
+        client.send({"id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": folder.as_uri(), "capabilities": {},
+            "initializationOptions": {"debounce": 0},
+        }})
+        client.wait(lambda m: m.get("id") == 1)
+        client.send({"method": "initialized", "params": {}})
+
+        def published(version: int):
+            return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
+                              and m["params"]["uri"] == uri and m["params"].get("version") in (version, None))
+
+        client.send({"method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text_of(0)}}})
+        client.wait(published(1))  # the first lint loads the rules: start-up, not latency
+        found = []
+        for change in range(1, changes + 1):
+            version = change + 1
+            sent = client.send({"method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": text_of(change)}]}})
+            arrived, _ = client.wait(published(version))
+            found.append(arrived - sent)
+        return found
+    finally:
+        client.close()
+
+
+def lsp_rows(python: Path, tree: Path, folder: Path, changes: int = 20) -> list[str]:
+    """The benchmark's rows for the language server (median and spread, in milliseconds)."""
+    document = pick_document(tree)
+    base = document.read_text(encoding="utf-8")
+    size = base.count("\n")
+    rows = []
+    for label, text_of in (
+        (f"with an sglang call ({size:,} lines)", lambda i: base + CAPTURE.format(mode=MODES[i % 2])),
+        (f"no call a rule checks ({size:,} lines)", lambda i: base + f"\n# edit {i}\n"),
+    ):
+        times = [t * 1000 for t in change_latencies(python, folder, text_of, changes)]
+        rows.append(
+            f"  {'language server, change -> diagnostics, ' + label:<52} {statistics.median(times):7.0f} ms"
+            f"  [{min(times):.0f}-{max(times):.0f} ms]  target <= 100 ms  ({document.relative_to(tree)})"
+        )
+    return rows

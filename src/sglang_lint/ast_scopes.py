@@ -1,0 +1,301 @@
+"""The file's :mod:`ast`, read for the call-site screen's second look: which calls are real,
+what scope each sits in, and how every name is bound there.
+
+The text screen (screen.py) judges a call from its own text and asks the whole file only
+"is this name bound anywhere?". When that lets a file through, this reads the file once with
+:mod:`ast` (about a tenth of a LibCST parse) and answers per call:
+
+* a name written in a comment or a string is no call;
+* a function or class target is called through a name bound to an import or a top-level
+  ``def``/``class`` (the engine matches them by qualified name, dispatch.py
+  ``effective_target``): ``tensor.select(...)`` is not ``sglang.select(...)``;
+* a name's value comes from the bindings of the scope it is used in (Python's rule: the
+  innermost function that binds it, class bodies only for their own statements, then the
+  module), every one of them, in any order: a superset of the engine's reaching
+  definitions (bindings.py), so the screen never says "no" where the engine could report.
+
+Binding kinds, as the engine reads them (resolve.py ``evaluate``): a value (followed), a
+parameter (its literal default; or the value a call of its function in the file passes, a
+wrapper), ``+=`` (only argv lists and dicts are followed through it), and everything else
+(imports, ``def``/``class``, loop and ``with`` targets, unpacking): never a known value.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from dataclasses import dataclass, field
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
+_NEWLINE = re.compile(rb"\r\n|\r|\n")  # Python's own line ends
+
+# What a binding is (the first item of a binding tuple).
+VALUE = "value"  # (VALUE, expression)
+PARAM = "param"  # (PARAM, function or lambda, default expression or None)
+AUGMENTED = "augmented"  # (AUGMENTED,): ``name += ...``
+GLOBAL = "global"  # (GLOBAL,): ``global``/``nonlocal``: bound elsewhere
+IMPORTED = "imported"  # (IMPORTED, qualified name or None): an import, or a ``def``/``class`` statement
+OPAQUE = "opaque"  # (OPAQUE,): a loop or ``with`` target, unpacking, an exception name...
+
+
+@dataclass
+class CallSite:
+    """A call written in the file, and the scopes it sits in (module first)."""
+
+    call: ast.Call
+    scopes: tuple
+
+
+@dataclass
+class AstFile:
+    """One file's ast; its calls are found by where their callee's name ends (a byte offset),
+    each scope's bindings are computed on first need."""
+
+    tree: ast.Module
+    data: bytes
+    starts: list[int]  # the byte offset where each line starts
+    _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
+    _classes: list[tuple[ast.ClassDef, tuple]] | None = None
+
+    @classmethod
+    def read(cls, data: bytes, tree: ast.Module | None = None) -> "AstFile | None":
+        """The file's facts, from ``tree`` when the caller has it (flake8 does); None when the
+        file does not parse or its byte offsets cannot be trusted (not UTF-8)."""
+        try:
+            data.decode("utf-8")
+            if tree is None:
+                tree = ast.parse(data)
+        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+            return None
+        starts = [0] + [match.end() for match in _NEWLINE.finditer(data)]
+        if data.startswith(b"\xef\xbb\xbf"):
+            starts[0] = 3  # ast counts the first line's columns after the byte-order mark
+        return cls(tree, data, starts)
+
+    def call_at(self, name_end: int) -> CallSite | None | bool:
+        """The call whose callee's name ends at byte ``name_end``, found by walking down only
+        the nodes that hold it; None when there is none (the name is in a comment or a
+        string); True when unsure (inside an f-string, whose inner positions older Pythons
+        get wrong)."""
+        line = bisect.bisect_right(self.starts, name_end)
+        point = (line, name_end - self.starts[line - 1])
+        pending: list[tuple[ast.AST, tuple]] = [(self.tree, (self.tree,))]
+        while pending:
+            node, scopes = pending.pop()
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, (ast.Name, ast.Attribute)) and (func.end_lineno, func.end_col_offset) == point:
+                    return CallSite(node, scopes)
+            elif isinstance(node, ast.JoinedStr):
+                return True
+            for child, child_scopes in _children(node, scopes):
+                if _may_hold(child, point):
+                    pending.append((child, child_scopes))
+        return None
+
+    def calls_named(self, name: str) -> list[CallSite]:
+        """Every call ``name(...)`` of the file (found from its text, then :meth:`call_at`)."""
+        found = []
+        for match in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\b", self.data):
+            site = self.call_at(match.end())
+            if isinstance(site, CallSite) and isinstance(site.call.func, ast.Name):
+                found.append(site)
+        return found
+
+    def is_called(self, name: str) -> bool:
+        """Is ``name(...)`` or ``self.name(...)`` written anywhere but its own ``def`` line?
+        (The calls the engine follows into a wrapper: reach.py ``calls_of``.)"""
+        word = re.escape(name.encode())
+        calls = len(re.findall(rb"(?:(?<![\w.])|\bself\.)" + word + rb"[ \t]*\(", self.data))
+        return calls > len(re.findall(rb"\bdef[ \t]+" + word + rb"[ \t]*\(", self.data))
+
+    def classes(self) -> list[tuple[ast.ClassDef, tuple]]:
+        """Every class statement of the file, with the scopes it sits in."""
+        if self._classes is None:
+            self._classes = []
+            pending: list[tuple[ast.AST, tuple]] = [(self.tree, (self.tree,))]
+            while pending:
+                node, scopes = pending.pop()
+                if isinstance(node, ast.ClassDef):
+                    self._classes.append((node, scopes))
+                if isinstance(node, (ast.stmt, ast.Module, ast.excepthandler, ast.match_case)):
+                    pending.extend(_children(node, scopes))
+        return self._classes
+
+    def bindings(self, scope: ast.AST) -> dict[str, list[tuple]]:
+        key = id(scope)
+        if key not in self._bindings:
+            self._bindings[key] = _scope_bindings(scope, walrus=b":=" in self.data)
+        return self._bindings[key]
+
+    def lookup(self, name: str, scopes: tuple) -> tuple[list[tuple], tuple] | None:
+        """The bindings of ``name`` seen from the innermost of ``scopes`` (a class body only
+        from its own statements), and the scope chain that owns them; None when unbound."""
+        innermost = len(scopes) - 1
+        for depth in range(innermost, -1, -1):
+            scope = scopes[depth]
+            if isinstance(scope, ast.ClassDef) and depth != innermost:
+                continue
+            found = self.bindings(scope).get(name)
+            if found:
+                return found, scopes[: depth + 1]
+        return None
+
+
+def _children(node: ast.AST, scopes: tuple):
+    """``node``'s children, each with the scope chain it is evaluated in."""
+    if isinstance(node, _SCOPES):
+        outer, inner = _split_scope(node)
+        inner_scopes = scopes + (node,)
+        return [(child, scopes) for child in outer] + [(child, inner_scopes) for child in inner]
+    return [(child, scopes) for child in ast.iter_child_nodes(node)]
+
+
+def _may_hold(node: ast.AST, point: tuple[int, int]) -> bool:
+    """Could the source of ``node`` hold ``point`` (line, column)? Nodes without a position
+    (arguments, ``with`` items...) may; a ``def`` or ``class`` also from its decorators."""
+    start = getattr(node, "lineno", None)
+    if start is None:
+        return True
+    decorators = getattr(node, "decorator_list", None)
+    if decorators:
+        start = min(start, *(d.lineno for d in decorators))
+        return start <= point[0] <= node.end_lineno
+    return (start, node.col_offset) <= point <= (node.end_lineno, node.end_col_offset)
+
+
+def _split_scope(node: ast.AST) -> tuple[list[ast.AST], list[ast.AST]]:
+    """A scope node's children evaluated in the enclosing scope, and those inside it."""
+    if isinstance(node, _FUNCTIONS):
+        args = node.args
+        outer = [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+        outer += [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.annotation]
+        if node.returns is not None:
+            outer.append(node.returns)
+        return outer, list(node.body)
+    if isinstance(node, ast.Lambda):
+        args = node.args
+        return [*args.defaults, *(d for d in args.kw_defaults if d is not None)], [node.body]
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords], list(node.body)
+    first, *rest = node.generators  # a comprehension: its first iterable is read outside
+    inner: list[ast.AST] = [first.target, *first.ifs, *rest]
+    inner += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    return [first.iter], inner
+
+
+def _scope_bindings(scope: ast.AST, walrus: bool = True) -> dict[str, list[tuple]]:
+    """Every binding made directly in ``scope`` (nested functions and classes bind only their
+    own name here), by name. Expressions are read only when the file has a ``:=``."""
+    found: dict[str, list[tuple]] = {}
+
+    def bind(name: str, binding: tuple) -> None:
+        found.setdefault(name, []).append(binding)
+
+    if isinstance(scope, (*_FUNCTIONS, ast.Lambda)):
+        _bind_parameters(scope, bind)
+        body = list(scope.body) if isinstance(scope, _FUNCTIONS) else [scope.body]
+    elif isinstance(scope, _COMPREHENSIONS):
+        for generator in scope.generators:
+            _bind_targets(generator.target, bind)
+        body = [test for generator in scope.generators for test in generator.ifs]
+        body += [scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt]
+    else:
+        body = list(scope.body)
+    pending = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            bind(node.name, (IMPORTED, None))
+            if walrus:
+                pending.extend(_split_scope(node)[0])
+            continue
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+            pending.extend(_split_scope(node)[0])
+            if isinstance(node, _COMPREHENSIONS):  # ``:=`` in a comprehension binds out here
+                pending.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+            continue
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bind(target.id, (VALUE, node.value))
+                else:
+                    _bind_targets(target, bind)
+        elif isinstance(node, ast.AnnAssign):
+            if isinstance(node.target, ast.Name) and node.value is not None:
+                bind(node.target.id, (VALUE, node.value))
+        elif isinstance(node, ast.NamedExpr):
+            bind(node.target.id, (VALUE, node.value))
+        elif isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Name):
+                bind(node.target.id, (AUGMENTED,))
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            _bind_targets(node.target, bind)
+        elif isinstance(node, ast.withitem):
+            if node.optional_vars is not None:
+                _bind_targets(node.optional_vars, bind)
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                bind(node.name, (OPAQUE,))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:  # as bindings.py: ``import a.b`` binds ``a``
+                local = alias.asname or alias.name.partition(".")[0]
+                bind(local, (IMPORTED, alias.name if alias.asname else local))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:  # a relative import's module is not worked out here
+                qualified = f"{node.module}.{alias.name}" if node.module and not node.level else None
+                bind(alias.asname or alias.name, (IMPORTED, qualified))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bind(name, (GLOBAL,))
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
+            if node.name:
+                bind(node.name, (OPAQUE,))
+        elif isinstance(node, ast.MatchMapping):
+            if node.rest:
+                bind(node.rest, (OPAQUE,))
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bind(target.id, (OPAQUE,))
+        if walrus or isinstance(node, _STATEMENT_PARTS):
+            pending.extend(ast.iter_child_nodes(node))
+        else:
+            pending.extend(_blocks(node))
+    return found
+
+
+# Nodes whose children are all statements or binding parts (read even without ``:=``).
+_STATEMENT_PARTS = (ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler, ast.Match, ast.match_case, ast.pattern)
+if hasattr(ast, "TryStar"):
+    _STATEMENT_PARTS += (ast.TryStar,)
+
+
+def _blocks(node: ast.AST) -> list[ast.AST]:
+    """The statements nested in ``node`` (an ``if``/``for``/``while`` body and ``else``)."""
+    if isinstance(node, ast.stmt):
+        return [*getattr(node, "body", ()), *getattr(node, "orelse", ())]
+    return []
+
+
+def _bind_parameters(function: ast.AST, bind) -> None:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for arg, default in zip(positional, defaults):
+        bind(arg.arg, (PARAM, function, default))
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        bind(arg.arg, (PARAM, function, default))
+    for arg in (args.vararg, args.kwarg):
+        if arg is not None:
+            bind(arg.arg, (PARAM, function, None))
+
+
+def _bind_targets(target: ast.AST, bind) -> None:
+    """Names bound by a target the engine does not follow (unpacking, a loop variable)."""
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            bind(node.id, (OPAQUE,))
