@@ -207,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     stack = pins(FLAKE8_STACK)
     plain = ensure_env(base / "env-plain", stack, " ".join(stack))
     extra = pins(["ruff"]) if installed_version("ruff") else ["ruff"]
-    plugin = ensure_env(base / "env-plugin", stack + extra + [str(ROOT)], " ".join(stack + extra) + source_stamp)
+    # (with the language server's extra: the latency rows start it)
+    plugin = ensure_env(base / "env-plugin", stack + extra + [f"{ROOT}[server]"],
+                        " ".join(stack + extra) + " [server]" + source_stamp)
     jobs = str(args.jobs)
 
     print(f"sglang {sglang_corpus.SGLANG_VERSION}: {len(files)} files, {lines:,} lines; "

@@ -19,7 +19,7 @@ LAYERS = [
     {"rulefile"},  # the rule file reader (over places)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
-    {"catalog", "syntax", "screen", "launch_paths"},
+    {"catalog", "syntax", "screen", "launch_paths", "positions"},
     # the bindings of a file, and the resolver that reads them
     {"bindings"},
     {"resolve"},

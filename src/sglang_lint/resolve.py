@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange
 
 from sglang_lint.bindings import (
     OPAQUE,
@@ -38,6 +38,7 @@ from sglang_lint.bindings import (
     may_be_last_binding,
 )
 from sglang_lint.model import Span
+from sglang_lint.positions import Positions
 from sglang_lint.pynames import NOT_LITERAL, Ref
 from sglang_lint.syntax import dotted_name, literal_value
 
@@ -214,12 +215,12 @@ class FileModel:
         string literal, by its offsets in the literal's source. Positions are computed once, on
         first need: only files with something to report pay for them."""
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = Positions(self.module)
         if isinstance(node, Span):
-            literal = self._positions[node.within]
+            literal = self._positions.of(node.within)
             source = self.module.code_for_node(node.within)
             return CodeRange(_moved(literal.start, source[:node.start]), _moved(literal.start, source[:node.end]))
-        return self._positions[node]
+        return self._positions.of(node)
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line

@@ -1,0 +1,79 @@
+"""Where a node is in the file (line and column), computed only for the top-level statements
+that hold something to report.
+
+LibCST's ``PositionProvider`` generates the code of the whole module while it tracks
+positions: on a 2,000-line file about half of a lint that reports anything, and most of the
+language server's budget after a change. Here the module's code is generated plainly, one
+top-level statement at a time (about a sixth of that), which gives the line each statement
+starts on; a node is looked for in the statements whose code holds its code's first line
+(usually one),
+and only those get ``PositionProvider``, each in a module of its own, its lines moved by
+where the statement starts. A node found in none (one the engine made up, or one whose code
+depends on its indentation) falls back to the whole module, as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends, as LibCST counts lines
+
+
+class Positions:
+    def __init__(self, module: cst.Module):
+        self.module = module
+        self._known: dict[cst.CSTNode, CodeRange] = {}
+        self._codes: list[str] | None = None  # each top-level statement's code
+        self._first_lines: list[int] = []  # the line before each statement's first line
+        self._done: set[int] = set()  # statements whose positions are known
+        self._whole = False
+
+    def of(self, node: cst.CSTNode) -> CodeRange:
+        """The node's range; KeyError when it is not in the module."""
+        found = self._known.get(node)
+        if found is not None:
+            return found
+        if not self._whole:
+            for index in self._candidates(node):
+                self._statement(index)
+                found = self._known.get(node)
+                if found is not None:
+                    return found
+            self._known.update(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider))
+            self._whole = True
+        return self._known[node]
+
+    def _candidates(self, node: cst.CSTNode) -> list[int]:
+        """The statements that may hold ``node``: itself, or those whose code holds its code."""
+        body = self.module.body
+        if self._codes is None:
+            self._codes = [self.module.code_for_node(statement) for statement in body]
+            line = len(self.module.header)
+            for code in self._codes:
+                self._first_lines.append(line)
+                line += len(_NEWLINE.findall(code))
+        for index, statement in enumerate(body):
+            if statement is node:
+                return [index]
+        try:
+            # Its first line only: a line break inside an expression may carry the indentation
+            # of the block it sits in, which the node's code alone does not have.
+            text = _NEWLINE.split(self.module.code_for_node(node), 1)[0]
+        except Exception:  # some nodes have no code of their own (a comma left to its parent)
+            return []
+        return [index for index, code in enumerate(self._codes) if index not in self._done and text in code]
+
+    def _statement(self, index: int) -> None:
+        """The positions of one top-level statement's nodes, as lines of the file."""
+        self._done.add(index)
+        alone = self.module.with_changes(body=[self.module.body[index]], header=[], footer=[])
+        shift = self._first_lines[index]
+        for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+            if node is not alone:
+                self._known[node] = CodeRange(
+                    CodePosition(where.start.line + shift, where.start.column),
+                    CodePosition(where.end.line + shift, where.end.column),
+                )
