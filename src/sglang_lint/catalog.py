@@ -297,10 +297,11 @@ def load_rule_file(path: Path, kinds: Mapping[str, Any]) -> Rule:
     return parse_rule(read_toml(path), path, kinds)
 
 
-def load_rule_files(paths: Iterable[Path], folder: Path, kinds: Mapping[str, Any]) -> tuple[Rule, ...]:
-    """These rule files of ``folder`` (a rule folder, whose ``exports.toml`` tables apply), read
-    as :func:`load_rules` reads them."""
-    aliases = _exports(Path(folder))
+def load_rule_files(paths: Iterable[Path], folder: Path, kinds: Mapping[str, Any],
+                    aliases: Mapping[str, tuple[str, ...]] | None = None) -> tuple[Rule, ...]:
+    """These rule files of ``folder`` (a rule folder, whose ``exports.toml`` tables apply:
+    ``aliases``, when the caller has read them already), read as :func:`load_rules` reads them."""
+    aliases = exports(Path(folder)) if aliases is None else aliases
     paths = list(paths)
     return tuple(with_aliases(parse_rule(data, path, kinds), aliases) for path, data in zip(paths, read_tomls(paths)))
 
@@ -315,7 +316,7 @@ def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ..
             raise RuleFileError(folder, "", "rule folder does not exist")
         # Rule files are named after their code; other TOML files there are data tables.
         paths = sorted(folder.rglob("SGL*.toml"))
-        aliases = _exports(folder)
+        aliases = exports(folder)
         for path, data in zip(paths, read_tomls(paths)):
             rule = with_aliases(parse_rule(data, path, kinds), aliases)
             if rule.code in seen:
@@ -345,7 +346,7 @@ def targets_table(path: Path, check_fields: Fields) -> tuple[Target, ...]:
     return tuple(found)
 
 
-def _exports(folder: Path) -> dict[str, tuple[str, ...]]:
+def exports(folder: Path) -> dict[str, tuple[str, ...]]:
     """The names each targeted class or function is also imported by (``exports.toml``, written
     by ``catalog derive`` from sglang's package re-exports), for every such table in the folder."""
     found: dict[str, tuple[str, ...]] = {}

@@ -36,6 +36,13 @@ class SglangLintPlugin:
     decide = None  # flake8's decision for a code, until select_codes has asked it
     sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
     rulesets: dict = {}  # (codes, releases) -> the rule set, made once: only the rules a file needs
+    index = None  # the compiled rule index, read once per process (its key costs a stat per rule file)
+
+    @classmethod
+    def rule_index(cls):
+        if cls.index is None:
+            cls.index = rule_index()
+        return cls.index
 
     @classmethod
     def add_options(cls, parser) -> None:
@@ -49,6 +56,7 @@ class SglangLintPlugin:
     def parse_options(cls, options) -> None:
         cls.sglang_version = getattr(options, "sglang_version", None)
         cls.rulesets = {}
+        cls.index = None
         cls.selected = None
         cls.decide = None
         try:
@@ -67,7 +75,7 @@ class SglangLintPlugin:
             try:
                 from flake8.style_guide import Decision
 
-                codes = rule_index().codes  # every release's rules: a target narrows them later
+                codes = cls.rule_index().codes  # every release's rules: a target narrows them later
                 selected = frozenset(code for code in codes if decide(code) is Decision.Selected)
                 cls.selected = None if len(selected) == len(codes) else selected
             except Exception:
@@ -95,7 +103,7 @@ class SglangLintPlugin:
         key = (codes, target.releases)
         if key not in cls.rulesets:
             if (codes, ()) not in cls.rulesets:
-                cls.rulesets[codes, ()] = RuleSet(rules_of(codes))
+                cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.rule_index()))
             cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(target.releases)
         return cls.rulesets[key]
 
@@ -104,7 +112,7 @@ class SglangLintPlugin:
         try:
             # The index's prefilter holds every release's rules: a file it skips needs no
             # release found for it, no rule file read, no LibCST imported.
-            index = rule_index()
+            index = type(self).rule_index()
             if not index.mentions(source):
                 return
             selected = type(self).select_codes()

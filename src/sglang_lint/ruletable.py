@@ -38,21 +38,27 @@ def default_rules() -> tuple[Rule, ...]:
 
 
 _BY_CODE: dict[tuple, Rule] = {}  # (the index's key, code) -> the rule, read once while its files stay the same
+_EXPORTS: dict[tuple, dict] = {}  # (the index's key, folder) -> its exports tables (catalog.exports)
 
 
-def rules_of(codes: Iterable[str], dirs: Sequence[Path] | None = None) -> tuple[Rule, ...]:
+def rules_of(codes: Iterable[str], dirs: Sequence[Path] | None = None, index=None) -> tuple[Rule, ...]:
     """Just these rules of the folders (default: the shipped catalog), each read from its own
     file, found through the compiled index (index.py): a run over a few files loads only the
-    rules whose triggers they hold, not some 1,500 files. The same rules as :func:`load_rules`."""
+    rules whose triggers they hold, not some 1,500 files. The same rules as :func:`load_rules`.
+    ``index``: the folders' index, when the caller holds it."""
     from sglang_lint.index import rule_index
 
     folders = tuple(Path(d) for d in (dirs or [default_rules_dir()]))
-    index = rule_index(folders)
+    index = index or rule_index(folders)
     wanted = sorted(code for code in set(codes) if (index.key, code) not in _BY_CODE)
     for folder in folders:
         mine = [code for code in wanted if Path(index.paths[code]).is_relative_to(folder)]
         paths = [Path(index.paths[code]) for code in mine]
-        for code, rule in zip(mine, catalog.load_rule_files(paths, folder, CHECK_KINDS)):
+        if not mine:
+            continue
+        if (index.key, folder) not in _EXPORTS:
+            _EXPORTS[index.key, folder] = catalog.exports(folder)
+        for code, rule in zip(mine, catalog.load_rule_files(paths, folder, CHECK_KINDS, _EXPORTS[index.key, folder])):
             _BY_CODE[index.key, code] = rule
     return tuple(_BY_CODE[index.key, code] for code in sorted(set(codes)))
 
