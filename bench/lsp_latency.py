@@ -4,9 +4,12 @@ a 2,000-line document opened, then changed again and again; the time from each c
 for it. The debounce is set to 0 so that the figure is the lint itself (the issue's target
 is counted after the debounce).
 
-Two documents, each a file of sglang's own tree close to 2,000 lines: one that calls an
-sglang API the rules check (a bad ``set_capture_flag_on_blocks`` call is added at its end,
-so every change goes through LibCST and the engine), and the same file without that call.
+The document is a file of sglang's own tree close to 2,000 lines, with a bad
+``set_capture_flag_on_blocks`` call added at its end (so every change goes through LibCST and
+the engine, and has a finding to place), changed in three ways: a comment line typed in the
+middle of the file, the bad value itself edited at the end, and the same middle edit of the
+file without the bad call (which the screen rules out before any parse). The server parses
+again only the top-level statements an edit touched (reparse.py).
 """
 
 from __future__ import annotations
@@ -123,10 +126,17 @@ def lsp_rows(python: Path, tree: Path, folder: Path, changes: int = 20) -> list[
     document = pick_document(tree)
     base = document.read_text(encoding="utf-8")
     size = base.count("\n")
+    lines = base.splitlines(keepends=True)
+    middle = len(lines) // 2
+
+    def typed(i: int) -> str:  # a comment line typed in the middle (legal on any line)
+        return "".join(lines[:middle] + [f"# edit {i}\n"] + lines[middle:])
+
     rows = []
     for label, text_of in (
-        (f"with an sglang call ({size:,} lines)", lambda i: base + CAPTURE.format(mode=MODES[i % 2])),
-        (f"no call a rule checks ({size:,} lines)", lambda i: base + f"\n# edit {i}\n"),
+        (f"an edit in the middle, with a finding ({size:,} lines)", lambda i: typed(i) + CAPTURE.format(mode=MODES[0])),
+        (f"the bad value edited ({size:,} lines)", lambda i: base + CAPTURE.format(mode=MODES[i % 2])),
+        (f"no call a rule checks ({size:,} lines)", typed),
     ):
         times = [t * 1000 for t in change_latencies(python, folder, text_of, changes)]
         rows.append(

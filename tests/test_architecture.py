@@ -36,7 +36,7 @@ LAYERS = [
     # which sglang release(s) a file is judged against (the known releases are read from the rules)
     {"target"},
     # the walk's collectors, value following, dispatch, diagnostics, the source reader
-    {"walk", "guards", "source"},
+    {"walk", "guards", "source", "reparse"},
     {"sites"},
     {"reach"},
     {"dispatch"},

@@ -44,14 +44,17 @@ def lint(
     ruleset: RuleSet | None = None,
     noqa: bool = True,
     tree=None,
+    reparser=None,
 ) -> list[Diagnostic]:
     """Lint one file's text. Raises :class:`SourceError` when it cannot be parsed.
 
     ``path`` names the file (it decides the module name, which relative imports inside
     the sglang package need); nothing is read from it. ``noqa``: leave out what a
     ``# noqa`` comment silences (see noqa.py). ``tree``: the file's :mod:`ast` when the
-    caller has it (flake8): the call-site screen reads it instead of parsing again."""
-    return analyse(source, path, ruleset, noqa, tree)[0]
+    caller has it (flake8): the call-site screen reads it instead of parsing again.
+    ``reparser``: the document's :class:`~sglang_lint.reparse.Reparser` (the language server),
+    which parses again only the statements an edit touched."""
+    return analyse(source, path, ruleset, noqa, tree, reparser)[0]
 
 
 def analyse(
@@ -60,6 +63,7 @@ def analyse(
     ruleset: RuleSet | None = None,
     noqa: bool = True,
     tree=None,
+    reparser=None,
 ) -> tuple[list[Diagnostic], str]:
     """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
     ruleset = ruleset or default_ruleset()
@@ -72,12 +76,12 @@ def analyse(
     if skipped is not None:
         return [], skipped
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))
-    module = parse(text)
+    module = parse(text) if reparser is None else reparser.parse(text)
 
     bindings = BindingCollector(facts)
     guards = GuardCollector(bindings)
     sites = SiteCollector(ruleset, bindings, guards)
-    model = sites.model = FileModel(facts, module)
+    model = sites.model = FileModel(facts, module, None if reparser is None else reparser.layout)
     try:
         walk((bindings, guards, sites), module)
     except RecursionError as exc:

@@ -23,8 +23,11 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends, as LibCST counts lin
 
 
 class Positions:
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, layout=None):
+        """``layout``: when the caller knows them (reparse.py), a function giving the file's
+        lines and the [start, end) lines of each top-level statement: no code is generated."""
         self.module = module
+        self.layout = layout
         self._known: dict[cst.CSTNode, CodeRange] = {}
         self._codes: list[str] | None = None  # each top-level statement's code
         self._first_lines: list[int] = []  # the line before each statement's first line
@@ -49,6 +52,10 @@ class Positions:
     def _candidates(self, node: cst.CSTNode) -> list[int]:
         """The statements that may hold ``node``: itself, or those whose code holds its code."""
         body = self.module.body
+        if self._codes is None and self.layout is not None:
+            lines, spans = self.layout()
+            self._codes = ["".join(lines[start:end]) for start, end in spans]
+            self._first_lines = [start for start, _ in spans]
         if self._codes is None:
             self._codes = [self.module.code_for_node(statement) for statement in body]
             line = len(self.module.header)

@@ -84,9 +84,10 @@ class FileModel:
     """What a name calls and what value an expression has, in one file: reads the
     :class:`~sglang_lint.bindings.FileBindings` the walk collects (and only reads them)."""
 
-    def __init__(self, facts: FileBindings, module: cst.Module):
+    def __init__(self, facts: FileBindings, module: cst.Module, layout=None):
         self.facts = facts
         self.module = module
+        self.layout = layout  # the statements' lines, when a reparse knows them (positions.py)
         self.module_name = facts.module_name
         self.module_scope = facts.module_scope
         self.classes = facts.classes
@@ -215,7 +216,7 @@ class FileModel:
         string literal, by its offsets in the literal's source. Positions are computed once, on
         first need: only files with something to report pay for them."""
         if self._positions is None:
-            self._positions = Positions(self.module)
+            self._positions = Positions(self.module, self.layout)
         if isinstance(node, Span):
             literal = self._positions.of(node.within)
             source = self.module.code_for_node(node.within)

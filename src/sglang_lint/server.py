@@ -35,6 +35,7 @@ from sglang_lint.config import Config, ConfigError, find_config, known_for, load
 from sglang_lint.docs import docs_file, rule_anchor
 from sglang_lint.engine import lint
 from sglang_lint.model import Diagnostic, Edit, SourceError
+from sglang_lint.reparse import Reparser
 from sglang_lint.ruletable import RuleSet, default_ruleset
 from sglang_lint.fixes import FixResult, fix_text
 
@@ -48,6 +49,8 @@ class DocumentState:
     generation: int = 0  # bumped by every open/change/save; a lint of an older one is dropped
     pending: asyncio.Task | None = None
     findings: list[Diagnostic] = field(default_factory=list)
+    # the last tree: a change re-parses only the statements it touched (one worker thread uses it)
+    reparser: Reparser = field(default_factory=Reparser)
 
 
 class SglangLintServer(LanguageServer):
@@ -85,14 +88,14 @@ def _path(uri: str) -> str | None:
         return None
 
 
-def _lint(uri: str, text: str) -> list[Diagnostic]:
+def _lint(uri: str, text: str, reparser: Reparser | None = None) -> list[Diagnostic]:
     """In the worker thread: the findings of this text, with the configuration of its path."""
     path = _path(uri)
     config, ruleset = server.settings_for(path)
     display = path or "untitled.py"
     if path and config.excluded(path):
         return []
-    found = lint(text, display, ruleset)
+    found = lint(text, display, ruleset, reparser=reparser)
     return config.drop_ignored(path, found) if path else found
 
 
@@ -138,7 +141,7 @@ async def _lint_and_publish(ls: SglangLintServer, uri: str, generation: int, del
     document = ls.workspace.get_text_document(uri)
     text = document.source
     try:
-        found = await asyncio.get_running_loop().run_in_executor(ls.executor, _lint, uri, text)
+        found = await asyncio.get_running_loop().run_in_executor(ls.executor, _lint, uri, text, state.reparser)
     except SourceError as exc:
         ls.window_log_message(types.LogMessageParams(
             type=types.MessageType.Info, message=f"{uri}: not linted ({exc.message}); previous diagnostics kept",

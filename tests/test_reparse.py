@@ -1,0 +1,127 @@
+"""Parsing a document again after an edit (reparse.py), as the language server does: the tree
+is always the one a full parse gives (LibCST's deep_equals), the statements' lines are right,
+the findings are the same, and an edit in the middle re-reads only what it touched."""
+
+from __future__ import annotations
+
+import random
+
+import libcst as cst
+import pytest
+
+from conftest import fixture_files
+from sglang_lint.engine import lint
+from sglang_lint.model import SourceError
+from sglang_lint.reparse import Reparser, lines_of
+from sglang_lint.ruletable import default_ruleset
+from snippets import CAPTURE_IMPORT
+
+BASE = CAPTURE_IMPORT + '''
+
+# a comment before f
+def f(t):
+    set_capture_flag_on_blocks(t, "pre")
+
+
+class C:
+    def g(self, t):
+        if t:
+            return set_capture_flag_on_blocks(t, mode="post")
+        return None
+
+
+MODE = "pre_rope"
+set_capture_flag_on_blocks(x, MODE)
+# the footer
+'''
+
+
+def _edits(text: str, rng: random.Random):
+    """Random line edits: insert, delete, change a character, duplicate a block of lines."""
+    lines = lines_of(text)
+    kind = rng.choice(["insert", "delete", "change", "duplicate", "blank"])
+    at = rng.randrange(len(lines) + 1)
+    if kind == "insert":
+        lines.insert(at, rng.choice(["x = 1\n", "    y = 2\n", "# note\n", "def h():\n    return 3\n", "\n"]))
+    elif kind == "delete" and lines:
+        del lines[min(at, len(lines) - 1)]
+    elif kind == "change" and lines:
+        line = lines[min(at, len(lines) - 1)]
+        if line.strip():
+            i = rng.randrange(len(line.rstrip("\n")) or 1)
+            line = line[:i] + rng.choice("aZ_ (),'\"") + line[i + 1:]
+        lines[min(at, len(lines) - 1)] = line
+    elif kind == "duplicate" and lines:
+        start = min(at, len(lines) - 1)
+        lines[start:start] = lines[start:start + rng.randrange(1, 4)]
+    else:
+        lines.insert(at, "\n")
+    return "".join(lines)
+
+
+def _check_sequence(text: str, steps: int, seed: int) -> int:
+    rng = random.Random(seed)
+    reparser = Reparser()
+    ruleset = default_ruleset()
+    for _ in range(steps):
+        text = _edits(text, rng)
+        try:
+            full = cst.parse_module(text)
+        except Exception:
+            with pytest.raises(SourceError):
+                reparser.parse(text)
+            continue
+        module = reparser.parse(text)
+        assert module.code == text
+        assert module.deep_equals(full)
+        lines, spans = reparser.layout()
+        fresh = Reparser()
+        fresh.parse(text)
+        assert (lines, spans) == fresh.layout()
+        assert lint(text, "app.py", ruleset, reparser=reparser) == lint(text, "app.py", ruleset)
+    return reparser.reused
+
+
+def test_random_edits_give_the_full_parse():
+    reused = [_check_sequence(BASE, 25, seed) for seed in range(12)]
+    assert sum(reused) >= 40  # most edits of the middle re-read only part of the text
+
+
+@pytest.mark.parametrize("path", fixture_files()[:12], ids=lambda p: p.name)
+def test_random_edits_of_fixtures(path):
+    _check_sequence(path.read_text(encoding="utf-8"), 10, 7)
+
+
+def test_an_edit_in_the_middle_reads_only_its_statement():
+    reparser = Reparser()
+    reparser.parse(BASE)
+    edited = BASE.replace('mode="post"', 'mode="postrope"')  # in class C, the third statement
+    first = reparser.module.body[0]
+    module = reparser.parse(edited)
+    # the import was kept, not parsed again (the chunk is C and one statement on each side)
+    assert reparser.reused == 1 and module.body[0] is first
+    assert module.deep_equals(cst.parse_module(edited))
+    found = lint(edited, "app.py", default_ruleset(), reparser=reparser)
+    assert [(d.line, d.col, d.code) for d in found] == [
+        (line, col, code) for line, col, code in
+        ((d.line, d.col, d.code) for d in lint(edited, "app.py", default_ruleset()))
+    ] and any(d.code == "SGL001" for d in found)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda text: "# a new first line\n" + text,  # the header
+    lambda text: text + "# more footer\n",  # the footer
+    lambda text: text.replace("    def g(self, t):", "  def g(self, t):"),  # mixed indentation
+    lambda text: text.rstrip("\n"),  # the last newline
+])
+def test_edits_it_cannot_place_fall_back_to_a_full_parse(edit):
+    reparser = Reparser()
+    reparser.parse(BASE)
+    text = edit(BASE)
+    try:
+        expected = cst.parse_module(text)
+    except Exception:
+        with pytest.raises(SourceError):
+            reparser.parse(text)
+        return
+    assert reparser.parse(text).deep_equals(expected)
