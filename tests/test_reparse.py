@@ -59,21 +59,27 @@ def _edits(text: str, rng: random.Random):
     return "".join(lines)
 
 
+def _same_as_full_parse(reparser: Reparser, text: str) -> bool:
+    """The reparser's tree of ``text`` is LibCST's full parse (or both fail); False if they fail."""
+    try:
+        full = cst.parse_module(text)
+    except Exception:
+        with pytest.raises(SourceError):
+            reparser.parse(text)
+        return False
+    module = reparser.parse(text)
+    assert module.code == text and module.deep_equals(full)
+    return True
+
+
 def _check_sequence(text: str, steps: int, seed: int) -> int:
     rng = random.Random(seed)
     reparser = Reparser()
     ruleset = default_ruleset()
     for _ in range(steps):
         text = _edits(text, rng)
-        try:
-            full = cst.parse_module(text)
-        except Exception:
-            with pytest.raises(SourceError):
-                reparser.parse(text)
+        if not _same_as_full_parse(reparser, text):
             continue
-        module = reparser.parse(text)
-        assert module.code == text
-        assert module.deep_equals(full)
         lines, spans = reparser.layout()
         fresh = Reparser()
         fresh.parse(text)
@@ -114,14 +120,7 @@ def test_an_edit_in_the_middle_reads_only_its_statement():
     lambda text: text.replace("    def g(self, t):", "  def g(self, t):"),  # mixed indentation
     lambda text: text.rstrip("\n"),  # the last newline
 ])
-def test_edits_it_cannot_place_fall_back_to_a_full_parse(edit):
+def test_edits_at_the_edges_give_the_full_parse(edit):
     reparser = Reparser()
     reparser.parse(BASE)
-    text = edit(BASE)
-    try:
-        expected = cst.parse_module(text)
-    except Exception:
-        with pytest.raises(SourceError):
-            reparser.parse(text)
-        return
-    assert reparser.parse(text).deep_equals(expected)
+    _same_as_full_parse(reparser, edit(BASE))
