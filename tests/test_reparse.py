@@ -39,7 +39,7 @@ set_capture_flag_on_blocks(x, MODE)
 def _edits(text: str, rng: random.Random):
     """Random line edits: insert, delete, change a character, duplicate a block of lines."""
     lines = lines_of(text)
-    kind = rng.choice(["insert", "delete", "change", "duplicate", "blank"])
+    kind = rng.choice(["insert", "delete", "change", "duplicate", "blank", "indent", "dedent"])
     at = rng.randrange(len(lines) + 1)
     if kind == "insert":
         lines.insert(at, rng.choice(["x = 1\n", "    y = 2\n", "# note\n", "def h():\n    return 3\n", "\n"]))
@@ -51,6 +51,9 @@ def _edits(text: str, rng: random.Random):
             i = rng.randrange(len(line.rstrip("\n")) or 1)
             line = line[:i] + rng.choice("aZ_ (),'\"") + line[i + 1:]
         lines[min(at, len(lines) - 1)] = line
+    elif kind in ("indent", "dedent") and lines:
+        i = min(at, len(lines) - 1)
+        lines[i] = "    " + lines[i] if kind == "indent" else lines[i][4:] if lines[i].startswith("    ") else lines[i]
     elif kind == "duplicate" and lines:
         start = min(at, len(lines) - 1)
         lines[start:start] = lines[start:start + rng.randrange(1, 4)]
@@ -68,7 +71,9 @@ def _same_as_full_parse(reparser: Reparser, text: str) -> bool:
             reparser.parse(text)
         return False
     module = reparser.parse(text)
-    assert module.code == text and module.deep_equals(full)
+    # (full.code, not text: LibCST itself does not give back a blank line before an indented
+    # comment at the end of a file)
+    assert module.code == full.code and module.deep_equals(full)
     return True
 
 
@@ -89,8 +94,8 @@ def _check_sequence(text: str, steps: int, seed: int) -> int:
 
 
 def test_random_edits_give_the_full_parse():
-    reused = [_check_sequence(BASE, 25, seed) for seed in range(12)]
-    assert sum(reused) >= 40  # most edits of the middle re-read only part of the text
+    reused = [_check_sequence(BASE, 25, seed) for seed in range(30)]
+    assert sum(reused) >= 80  # most edits of the middle re-read only part of the text
 
 
 @pytest.mark.parametrize("path", fixture_files()[:12], ids=lambda p: p.name)

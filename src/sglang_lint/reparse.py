@@ -5,9 +5,11 @@ about 100 ms, most of a lint. A :class:`Reparser` keeps the last tree of one doc
 lines each of its top-level statements spans. On a new text it finds the lines the edit left
 alone at the start and at the end, parses only the statements between them (from the new
 text, with the module's indentation and line end), and puts the old statement nodes back
-around them. The result is kept only if its code is exactly the new text; anything else (an
-edit in the module's header or footer, a chunk that does not parse alone, mixed indentation)
-falls back to parsing the whole text, so the tree is always the one a full parse describes.
+around them. The result is kept only if the new statements' code is exactly the text they
+were parsed from (the kept ones are the last tree's, whose code was the lines they span);
+anything else (an edit in the module's header, footer or first statement, a chunk that does
+not parse alone) falls back to parsing the whole text. ``tests/test_reparse.py`` holds the
+tree to LibCST's full parse over random edits.
 """
 
 from __future__ import annotations
@@ -103,14 +105,18 @@ class Reparser:
         if chunk.header:
             statements[0] = statements[0].with_changes(leading_lines=[*chunk.header, *statements[0].leading_lines])
         body = [*module.body[:first], *statements, *module.body[last + 1:]]
+        at_end = last == len(spans) - 1
         rebuilt = module.with_changes(body=body, has_trailing_newline=chunk.has_trailing_newline
-                                      if last == len(spans) - 1 else module.has_trailing_newline)
-        if rebuilt.code != text:
+                                      if at_end else module.has_trailing_newline)
+        # The kept statements are the last tree's, whose code was the lines they span; the new
+        # ones must give the chunk back exactly (the whole text, where the chunk ends the file).
+        codes = [rebuilt.code_for_node(statement) for statement in statements]
+        if at_end and rebuilt.code != text or not at_end and "".join(codes) != chunk_text:
             return None
         chunk_spans = []
         line = start
-        for statement in statements:
-            count = len(lines_of(rebuilt.code_for_node(statement)))
+        for code in codes:
+            count = len(lines_of(code))
             chunk_spans.append((line, line + count))
             line += count
         if line != end:
