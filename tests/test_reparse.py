@@ -12,7 +12,8 @@ import pytest
 from conftest import fixture_files
 from sglang_lint.engine import lint
 from sglang_lint.model import SourceError
-from sglang_lint.reparse import Reparser, lines_of
+from sglang_lint.pynames import lines_of
+from sglang_lint.reparse import Reparser
 from sglang_lint.ruletable import default_ruleset
 from snippets import CAPTURE_IMPORT
 

@@ -27,10 +27,12 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from sglang_lint.pynames import LINE_END
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
-_NEWLINE = re.compile(rb"\r\n|\r|\n")  # Python's own line ends
+_NEWLINE = re.compile(LINE_END.pattern.encode())  # Python's line ends, in bytes
 
 # What a binding is (the first item of a binding tuple).
 VALUE = "value"  # (VALUE, expression)

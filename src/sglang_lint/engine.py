@@ -26,7 +26,8 @@ from sglang_lint.prefilter import SKIPPED_BY_SCREEN, SKIPPED_NO_NAME
 from sglang_lint.resolve import FileModel
 from sglang_lint.ruletable import RuleSet, default_ruleset
 from sglang_lint.sites import SiteCollector
-from sglang_lint.source import LINE_END, MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
+from sglang_lint.pynames import LINE_END
+from sglang_lint.source import MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
 from sglang_lint.walk import walk
 
 PARSED = "parsed with LibCST"

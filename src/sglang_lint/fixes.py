@@ -18,7 +18,8 @@ from sglang_lint.launch_paths import is_launch_file
 from sglang_lint.engine import lint
 from sglang_lint.model import Diagnostic, SourceError
 from sglang_lint.ruletable import RuleSet
-from sglang_lint.source import LINE_END, decode_with_encoding, parse
+from sglang_lint.pynames import line_starts
+from sglang_lint.source import decode_with_encoding, parse
 
 MAX_ROUNDS = 4
 
@@ -34,10 +35,6 @@ class FixResult:
         return bool(self.fixed)
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0] + [match.end() for match in LINE_END.finditer(text)]
-
-
 def chosen_edits(
     text: str, diagnostics: list[Diagnostic], unsafe: bool
 ) -> list[tuple[int, int, str, list[Diagnostic]]]:
@@ -47,7 +44,7 @@ def chosen_edits(
     edited once). Two different edits of the same text, or overlapping ones, are both
     dropped: neither is certain then. An edit whose text is not what the finding saw is
     dropped too."""
-    starts = _line_starts(text)
+    starts = line_starts(text)
     by_range: dict[tuple[int, int], list[tuple[str, Diagnostic]]] = {}
     for diagnostic in diagnostics:
         edit = diagnostic.fix

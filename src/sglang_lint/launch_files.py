@@ -14,13 +14,13 @@ source is the word itself (not quoted, not escaped).
 from __future__ import annotations
 
 import bisect
-import re
 
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch, shell_arg_word
 from sglang_lint.launch_text import LAUNCHER_WORDS, launch_commands_in_file
 from sglang_lint.model import Diagnostic, Edit, Span
 from sglang_lint.noqa import filter_noqa
+from sglang_lint.pynames import line_starts
 from sglang_lint.ruletable import RuleSet
 
 LAUNCHED = "launch commands read"
@@ -33,7 +33,7 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
     launches = launch_commands_in_file(path, text, HOLE)
     judges = [(rule, check, CHECK_KINDS[check.kind].run_text) for rule in ruleset.rules for check in rule.checks
               if CHECK_KINDS[check.kind].run_text is not None]
-    starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    starts = line_starts(text)
     found = []
     for command in launches:
         launch = Launch([_word(word) for word in command.args], serve=command.launcher.text == "serve")

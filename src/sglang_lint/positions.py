@@ -14,12 +14,23 @@ depends on its indentation) falls back to the whole module, as before.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends, as LibCST counts lines
+from sglang_lint.pynames import LINE_END, lines_of
+
+
+def statement_layout(module: cst.Module) -> tuple[list[str], list[tuple[int, int]]]:
+    """Each top-level statement's code (plain code generation, leading blank and comment
+    lines included) and the lines [start, end) (0-based) it spans in the module's code."""
+    codes = [module.code_for_node(statement) for statement in module.body]
+    spans = []
+    start = len(module.header)
+    for code in codes:
+        end = start + len(lines_of(code))
+        spans.append((start, end))
+        start = end
+    return codes, spans
 
 
 class Positions:
@@ -57,18 +68,15 @@ class Positions:
             self._codes = ["".join(lines[start:end]) for start, end in spans]
             self._first_lines = [start for start, _ in spans]
         if self._codes is None:
-            self._codes = [self.module.code_for_node(statement) for statement in body]
-            line = len(self.module.header)
-            for code in self._codes:
-                self._first_lines.append(line)
-                line += len(_NEWLINE.findall(code))
+            self._codes, spans = statement_layout(self.module)
+            self._first_lines = [start for start, _ in spans]
         for index, statement in enumerate(body):
             if statement is node:
                 return [index]
         try:
             # Its first line only: a line break inside an expression may carry the indentation
             # of the block it sits in, which the node's code alone does not have.
-            text = _NEWLINE.split(self.module.code_for_node(node), 1)[0]
+            text = LINE_END.split(self.module.code_for_node(node), 1)[0]
         except Exception:  # some nodes have no code of their own (a comma left to its parent)
             return []
         return [index for index, code in enumerate(self._codes) if index not in self._done and text in code]

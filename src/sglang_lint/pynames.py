@@ -8,8 +8,22 @@ these, so that the three cannot read ``from ..x import y`` or ``-1`` differently
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import PurePath
+
+LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line with its end, as LINE_END splits them
+
+
+def lines_of(text: str) -> list[str]:
+    """``text``'s lines, each with its line end (the last one may have none)."""
+    return _LINE.findall(text)
+
+
+def line_starts(text: str) -> list[int]:
+    """Where each line of ``text`` starts (an offset), line 1 first."""
+    return [0] + [match.end() for match in LINE_END.finditer(text)]
 
 
 class _NotLiteral:

@@ -14,17 +14,11 @@ tree to LibCST's full parse over random edits.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
+from sglang_lint.positions import statement_layout
+from sglang_lint.pynames import lines_of
 from sglang_lint.source import parse
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line with its end, as Python counts lines
-
-
-def lines_of(text: str) -> list[str]:
-    return _LINE.findall(text)
 
 
 class Reparser:
@@ -54,14 +48,7 @@ class Reparser:
 
     def _spans(self) -> list[tuple[int, int]]:
         if self.spans is None:
-            module = self.module
-            start = len(module.header)
-            spans = []
-            for statement in module.body:
-                end = start + len(lines_of(module.code_for_node(statement)))
-                spans.append((start, end))
-                start = end
-            self.spans = spans
+            self.spans = statement_layout(self.module)[1]
         return self.spans
 
     def _reuse(self, text: str, new: list[str]) -> tuple[cst.Module, list[tuple[int, int]]] | None:

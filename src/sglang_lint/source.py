@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 
 import libcst as cst
@@ -11,7 +10,6 @@ import libcst as cst
 from sglang_lint.model import SourceError
 
 MAX_PARSE_BYTES = 4_000_000  # sglang 0.5.23's largest file is 0.3 MB
-LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
 
 
 def decode_source(data: bytes) -> str:
