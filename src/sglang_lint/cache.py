@@ -56,7 +56,9 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
         digest.update(part.encode() + b"\0")
     # The rule files and the data tables beside them, as the compiled index keys them (path,
     # size, modification time of every TOML file): no rule file is read for this.
-    folders = sorted({rule.path.parent for rule in ruleset.rules})
+    parents = {rule.path.parent for rule in ruleset.rules}
+    # (a folder inside another, rules/derived in rules, is read with it: not twice)
+    folders = sorted(f for f in parents if not any(p != f and f.is_relative_to(p) for p in parents))
     digest.update(fingerprint(folders).encode())
     return digest.hexdigest()
 

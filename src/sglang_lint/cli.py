@@ -296,7 +296,7 @@ def _main(argv: Sequence[str] | None) -> int:
         except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
             return int(exc.code or 0)
         config = _configuration(args)
-        ruleset = _ruleset(args, config, _codes_needed(args, config))
+        ruleset = _ruleset(args, config, *_codes_needed(args, config))
         known = known_for(config)
     except ConfigError as exc:
         err.write(f"sglang-lint: error: {exc}\n")
@@ -496,36 +496,38 @@ def _configuration(args) -> Config:
     return load_config(found) if found is not None else Config()
 
 
-def _ruleset(args, config: Config, codes: frozenset[str] | None = None) -> RuleSet:
+def _ruleset(args, config: Config, codes: frozenset[str] | None = None, index=None) -> RuleSet:
     """The configuration's rules, selected by the command line where it says, for every
-    release (each file's are picked by :meth:`Run.ruleset_for`); ``codes``: only these."""
-    return ruleset_for(config, args.select, args.ignore, args.extend_select, releases=(), codes=codes)
+    release (each file's are picked by :meth:`Run.ruleset_for`); ``codes``: only these (read
+    through ``index``)."""
+    return ruleset_for(config, args.select, args.ignore, args.extend_select, releases=(), codes=codes, index=index)
 
 
 FEW_FILES = 16  # up to this many Python files named on the command line, only their rules are read
 
 
-def _codes_needed(args, config: Config) -> frozenset[str] | None:
+def _codes_needed(args, config: Config) -> tuple[frozenset[str] | None, object]:
     """For a run over a few Python files named one by one (an editor, a pre-commit hook on the
     changed files): the rules whose triggers they hold (index.py ``codes_for``), the only ones
     that can fire there; reading those instead of the whole catalog is most of a one-file run.
     None (read every rule) for anything else: a folder, stdin, a shell script, Markdown or
-    YAML file, a file that cannot be read, more files."""
+    YAML file, a file that cannot be read, more files. With the codes, the index that named
+    them (the rules are found through it)."""
     from sglang_lint.index import rule_index
     from sglang_lint.pynames import module_name_for
 
     paths = args.paths or ["."]
     if len(paths) > FEW_FILES or any(not path.endswith(".py") or not os.path.isfile(path) for path in paths):
-        return None
+        return None, None
     index = rule_index([default_rules_dir(), *config.extra_rules])
     codes: set[str] = set()
     for path in paths:
         try:
             data = Path(path).read_bytes()
         except OSError:
-            return None
+            return None, None
         codes |= index.codes_for(data, module_name_for(path)[0])
-    return frozenset(codes)
+    return frozenset(codes), index
 
 
 def _with_project(ruleset: RuleSet, paths: list[str]) -> RuleSet:

@@ -100,18 +100,19 @@ def _matches(pattern: str, relative: str) -> bool:
 
 
 def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), releases: Sequence[str] | None = None,
-                codes: frozenset[str] | None = None):
+                codes: frozenset[str] | None = None, index=None):
     """The rules to run: the shipped catalog and the configuration's extra rule folders, for
     ``releases`` (None: the configuration's ``sglang-version``, if any; ``()``: every rule,
     for the caller to narrow per file with ``for_releases``, see target.py);
     ``select``/``ignore`` (the command line's) replace the file's where given, and
     ``extend_select`` adds to whichever selection holds. ``codes``: only these rules are
-    read (the others cannot fire on the files at hand: index.py ``codes_for``)."""
+    read (the others cannot fire on the files at hand: index.py ``codes_for``), found through
+    ``index`` when the caller holds the folders' index already."""
     from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules, rules_of  # the catalog: once needed
 
     folders = [default_rules_dir(), *config.extra_rules]
     if codes is not None:
-        ruleset = RuleSet(rules_of(codes, folders))
+        ruleset = RuleSet(rules_of(codes, folders, index))
     elif config.extra_rules:
         ruleset = RuleSet(load_rules(folders))
     else:

@@ -39,7 +39,7 @@ class SglangLintPlugin:
     index = None  # the compiled rule index, read once per process (its key costs a stat per rule file)
 
     @classmethod
-    def rule_index(cls):
+    def loaded_index(cls):
         if cls.index is None:
             cls.index = rule_index()
         return cls.index
@@ -75,7 +75,7 @@ class SglangLintPlugin:
             try:
                 from flake8.style_guide import Decision
 
-                codes = cls.rule_index().codes  # every release's rules: a target narrows them later
+                codes = cls.loaded_index().codes  # every release's rules: a target narrows them later
                 selected = frozenset(code for code in codes if decide(code) is Decision.Selected)
                 cls.selected = None if len(selected) == len(codes) else selected
             except Exception:
@@ -103,7 +103,7 @@ class SglangLintPlugin:
         key = (codes, target.releases)
         if key not in cls.rulesets:
             if (codes, ()) not in cls.rulesets:
-                cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.rule_index()))
+                cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.loaded_index()))
             cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(target.releases)
         return cls.rulesets[key]
 
@@ -112,7 +112,7 @@ class SglangLintPlugin:
         try:
             # The index's prefilter holds every release's rules: a file it skips needs no
             # release found for it, no rule file read, no LibCST imported.
-            index = type(self).rule_index()
+            index = type(self).loaded_index()
             if not index.mentions(source):
                 return
             selected = type(self).select_codes()

@@ -36,19 +36,19 @@ class RuleIndex:
     asked of a file, :meth:`codes_for` says which rules a file needs loaded."""
 
     def __init__(self, codes: tuple[str, ...], names: frozenset[bytes], triggers: tuple,
-                 paths: tuple[str, ...] = (), releases: tuple[str, ...] = ()):
+                 paths: tuple[str, ...] = (), releases: tuple[str, ...] = (), key: str = ""):
         self.codes = codes
         self.names = names
         self.paths = dict(zip(codes, paths))  # each rule's file
         self.releases = releases  # every release the rules and their tables name (target.py)
-        self.key = ""  # the fingerprint it was built for (rule_index sets it)
+        self.key = key  # the fingerprint of the rule files it was built from
         self._triggers = triggers
         self._prefilter = None
 
     def codes_for(self, source: str | bytes, module: str | None = None) -> frozenset[str]:
         """The rules with a trigger written in this text (the text prefilter, per rule): the
         only ones that can fire on it, whatever the release. A run over a few files loads
-        just these (ruletable.py ``ruleset_of``)."""
+        just these (ruletable.py ``rules_of``)."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
         if not self.mentions(data):
             return frozenset()
@@ -101,8 +101,7 @@ def rule_index(dirs: Sequence[Path] | None = None) -> RuleIndex:
             data = build(folders)
             payload = marshal.dumps(data)
             keep_marshal(path, (FORMAT, _digest(payload), payload))
-        _LOADED[key] = RuleIndex(data[1], frozenset(name.encode() for name in data[2]), data[3], data[4], data[5])
-        _LOADED[key].key = key
+        _LOADED[key] = RuleIndex(data[1], frozenset(name.encode() for name in data[2]), *data[3:], key=key)
     return _LOADED[key]
 
 
