@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
+MAX_HOPS = 8  # how many name-to-name hops a value may take before the engine counts it unknown
 LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line with its end, as LINE_END splits them
 

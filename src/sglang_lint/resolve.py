@@ -39,10 +39,10 @@ from sglang_lint.bindings import (
 )
 from sglang_lint.model import Span
 from sglang_lint.positions import Positions
-from sglang_lint.pynames import NOT_LITERAL, Ref
+from sglang_lint.pynames import MAX_HOPS, NOT_LITERAL, Ref
 from sglang_lint.syntax import dotted_name, literal_value
 
-MAX_DEPTH = 8  # how many name-to-name hops a value may take before it counts as unknown
+MAX_DEPTH = MAX_HOPS  # hops before a value counts as unknown (pynames: the screen stops at the same bound)
 
 
 @dataclass(frozen=True)

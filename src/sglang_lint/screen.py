@@ -40,7 +40,9 @@ from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile
 from sglang_lint.index import IDENTIFIER_BYTES  # noqa: F401  (the prefilter's too)
-from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_literal, condition_passes, find_argument
+from sglang_lint.pynames import (
+    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_literal, condition_passes, find_argument,
+)
 
 # Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
 # UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
@@ -256,8 +258,8 @@ class ScopedFacts:
         self.facts, self.syntax, self.scopes, self.depth = facts, syntax, scopes, depth
 
     def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
-        if self.depth > _MAX_HOPS:
-            return True
+        if self.depth > MAX_HOPS:
+            return True  # past the engine's own limit it knows nothing: unsure, so yes
         found = self.syntax.lookup(name, self.scopes)
         if found is None:
             return False  # unbound here (a builtin, a star import): the engine knows no value
@@ -291,9 +293,6 @@ class ScopedFacts:
 
     def called_parameters(self) -> set[str]:
         return self.facts.called_parameters()
-
-
-_MAX_HOPS = 8  # resolve.py MAX_DEPTH: past it the engine knows nothing (the screen says yes)
 
 
 def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) -> bool:
