@@ -224,6 +224,9 @@ def _scope_bindings(scope: ast.AST, walrus: bool = True) -> dict[str, list[tuple
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     bind(target.id, (VALUE, node.value))
+                elif _unpacks_a_display(target, node.value):  # ``B, H = 2, 4``, as the engine reads it
+                    for element, value in zip(target.elts, node.value.elts):
+                        bind(element.id, (VALUE, value))
                 else:
                     _bind_targets(target, bind)
         elif isinstance(node, ast.AnnAssign):
@@ -301,3 +304,11 @@ def _bind_targets(target: ast.AST, bind) -> None:
     for node in ast.walk(target):
         if isinstance(node, ast.Name):
             bind(node.id, (OPAQUE,))
+
+
+def _unpacks_a_display(target: ast.AST, value: ast.AST) -> bool:
+    return (
+        isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts) and all(isinstance(e, ast.Name) for e in target.elts)
+        and not any(isinstance(e, ast.Starred) for e in value.elts)
+    )

@@ -345,6 +345,10 @@ class BindingCollector:
                 text = dotted_name(target)
                 if text is not None:
                     self.facts.attribute_writes.append((self.scope, text, node.value))
+            elif _unpacks_a_display(target, node.value):
+                # ``B, H = 2, 4``: each name is bound to its own element
+                for element, value in zip(target.elements, node.value.elements):
+                    self.bind_value(element.value.value, value.value)
             else:
                 self.written_through(target, node, "setitem")
                 self.bind_targets(target)
@@ -495,3 +499,14 @@ class BindingCollector:
 
     def leave_While_body(self, node: cst.While) -> None:
         self.scope.loop_depth -= 1
+
+
+def _unpacks_a_display(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """``a, b = 1, 2`` / ``(a, b) = [x, y]``: plain names, as many as the display's plain elements."""
+    return (
+        isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and all(isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement)
+                and isinstance(e.value, cst.Name) for e in target.elements)
+        and all(isinstance(e, cst.Element) and not isinstance(e, cst.StarredElement) for e in value.elements)
+    )

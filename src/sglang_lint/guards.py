@@ -29,6 +29,7 @@ class GuardCollector:
         self.expected_raise_depth = 0
         self.expected_raise_calls: list[cst.Call] = []
         self.raise_withs: list[cst.With] = []
+        self.raise_tries: list[cst.Try] = []
         # The outermost expected-raise blocks (a ``with`` or the ``assertRaises`` call itself).
         self.raise_blocks: list[tuple[cst.CSTNode, Scope, Where]] = []
 
@@ -110,6 +111,17 @@ class GuardCollector:
             self.raise_withs.pop()
             self.expected_raise_depth -= 1
 
+    def visit_Try_body(self, node: cst.Try) -> None:
+        # ``try: f(bad) except E: ... else: raise AssertionError(...)``: a negative test
+        if node.orelse is not None and _ends_in_raise(node.orelse.body):
+            self._enter_expected_raise(node)
+            self.raise_tries.append(node)
+
+    def leave_Try_body(self, node: cst.Try) -> None:
+        if self.raise_tries and self.raise_tries[-1] is node:
+            self.raise_tries.pop()
+            self.expected_raise_depth -= 1
+
     def visit_Call(self, node: cst.Call) -> None:
         if callee_name(node) in EXPECTED_RAISE_NAMES:
             self._enter_expected_raise(node)
@@ -145,6 +157,15 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
     if isinstance(body, cst.SimpleStatementSuite):
         return any(isinstance(s, EXIT_STATEMENTS) for s in body.body)
     return False
+
+
+def _ends_in_raise(body: cst.BaseSuite) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    if not statements:
+        return False
+    last = statements[-1]
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else ()
+    return any(isinstance(small, cst.Raise) for small in smalls)
 
 
 def _rebinds_tested_name(node: cst.If) -> bool:

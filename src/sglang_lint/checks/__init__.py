@@ -4,6 +4,7 @@ dispatcher visitor for the sites its rules target. A rule file names its kind.""
 from sglang_lint.checks import (
     allowed_values,
     chain_sync,
+    fails_when,
     forbidden_combination,
     guarded_member,
     not_none,
@@ -27,6 +28,7 @@ CHECK_KINDS: dict[str, CheckKind] = {
         value_tests.INSTANCE_OF_KIND,
         value_tests.FALSY,
         server_args.KIND,
+        fails_when.KIND,
     )
 }
 

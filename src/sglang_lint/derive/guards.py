@@ -469,3 +469,17 @@ def normalize_message(text: str) -> str:
 def shown_message(exception: str, message: str) -> str:
     """What a rule records as the message: the text, or ``Exc()`` for a bare raise."""
     return message or f"{exception}()"
+
+
+CHECK_VERBS = re.compile(r"^_*(check|require|ensure|assert|raise|verify|validate|fail|expect)", re.IGNORECASE)
+
+
+def is_check_helper(function: ast.FunctionDef) -> bool:
+    """A function that is only guards and named for it (``_nvmlCheckReturn(ret)``,
+    ``_require_available(flag)``): sglang calls it with a failing value on purpose."""
+    if not CHECK_VERBS.match(function.name) and not re.search(r"[cC]heck|[rR]equire", function.name):
+        return False
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    guards = [s for s in body if isinstance(s, ast.If) and ends_in_raise(s.body) and not s.orelse]
+    rest = [s for s in body if s not in guards]
+    return bool(guards) and all(isinstance(s, (ast.Return, ast.Pass)) for s in rest)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -32,6 +31,7 @@ from sglang_lint.derive.guards import (
     constraint_of,
     negated,
     ends_in_raise,
+    is_check_helper,
     match_constraint,
     normalize_message,
     raise_message,
@@ -39,6 +39,7 @@ from sglang_lint.derive.guards import (
 )
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.launchers import launch_entry_points, serve_other_flags
+from sglang_lint.derive.path_rules import derive_paths
 from sglang_lint.derive.server_args import (
     ARG_GROUPS_PACKAGE,
     SERVER_ARGS_MODULE,
@@ -49,31 +50,16 @@ from sglang_lint.derive.server_args import (
     manual_flags,
     server_args_text,
 )
-from sglang_lint.derive.tree import Module, no_gc, read_modules, sglang_version, walk_local
+from sglang_lint.derive.tree import (
+    COMMON_METHODS,
+    TRANSPARENT_DECORATORS,
+    Module,
+    no_gc,
+    read_modules,
+    sglang_version,
+    walk_local,
+)
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
-
-# Method names too common to match by name alone: builtins, torch.nn.Module, and the
-# everyday verbs of Python code. A method named like this needs receiver evidence.
-COMMON_METHODS = frozenset(
-    {name for typ in (dict, list, str, set, bytes, int, float, object, tuple) for name in dir(typ)}
-    | {
-        "forward", "train", "eval", "to", "cuda", "cpu", "half", "float", "double", "apply",
-        "load_state_dict", "state_dict", "named_parameters", "parameters", "modules",
-        "register_buffer", "register_parameter", "zero_grad", "requires_grad_", "extra_repr",
-        "run", "start", "stop", "close", "open", "read", "write", "send", "recv", "get", "set",
-        "put", "join", "update", "reset", "init", "setup", "build", "load", "save", "call",
-        "process", "validate", "generate", "encode", "decode", "parse", "record", "step",
-        "flush", "submit", "result", "wait", "execute", "dispatch", "register", "create",
-        "add", "remove", "clear", "copy", "format", "convert", "prepare", "finalize", "handle",
-        "compute", "transform", "check", "configure", "initialize", "sample", "predict",
-        "from_config", "from_pretrained", "from_dict", "to_dict", "__call__",
-    }
-)
-# Decorators that keep a function's calling convention.
-TRANSPARENT_DECORATORS = frozenset(
-    {"staticmethod", "classmethod", "no_grad", "inference_mode", "lru_cache", "cache", "wraps",
-     "torch.no_grad", "torch.inference_mode", "functools.lru_cache", "functools.cache"}
-)
 
 
 @dataclass(frozen=True)
@@ -178,7 +164,7 @@ def analyse_function(
             argument = None if parameter in posonly else parameter
         else:
             position, argument = None, parameter
-        if _is_check_helper(function):
+        if is_check_helper(function):
             raise Skip("a check helper: its callers call it in order to raise")
         if owner is None:
             if function.name.startswith("__"):
@@ -188,7 +174,7 @@ def analyse_function(
             return CallTarget("class", f"{module.name}.{owner.name}", argument, position)
         if function.name.startswith("__"):
             raise Skip("a special method")
-        if _is_check_helper(function):
+        if is_check_helper(function):
             raise Skip("a check helper: its callers call it in order to raise")
         if method_owners[function.name] > 1:
             raise Skip("a method name that several sglang classes define")
@@ -414,20 +400,6 @@ def _apart(parameter: str, constraint: Constraint, conditions: list) -> tuple | 
     return (constraint, others) if others else None
 
 
-CHECK_VERBS = re.compile(r"^_*(check|require|ensure|assert|raise|verify|validate|fail|expect)", re.IGNORECASE)
-
-
-def _is_check_helper(function: ast.FunctionDef) -> bool:
-    """A function that is only guards and named for it (``_nvmlCheckReturn(ret)``,
-    ``_require_available(flag)``): sglang calls it with a failing value on purpose."""
-    if not CHECK_VERBS.match(function.name) and not re.search(r"[cC]heck|[rR]equire", function.name):
-        return False
-    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    guards = [s for s in body if isinstance(s, ast.If) and ends_in_raise(s.body) and not s.orelse]
-    rest = [s for s in body if s not in guards]
-    return bool(guards) and all(isinstance(s, (ast.Return, ast.Pass)) for s in rest)
-
-
 def _chain_ends_in_raise(statement: ast.If) -> bool:
     current = statement
     while len(current.orelse) == 1 and isinstance(current.orelse[0], ast.If):
@@ -468,6 +440,11 @@ class Derivation:
     exports: dict = field(default_factory=dict)  # package.Name -> where it is bound (re-exports)
     launch_entry_points: list = field(default_factory=list)  # the functions that take launch flags
     serve_flags: list = field(default_factory=list)  # flags `sglang serve`'s diffusion backend may take
+    # fails-when rules (path_rules.py): the raise sites whose whole path is one expression
+    paths: list = field(default_factory=list)
+    path_skipped: Counter = field(default_factory=Counter)  # why the other raises got no fails-when rule
+    # (kind, name) of a callable -> keyword arguments with which none of its fails-when checks fails
+    path_passing: dict = field(default_factory=dict)
 
     def server_args_text(self) -> str:
         return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags,
@@ -478,7 +455,10 @@ class Derivation:
         return [s for s in self.sites if s.skipped is None]
 
     def skipped(self) -> Counter:
-        return Counter(s.skipped for s in self.sites if s.skipped is not None)
+        """The skipped guards, by reason: those a fails-when rule checks are not skipped."""
+        covered = {(p.module, p.function, p.line) for p in self.paths}
+        return Counter(s.skipped for s in self.sites
+                       if s.skipped is not None and (s.module, s.function, s.line) not in covered)
 
 
 def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | None = None) -> Derivation:
@@ -487,6 +467,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
     with no_gc():
         modules = read_modules(root)
         derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules))
+        derivation.paths, derivation.path_skipped, derivation.path_passing = derive_paths(modules, derivation.rules)
         derivation.server_fields = derive_server_fields(modules)
         derivation.manual_flags = manual_flags(modules)
         server_args = next((m for m in modules if m.name == SERVER_ARGS_MODULE), None)

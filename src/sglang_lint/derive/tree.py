@@ -20,6 +20,29 @@ MUTATING_METHODS = frozenset(
      "register", "__setitem__"}
 )
 
+# Method names too common to match by name alone: builtins, torch.nn.Module, and the
+# everyday verbs of Python code. A method named like this needs receiver evidence.
+COMMON_METHODS = frozenset(
+    {name for typ in (dict, list, str, set, bytes, int, float, object, tuple) for name in dir(typ)}
+    | {
+        "forward", "train", "eval", "to", "cuda", "cpu", "half", "float", "double", "apply",
+        "load_state_dict", "state_dict", "named_parameters", "parameters", "modules",
+        "register_buffer", "register_parameter", "zero_grad", "requires_grad_", "extra_repr",
+        "run", "start", "stop", "close", "open", "read", "write", "send", "recv", "get", "set",
+        "put", "join", "update", "reset", "init", "setup", "build", "load", "save", "call",
+        "process", "validate", "generate", "encode", "decode", "parse", "record", "step",
+        "flush", "submit", "result", "wait", "execute", "dispatch", "register", "create",
+        "add", "remove", "clear", "copy", "format", "convert", "prepare", "finalize", "handle",
+        "compute", "transform", "check", "configure", "initialize", "sample", "predict",
+        "from_config", "from_pretrained", "from_dict", "to_dict", "__call__",
+    }
+)
+# Decorators that keep a function's calling convention.
+TRANSPARENT_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "no_grad", "inference_mode", "lru_cache", "cache", "wraps",
+     "torch.no_grad", "torch.inference_mode", "functools.lru_cache", "functools.cache"}
+)
+
 
 def locate_sglang(explicit: str | None) -> Path:
     """The folder holding the ``sglang`` package: ``explicit``, or the installed one, found

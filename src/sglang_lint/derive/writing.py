@@ -5,6 +5,7 @@ made and skipped (``INDEX.md``), the server-argument table (``server_args.toml``
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from collections import Counter
@@ -15,10 +16,12 @@ from sglang_lint.ruletable import load_rules
 from sglang_lint.rulefile import tomllib
 from sglang_lint.catalog import EXPORTS_TABLE
 from sglang_lint.checks.value_tests import within_bounds
+from sglang_lint.checks.when import names_read
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, launchers_text
+from sglang_lint.derive.path_rules import path_called, path_holds, path_rule_name, path_rule_text, write_value
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
@@ -125,17 +128,19 @@ def _example(site: GuardedRaise, value: object) -> str:
         tested.setdefault(argument, []).append(condition)
     shown = ", ".join([f"{target.argument}={value!r}" if target.argument else repr(value)] + [
         f"{argument}={_passing_all(conditions)!r}" for argument, conditions in tested.items()
-    ] + [f"{argument}={good!r}" for argument, good in site.companions if argument not in tested])
+    ] + [f"{argument}={write_value(good)}" for argument, good in site.companions if argument not in tested])
+    torch = "import torch\n\n" if "torch.zeros(" in shown else ""  # a tensor a fails-when check needs
     if target.kind == "method":
-        return f"obj.{target.name}({shown})"
+        return f"{torch}obj.{target.name}({shown})"
     module, _, name = target.name.rpartition(".")
-    return f"from {module} import {name}\n\n{name}({shown})"
+    return f"{torch}from {module} import {name}\n\n{name}({shown})"
 
 
-def set_companions(sites: list[GuardedRaise]) -> None:
+def set_companions(sites: list[GuardedRaise], passing: dict | None = None) -> None:
     """For each site's examples, the other arguments of the same callable that a call must
     pass (leaving them out fails: their defaults break a guard), each with a passing value,
     and the other guards on its own argument (its good value passes them too)."""
+    passing = passing or {}
     required: dict[tuple, list[GuardedRaise]] = {}
     for site in sites:
         if site.target.omitted and site.target.argument:
@@ -151,6 +156,52 @@ def set_companions(sites: list[GuardedRaise]) -> None:
             (o.target.argument, _good_value(o)) for o in others
             if o.target.argument != site.target.argument and o.parameter != site.parameter
         ))
+        # the arguments the callable's fails-when checks need to pass (derive/path_rules.py)
+        given = {site.target.argument, site.parameter, *(argument for argument, _ in site.companions)}
+        needed = passing.get((site.target.kind, site.target.name), {})
+        site.companions += [(name, value) for name, value in needed.items() if name not in given]
+
+
+def _drop_conflicting_paths(derivation: Derivation) -> None:
+    """A fails-when rule whose check a one-parameter rule's good example fails, or whose good
+    example a one-parameter rule rejects, is left out: each rule's good call must pass every
+    check of its callable."""
+    by_callee: dict[tuple, list[GuardedRaise]] = {}
+    for site in derivation.rules:
+        by_callee.setdefault((site.target.kind, site.target.name), []).append(site)
+    kept = []
+    for path in derivation.paths:
+        siblings = by_callee.get(path.target, ())
+        read = names_read(ast.parse(path.when, mode="eval").body)
+        if any(site.constraint.kind in ("allowed-values", "forbidden-values") and read == {site.parameter}
+               for site in siblings):
+            # a second finding for one misspelt value says nothing new
+            derivation.path_skipped["an allowed-values rule of the callable checks that argument already"] += 1
+        elif any(_conflict(path, site) for site in siblings):
+            derivation.path_skipped["no call passes every check of the callable together"] += 1
+        else:
+            kept.append(path)
+    derivation.paths = kept
+
+
+def _conflict(path, site: GuardedRaise) -> bool:
+    if site.target.argument is None:
+        return False
+    good = {site.target.argument: _good_value(site), **dict(site.companions)}
+    for condition, argument, _, _ in site.conditions:
+        good.setdefault(argument, _passing_all([c for c, a, _, _ in site.conditions if a == argument]))
+    if path_holds(path, good) is True:
+        return True
+    called = path_called(path, path.good)
+    value = called.get(site.parameter, NOT_LITERAL)
+    if not _literal_like(value) or not site.constraint.fails(value):
+        return False
+    return all(argument in called and _literal_like(called[argument]) and condition.passes(called[argument])
+               for condition, argument, _, _ in site.conditions)
+
+
+def _literal_like(value: object) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool, tuple, list, dict))
 
 
 def _passing_all(conditions: list) -> object:
@@ -374,7 +425,8 @@ def write_catalog(
     for site in derivation.rules:
         if (site.target.name, site.target.argument or "") in covered:
             site.skipped = "covered by a curated rule"
-    set_companions(derivation.rules)
+    set_companions(derivation.rules, derivation.path_passing)
+    _drop_conflicting_paths(derivation)
     lock = _read_lock(out / LOCK_FILE)
     used = set(lock.values())
     numbers = (*range(FIRST_DERIVED_CODE, LAST_DERIVED_CODE + 1), *MORE_DERIVED_CODES)
@@ -399,6 +451,19 @@ def write_catalog(
             (code, f"| {code} | `{name}` | `{callee}` | `{_cell(site.constraint.describe(site.parameter))}` | "
                    f"{site.exception} in `{site.module}.{site.function}` |")
         )
+    for site in derivation.paths:
+        code = lock.get(site.key)
+        if code is None:
+            code = next(free, None)
+            if code is None:
+                continue
+            lock[site.key] = code
+        files[f"{code}-{path_rule_name(site)}.toml"] = path_rule_text(
+            site, code, derivation.version, (since or {}).get(site.key))
+        kind, callee = site.target
+        index.append((code, f"| {code} | `{path_rule_name(site)}` | `{callee if kind != 'method' else f'.{callee}()'}` "
+                            f"| `{_cell('not (' + site.when + ')')}` | {site.exception} in "
+                            f"`{site.module}.{site.function}` |"))
     older = {}  # file name -> text, for the raise sites only older releases have
     if gone is None:
         # One release alone says nothing of older ones: their rules (``until``) stay as written.
@@ -488,6 +553,14 @@ def _index_text(rows: list[tuple[str, str]], derivation: Derivation, older: int 
         "| skipped | reason |",
         "|---:|---|",
         *[f"| {count} | {reason} |" for reason, count in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0]))],
+        "",
+        f"{len(derivation.paths)} of the rules are fails-when rules: the whole path to a raise as one expression "
+        "over the parameters (derive/paths.py). Why the other raises of functions a call can name got none:",
+        "",
+        "| no fails-when rule | reason |",
+        "|---:|---|",
+        *[f"| {count} | {reason} |"
+          for reason, count in sorted(derivation.path_skipped.items(), key=lambda kv: (-kv[1], kv[0]))],
         "",
         "| Code | Name | Call | Must hold | Raise site |",
         "|---|---|---|---|---|",

@@ -1,0 +1,620 @@
+"""The ``fails-when`` language: a Python expression over a function's parameters that is true
+exactly when a call of the function reaches one of sglang's ``raise`` statements.
+
+The deriver writes it (derive/paths.py: the path to the raise, the function's local names
+replaced by what they were computed from); the check evaluates it over the values a call
+passes. The expression is parsed with :mod:`ast`, checked against a small grammar
+(:func:`parse_when`) and evaluated by :func:`evaluate`, never by ``eval``: every operation is
+three-valued. A value the linter does not know is :data:`UNKNOWN`, and anything computed from it
+is unknown too, but where Python's own short-circuit decides (``False and ?`` is False). So a
+value learned later can only turn UNKNOWN into True or False, never flip a True or False: the
+call-site screen, which knows less than the engine, can rule a call out only where the engine
+would too.
+
+Values: None, bools, numbers, strings, tuples, lists, dicts (of values), :class:`Tensor`
+(a tensor built at the call: shape, dtype, device), :class:`Device`, and
+:class:`~sglang_lint.pynames.Ref` (a dotted name such as ``torch.bfloat16``).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from dataclasses import dataclass
+
+from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
+from sglang_lint.pynames import Ref
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "?"
+
+    def __bool__(self) -> bool:  # never decided by Python's truth: a bug if it is
+        raise TypeError("an unknown value has no truth")
+
+
+UNKNOWN = _Unknown()
+
+# torch's dtype aliases, each to the one name a tensor's dtype is shown by.
+DTYPE_ALIASES = {
+    "float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
+    "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "bool": "bool",
+}
+DTYPES = frozenset({
+    "float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool",
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "complex64", "complex128",
+    "uint16", "uint32", "uint64", "float4_e2m1fn_x2",
+})
+FLOAT_DTYPES = frozenset({"float32", "float16", "bfloat16", "float64"} | {d for d in DTYPES if d.startswith("float8")})
+
+
+def dtype_ref(name: str) -> Ref | None:
+    """``torch.<name>`` as the one Ref of its dtype (``torch.float`` -> ``torch.float32``)."""
+    name = DTYPE_ALIASES.get(name, name)
+    return Ref(f"torch.{name}") if name in DTYPES else None
+
+
+@dataclass(frozen=True)
+class Device:
+    type: object  # "cuda", "cpu", ... or UNKNOWN
+    index: object = None
+
+    def __repr__(self) -> str:
+        return f"device({self.type!r})"
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor whose making the linter saw: its shape (each size a number or UNKNOWN, or the
+    whole shape UNKNOWN), dtype (a Ref) and device. Fresh tensors are contiguous."""
+
+    shape: object
+    dtype: object
+    device: Device
+    requires_grad: object = False
+    strides: object = None  # None: contiguous (row-major) strides; else a tuple, or UNKNOWN
+
+    def __repr__(self) -> str:
+        shape = "?" if self.shape is UNKNOWN else "(" + ", ".join(map(repr, self.shape)) + ")"
+        dtype = repr(self.dtype) if self.dtype is not UNKNOWN else "?"
+        return f"tensor of shape {shape}, {dtype} on {self.device.type if self.device.type is not UNKNOWN else '?'}"
+
+
+# --- the grammar ----------------------------------------------------------------------------
+
+_NODES = (
+    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.BinOp,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor,
+    ast.LShift, ast.RShift, ast.Invert, ast.Compare, ast.Eq, ast.NotEq,
+    ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.Call, ast.Name, ast.Load,
+    ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.IfExp,
+    ast.keyword, ast.Slice,
+)
+BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
+                      "any", "all", "sum", "sorted", "set", "round", "dict"})
+# Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
+MODULES = frozenset({"torch", "math", "collections", "typing", "numbers"})
+
+
+class WhenError(ValueError):
+    """The text is not a fails-when expression (the message says which part)."""
+
+
+def parse_when(text: str, parameters) -> ast.expr:
+    """The expression, checked: only the grammar's nodes, only names that are parameters,
+    builtins, ``torch``/``math`` or None/True/False."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as error:
+        raise WhenError(f"not a Python expression: {error.msg}") from None
+    allowed = set(parameters) | BUILTINS | MODULES
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            raise WhenError(f"{type(node).__name__} is not in the fails-when grammar")
+        if isinstance(node, ast.Name) and node.id not in allowed:
+            raise WhenError(f"name {node.id!r} is neither a parameter nor a builtin the evaluator knows")
+    return tree.body
+
+
+def names_read(expr: ast.expr) -> set[str]:
+    return {node.id for node in ast.walk(expr) if isinstance(node, ast.Name)}
+
+
+# --- evaluation -----------------------------------------------------------------------------
+
+_COMPARE = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+}
+_ARITHMETIC = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_BITWISE = {ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+            ast.RShift: operator.rshift}
+
+
+def known(value: object) -> bool:
+    """Is the value known all through (no UNKNOWN inside a container)?"""
+    if value is UNKNOWN:
+        return False
+    if isinstance(value, (tuple, list)):
+        return all(known(v) for v in value)
+    if isinstance(value, dict):
+        return all(known(v) for v in value.values())
+    if isinstance(value, (Tensor, _Method, Device, TruthOnly)):
+        return False  # a tensor's data is never known; a method is no value; devices compare apart
+    return True
+
+
+def truth(value: object) -> object:
+    """Python's truth of a value: True, False or UNKNOWN."""
+    if isinstance(value, TruthOnly):
+        return value.truth
+    if value is UNKNOWN or isinstance(value, (Tensor, Ref)):
+        return UNKNOWN  # a tensor's truth is its data's; an enum member's is its own
+    if isinstance(value, (tuple, list, dict, str)):
+        return len(value) > 0
+    if isinstance(value, Device):
+        return True
+    return bool(value)
+
+
+def evaluate(expr: ast.expr, env: dict[str, object]) -> object:
+    """The value of ``expr`` with the parameters bound as ``env`` says (a missing one is
+    UNKNOWN). Never raises: what Python would refuse is UNKNOWN."""
+    try:
+        return _eval(expr, env)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError, AttributeError,
+            RecursionError):
+        return UNKNOWN
+
+
+def holds(expr: ast.expr, env: dict[str, object]) -> object:
+    """True when ``expr`` is certainly true with these values, False when certainly false,
+    else UNKNOWN."""
+    return truth(evaluate(expr, env))
+
+
+def _eval(node: ast.expr, env: dict) -> object:
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value
+    if kind is ast.Name:
+        if node.id in env:
+            return env[node.id]
+        if node.id in MODULES or node.id in BUILTINS:
+            return Ref(node.id)
+        return UNKNOWN
+    if kind is ast.BoolOp:
+        return _bool_op(node, env)
+    if kind is ast.UnaryOp:
+        value = _eval(node.operand, env)
+        if isinstance(node.op, ast.Not):
+            t = truth(value)
+            return UNKNOWN if t is UNKNOWN else not t
+        if isinstance(node.op, ast.Invert):
+            return ~value if type(value) is int else UNKNOWN
+        if not _is_number(value):
+            return UNKNOWN
+        return -value if isinstance(node.op, ast.USub) else +value
+    if kind is ast.IfExp:
+        t = truth(_eval(node.test, env))
+        if t is UNKNOWN:
+            return UNKNOWN
+        return _eval(node.body if t else node.orelse, env)
+    if kind is ast.Compare:
+        return _compare(node, env)
+    if kind is ast.BinOp:
+        return _binary(node, env)
+    if kind in (ast.Tuple, ast.List, ast.Set):
+        items = [_eval(e, env) for e in node.elts]
+        if kind is ast.Set:
+            return frozenset(items) if known(items) else UNKNOWN
+        return tuple(items) if kind is ast.Tuple else items
+    if kind is ast.Dict:
+        if any(k is None for k in node.keys):
+            return UNKNOWN
+        keys = [_eval(k, env) for k in node.keys]
+        if not known(keys):
+            return UNKNOWN
+        return {k: _eval(v, env) for k, v in zip(keys, node.values)}
+    if kind is ast.Attribute:
+        return _attribute(_eval(node.value, env), node.attr)
+    if kind is ast.Subscript:
+        return _subscript(_eval(node.value, env), node.slice, env)
+    if kind is ast.Call:
+        return _call(node, env)
+    return UNKNOWN
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or value is True or value is False
+
+
+@dataclass(frozen=True)
+class TruthOnly:
+    """A value whose truth is known but not the value itself: ``x or "auto"`` with ``x``
+    unknown is true, but it is ``x`` or ``"auto"``."""
+
+    truth: bool
+
+
+def _bool_op(node: ast.BoolOp, env: dict) -> object:
+    """``a and b``/``a or b`` with Python's value (the deciding operand), three-valued."""
+    deciding = isinstance(node.op, ast.Or)  # the truth that ends an ``or``; ``and`` ends on False
+    unknown = False
+    value = UNKNOWN
+    for operand in node.values:
+        value = _eval(operand, env)
+        t = truth(value)
+        if t is UNKNOWN:
+            unknown = True
+            continue
+        if t == deciding:
+            # With an unknown operand before it, Python may have stopped there: only the truth is sure.
+            return TruthOnly(deciding) if unknown else value
+    return UNKNOWN if unknown else value
+
+
+def _equal(a: object, b: object) -> object:
+    if a is UNKNOWN or b is UNKNOWN or isinstance(a, TruthOnly) or isinstance(b, TruthOnly):
+        return UNKNOWN
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return UNKNOWN  # elementwise in torch
+    if isinstance(a, Device) or isinstance(b, Device):
+        return _same_device(a, b)
+    if isinstance(a, Ref) or isinstance(b, Ref):
+        if isinstance(a, Ref) and isinstance(b, Ref):
+            if a == b:
+                return True
+            dtypes = {a.qualified.startswith("torch.") and dtype_ref(a.qualified[6:]) is not None,
+                      b.qualified.startswith("torch.") and dtype_ref(b.qualified[6:]) is not None}
+            return False if dtypes == {True} else UNKNOWN  # two enum members' names may be aliases
+        if isinstance(a, Ref) and isinstance(b, str) or isinstance(b, Ref) and isinstance(a, str):
+            return UNKNOWN  # a str enum member equals its value
+        return False if (a is None or b is None) else UNKNOWN
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if type(a) is not type(b) or len(a) != len(b):
+            return False
+        result: object = True
+        for x, y in zip(a, b):
+            same = _equal(x, y)
+            if same is False:
+                return False
+            if same is UNKNOWN:
+                result = UNKNOWN
+        return result
+    if not (known(a) and known(b)):
+        return UNKNOWN
+    return a == b
+
+
+def _same_device(a: object, b: object) -> object:
+    """Devices: of other types, unequal; both the CPU, equal. Two of one accelerator type are
+    unknown (``torch.device("cuda")`` is not a tensor's ``cuda:0``), and so is a device against a
+    string."""
+    if a is None or b is None:
+        return False
+    if not (isinstance(a, Device) and isinstance(b, Device)) or a.type is UNKNOWN or b.type is UNKNOWN:
+        return UNKNOWN
+    if a.type != b.type:
+        return False
+    return True if a.type == "cpu" else UNKNOWN
+
+
+def equal(a: object, b: object) -> object:
+    """``a == b``: True, False or UNKNOWN (the check compares the values bindings give)."""
+    return _equal(a, b)
+
+
+def _contains(container: object, item: object) -> object:
+    if container is UNKNOWN or isinstance(container, (Tensor, Ref)):
+        return UNKNOWN
+    if isinstance(container, str):
+        return container.__contains__(item) if isinstance(item, str) else UNKNOWN
+    if isinstance(container, dict):
+        container = list(container)
+    if not isinstance(container, (tuple, list, frozenset)):
+        return UNKNOWN
+    result: object = False
+    for element in container:
+        same = _equal(element, item)
+        if same is True:
+            return True
+        if same is UNKNOWN:
+            result = UNKNOWN
+    return result
+
+
+def _compare(node: ast.Compare, env: dict) -> object:
+    left = _eval(node.left, env)
+    result: object = True
+    for op, right_node in zip(node.ops, node.comparators):
+        right = _eval(right_node, env)
+        kind = type(op)
+        if kind in (ast.Eq, ast.NotEq):
+            value = _equal(left, right)
+            if value is not UNKNOWN and kind is ast.NotEq:
+                value = not value
+        elif kind in (ast.In, ast.NotIn):
+            value = _contains(right, left)
+            if value is not UNKNOWN and kind is ast.NotIn:
+                value = not value
+        elif kind in (ast.Is, ast.IsNot):
+            value = _identical(left, right)
+            if value is not UNKNOWN and kind is ast.IsNot:
+                value = not value
+        else:
+            if not (_orderable(left, right)):
+                value = UNKNOWN
+            else:
+                value = _COMPARE[kind](left, right)
+        if value is False:
+            return False
+        if value is UNKNOWN:
+            result = UNKNOWN
+        left = right
+    return result
+
+
+def _identical(a: object, b: object) -> object:
+    """``a is b`` where it is certain: against None or a bool (the only identities sglang tests)."""
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, TruthOnly):  # a true value is no None and no False; a false one may be either
+            return False if x.truth and (y is None or y is False) else UNKNOWN
+    if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return _equal(a, b) if isinstance(a, Ref) and isinstance(b, Ref) else UNKNOWN
+
+
+def _orderable(a: object, b: object) -> bool:
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        return True
+    return isinstance(a, tuple) and isinstance(b, tuple) and known(a) and known(b)
+
+
+def _binary(node: ast.BinOp, env: dict) -> object:
+    left, right = _eval(node.left, env), _eval(node.right, env)
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    bitwise = _BITWISE.get(type(node.op))
+    if bitwise is not None:  # on ints only (on bools and tensors these are logical or elementwise)
+        if type(left) is int and type(right) is int and not (isinstance(node.op, ast.LShift) and right > 64):
+            return bitwise(left, right)
+        return UNKNOWN
+    op = _ARITHMETIC.get(type(node.op))
+    if op is None:
+        return UNKNOWN
+    numbers = (int, float)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        if isinstance(node.op, ast.Pow) and abs(right) > 64:
+            return UNKNOWN
+        return op(left, right)
+    if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(left, (str, tuple, list)):
+        return op(left, right)
+    if isinstance(node.op, ast.Mod) and isinstance(left, str):
+        return UNKNOWN  # formatting: the message, not the test
+    return UNKNOWN
+
+
+def _attribute(value: object, name: str) -> object:
+    if isinstance(value, Ref):
+        if value.qualified == "torch":
+            ref = dtype_ref(name)
+            return ref if ref is not None else Ref(f"torch.{name}")
+        if value.qualified == "math" and name in ("inf", "pi", "e"):
+            return getattr(math, name)
+        return Ref(f"{value.qualified}.{name}")
+    if isinstance(value, Tensor):
+        if name == "shape":
+            return value.shape
+        if name == "ndim":
+            return len(value.shape) if value.shape is not UNKNOWN else UNKNOWN
+        if name == "dtype":
+            return value.dtype
+        if name == "device":
+            return value.device
+        if name == "is_cuda":
+            return UNKNOWN if value.device.type is UNKNOWN else value.device.type == "cuda"
+        if name == "is_cpu":
+            return UNKNOWN if value.device.type is UNKNOWN else value.device.type == "cpu"
+        if name == "requires_grad":
+            return value.requires_grad
+        return _Method(value, name) if name in TENSOR_METHODS else UNKNOWN
+    if isinstance(value, Device):
+        return value.type if name == "type" else value.index if name == "index" else UNKNOWN
+    if isinstance(value, (dict, str, tuple, list)) and name in VALUE_METHODS:
+        return _Method(value, name)
+    return UNKNOWN
+
+
+TENSOR_METHODS = frozenset({"dim", "ndimension", "size", "numel", "is_contiguous", "stride", "is_floating_point",
+                            "element_size"})
+VALUE_METHODS = frozenset({"get", "keys", "values", "startswith", "endswith", "lower", "upper", "strip", "count",
+                           "index"})
+
+
+@dataclass(frozen=True)
+class _Method:
+    """``receiver.name``, waiting for its call."""
+
+    receiver: object
+    name: str
+
+
+def _index(value: object, key: object) -> object:
+    if key is UNKNOWN or value is UNKNOWN:
+        return UNKNOWN
+    if isinstance(value, dict):
+        if not known(key):
+            return UNKNOWN
+        if key in value:
+            return value[key]
+        return UNKNOWN  # a KeyError: sglang fails, but not at the raise the rule is for
+    if isinstance(value, (tuple, list, str)) and isinstance(key, int) and not isinstance(key, bool):
+        return value[key] if -len(value) <= key < len(value) else UNKNOWN
+    if isinstance(value, (tuple, list, str)) and isinstance(key, slice):
+        return value[key]
+    return UNKNOWN
+
+
+def _subscript(value: object, index: ast.expr, env: dict) -> object:
+    if isinstance(index, ast.Slice):
+        parts = [(_eval(p, env) if p is not None else None) for p in (index.lower, index.upper, index.step)]
+        if any(p is UNKNOWN or not (p is None or isinstance(p, int)) for p in parts):
+            return UNKNOWN
+        return _index(value, slice(*parts))
+    return _index(value, _eval(index, env))
+
+
+def _shape_of(value: object) -> object:
+    return value.shape if isinstance(value, Tensor) else UNKNOWN
+
+
+def _call(node: ast.Call, env: dict) -> object:
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return UNKNOWN
+    func = _eval(node.func, env)
+    args = [_eval(a, env) for a in node.args]
+    keywords = {k.arg: _eval(k.value, env) for k in node.keywords}
+    if isinstance(func, _Method):
+        return _method(func.receiver, func.name, args, keywords)
+    if not isinstance(func, Ref):
+        return UNKNOWN
+    name = func.qualified
+    if name == "isinstance" and len(args) == 2 and not keywords:
+        return _isinstance(args[0], node.args[1])
+    if name == "dict" and len(args) <= 1:
+        base = args[0] if args else {}
+        if not isinstance(base, dict):
+            return UNKNOWN
+        return {**base, **keywords}
+    if keywords:
+        return UNKNOWN
+    if name == "len" and len(args) == 1:
+        value = args[0]
+        if isinstance(value, Tensor):
+            shape = value.shape
+            return shape[0] if shape is not UNKNOWN and shape else UNKNOWN
+        return len(value) if isinstance(value, (tuple, list, dict, str, frozenset)) else UNKNOWN
+    if name in ("min", "max", "sum", "any", "all", "sorted", "tuple", "list", "set") and len(args) >= 1:
+        items = args if len(args) > 1 else args[0]
+        if isinstance(items, dict):
+            items = list(items)
+        if not isinstance(items, (tuple, list, frozenset)) or not known(list(items)):
+            return UNKNOWN
+        function = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorted": sorted,
+                    "tuple": tuple, "list": list, "set": frozenset}[name]
+        return function(items)
+    if name in ("abs", "int", "float", "bool", "str", "round") and len(args) == 1 and known(args[0]):
+        value = args[0]
+        if name == "str" and not isinstance(value, (str, int, float)) or name != "str" and isinstance(value, Ref):
+            return UNKNOWN
+        if name in ("int", "float") and isinstance(value, str):
+            return UNKNOWN  # parsing: sglang fails another way on a bad string
+        return {"abs": abs, "int": int, "float": float, "bool": bool, "str": str, "round": round}[name](value)
+    if name == "math.prod" and len(args) == 1 and isinstance(args[0], (tuple, list)) and known(args[0]):
+        return math.prod(args[0])
+    return UNKNOWN
+
+
+def _isinstance(value: object, types_node: ast.expr) -> object:
+    names = types_node.elts if isinstance(types_node, ast.Tuple) else [types_node]
+    types = [ast.unparse(n) for n in names]
+    if any(t not in KNOWN_TYPES for t in types):
+        return UNKNOWN
+    if isinstance(value, Tensor):
+        return "torch.Tensor" in types or "object" in types
+    if value is UNKNOWN or isinstance(value, (Ref, Device)):
+        return UNKNOWN
+    container = {tuple: "tuple", list: "list", dict: "dict", frozenset: "frozenset"}.get(type(value))
+    if container is not None:
+        return container in types or "object" in types or (
+            container in ("tuple", "list") and any(t.endswith(("Sequence", "Iterable", "Collection", "Sized"))
+                                                   for t in types)) or (
+            container == "dict" and any(t.endswith(("Mapping", "Iterable", "Collection", "Sized", "Dict"))
+                                        for t in types)) or (
+            container == "list" and "typing.List" in types) or (container == "tuple" and "typing.Tuple" in types)
+    kinds = INSTANCE_OF.get(type(value))
+    if kinds is None:
+        return UNKNOWN
+    return any(t in kinds for t in types)
+
+
+def _contiguous_strides(shape: tuple) -> object:
+    if not known(list(shape)):
+        return UNKNOWN
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
+    if isinstance(receiver, Tensor):
+        shape = receiver.shape
+        if name in ("dim", "ndimension") and not args and not keywords:
+            return len(shape) if shape is not UNKNOWN else UNKNOWN
+        if name == "size" and not keywords:
+            if not args:
+                return shape
+            if len(args) == 1 and shape is not UNKNOWN:
+                return _index(shape, args[0])
+        if name == "numel" and not args and shape is not UNKNOWN and known(list(shape)):
+            return math.prod(shape)
+        if name == "is_contiguous" and not args and not keywords:
+            if receiver.strides is None:
+                return True
+            return _equal(receiver.strides, _contiguous_strides(shape)) if shape is not UNKNOWN else UNKNOWN
+        if name == "stride" and not keywords and shape is not UNKNOWN:
+            strides = _contiguous_strides(shape) if receiver.strides is None else receiver.strides
+            if not args:
+                return strides
+            return _index(strides, args[0]) if len(args) == 1 and strides is not UNKNOWN else UNKNOWN
+        if name == "is_floating_point" and not args and isinstance(receiver.dtype, Ref):
+            return receiver.dtype.qualified[6:] in FLOAT_DTYPES
+        if name == "element_size" and not args and isinstance(receiver.dtype, Ref):
+            return _ELEMENT_SIZE.get(receiver.dtype.qualified[6:], UNKNOWN)
+        return UNKNOWN
+    if isinstance(receiver, dict):
+        if name == "get" and 1 <= len(args) <= 2 and not keywords and known(args[0]):
+            if args[0] in receiver:
+                return receiver[args[0]]
+            return args[1] if len(args) == 2 else None
+        if name in ("keys", "values") and not args:
+            return list(receiver) if name == "keys" else list(receiver.values())
+        return UNKNOWN
+    if isinstance(receiver, str) and not keywords and known(args):
+        if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], (str, tuple)):
+            return getattr(receiver, name)(args[0])
+        if name in ("lower", "upper", "strip") and not args:
+            return getattr(receiver, name)()
+        return UNKNOWN
+    if isinstance(receiver, (tuple, list)) and name in ("count", "index") and len(args) == 1 and known(
+            list(receiver)) and known(args[0]):
+        try:
+            return getattr(receiver, name)(args[0])
+        except ValueError:
+            return UNKNOWN
+    return UNKNOWN
+
+
+_ELEMENT_SIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2,
+                 "int8": 1, "uint8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}
+
+
+def show(value: object) -> str:
+    """How a bound value is shown in a message."""
+    if isinstance(value, str):
+        return repr(value)
+    return repr(value)

@@ -1,0 +1,519 @@
+"""fails-when rules from sglang's tree: which raise sites get one, the example calls that show
+each, and the rule file written for it. The path itself is derive/paths.py's."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import itertools
+import random
+import re
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+
+from sglang_lint.checks.fails_when import Parameter
+from sglang_lint.checks.when import Device, Tensor, UNKNOWN, dtype_ref, holds, names_read
+from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
+from sglang_lint.derive.guards import Skip, is_check_helper, raise_message, shown_message
+from sglang_lint.derive.paths import derive_path, parameters_of
+from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, walk_local
+from sglang_lint.pynames import NOT_LITERAL, Ref
+
+
+@dataclass
+class PathSite:
+    module: str
+    function: str
+    exception: str
+    message: str
+    line: int
+    when: str
+    parameters: tuple[Parameter, ...]
+    target: object  # sites.CallTarget (kind, name; no argument: the check reads every parameter)
+    bad: dict | None = None
+    good: dict | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.message}"
+
+
+# --- examples --------------------------------------------------------------------------------
+
+_SIZES = (1, 2, 3, 4, 8, 16, 64, 128)
+
+
+def _candidates(name: str, expression: ast.expr, parameter: Parameter) -> list:
+    """Values worth trying for one parameter: the literals the expression compares with (and
+    their neighbours), small numbers, None, booleans, strings, tensors and sequences where the
+    expression reads a shape or a length."""
+    numbers, strings, dtypes = {0, 1, 2, -1}, {"", "x"}, {"float32", "bfloat16", "float8_e4m3fn", "int32"}
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+                numbers |= {node.value, node.value - 1, node.value + 1}
+            elif isinstance(node.value, str):
+                strings.add(node.value)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
+            if dtype_ref(node.attr) is not None:
+                dtypes.add(dtype_ref(node.attr).qualified[6:])
+    values: list = [*sorted(numbers, key=lambda n: (abs(n), n)), *sorted(strings), None, True, False]
+    if parameter.default is not NOT_LITERAL:
+        values.append(parameter.default)
+    reads = {node.attr for node in ast.walk(expression) if isinstance(node, ast.Attribute)
+             and isinstance(node.value, ast.Name) and node.value.id == name}
+    calls = {node.func.id for node in ast.walk(expression) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and any(isinstance(a, ast.Name) and a.id == name for a in node.args)}
+    sizes = sorted({n for n in numbers if isinstance(n, int) and 0 < n <= 4096} | set(_SIZES))
+    if reads & {"shape", "dim", "ndim", "dtype", "device", "is_cuda", "size", "numel", "stride", "is_contiguous",
+                "is_floating_point", "element_size", "ndimension", "requires_grad"}:
+        rng = random.Random(zlib.crc32(name.encode()))
+        for _ in range(60):
+            rank = rng.randint(1, 5)
+            shape = tuple(rng.choice(sizes) for _ in range(rank))
+            values.append(Tensor(shape, dtype_ref(rng.choice(sorted(dtypes))), Device(rng.choice(("cuda", "cpu")))))
+    if calls & {"len", "sum", "min", "max", "any", "all", "sorted", "tuple", "list"} or reads & {"get", "keys"}:
+        small = [n for n in numbers if isinstance(n, int) and -2 <= n <= 8]
+        for length in range(0, 5):
+            values.append([small[i % len(small)] for i in range(length)])
+            values.append([1] * length)
+    if reads & {"get", "keys", "values"} or any(
+            isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+            for node in ast.walk(expression)):
+        keys = sorted(s for s in strings if s)
+        values.append({})
+        values += [{k: v} for k in keys for v in (0, 1, 2, None, True, False, "x", *sorted(strings))][:60]
+    if parameter.var == "**":
+        keys = sorted(s for s in strings if s.isidentifier())
+        values = [{}] + [{k: v} for k in keys for v in (0, 1, 2, None, True, "x")][:40]
+    return values
+
+
+def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None:
+    """A binding of the parameters the expression reads that makes it certainly true (the bad
+    call) and one, as close to it as can be found, that makes it certainly false (the good)."""
+    expression = ast.parse(site.when, mode="eval").body
+    read = names_read(expression)
+    parameters = [p for p in site.parameters if p.name in read]
+    pools = [_candidates(p.name, expression, p) for p in parameters]
+    rng = random.Random(zlib.crc32(site.key.encode()))
+    combos = itertools.product(*pools) if _product_size(pools) <= tries else (
+        tuple(rng.choice(pool) for pool in pools) for _ in range(tries))
+    attempts = 0  # bad bindings whose every neighbour fails too (the path hardly depends on them)
+    for combo in combos:
+        env = dict(zip((p.name for p in parameters), combo))
+        if holds(expression, env) is True:
+            good = _nearest_false(expression, env, parameters, pools, rng)
+            if good is not None:
+                return env, good
+            attempts += 1
+            if attempts >= 3:
+                return None
+    return None
+
+
+def _product_size(pools) -> int:
+    size = 1
+    for pool in pools:
+        size *= max(len(pool), 1)
+    return size
+
+
+def _nearest_false(expression, bad: dict, parameters, pools, rng, tries: int = 1000) -> dict | None:
+    """The bad binding with one value changed, else any binding, that makes the path false."""
+    for parameter, pool in zip(parameters, pools):
+        for value in pool:
+            env = dict(bad)
+            env[parameter.name] = value
+            if holds(expression, env) is False:
+                return env
+    for _ in range(tries):
+        env = {p.name: rng.choice(pool) for p, pool in zip(parameters, pools)}
+        if holds(expression, env) is False:
+            return env
+    return None
+
+
+def representable(value: object) -> bool:
+    """Can an example call write this value so that the engine reads it back?"""
+    if value is UNKNOWN:
+        return False
+    if isinstance(value, Opaque):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(representable(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and representable(v) for k, v in value.items())
+    if isinstance(value, Tensor):
+        return isinstance(value.dtype, Ref) and value.device.type in ("cuda", "cpu")
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def write_value(value: object) -> str:
+    if isinstance(value, Opaque):
+        return value.name
+    if isinstance(value, Tensor):
+        sizes = ", ".join(str(s) for s in value.shape)
+        return f"torch.zeros({sizes}, dtype={value.dtype.qualified}, device={value.device.type!r})"
+    if isinstance(value, list):
+        return "[" + ", ".join(write_value(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(write_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {write_value(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+# --- the whole tree --------------------------------------------------------------------------
+
+def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None,
+            method_owners) -> tuple[str, str, bool]:
+    """(kind, name, drop_first) of the callable a user calls to run ``function``; Skip when
+    there is none that can be matched with certainty."""
+    decorators = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in function.decorator_list]
+    if not set(decorators) <= TRANSPARENT_DECORATORS:
+        raise Skip(f"decorated with {', '.join(decorators)}")
+    if isinstance(function, ast.AsyncFunctionDef) or any(
+            isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk_local(function)):
+        raise Skip("a generator or coroutine: calling it runs nothing")
+    if is_check_helper(function):
+        raise Skip("a check helper: its callers call it in order to raise")
+    static = "staticmethod" in decorators
+    if owner is None:
+        if function.name.startswith("__"):
+            raise Skip("a special function")
+        return "function", f"{module.name}.{function.name}", False
+    if function.name == "__init__":
+        if any(isinstance(i, ast.FunctionDef) and i.name == "__new__" for i in owner.body):
+            raise Skip("a class with its own __new__")
+        return "class", f"{module.name}.{owner.name}", True
+    if function.name.startswith("__"):
+        raise Skip("a special method")
+    if method_owners[function.name] > 1:
+        raise Skip("a method name that several sglang classes define")
+    if function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
+        raise Skip("a method name too common to match without knowing the receiver")
+    return "method", function.name, not static
+
+
+def _raise_points(function: ast.FunctionDef):
+    """Every raise (and assert) of the function's own body, with its exception and message."""
+    for node in walk_local(function):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exception, message = raise_message(node)
+            yield node, exception, message
+        elif isinstance(node, ast.Assert):
+            message = node.msg.value if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str) \
+                else (ast.unparse(node.msg) if node.msg is not None else "")
+            yield node, "AssertionError", message
+
+
+_REASONS = (  # the derivation's reasons with the names taken out, to count them
+    (re.compile(r"calls \S+ with .*|calls \S+ leaving out .*|calls \S+ \(its \* parameters\)"),
+     "calls a helper with arguments it cannot match"),
+    (re.compile(r"calls .*"), "calls a function the evaluator does not know"),
+    (re.compile(r"reads the global name .*"), "reads a global name that is not a literal constant"),
+    (re.compile(r".* is computed by something not followed"), "reads a name computed by something not followed"),
+    (re.compile(r"reads self\..*"), "reads an attribute of self the function did not set before"),
+    (re.compile(r"\S+ does more than test and return|\S+ may return nothing"),
+     "calls a helper that does more than test and return"),
+)
+
+
+def _reason(text: str) -> str:
+    head, _, detail = text.partition(": ")
+    for pattern, reason in _REASONS:
+        if pattern.fullmatch(detail):
+            return f"{head}: {reason}"
+    return text
+
+
+def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite], Counter, dict]:
+    """A fails-when site for every raise whose path can be written and exemplified, but those
+    another rule (``rule_sites``, the one-parameter deriver's) already checks; the reasons the
+    others were left, counted; and, per callable, keyword arguments with which none of its checks
+    fails (the one-parameter rules' examples pass them too)."""
+    ruled = {(s.module, s.function, s.line) for s in rule_sites}
+    method_owners: Counter = Counter()
+    for module in modules:
+        for node in module.classes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    method_owners[item.name] += 1
+    found: dict[str, PathSite] = {}
+    skipped: Counter = Counter()
+    for module in modules:
+        for node in module.tree.body:
+            owners = [(node, None)] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else [
+                (item, node) for item in getattr(node, "body", ()) if isinstance(node, ast.ClassDef)
+                and isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for function, owner in owners:
+                qualname = f"{owner.name}.{function.name}" if owner else function.name
+                points = [p for p in _raise_points(function) if (module.name, qualname, p[0].lineno) not in ruled]
+                if not points:
+                    continue
+                try:
+                    kind, name, drop_first = _target(module, function, owner, method_owners)
+                except Skip as skip:
+                    skipped[str(skip)] += len(points)
+                    continue
+                parameters = tuple(parameters_of(function, module, drop_first))
+                for raise_node, exception, message in points:
+                    try:
+                        when = derive_path(module, function, owner, raise_node, list(parameters))
+                    except Skip as skip:
+                        skipped[_reason(str(skip))] += 1
+                        continue
+                    site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
+                                    (kind, name))
+                    examples = find_examples(site)
+                    if examples is None or not all(representable(v) for e in examples for v in e.values()):
+                        skipped["no call found that the path certainly fails (or passes)"] += 1
+                        continue
+                    site.bad, site.good = examples
+                    if site.key in found:
+                        skipped["a second raise with the same message in the same function"] += 1
+                        continue
+                    found[site.key] = site
+    by_callee: dict[tuple, list[PathSite]] = {}
+    for site in found.values():
+        by_callee.setdefault(site.target, []).append(site)
+    one_param: dict[tuple, list] = {}
+    for site in rule_sites:
+        if site.target is not None and site.constraint is not None and not site.conditions:
+            one_param.setdefault((site.target.kind, site.target.name), []).append(site)
+    passing: dict[tuple, dict] = {}
+    kept = []
+    for target, group in sorted(by_callee.items()):
+        group, binding = _passing_together(group, one_param.get(target, []), skipped)
+        kept += group
+        if binding:
+            passing[target] = binding
+    return sorted(kept, key=lambda s: s.key), skipped, passing
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """An argument an example passes as a name whose value the linter does not know (``x=x``):
+    what a call that gets the value from elsewhere looks like; no check can judge it."""
+
+    name: str
+
+
+def _opaque_rest(group: list[PathSite], env: dict) -> dict:
+    """``env`` with every other keyword parameter the callable's checks read passed opaque."""
+    keywords = {p.name for p in group[0].parameters if p.keyword and not p.var}
+    read = set().union(*(names_read(_expression(s)) for s in group)) & keywords
+    return {**{name: Opaque(name) for name in sorted(read - set(env))}, **env}
+
+
+def _passing_together(group: list[PathSite], one_param: list, skipped: Counter) -> tuple[list, dict]:
+    """The sites of one callable whose good examples can pass all its checks at once, each
+    site's good example made so, and the binding that passes them all (for the one-parameter
+    rules' examples of the callable: their companions). A site no good call can pass
+    together with the others is left out."""
+    while group:
+        binding = _binding_passing_all(group, one_param)
+        if binding is None and _passes_all(_opaque_rest(group, {}), group, one_param):
+            binding = _opaque_rest(group, {})
+        if binding is not None:
+            break
+        # the sites true when every argument is left out fail every call that omits them
+        failing = [s for s in group if holds(_expression(s), _called(s, {})) is True] or group[-1:]
+        skipped["no call passes every check of the callable together"] += len(failing)
+        group = [s for s in group if s not in failing]
+    else:
+        return [], {}
+    kept = []
+    for site in group:
+        for good in ({**site.good, **binding}, {**binding, **site.good}, binding, _opaque_rest(group, site.good)):
+            if holds(_expression(site), _called(site, good)) is False and _passes_all(good, group, one_param):
+                site.good = good
+                kept.append(site)
+                break
+        else:
+            good = _good_passing_all(site, group, one_param)
+            if good is None:
+                skipped["no call passes every check of the callable together"] += 1
+                continue
+            site.good = good
+            kept.append(site)
+    return kept, binding
+
+
+def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tries: int = 3000) -> dict | None:
+    """Values of the parameters the site's path reads that make it false and no other check of
+    the callable true (the others' parameters passed opaque)."""
+    parameters = {p.name: p for p in site.parameters}
+    own = sorted(names_read(_expression(site)) & set(parameters))
+    pools = {name: [] for name in own}
+    for other in group:
+        expression = _expression(other)
+        for name in own:
+            if name in names_read(expression):
+                pools[name] += _candidates(name, expression, parameters[name])
+    rng = random.Random(zlib.crc32(site.key.encode()) + 1)
+    for _ in range(tries):
+        env = _opaque_rest(group, {name: rng.choice(pools[name]) for name in own})
+        if holds(_expression(site), _called(site, env)) is False and _passes_all(env, group, one_param) \
+                and all(representable(v) for v in env.values()):
+            return env
+    return None
+
+
+def _expression(site: PathSite) -> ast.expr:
+    return ast.parse(site.when, mode="eval").body
+
+
+def path_holds(site: PathSite, env: dict) -> object:
+    """Is the site's path certainly taken by a call passing ``env`` (True, False or UNKNOWN)?"""
+    return holds(_expression(site), _called(site, env))
+
+
+def path_called(site: PathSite, env: dict) -> dict:
+    return _called(site, env)
+
+
+def _called(site: PathSite, env: dict) -> dict:
+    """The parameters as a call passing ``env`` binds them (checks/fails_when.py ``bind``): the
+    arguments left out hold their literal defaults (else they are unknown)."""
+    bound = {}
+    for parameter in site.parameters:
+        if parameter.name in env:
+            bound[parameter.name] = UNKNOWN if isinstance(env[parameter.name], Opaque) else env[parameter.name]
+        elif parameter.var == "**":
+            bound[parameter.name] = {}
+        else:
+            bound[parameter.name] = UNKNOWN if parameter.default is NOT_LITERAL or parameter.var else parameter.default
+    return bound
+
+
+def _passes_all(env: dict, group: list[PathSite], one_param: list) -> bool:
+    return all(holds(_expression(s), _called(s, env)) is not True for s in group) and all(
+        not (o.parameter in env and not isinstance(env[o.parameter], Opaque) and o.constraint.fails(env[o.parameter]))
+        for o in one_param)
+
+
+def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 2000) -> dict | None:
+    """Keyword arguments (as few as can be) with which no check of the callable fails."""
+    parameters = {p.name: p for p in group[0].parameters if p.keyword and not p.var}
+    pools: dict[str, list] = {}
+    for site in group:
+        expression = _expression(site)
+        for name in names_read(expression) & set(parameters):
+            pools.setdefault(name, []).extend(_candidates(name, expression, parameters[name]))
+    candidates = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
+    rng = random.Random(zlib.crc32(group[0].key.encode()))
+    names = sorted(pools)
+    for _ in range(tries):
+        candidates.append({n: rng.choice(pools[n]) for n in names if rng.random() < 0.6})
+    for env in candidates:
+        if all(representable(v) for v in env.values()) and _passes_all(env, group, one_param):
+            return env
+    return None
+
+
+# --- the rule file ---------------------------------------------------------------------------
+
+def _example(site: PathSite, env: dict) -> str:
+    """The call with these values (keywords where the parameter takes one)."""
+    kind, name = site.target
+    positional, keywords = [], []
+    for parameter in site.parameters:
+        if parameter.name not in env:
+            continue
+        value = env[parameter.name]
+        if parameter.var == "**":
+            keywords += [f"{key}={write_value(item)}" for key, item in value.items()]
+        elif parameter.keyword:
+            keywords.append(f"{parameter.name}={write_value(value)}")
+        else:
+            positional.append((parameter.position, write_value(value)))
+    # A positional-only argument needs every one before it: None stands for those the path does not read.
+    written = {position: text for position, text in positional}
+    arguments = [written.get(i, "None") for i in range(max(written) + 1)] if written else []
+    shown = ", ".join(arguments + keywords)
+    torch = "import torch\n\n" if "torch." in shown else ""
+    if kind == "method":
+        return f"{torch}obj.{name}({shown})"
+    module, _, callee = name.rpartition(".")
+    imports = f"import torch\n\nfrom {module} import {callee}" if torch else f"from {module} import {callee}"
+    return f"{imports}\n\n{callee}({shown})"
+
+
+def path_rule_name(site: PathSite) -> str:
+    words = f"{site.function.split('.')[-1] if not site.function.endswith('__init__') else site.function} " \
+            f"{site.message or site.exception}"
+    slug = "-".join(w for w in "".join(c.lower() if c.isalnum() else " " for c in words).split() if w not in ("init",))
+    return slug[:60].rstrip("-") or "raise"
+
+
+def path_rule_text(site: PathSite, code: str, version: str, since: str | None = None) -> str:
+    kind, name = site.target
+    summary = f"{site.exception}: {site.message}" if site.message else site.exception
+    title = f"{site.function}: {site.message or site.exception}"
+    lines = [
+        GENERATED_MARK,
+        f"code = {toml_string(code)}",
+        f"name = {toml_string(path_rule_name(site))}",
+        f"title = {toml_string(title if len(title) <= 100 else title[:97] + '...')}",
+        f"catalog_id = {toml_string(hashlib.sha1(site.key.encode()).hexdigest()[:16])}",
+        "",
+        "[raise_site]",
+        f"module = {toml_string(site.module)}",
+        f"function = {toml_string(site.function)}",
+        f"exception = {toml_string(site.exception.rsplit('.', 1)[-1] or 'Exception')}",
+        f"message = {toml_string(shown_message(site.exception, site.message))}",
+        f"line = {site.line}",
+        f"sglang_version = {toml_string(version)}",
+        f"since = {toml_string(since or version)}",
+        "",
+        "[derived]",
+        f"key = {toml_string(site.key)}",
+        f"constraint = {toml_string('not (' + site.when + ')')}",
+        "",
+        "[[check]]",
+        "kind = \"fails-when\"",
+        f"summary = {toml_string(summary)}",
+        f"when = {toml_string(site.when)}",
+        "",
+        "[[check.target]]",
+        f"{kind} = {toml_string(name)}",
+    ]
+    read = names_read(ast.parse(site.when, mode="eval").body)
+    for parameter in site.parameters:
+        if parameter.name not in read:
+            continue
+        lines += ["", "[[check.parameter]]", f"name = {toml_string(parameter.name)}"]
+        if parameter.position is not None and not parameter.var:
+            lines.append(f"position = {parameter.position}")
+        if not parameter.keyword and not parameter.var:
+            lines.append("keyword = false")
+        if parameter.var:
+            lines.append(f"var = {toml_string(parameter.var)}")
+        if parameter.others:
+            lines.append("others = [" + ", ".join(toml_string(n) for n in parameter.others) + "]")
+        if parameter.default is None:
+            lines.append("default_none = true")
+        elif isinstance(parameter.default, (tuple, list, dict, set)):
+            lines.append(f"default_literal = {toml_string(repr(parameter.default))}")
+        elif parameter.default is not NOT_LITERAL:
+            lines.append(f"default = {toml_value(parameter.default)}")
+    why = (
+        f"sglang's {site.function} ({site.module}, line {site.line} in {version}) raises {summary!r} when "
+        f"{site.when}: the path to the raise, with the function's own names replaced by what they were computed "
+        "from. When the arguments that expression reads are known at the call (literals, names bound to them, "
+        "tensors made there, the parameters' defaults), the outcome is certain; this rule reports the calls for "
+        "which it is certainly true."
+    )
+    lines += [
+        "",
+        "[docs]",
+        f"why = {toml_string(why)}",
+        f"bad = {toml_string(_example(site, site.bad))}",
+        f"good = {toml_string(_example(site, site.good))}",
+        "",
+    ]
+    return "\n".join(lines)

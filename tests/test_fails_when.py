@@ -1,0 +1,248 @@
+"""fails-when rules (issue 17): the path to a raise as one expression over the parameters.
+
+* the evaluator (checks/when.py): three-valued, never raises, and monotone: learning a value
+  never turns a certain True into False or back (the call-site screen relies on it);
+* the deriver (derive/paths.py, derive/path_rules.py) on the stand-in tree: the expression each
+  raise gets, and the reason each shape it cannot write is skipped;
+* the written rules through the engine and a real flake8 on user code that calls them.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, expected_findings, findings_of, run_flake8
+from sglang_lint import lint
+from sglang_lint.checks.when import UNKNOWN, Device, Tensor, WhenError, dtype_ref, holds, parse_when
+from sglang_lint.derive import derive_sites, write_catalog
+from sglang_lint.derive.path_rules import find_examples
+from sglang_lint.ruletable import RuleSet, load_rules
+
+TREE = Path(__file__).resolve().parent / "derive_tree"
+FIXTURE = ROOT / "tests" / "fixtures" / "families" / "fails_when.py"
+F32 = dtype_ref("float32")
+
+
+def tensor(*shape, dtype="float32", device="cpu"):
+    return Tensor(shape, dtype_ref(dtype), Device(device))
+
+
+# --- the evaluator ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "text, env, expected",
+    [
+        ("not 0 <= start < end", {"start": 3, "end": 3}, True),
+        ("not 0 <= start < end", {"start": 0, "end": 3}, False),
+        ("not 0 <= start < end", {"start": UNKNOWN, "end": 3}, UNKNOWN),
+        ("(a is None) != (b is None)", {"a": tensor(4), "b": None}, True),
+        ("(a is None) != (b is None)", {"a": None, "b": None}, False),
+        # short-circuits decide over unknowns, as Python does
+        ("a is not None and a < 0", {"a": None}, False),
+        ("mode == 'x' or n < 0", {"mode": "x", "n": UNKNOWN}, True),
+        # ``x or "auto"`` with x unknown is true, but its value is not known
+        ("(x or 'auto') != 'auto'", {"x": UNKNOWN}, UNKNOWN),
+        ("(x or 'auto') is None", {"x": UNKNOWN}, False),
+        # tensors made at the call: shape, ndim, dtype, device, strides
+        ("x.dim() != 5", {"x": tensor(1, 16, 63, 64)}, True),
+        ("x.shape[3] % p != 0", {"x": tensor(1, 16, 1, 63, 64), "p": 2}, True),
+        ("x.shape[-1] % 32 != 0", {"x": tensor(8, 64)}, False),
+        ("x.dtype != torch.bfloat16", {"x": tensor(2, dtype="float")}, True),
+        ("x.dtype != torch.float32", {"x": tensor(2, dtype="float")}, False),
+        ("x.stride() != (x.shape[1], 1)", {"x": tensor(4, 8)}, False),
+        ("not x.is_cuda", {"x": tensor(4, device="cuda")}, False),
+        ("x.numel() > 10", {"x": Tensor(UNKNOWN, F32, Device("cpu"))}, UNKNOWN),
+        # two devices of one accelerator type may differ by index: unknown; the CPU is one
+        ("a.device != b.device", {"a": tensor(1, device="cuda"), "b": tensor(1, device="cuda")}, UNKNOWN),
+        ("a.device != b.device", {"a": tensor(1, device="cuda"), "b": tensor(1)}, True),
+        ("a.device != b.device", {"a": tensor(1), "b": tensor(1)}, False),
+        # dicts, kwargs, containers, builtins
+        ("cfg.get('norm', 'rms') != 'rms'", {"cfg": {"norm": "layer"}}, True),
+        ("cfg.get('norm', 'rms') != 'rms'", {"cfg": {}}, False),
+        ("bool(kwargs)", {"kwargs": {"extra": 1}}, True),
+        ("len(xs) != n + 1", {"xs": [0, 5], "n": 2}, True),
+        ("isinstance(v, bool) or not isinstance(v, int)", {"v": "3"}, True),
+        ("isinstance(v, bool) or not isinstance(v, int)", {"v": 3}, False),
+        ("name not in {'a': 1, 'b': 2}", {"name": "c"}, True),
+        # what Python would refuse is unknown, never an error
+        ("x < 1", {"x": "a"}, UNKNOWN),
+        ("n % d", {"n": 1, "d": 0}, UNKNOWN),
+        ("x.nonsense()", {"x": "a"}, UNKNOWN),
+        # enum members: equal by name only when torch's dtypes (others may be aliases)
+        ("m == other", {"m": dtype_ref("half"), "other": dtype_ref("float16")}, True),
+    ],
+)
+def test_the_evaluator_is_three_valued(text, env, expected):
+    expression = parse_when(text, list(env))
+    assert holds(expression, env) is expected
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("[x for x in y]", "ListComp is not in the fails-when grammar"),
+        ("lambda: x", "Lambda is not in the fails-when grammar"),
+        ("os.getcwd() == x", "name 'os' is neither a parameter"),
+        ("x ==", "not a Python expression"),
+    ],
+)
+def test_the_grammar_refuses_what_it_cannot_evaluate(text, problem):
+    with pytest.raises(WhenError, match=problem):
+        parse_when(text, ["x", "y"])
+
+
+def _shipped_fails_when_rules():
+    return [rule for rule in load_rules([ROOT / "rules"]) for check in rule.checks if check.kind == "fails-when"]
+
+
+def test_learning_a_value_never_flips_a_certain_verdict():
+    """Monotone: for the shipped expressions and bindings near their own examples, hiding one
+    value (UNKNOWN) gives either UNKNOWN or the same verdict as knowing it."""
+    rng = random.Random(17)
+    rules = _shipped_fails_when_rules()
+    assert len(rules) > 1000
+    checked = 0
+    for rule in rng.sample(rules, 300):
+        check = rule.checks[0]
+        site = _site_of(rule, check)
+        examples = find_examples(site, tries=300)
+        if examples is None:
+            continue
+        for env in examples:
+            verdict = holds(check.params.expression, env)
+            for name in env:
+                hidden = dict(env, **{name: UNKNOWN})
+                assert holds(check.params.expression, hidden) in (UNKNOWN, verdict), (rule.code, name)
+                checked += 1
+    assert checked > 300
+
+
+def _site_of(rule, check):
+    from sglang_lint.derive.path_rules import PathSite
+
+    return PathSite(rule.raise_site.module, rule.raise_site.function, rule.raise_site.exception,
+                    rule.raise_site.message, rule.raise_site.line or 0, check.params.when, check.params.parameters,
+                    ("function", check.targets[0].name))
+
+
+# --- the deriver -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def derivation():
+    return derive_sites(TREE, index_raises=True)
+
+
+def test_the_paths_of_the_stand_in_tree(derivation):
+    paths = {(p.function, p.message): p.when for p in derivation.paths if p.module == "sglang.modes.paths"}
+    assert paths == {
+        ("plan_layers", "need 0 <= start_layer < end_layer"): "not 0 <= start_layer < end_layer",
+        # the parameter rebound in a branch: ``a if test else b``; the dict copy read with a default
+        ("target_depth", "num_layers must be positive"):
+            "(dict(config or {}).get('num_hidden_layers', 88) if num_layers is None else num_layers) < 1",
+        # the early return's test is kept; the earlier raise is left out (the call fails there instead)
+        ("patchify", "x must be 5-D"): "patch_size != 1 and x.dim() != 5",
+        ("patchify", "height and width must be divisible by patch_size"):
+            "patch_size != 1 and (x.shape[3] % patch_size != 0 or x.shape[4] % patch_size != 0)",
+        # a helper that only tests and returns, read in place; a module constant put in
+        ("grouped_topk", "grouped top-k needs n_group > 1 and top_k <= 64"):
+            "not (False if n_group <= 1 else top_k <= 64)",
+        ("same_dtype", "a, b and out must be bfloat16"):
+            "bool(a.dtype != torch.bfloat16 or b.dtype != torch.bfloat16 or out.dtype != torch.bfloat16)",
+        ("paired", "keys_b and thresholds go together"): "(keys_b is None) != (thresholds is None)",
+        ("Pool.__init__", "size must exceed slots * PAGE"): "size <= slots * 64",
+    }
+    # nested_mode is a conditional rule of the one-parameter deriver; lazily a number-range rule
+    ruled = {s.function for s in derivation.rules if s.module == "sglang.modes.paths"}
+    assert {"nested_mode", "lazily"} <= ruled
+
+
+def test_the_shapes_it_cannot_write_are_counted_with_their_reason(derivation):
+    skipped = derivation.path_skipped
+    assert skipped["the path to the raise: the raise is inside a for statement"] >= 1  # in_a_loop
+    # reads_a_registry: REGISTRY is filled at run time
+    assert skipped["the path to the raise: reads a global name that is not a literal constant"] >= 1
+    # fails-when rules are not counted as skipped guards any more
+    covered = {(p.module, p.function, p.line) for p in derivation.paths}
+    assert not any((s.module, s.function, s.line) in covered for s in derivation.sites
+                   if s.skipped is not None and s.skipped in derivation.skipped())
+
+
+@pytest.fixture(scope="module")
+def ruleset(tmp_path_factory, derivation):
+    rules = tmp_path_factory.mktemp("rules")
+    write_catalog(derivation, rules)
+    return RuleSet([r for r in load_rules([rules]) if r.checks[0].kind == "fails-when"])
+
+
+def test_written_rules_flag_their_bad_example_and_not_their_good(ruleset, derivation):
+    assert len(ruleset.rules) == len(derivation.paths) == 13  # 8 of sglang.modes.paths, 5 of other modules
+    for rule in ruleset.rules:
+        assert {d.code for d in lint(rule.docs.bad, "user.py", ruleset)} == {rule.code}, rule.docs.bad
+        assert lint(rule.docs.good, "user.py", ruleset) == [], rule.docs.good
+
+
+USER_CODE = '''\
+import torch
+
+from sglang.modes.paths import Pool, paired, patchify, plan_layers, same_dtype, target_depth
+
+FIRST, LAST = 4, 2
+first, last = sorted((4, 2))  # a call's result: not followed
+latent = torch.zeros(1, 16, 1, 63, 64)
+weights = torch.ones(8, 8, dtype=torch.bfloat16)
+
+plan_layers(4, 2)  # bad
+plan_layers(start_layer=0, end_layer=8)
+plan_layers(FIRST, LAST)  # names unpacked from a display are followed  # bad
+plan_layers(first, last)
+target_depth(0)  # bad
+target_depth(config={"num_hidden_layers": 0})  # bad
+target_depth(config={"num_hidden_layers": 12})
+patchify(latent)  # bad
+patchify(latent.view(1, 16, 1, 4032, 1), patch_size=1)
+patchify(latent[:, :, :, :62])  # unknown: a slice of a tensor is not followed
+same_dtype(weights, weights, weights.float())  # bad
+same_dtype(weights, weights, weights)
+paired(keys_b=torch.randint(0, 9, (4,)))  # bad
+paired()
+Pool(256)  # bad
+Pool(256, slots=3)
+'''
+
+
+def test_user_calls_through_the_engine(ruleset):
+    found = [(d.line, d.col) for d in lint(USER_CODE, "user.py", ruleset)]
+    bad = [(n, 0) for n, line in enumerate(USER_CODE.splitlines(), 1) if line.endswith("# bad")]
+    assert found == bad
+
+
+# --- the shipped catalog on user code: the engine and a real flake8 --------------------------
+
+def test_the_fixture_through_the_engine_and_flake8():
+    expected = expected_findings(FIXTURE)
+    assert len(expected) == 6
+    found = {(d.line, d.col + 1, d.code) for d in lint(FIXTURE.read_text(encoding="utf-8"), str(FIXTURE))}
+    assert found == expected
+    result = run_flake8("--select", "SGL", str(FIXTURE.relative_to(ROOT)), cwd=ROOT)
+    assert findings_of(result.stdout.splitlines()) == expected, result.stdout + result.stderr
+
+
+def test_messages_show_the_values_and_the_path():
+    source = "import torch\nfrom sglang.srt.layers.mova import routed_linear_reference\n" \
+             "routed_linear_reference(torch.randn(2, 16, 512), None, None, None)\n"
+    (finding,) = [d for d in lint(source, "user.py") if d.code]
+    assert finding.message.startswith("routed_linear_reference(...) fails at run time: ValueError: MoVA routed "
+                                      "linear expects [tokens, hidden] inputs (hidden_states = tensor of shape "
+                                      "(2, 16, 512), torch.float32 on cpu; sglang raises this when "
+                                      "hidden_states.ndim != 2")
+
+
+def test_an_expression_never_parsed_by_eval():
+    # The expression is read as data: a rule whose ``when`` names anything but its parameters is refused.
+    with pytest.raises(WhenError):
+        parse_when("__import__('os').system('x')", ["x"])
+    assert isinstance(parse_when("x.shape[0] > 2", ["x"]), ast.Compare)
