@@ -91,7 +91,17 @@ LLADA = "sglang/multimodal_gen/runtime/pipelines_core/stages/model_specific_stag
 CHUNKED_ABORT = "sglang/test/manual/disaggregation/test_chunked_prefill_abort.py"
 CAPTURE_CALL = "set_capture_flag_on_blocks(self.transformer, capture_mode, enable=True)"
 
+MODEL_RUNNER = "sglang/srt/model_executor/model_runner.py"
+PHI4MM = "sglang/srt/models/phi4mm_utils.py"
+
 MUTATIONS = [
+    # --- fails-when (derived, issue 17): the path to a raise over several arguments -----
+    plant("a watermark mixing probability outside (0, 1)", "fails-when", MODEL_RUNNER, "SGL3614", 640,
+          "mixing_probability=features.watermark_mixing_probability,", "mixing_probability=1.5,", 633),
+    plant("a strided causal convolution whose padding is not kernel_size - 1", "fails-when", PHI4MM, "SGL3531",
+          1262, "stride=self._stride,", "stride=2,", 1254,
+          more=(Edit(1263, "padding=None,", "padding=0,"),
+                Edit(1261, "kernel_size=self._kernel_size,", "kernel_size=3,"))),
     # --- SGL001: SANA-WM capture mode -------------------------------------------------
     plant("capture mode passed by position", "positional", REFINER, "SGL001", 407,
           CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)', 407),

@@ -31,7 +31,7 @@ from sglang_lint.checks.when import (
 )
 from sglang_lint.model import Finding
 from sglang_lint.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_literal
-from sglang_lint.ast_scopes import GLOBAL, VALUE
+from sglang_lint.ast_scopes import GLOBAL, IMPORTED, VALUE
 from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments
 from sglang_lint.syntax import literal_value
 
@@ -487,6 +487,8 @@ def known_at_the_call(value: object) -> bool:
     return value is not UNKNOWN
 
 
+# A tensor's methods the engine reads (``_tensor_method``): they make a tensor from the receiver.
+_TENSOR_METHODS = _SAME_TENSOR | set(_DTYPE_METHODS) | {"view", "reshape", "t", "to", "cuda", "cpu"}
 # The calls whose value the engine reads (``_made``): torch's tensor makers, tensor methods, dict().
 _READ_CALLS = frozenset(
     {name.rpartition(".")[2] for name in FACTORIES} | _TENSOR_FUNCTIONS | _SAME_TENSOR | set(_DTYPE_METHODS)
@@ -494,36 +496,59 @@ _READ_CALLS = frozenset(
 )
 
 
-def _may_know(node: ast.expr, facts, depth: int = 0) -> bool:
-    """Could the engine know the value of this argument (CallValues.value)? A superset."""
+def _may_know(node: ast.expr, facts, depth: int = 0, seen: frozenset = frozenset()) -> bool:
+    """Could the engine know the value of this argument (CallValues.value)? A superset: a name
+    with a binding it may know, a tensor maker, a method of such a tensor, a dotted name that
+    starts at an import (an enum member, a dtype), a display or dict holding one."""
     if depth > MAX_DEPTH:
         return True
     if isinstance(node, ast.Name):
         if not isinstance(facts, ScopedFacts):
             return True  # the text screen alone cannot tell what a name is bound to: the ast look will
+        if node.id in seen:
+            return False  # (its other bindings are being looked at already)
         found = facts.syntax.lookup(node.id, facts.scopes)
         if found is None:
             return False
         bindings, owner = found
+        inner = ScopedFacts(facts.facts, facts.syntax, owner)
         for binding in bindings:
             if binding[0] == GLOBAL:
                 return True
-            if binding[0] == VALUE and _may_know(binding[1], ScopedFacts(facts.facts, facts.syntax, owner), depth + 1):
+            if binding[0] == VALUE and _may_know(binding[1], inner, depth + 1, seen | {node.id}):
                 return True
         return False  # parameters (never known to this check), loop and unpacking targets
     if isinstance(node, ast.Call):
         func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        return last in _READ_CALLS
+        if isinstance(func, ast.Name):
+            return func.id in _READ_CALLS  # dict(...), or a torch maker imported by name
+        if not isinstance(func, ast.Attribute) or func.attr not in _READ_CALLS:
+            return False
+        if func.attr in _TENSOR_METHODS:  # x.view(...): known only where x is
+            return _may_know(func.value, facts, depth + 1, seen)
+        return _imported_head(func.value, facts)  # torch.zeros(...), th.tensor(...)
     if isinstance(node, (ast.Tuple, ast.List)):
-        return any(_may_know(e, facts, depth + 1) for e in node.elts)
+        return any(_may_know(e, facts, depth + 1, seen) for e in node.elts)
     if isinstance(node, ast.Dict):
-        return any(_may_know(v, facts, depth + 1) for v in node.values) or None in node.keys
+        return any(_may_know(v, facts, depth + 1, seen) for v in node.values) or None in node.keys
     if isinstance(node, ast.IfExp):
-        return _may_know(node.body, facts, depth + 1) and _may_know(node.orelse, facts, depth + 1)
+        return _may_know(node.body, facts, depth + 1, seen) and _may_know(node.orelse, facts, depth + 1, seen)
     if isinstance(node, ast.Attribute):
-        return True  # an enum member or a dtype
+        return _imported_head(node, facts)  # an enum member or a dtype
     return ast_literal(node) is not NOT_LITERAL
+
+
+def _imported_head(node: ast.expr, facts) -> bool:
+    """Does the dotted name start at an import (or a module-level def or class)? Only then can
+    the engine qualify it."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    if not isinstance(facts, ScopedFacts):
+        return True
+    found = facts.syntax.lookup(node.id, facts.scopes)
+    return found is not None and any(binding[0] in (IMPORTED, GLOBAL) for binding in found[0])
 
 
 def triggers(check):
