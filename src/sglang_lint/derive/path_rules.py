@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.when import Device, Tensor, UNKNOWN, dtype_ref, holds, names_read
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
-from sglang_lint.derive.guards import Skip, is_check_helper, raise_message, shown_message
+from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message, shown_message
 from sglang_lint.derive.paths import derive_path, parameters_of
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, walk_local
 from sglang_lint.pynames import NOT_LITERAL, Ref
@@ -205,9 +205,8 @@ def _raise_points(function: ast.FunctionDef):
             exception, message = raise_message(node)
             yield node, exception, message
         elif isinstance(node, ast.Assert):
-            message = node.msg.value if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str) \
-                else (ast.unparse(node.msg) if node.msg is not None else "")
-            yield node, "AssertionError", message
+            # read as the other derived rules and `catalog verify` read an assert's message
+            yield node, "AssertionError", raise_message(assert_as_raise(node))[1]
 
 
 _REASONS = (  # the derivation's reasons with the names taken out, to count them
