@@ -24,7 +24,7 @@ from sglang_lint.checks.when import (
     Tensor,
     WhenError,
     dtype_ref,
-    equal as _equal,
+    equal,
     holds,
     names_read,
     parse_when,
@@ -186,7 +186,7 @@ class CallValues:
         if isinstance(node, cst.IfExp):
             # both branches the same value, or unknown
             body, orelse = (self.value(n, depth + 1, scope, where) for n in (node.body, node.orelse))
-            return body if _equal(body, orelse) is True else UNKNOWN
+            return body if equal(body, orelse) is True else UNKNOWN
         if isinstance(node, cst.Name):
             return self._name(node.value, depth, scope, where)
         if isinstance(node, cst.Attribute):
@@ -208,7 +208,7 @@ class CallValues:
                 return UNKNOWN  # a parameter, an import, a loop variable, an augmented assignment...
             values.append(self.value(binding.value, depth + 1, owner, binding.where))
         first = values[0]
-        if any(_equal(first, other) is not True for other in values[1:]):
+        if any(equal(first, other) is not True for other in values[1:]):
             return UNKNOWN
         if name in self.model.mutated_names and not (isinstance(first, Tensor) and len(values) == 1
                                                      and self._shape_kept(name)):

@@ -260,7 +260,8 @@ def _bool_op(node: ast.BoolOp, env: dict) -> object:
     return UNKNOWN if unknown else value
 
 
-def _equal(a: object, b: object) -> object:
+def equal(a: object, b: object) -> object:
+    """``a == b``: True, False or UNKNOWN (the check also compares the values bindings give)."""
     if a is UNKNOWN or b is UNKNOWN or isinstance(a, TruthOnly) or isinstance(b, TruthOnly):
         return UNKNOWN
     if isinstance(a, Tensor) or isinstance(b, Tensor):
@@ -282,7 +283,7 @@ def _equal(a: object, b: object) -> object:
             return False
         result: object = True
         for x, y in zip(a, b):
-            same = _equal(x, y)
+            same = equal(x, y)
             if same is False:
                 return False
             if same is UNKNOWN:
@@ -306,11 +307,6 @@ def _same_device(a: object, b: object) -> object:
     return True if a.type == "cpu" else UNKNOWN
 
 
-def equal(a: object, b: object) -> object:
-    """``a == b``: True, False or UNKNOWN (the check compares the values bindings give)."""
-    return _equal(a, b)
-
-
 def _contains(container: object, item: object) -> object:
     if container is UNKNOWN or isinstance(container, (Tensor, Ref)):
         return UNKNOWN
@@ -322,7 +318,7 @@ def _contains(container: object, item: object) -> object:
         return UNKNOWN
     result: object = False
     for element in container:
-        same = _equal(element, item)
+        same = equal(element, item)
         if same is True:
             return True
         if same is UNKNOWN:
@@ -337,7 +333,7 @@ def _compare(node: ast.Compare, env: dict) -> object:
         right = _eval(right_node, env)
         kind = type(op)
         if kind in (ast.Eq, ast.NotEq):
-            value = _equal(left, right)
+            value = equal(left, right)
             if value is not UNKNOWN and kind is ast.NotEq:
                 value = not value
         elif kind in (ast.In, ast.NotIn):
@@ -370,7 +366,7 @@ def _identical(a: object, b: object) -> object:
             return False if x.truth and (y is None or y is False) else UNKNOWN
     if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
         return a is b
-    return _equal(a, b) if isinstance(a, Ref) and isinstance(b, Ref) else UNKNOWN
+    return equal(a, b) if isinstance(a, Ref) and isinstance(b, Ref) else UNKNOWN
 
 
 def _orderable(a: object, b: object) -> bool:
@@ -575,7 +571,7 @@ def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
         if name == "is_contiguous" and not args and not keywords:
             if receiver.strides is None:
                 return True
-            return _equal(receiver.strides, _contiguous_strides(shape)) if shape is not UNKNOWN else UNKNOWN
+            return equal(receiver.strides, _contiguous_strides(shape)) if shape is not UNKNOWN else UNKNOWN
         if name == "stride" and not keywords and shape is not UNKNOWN:
             strides = _contiguous_strides(shape) if receiver.strides is None else receiver.strides
             if not args:
@@ -611,10 +607,3 @@ def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
 
 _ELEMENT_SIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2,
                  "int8": 1, "uint8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}
-
-
-def show(value: object) -> str:
-    """How a bound value is shown in a message."""
-    if isinstance(value, str):
-        return repr(value)
-    return repr(value)

@@ -4,6 +4,7 @@ each, and the rule file written for it. The path itself is derive/paths.py's."""
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import itertools
 import random
@@ -17,7 +18,7 @@ from sglang_lint.checks.when import Device, Tensor, UNKNOWN, dtype_ref, holds, n
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message, shown_message
 from sglang_lint.derive.paths import derive_path, parameters_of
-from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, walk_local
+from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_local
 from sglang_lint.pynames import NOT_LITERAL, Ref
 
 
@@ -33,6 +34,11 @@ class PathSite:
     target: object  # sites.CallTarget (kind, name; no argument: the check reads every parameter)
     bad: dict | None = None
     good: dict | None = None
+
+    @functools.cached_property
+    def expression(self) -> ast.expr:
+        """``when``, parsed once (the example searches evaluate it thousands of times)."""
+        return ast.parse(self.when, mode="eval").body
 
     @property
     def key(self) -> str:
@@ -94,7 +100,7 @@ def _candidates(name: str, expression: ast.expr, parameter: Parameter) -> list:
 def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None:
     """A binding of the parameters the expression reads that makes it certainly true (the bad
     call) and one, as close to it as can be found, that makes it certainly false (the good)."""
-    expression = ast.parse(site.when, mode="eval").body
+    expression = site.expression
     read = names_read(expression)
     parameters = [p for p in site.parameters if p.name in read]
     pools = [_candidates(p.name, expression, p) for p in parameters]
@@ -235,12 +241,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     others were left, counted; and, per callable, keyword arguments with which none of its checks
     fails (the one-parameter rules' examples pass them too)."""
     ruled = {(s.module, s.function, s.line) for s in rule_sites}
-    method_owners: Counter = Counter()
-    for module in modules:
-        for node in module.classes:
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    method_owners[item.name] += 1
+    name_owners = method_owners(modules)
     found: dict[str, PathSite] = {}
     skipped: Counter = Counter()
     for module in modules:
@@ -254,7 +255,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                 if not points:
                     continue
                 try:
-                    kind, name, drop_first = _target(module, function, owner, method_owners)
+                    kind, name, drop_first = _target(module, function, owner, name_owners)
                 except Skip as skip:
                     skipped[str(skip)] += len(points)
                     continue
@@ -304,7 +305,7 @@ class Opaque:
 def _opaque_rest(group: list[PathSite], env: dict) -> dict:
     """``env`` with every other keyword parameter the callable's checks read passed opaque."""
     keywords = {p.name for p in group[0].parameters if p.keyword and not p.var}
-    read = set().union(*(names_read(_expression(s)) for s in group)) & keywords
+    read = set().union(*(names_read(s.expression) for s in group)) & keywords
     return {**{name: Opaque(name) for name in sorted(read - set(env))}, **env}
 
 
@@ -320,7 +321,7 @@ def _passing_together(group: list[PathSite], one_param: list, skipped: Counter) 
         if binding is not None:
             break
         # the sites true when every argument is left out fail every call that omits them
-        failing = [s for s in group if holds(_expression(s), _called(s, {})) is True] or group[-1:]
+        failing = [s for s in group if holds(s.expression, path_called(s, {})) is True] or group[-1:]
         skipped["no call passes every check of the callable together"] += len(failing)
         group = [s for s in group if s not in failing]
     else:
@@ -328,7 +329,7 @@ def _passing_together(group: list[PathSite], one_param: list, skipped: Counter) 
     kept = []
     for site in group:
         for good in ({**site.good, **binding}, {**binding, **site.good}, binding, _opaque_rest(group, site.good)):
-            if holds(_expression(site), _called(site, good)) is False and _passes_all(good, group, one_param):
+            if holds(site.expression, path_called(site, good)) is False and _passes_all(good, group, one_param):
                 site.good = good
                 kept.append(site)
                 break
@@ -346,36 +347,28 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
     """Values of the parameters the site's path reads that make it false and no other check of
     the callable true (the others' parameters passed opaque)."""
     parameters = {p.name: p for p in site.parameters}
-    own = sorted(names_read(_expression(site)) & set(parameters))
+    own = sorted(names_read(site.expression) & set(parameters))
     pools = {name: [] for name in own}
     for other in group:
-        expression = _expression(other)
+        expression = other.expression
         for name in own:
             if name in names_read(expression):
                 pools[name] += _candidates(name, expression, parameters[name])
     rng = random.Random(zlib.crc32(site.key.encode()) + 1)
     for _ in range(tries):
         env = _opaque_rest(group, {name: rng.choice(pools[name]) for name in own})
-        if holds(_expression(site), _called(site, env)) is False and _passes_all(env, group, one_param) \
+        if holds(site.expression, path_called(site, env)) is False and _passes_all(env, group, one_param) \
                 and all(representable(v) for v in env.values()):
             return env
     return None
 
 
-def _expression(site: PathSite) -> ast.expr:
-    return ast.parse(site.when, mode="eval").body
-
-
 def path_holds(site: PathSite, env: dict) -> object:
     """Is the site's path certainly taken by a call passing ``env`` (True, False or UNKNOWN)?"""
-    return holds(_expression(site), _called(site, env))
+    return holds(site.expression, path_called(site, env))
 
 
 def path_called(site: PathSite, env: dict) -> dict:
-    return _called(site, env)
-
-
-def _called(site: PathSite, env: dict) -> dict:
     """The parameters as a call passing ``env`` binds them (checks/fails_when.py ``bind``): the
     arguments left out hold their literal defaults (else they are unknown)."""
     bound = {}
@@ -390,7 +383,7 @@ def _called(site: PathSite, env: dict) -> dict:
 
 
 def _passes_all(env: dict, group: list[PathSite], one_param: list) -> bool:
-    return all(holds(_expression(s), _called(s, env)) is not True for s in group) and all(
+    return all(holds(s.expression, path_called(s, env)) is not True for s in group) and all(
         not (o.parameter in env and not isinstance(env[o.parameter], Opaque) and o.constraint.fails(env[o.parameter]))
         for o in one_param)
 
@@ -400,7 +393,7 @@ def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 20
     parameters = {p.name: p for p in group[0].parameters if p.keyword and not p.var}
     pools: dict[str, list] = {}
     for site in group:
-        expression = _expression(site)
+        expression = site.expression
         for name in names_read(expression) & set(parameters):
             pools.setdefault(name, []).extend(_candidates(name, expression, parameters[name]))
     candidates = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
@@ -481,7 +474,7 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
         "[[check.target]]",
         f"{kind} = {toml_string(name)}",
     ]
-    read = names_read(ast.parse(site.when, mode="eval").body)
+    read = names_read(site.expression)
     for parameter in site.parameters:
         if parameter.name not in read:
             continue

@@ -57,6 +57,7 @@ from sglang_lint.derive.tree import (
     no_gc,
     read_modules,
     sglang_version,
+    method_owners,
     walk_local,
 )
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
@@ -483,27 +484,22 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
 
 
 def _derive_sites(modules: list[Module]) -> list[GuardedRaise]:
-    method_owners: Counter = Counter()
-    for module in modules:
-        for node in module.classes:
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    method_owners[item.name] += 1
+    name_owners = method_owners(modules)
     sites: list[GuardedRaise] = []
     for module in modules:
         top_level = set()
         for node in module.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 top_level.add(id(node))
-                sites += analyse_function(module, node, None, method_owners)
+                sites += analyse_function(module, node, None, name_owners)
             elif isinstance(node, ast.ClassDef):
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         top_level.add(id(item))
-                        sites += analyse_function(module, item, node, method_owners)
+                        sites += analyse_function(module, item, node, name_owners)
         for node in module.functions:
             if id(node) not in top_level:
-                for site in analyse_function(module, node, None, method_owners):
+                for site in analyse_function(module, node, None, name_owners):
                     site.skipped = "a nested function: no name to call it by"
                     site.target = None
                     sites.append(site)

@@ -44,6 +44,18 @@ TRANSPARENT_DECORATORS = frozenset(
 )
 
 
+def method_owners(modules) -> Counter:
+    """How many classes of the tree define each method name (a name several define cannot be
+    matched by name alone)."""
+    owners: Counter = Counter()
+    for module in modules:
+        for node in module.classes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    owners[item.name] += 1
+    return owners
+
+
 def locate_sglang(explicit: str | None) -> Path:
     """The folder holding the ``sglang`` package: ``explicit``, or the installed one, found
     without importing it."""

@@ -5,7 +5,6 @@ made and skipped (``INDEX.md``), the server-argument table (``server_args.toml``
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import re
 from collections import Counter
@@ -172,7 +171,7 @@ def _drop_conflicting_paths(derivation: Derivation) -> None:
     kept = []
     for path in derivation.paths:
         siblings = by_callee.get(path.target, ())
-        read = names_read(ast.parse(path.when, mode="eval").body)
+        read = names_read(path.expression)
         if any(site.constraint.kind in ("allowed-values", "forbidden-values") and read == {site.parameter}
                for site in siblings):
             # a second finding for one misspelt value says nothing new
