@@ -93,6 +93,8 @@ CAPTURE_CALL = "set_capture_flag_on_blocks(self.transformer, capture_mode, enabl
 
 MODEL_RUNNER = "sglang/srt/model_executor/model_runner.py"
 PHI4MM = "sglang/srt/models/phi4mm_utils.py"
+MIMO_V2 = "sglang/srt/multimodal/processors/mimo_v2.py"
+TOKENIZER_MANAGER = "sglang/srt/managers/tokenizer_manager.py"
 
 MUTATIONS = [
     # --- fails-when (derived, issue 17): the path to a raise over several arguments -----
@@ -102,6 +104,15 @@ MUTATIONS = [
           1262, "stride=self._stride,", "stride=2,", 1254,
           more=(Edit(1263, "padding=None,", "padding=0,"),
                 Edit(1261, "kernel_size=self._kernel_size,", "kernel_size=3,"))),
+    # a dataclass's __post_init__, and isinstance against an sglang class: a path, not an ImageInput
+    plant("an image content that is no ImageInput", "fails-when (__post_init__)", MIMO_V2, "SGL4407", 1740,
+          "Content(type=\"image\", content=ImageInput(image=img))", "Content(type=\"image\", content=\"image.png\")",
+          1740),
+    # a record class made at the call (msgspec struct), its window over the server's
+    plant("a request watermark window over the server's", "fails-when (record)", TOKENIZER_MANAGER, "SGL4351",
+          217, "watermark,", "WatermarkRequestConfig(enabled=True, context_window=8),", 216,
+          more=(Edit(220, "default_context_window=features.watermark_context_window,", "default_context_window=4,"),
+                Edit(174, "resolve_watermark_request,", "WatermarkRequestConfig, resolve_watermark_request,"))),
     # --- SGL001: SANA-WM capture mode -------------------------------------------------
     plant("capture mode passed by position", "positional", REFINER, "SGL001", 407,
           CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)', 407),

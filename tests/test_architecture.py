@@ -28,7 +28,7 @@ LAYERS = [
     {"checks.base", "checks.server_table"},
     {"checks.launch_flags"},
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
-     "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.when",
+     "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
      "checks.fails_when"},
     {"checks"},  # the table of check kinds
     # the rule table and its prefilter
@@ -50,7 +50,7 @@ LAYERS = [
     {"derive.generated", "derive.tree"},
     {"derive.exports", "derive.launchers"},
     {"derive.guards"},
-    {"derive.paths"},  # the path to a raise as one expression
+    {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
     {"derive.path_rules"},  # which raises get a fails-when rule, their examples and files
     {"derive.server_args"},
     {"derive.sites"},

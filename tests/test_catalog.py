@@ -3,6 +3,8 @@ rule file is refused with the file and the field named, before anything is linte
 
 from __future__ import annotations
 
+import collections
+import functools
 from pathlib import Path
 
 import pytest
@@ -91,8 +93,18 @@ def test_rule_examples(rule):
 
 def same_callee(rule) -> set[str]:
     """The codes of the other rules that target a callable this rule targets."""
-    names = {t.name for c in rule.checks for t in c.targets}
-    return {r.code for r in default_rules() if r is not rule and names & {t.name for c in r.checks for t in c.targets}}
+    by_callee = _codes_by_callee()
+    return {code for c in rule.checks for t in c.targets for code in by_callee[t.name]} - {rule.code}
+
+
+@functools.lru_cache(maxsize=1)
+def _codes_by_callee() -> dict[str, set[str]]:
+    by_callee: dict[str, set[str]] = collections.defaultdict(set)
+    for other in default_rules():
+        for check in other.checks:
+            for target in check.targets:
+                by_callee[target.name].add(other.code)
+    return by_callee
 
 
 def test_most_derived_rules_are_checked_for_the_case_fix():

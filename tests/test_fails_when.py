@@ -17,9 +17,12 @@ import pytest
 
 from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
-from sglang_lint.checks.when import UNKNOWN, Device, Tensor, WhenError, dtype_ref, holds, parse_when
+from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when
 from sglang_lint.derive import derive_sites, write_catalog
+from sglang_lint.checks.fails_when import RecordClass
 from sglang_lint.derive.path_rules import find_examples
+from sglang_lint.derive.records import record_class
+from sglang_lint.pynames import Ref
 from sglang_lint.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
@@ -29,6 +32,14 @@ F32 = dtype_ref("float32")
 
 def tensor(*shape, dtype="float32", device="cpu"):
     return Tensor(shape, dtype_ref(dtype), Device(device))
+
+
+def mlx(*shape_and_dtype):
+    *shape, dtype = shape_and_dtype
+    return Tensor(tuple(shape), Ref(f"mlx.core.{dtype}"), Device(UNKNOWN, UNKNOWN), False, None, "mlx")
+
+
+NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
 
 
 # --- the evaluator ---------------------------------------------------------------------------
@@ -74,6 +85,37 @@ def tensor(*shape, dtype="float32", device="cpu"):
         ("x.nonsense()", {"x": "a"}, UNKNOWN),
         # enum members: equal by name only when torch's dtypes (others may be aliases)
         ("m == other", {"m": dtype_ref("half"), "other": dtype_ref("float16")}, True),
+        # a tensor made by torch's functions: a plain, dense torch.Tensor; requires_grad as made
+        ("type(x) is not torch.Tensor or x.layout != torch.strided or x.requires_grad",
+         {"x": Tensor((2,), F32, Device("cpu"), True)}, True),
+        ("type(x) is not torch.Tensor or x.layout != torch.strided or x.requires_grad", {"x": tensor(2)}, False),
+        # what the install decides is unknown (torch.version.hip is None on a CUDA build)
+        ("x.is_cuda and torch.version.hip is not None", {"x": tensor(2, device="cuda")}, UNKNOWN),
+        # a tensor made on "cuda" is on the current device: its index is not known
+        ("x.device.index != 0", {"x": Tensor((2,), F32, Device("cuda", UNKNOWN))}, UNKNOWN),
+        # a conditional whose branches agree is known whatever its test
+        ("not (False if flag else n > 5)", {"flag": UNKNOWN, "n": 1}, True),
+        ("not (False if flag else n > 5)", {"flag": UNKNOWN, "n": 9}, UNKNOWN),
+        # objects made at the call: their attributes are the arguments; never None
+        ("cfg.window > 4", {"cfg": NAMESPACE_8}, True),
+        ("cfg.other > 4", {"cfg": NAMESPACE_8}, UNKNOWN),
+        ("cfg is None or cfg.window < 2", {"cfg": NAMESPACE_8}, False),
+        # isinstance against a plain sglang class: no literal is one; a record is of its own class
+        ("not isinstance(c, sglang.modes.objects.Frame)", {"c": "clip.mp4"}, True),
+        ("not isinstance(c, sglang.modes.objects.Frame)", {"c": Record("sglang.modes.objects.Frame", ())}, False),
+        ("not isinstance(c, (str, sglang.modes.objects.Frame))", {"c": UNKNOWN}, UNKNOWN),
+        # MLX arrays: shape and dtype; mlx's dtypes are distinct, and none is torch's
+        ("a.dtype != b.dtype", {"a": mlx(2, "float16"), "b": mlx(2, "float32")}, True),
+        ("a.dtype != torch.float16", {"a": mlx(2, "float16")}, True),
+        ("a.shape[0] != 2", {"a": mlx(2, "float16")}, False),
+        ("isinstance(a, torch.Tensor)", {"a": mlx(2, "float16")}, UNKNOWN),
+        ("a.stride(0) != 1", {"a": mlx(2, "float16")}, UNKNOWN),
+        # a generator over a list the call passes; an item a filter may drop decides nothing
+        ("any(n % p != 0 for n in sizes if n)", {"sizes": [0, 64, 96], "p": 64}, True),
+        ("any(n % p != 0 for n in sizes if n)", {"sizes": [0, 64, 128], "p": 64}, False),
+        ("any(n % p != 0 for n in sizes if n)", {"sizes": [UNKNOWN, 64], "p": 64}, UNKNOWN),
+        ("all(n > 0 for n in sizes)", {"sizes": (1, 2, UNKNOWN, 0)}, False),
+        ("all(n > 0 for n in sizes)", {"sizes": UNKNOWN}, UNKNOWN),
     ],
 )
 def test_the_evaluator_is_three_valued(text, env, expected):
@@ -88,6 +130,8 @@ def test_the_evaluator_is_three_valued(text, env, expected):
         ("lambda: x", "Lambda is not in the fails-when grammar"),
         ("os.getcwd() == x", "name 'os' is neither a parameter"),
         ("x ==", "not a Python expression"),
+        ("sum(n for n in y) > x", "a generator is read only as any"),
+        ("any(x > 0 for x in y)", "hides a parameter"),
     ],
 )
 def test_the_grammar_refuses_what_it_cannot_evaluate(text, problem):
@@ -160,6 +204,47 @@ def test_the_paths_of_the_stand_in_tree(derivation):
     assert {"nested_mode", "lazily"} <= ruled
 
 
+def test_the_object_paths_of_the_stand_in_tree(derivation):
+    paths = {p.function: (p.when, p.receiver, [name for name, _ in p.records])
+             for p in derivation.paths if p.module == "sglang.modes.objects"}
+    assert paths == {
+        # a dataclass's __post_init__: the fields are the parameters; an sglang class for isinstance
+        "Clip.__post_init__": ("kind == 'frame' and (not isinstance(content, sglang.modes.objects.Frame))", "", []),
+        # the parameter's annotation names a record class: a call that makes one is followed
+        "resolve_window": ("config is not None and config.window is not None and (config.window > server_window)",
+                           "", ["sglang.modes.objects.WindowConfig"]),
+        # a helper of another module, read in place with that module's constant
+        "speculative_setup": (
+            "speculative is not None and (not architecture in ('DenseForCausalLM', 'SparseForCausalLM'))", "", []),
+        # ``build`` is defined by two classes: each rule needs its own class's receiver
+        "DenseBuilder.build": ("not 0.0 < rate <= 1.0", "sglang.modes.objects.DenseBuilder", []),
+        "SparseBuilder.build": ("rate * pages < 1", "sglang.modes.objects.SparseBuilder", []),
+        "pack_sizes": ("any((n % page_size != 0 for n in item_lens if n))", "", []),
+    }
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("@dataclass(kw_only=True)\nclass C:\n    a: int\n    b: str = 'x'\n"
+         "    c: list = field(default_factory=list)\n", RecordClass(("a", "b", "c"), 0, {"b": "x", "c": []})),
+        ("class C(msgspec.Struct, frozen=True):\n    a: int\n    b: dict = {}\n",
+         RecordClass(("a", "b"), 2, {"b": {}})),
+        ("class C(NamedTuple):\n    a: int\n    b: int = 2\n", RecordClass(("a", "b"), 2, {"b": 2})),
+        ("@dataclass\nclass C:\n    a: int\n    _: KW_ONLY\n    b: int = 1\n",
+         RecordClass(("a", "b"), 1, {"b": 1})),
+        # something of its own runs, or a field is not an argument: not a record
+        ("@dataclass\nclass C:\n    a: int\n    def __post_init__(self):\n        self.a = 1\n", None),
+        ("@dataclass\nclass C:\n    a: int = field(init=False)\n", None),
+        ("@dataclass\nclass C(Base):\n    a: int\n", None),
+        ("@dataclass\nclass C:\n    a: int = make()\n", None),
+        ("class C(pydantic.BaseModel):\n    a: int\n", None),
+    ],
+)
+def test_record_classes(source, expected):
+    assert record_class(ast.parse(source).body[0]) == expected
+
+
 def test_the_shapes_it_cannot_write_are_counted_with_their_reason(derivation):
     skipped = derivation.path_skipped
     assert skipped["the path to the raise: the raise is inside a for statement"] >= 1  # in_a_loop
@@ -179,7 +264,9 @@ def ruleset(tmp_path_factory, derivation):
 
 
 def test_written_rules_flag_their_bad_example_and_not_their_good(ruleset, derivation):
-    assert len(ruleset.rules) == len(derivation.paths) == 13  # 8 of sglang.modes.paths, 5 of other modules
+    # 8 of sglang.modes.paths, 6 of sglang.modes.objects, 8 of other modules (3 methods that share
+    # their name with another class's, matched on their receiver's class)
+    assert len(ruleset.rules) == len(derivation.paths) == 22
     for rule in ruleset.rules:
         assert {d.code for d in lint(rule.docs.bad, "user.py", ruleset)} == {rule.code}, rule.docs.bad
         assert lint(rule.docs.good, "user.py", ruleset) == [], rule.docs.good
@@ -218,6 +305,50 @@ def test_user_calls_through_the_engine(ruleset):
     found = [(d.line, d.col) for d in lint(USER_CODE, "user.py", ruleset)]
     bad = [(n, 0) for n, line in enumerate(USER_CODE.splitlines(), 1) if line.endswith("# bad")]
     assert found == bad
+
+
+OBJECTS_CODE = '''\
+from types import SimpleNamespace
+
+import mlx.core as mx
+
+from sglang.modes.objects import Clip, DenseBuilder, Frame, SparseBuilder, WindowConfig, resolve_window
+from sglang.modes.objects import pack_sizes, speculative_setup
+from sglang.modes.paths import same_dtype
+
+STEPS, TOP = 2, 8
+server = dict(server_window=4)
+resolve_window(WindowConfig(window=8), **server)  # bad
+resolve_window(WindowConfig(window=2), **server)
+resolve_window(WindowConfig(enabled=True), **server)
+resolve_window(WindowConfig(8), **server)  # kw_only: Python's TypeError, not sglang's raise
+resolve_window(SimpleNamespace(window=8), server_window=STEPS * TOP - 12)  # bad
+resolve_window(SimpleNamespace(window=8), server_window=STEPS * TOP)
+resolve_window(SimpleNamespace(), server_window=4)  # no window attribute: not followed
+resolve_window(config=None, **dict(server_window=0))
+Clip("frame", "clip.mp4")  # bad
+Clip("frame", Frame())
+Clip(kind="text", content="hello")
+speculative_setup("LlamaForCausalLM", speculative="eagle")  # bad
+speculative_setup("DenseForCausalLM", speculative="eagle")
+DenseBuilder().build(1.5)  # bad
+builder = DenseBuilder()
+builder.build(rate=0.5)
+builder.build(rate=2.0)  # bad
+SparseBuilder().build(1.5)
+unknown = make_builder()
+unknown.build(1.5)  # the receiver's class is not known
+half = mx.zeros((4, 8), dtype=mx.bfloat16)
+same_dtype(half, half, half)  # bad
+pack_sizes([4096, 6000])  # bad
+pack_sizes([4096, 0, 8192])
+pack_sizes(sizes_from_config)
+'''
+
+
+def test_objects_records_receivers_and_arrays_through_the_engine(ruleset):
+    found = [d.line for d in lint(OBJECTS_CODE, "user.py", ruleset)]
+    assert found == [n for n, line in enumerate(OBJECTS_CODE.splitlines(), 1) if line.endswith("# bad")]
 
 
 # --- the shipped catalog on user code: the engine and a real flake8 --------------------------

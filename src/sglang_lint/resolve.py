@@ -205,11 +205,23 @@ class FileModel:
         which the file never changes (no ``kw[...] =``, no ``kw.update(...)``)."""
         if isinstance(node, cst.Dict):
             return node
+        if isinstance(node, cst.Call):
+            return self._dict_call(node, scope)
         if isinstance(node, cst.Name) and node.value not in self.mutated_names:
             found = self.reaching(node.value, scope, use)
             if found is not None and len(found[0]) == 1 and isinstance(found[0][0].value, cst.Dict):
                 return found[0][0].value
+            if found is not None and len(found[0]) == 1 and isinstance(found[0][0].value, cst.Call):
+                return self._dict_call(found[0][0].value, found[1])
         return None
+
+    def _dict_call(self, call: cst.Call, scope: Scope) -> cst.Dict | None:
+        """``dict(a=1, b=x)`` (the builtin, keywords only) as the display ``{"a": 1, "b": x}``."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "dict" and self.lookup("dict", scope) is None):
+            return None
+        if not all(arg.keyword is not None and not arg.star for arg in call.args):
+            return None
+        return cst.Dict([cst.DictElement(cst.SimpleString(repr(arg.keyword.value)), arg.value) for arg in call.args])
 
     def position(self, node: cst.CSTNode):
         """Where a node is (a LibCST CodeRange); a :class:`~sglang_lint.model.Span`, a word inside a

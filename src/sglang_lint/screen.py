@@ -473,6 +473,10 @@ def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr
         if isinstance(value, ast.Dict):
             return [(key.value, item) for key, item in zip(value.keys, value.values)
                     if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+                and not value.args and all(k.arg is not None for k in value.keywords):
+            names.append(value)  # ``**dict(a=1)``: the engine reads it unless ``dict`` is rebound
+            return None
         if isinstance(value, ast.Name):
             names.append(value)
         return None

@@ -21,11 +21,14 @@ from sglang_lint.checks.base import CheckKind, _find, guarded_on, target_trigger
 from sglang_lint.checks.when import (
     UNKNOWN,
     Device,
+    Record,
     Tensor,
     WhenError,
+    arithmetic,
     dtype_ref,
     equal,
     holds,
+    is_dtype,
     names_read,
     parse_when,
 )
@@ -41,6 +44,16 @@ FACTORIES = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.randn"
 # Methods that change a tensor's shape or strides in place (a dtype or device never changes in place).
 IN_PLACE_SHAPE = frozenset({"resize_", "resize_as_", "set_", "unsqueeze_", "squeeze_", "transpose_", "t_",
                             "as_strided_", "swapdims_", "swapaxes_"})
+# mlx.core's array makers whose shape and dtype the call says.
+MLX_FACTORIES = frozenset({"mlx.core.zeros", "mlx.core.ones", "mlx.core.full"})
+# Classes whose instances' attributes are the keywords they are made with.
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+# LibCST's arithmetic operators, as the :mod:`ast` classes ``when.arithmetic`` takes.
+_CST_OPERATORS = {
+    cst.Add: ast.Add, cst.Subtract: ast.Sub, cst.Multiply: ast.Mult, cst.Divide: ast.Div,
+    cst.FloorDivide: ast.FloorDiv, cst.Modulo: ast.Mod, cst.Power: ast.Pow, cst.LeftShift: ast.LShift,
+    cst.RightShift: ast.RShift, cst.BitAnd: ast.BitAnd, cst.BitOr: ast.BitOr, cst.BitXor: ast.BitXor,
+}
 _SAME_TENSOR = frozenset({"contiguous", "clone"})
 _DTYPE_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64",
                   "long": "int64", "int": "int32", "bool": "bool"}
@@ -60,11 +73,23 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class RecordClass:
+    """One of sglang's classes whose instances are records (a dataclass, msgspec struct or named
+    tuple with no ``__init__`` or ``__post_init__`` of its own): made at a call, an instance's
+    attributes are the arguments, or the fields' literal defaults."""
+
+    fields: tuple[str, ...]  # in order
+    positional: int  # how many of them may be passed by position
+    defaults: dict  # field -> literal default (fields without one must be passed)
+
+
+@dataclass(frozen=True)
 class FailsWhen:
     summary: str
     when: str
     expression: ast.expr
     parameters: tuple[Parameter, ...]
+    records: tuple[tuple[str, RecordClass], ...] = ()  # (qualified class, its fields)
 
 
 def parse(fields, targets):
@@ -86,6 +111,21 @@ def parse(fields, targets):
             item.str("name"), item.int("position", required=False), item.bool("keyword", required=False) is not False,
             default, item.str("var", required=False) or "", tuple(item.strings("others", required=False) or ())))
         item.done()
+    records = []
+    for item in fields.subs("record", required=False):
+        names = tuple(item.strings("fields"))
+        written = item.str("defaults", required=False) or "{}"
+        try:
+            defaults = ast.literal_eval(written)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise item.error("defaults", f"not a Python literal: {written!r}") from None
+        if not isinstance(defaults, dict) or not set(defaults) <= set(names):
+            raise item.error("defaults", "must be a dict whose keys are among the fields")
+        positional = item.int("positional", required=False) or 0
+        if not 0 <= positional <= len(names):
+            raise item.error("positional", f"must be between 0 and {len(names)}")
+        records.append((item.str("class"), RecordClass(names, positional, defaults)))
+        item.done()
     text = fields.str("when")
     try:
         expression = parse_when(text, [p.name for p in parameters])
@@ -93,7 +133,7 @@ def parse(fields, targets):
         raise fields.error("when", str(error)) from None
     if not names_read(expression) & {p.name for p in parameters}:
         raise fields.error("when", "reads no parameter: it would fail every call")
-    return FailsWhen(fields.str("summary"), text, expression, tuple(parameters))
+    return FailsWhen(fields.str("summary"), text, expression, tuple(parameters), tuple(records))
 
 
 # --- the values a call passes ---------------------------------------------------------------
@@ -134,9 +174,10 @@ def _scalar(value: object) -> object:
 class CallValues:
     """What the engine knows of a call's arguments (LibCST, through the file's resolver)."""
 
-    def __init__(self, site):
+    def __init__(self, site, records=()):
         self.site = site
         self.model = site.model
+        self.records = dict(records)
 
     def found(self, name, position):
         result = _find(self.site.node, name, position, self.site)
@@ -183,6 +224,18 @@ class CallValues:
             return result
         if isinstance(node, cst.Call):
             return self._made(node, depth, scope, where)
+        if isinstance(node, cst.BinaryOperation):  # ``steps * top_k`` of names bound to numbers
+            op_type = _CST_OPERATORS.get(type(node.operator))
+            if op_type is None:
+                return UNKNOWN
+            left, right = (self.value(n, depth + 1, scope, where) for n in (node.left, node.right))
+            try:
+                return arithmetic(op_type, left, right)
+            except (ArithmeticError, ValueError, MemoryError):
+                return UNKNOWN
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            operand = self.value(node.expression, depth + 1, scope, where)
+            return -operand if isinstance(operand, (int, float)) and not isinstance(operand, bool) else UNKNOWN
         if isinstance(node, cst.IfExp):
             # both branches the same value, or unknown
             body, orelse = (self.value(n, depth + 1, scope, where) for n in (node.body, node.orelse))
@@ -237,11 +290,16 @@ class CallValues:
         if name is None and isinstance(call.func, cst.Name) and call.func.value == "dict" \
                 and self.model.lookup("dict", scope) is None:
             return _dict_call([self._argument(a, depth, scope, where) for a in call.args])
+        if name in NAMESPACES or name in self.records:
+            return _record(name, self.records.get(name), [self._argument(a, depth, scope, where) for a in call.args])
+        if name in MLX_FACTORIES:
+            return _mlx_array(name, [self._argument(a, depth, scope, where) for a in call.args])
         if name is None or not name.startswith("torch."):
             return UNKNOWN
         args = [self._argument(a, depth, scope, where) for a in call.args]
         if name == "torch.device":
-            return Device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str) else UNKNOWN
+            return _named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str) \
+                else UNKNOWN
         if name in FACTORIES:
             return _factory(name, args)
         return _made_by_torch(name, args)
@@ -251,6 +309,44 @@ class CallValues:
             return "*", UNKNOWN
         keyword = arg.keyword.value if arg.keyword is not None else None
         return keyword, self.value(arg.value, depth + 1, scope, where)
+
+
+def _record(name: str, record: RecordClass | None, args: list[tuple[str | None, object]]) -> object:
+    """The object ``SimpleNamespace(a=1)`` or a record class's call makes; UNKNOWN where the
+    call does not match the fields (Python would raise a TypeError, not sglang its error)."""
+    if any(keyword == "*" for keyword, _ in args):
+        return UNKNOWN
+    positional = [value for keyword, value in args if keyword is None]
+    keywords = {keyword: value for keyword, value in args if keyword is not None}
+    if record is None:  # a namespace: its keywords are its attributes
+        return UNKNOWN if positional else Record(name, tuple(keywords.items()))
+    if len(positional) > record.positional or set(keywords) - set(record.fields):
+        return UNKNOWN
+    given = {**dict(zip(record.fields, positional)), **keywords}
+    if len(given) != len(positional) + len(keywords):
+        return UNKNOWN  # a field passed twice
+    attributes = {**record.defaults, **given}
+    if set(attributes) != set(record.fields):
+        return UNKNOWN  # a required field left out
+    return Record(name, tuple((field, attributes[field]) for field in record.fields))
+
+
+def _mlx_array(name: str, args: list[tuple[str | None, object]]) -> object:
+    """``mx.zeros((8, 768), dtype=mx.float16)``: an MLX array of that shape and dtype."""
+    if any(keyword == "*" for keyword, _ in args):
+        return UNKNOWN
+    positional = [value for keyword, value in args if keyword is None]
+    keywords = {keyword: value for keyword, value in args if keyword is not None}
+    shape = keywords.get("shape", positional[0] if positional else UNKNOWN)
+    shape = (shape,) if _is_int(shape) else tuple(shape) if isinstance(shape, (tuple, list)) else UNKNOWN
+    if shape is UNKNOWN or not all(_is_int(v) or v is UNKNOWN for v in shape):
+        return UNKNOWN
+    dtype = keywords.get("dtype", NOT_LITERAL)
+    if dtype is NOT_LITERAL:
+        dtype = Ref("mlx.core.float32") if name != "mlx.core.full" else UNKNOWN  # (full: the fill value's)
+    if not (isinstance(dtype, Ref) and is_dtype(dtype) or dtype is UNKNOWN):
+        return UNKNOWN
+    return Tensor(shape, dtype, Device(UNKNOWN, UNKNOWN), False, None, "mlx")
 
 
 def _dict_call(args: list[tuple[str | None, object]]) -> object:
@@ -264,12 +360,21 @@ def _dict_call(args: list[tuple[str | None, object]]) -> object:
     return {**base, **{keyword: value for keyword, value in args if keyword is not None}}
 
 
+def _named_device(text: str) -> Device:
+    """``torch.device("cuda:1")``: type and index (None where the text names none)."""
+    kind, _, index = text.partition(":")
+    return Device(kind, int(index) if index.isdigit() else None if not index else UNKNOWN)
+
+
 def _device(value: object) -> Device:
-    if isinstance(value, Device):
-        return value
-    if isinstance(value, str):
-        return Device(value.partition(":")[0])
-    return Device(UNKNOWN)
+    """The device a tensor is made on: an accelerator named without an index is the current
+    one, whose index is not known here (a tensor's device always has one)."""
+    device = value if isinstance(value, Device) else _named_device(value) if isinstance(value, str) else None
+    if device is None or device.type is UNKNOWN:
+        return Device(UNKNOWN, UNKNOWN)
+    if device.type != "cpu" and device.index is None:
+        return Device(device.type, UNKNOWN)
+    return device
 
 
 def _factory(name: str, args: list[tuple[str | None, object]]) -> object:
@@ -383,7 +488,7 @@ def _reshaped(tensor: Tensor, sizes: list) -> object:
 
 
 def _tensor_method(tensor: Tensor, method: str, args: list[tuple[str | None, object]]) -> object:
-    if any(keyword == "*" for keyword, _ in args):
+    if any(keyword == "*" for keyword, _ in args) or tensor.library != "torch":
         return UNKNOWN
     if method in ("view", "reshape") and args and all(keyword is None for keyword, _ in args):
         if tensor.strides is not None:
@@ -400,7 +505,7 @@ def _tensor_method(tensor: Tensor, method: str, args: list[tuple[str | None, obj
         return Tensor(tensor.shape, dtype_ref(_DTYPE_METHODS[method]), tensor.device, tensor.requires_grad,
                       tensor.strides)
     if method in ("cuda", "cpu") and not args:
-        return Tensor(tensor.shape, tensor.dtype, Device(method), tensor.requires_grad, tensor.strides)
+        return Tensor(tensor.shape, tensor.dtype, _device(method), tensor.requires_grad, tensor.strides)
     if method == "to" and len(args) == 1 and args[0][0] in (None, "device", "dtype"):
         value = args[0][1]
         if isinstance(value, Ref) and dtype_ref(value.qualified.rpartition(".")[2]) is not None:
@@ -433,7 +538,7 @@ def run(site, rule, check, target):
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return
     params: FailsWhen = check.params
-    values = CallValues(site)
+    values = CallValues(site, params.records)
     env = bind(params, values.found, values.value, values.extra_keywords)
     if holds(params.expression, env) is not True:
         return
@@ -448,6 +553,9 @@ def _screen(params: FailsWhen):
     call (literals and displays), and UNKNOWN for the rest: false rules the call out; true
     means a finding; unknown means one only if the engine may know one of the rest (a name
     bound to a literal or to a tensor made in the file), which :func:`_may_know` tells."""
+
+    # the calls whose value the engine may read for this rule: its record classes' too
+    calls = _READ_CALLS | {name.rpartition(".")[2] for name, _ in params.records}
 
     def screen(call: ast.Call, facts) -> bool:
         hidden: list[ast.expr] = []
@@ -474,7 +582,7 @@ def _screen(params: FailsWhen):
         verdict = holds(params.expression, bind(params, found, value_of, extra_keywords))
         if verdict is not UNKNOWN:
             return verdict
-        return any(mapping) or any(_may_know(node, facts) for node in hidden)
+        return any(mapping) or any(_may_know(node, facts, calls) for node in hidden)
 
     return screen
 
@@ -492,11 +600,12 @@ _TENSOR_METHODS = _SAME_TENSOR | set(_DTYPE_METHODS) | {"view", "reshape", "t", 
 # The calls whose value the engine reads (``_made``): torch's tensor makers, tensor methods, dict().
 _READ_CALLS = frozenset(
     {name.rpartition(".")[2] for name in FACTORIES} | _TENSOR_FUNCTIONS | _SAME_TENSOR | set(_DTYPE_METHODS)
-    | {"device", "dict", "view", "reshape", "t", "to", "cuda", "cpu"}
+    | {"device", "dict", "view", "reshape", "t", "to", "cuda", "cpu"} | {n.rpartition(".")[2] for n in NAMESPACES}
 )
 
 
-def _may_know(node: ast.expr, facts, depth: int = 0, seen: frozenset = frozenset()) -> bool:
+def _may_know(node: ast.expr, facts, calls: frozenset = _READ_CALLS, depth: int = 0,
+              seen: frozenset = frozenset()) -> bool:
     """Could the engine know the value of this argument (CallValues.value)? A superset: a name
     with a binding it may know, a tensor maker, a method of such a tensor, a dotted name that
     starts at an import (an enum member, a dtype), a display or dict holding one."""
@@ -515,24 +624,28 @@ def _may_know(node: ast.expr, facts, depth: int = 0, seen: frozenset = frozenset
         for binding in bindings:
             if binding[0] == GLOBAL:
                 return True
-            if binding[0] == VALUE and _may_know(binding[1], inner, depth + 1, seen | {node.id}):
+            if binding[0] == VALUE and _may_know(binding[1], inner, calls, depth + 1, seen | {node.id}):
                 return True
         return False  # parameters (never known to this check), loop and unpacking targets
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Name):
-            return func.id in _READ_CALLS  # dict(...), or a torch maker imported by name
-        if not isinstance(func, ast.Attribute) or func.attr not in _READ_CALLS:
+            return func.id in calls  # dict(...), or a torch maker imported by name
+        if not isinstance(func, ast.Attribute) or func.attr not in calls:
             return False
         if func.attr in _TENSOR_METHODS:  # x.view(...): known only where x is
-            return _may_know(func.value, facts, depth + 1, seen)
+            return _may_know(func.value, facts, calls, depth + 1, seen)
         return _imported_head(func.value, facts)  # torch.zeros(...), th.tensor(...)
     if isinstance(node, (ast.Tuple, ast.List)):
-        return any(_may_know(e, facts, depth + 1, seen) for e in node.elts)
+        return any(_may_know(e, facts, calls, depth + 1, seen) for e in node.elts)
+    if isinstance(node, ast.BinOp):  # known where both sides are
+        return all(_may_know(side, facts, calls, depth + 1, seen) for side in (node.left, node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _may_know(node.operand, facts, calls, depth + 1, seen)
     if isinstance(node, ast.Dict):
-        return any(_may_know(v, facts, depth + 1, seen) for v in node.values) or None in node.keys
+        return any(_may_know(v, facts, calls, depth + 1, seen) for v in node.values) or None in node.keys
     if isinstance(node, ast.IfExp):
-        return _may_know(node.body, facts, depth + 1, seen) and _may_know(node.orelse, facts, depth + 1, seen)
+        return all(_may_know(branch, facts, calls, depth + 1, seen) for branch in (node.body, node.orelse))
     if isinstance(node, ast.Attribute):
         return _imported_head(node, facts)  # an enum member or a dtype
     return ast_literal(node) is not NOT_LITERAL

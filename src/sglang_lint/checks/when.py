@@ -11,9 +11,10 @@ value learned later can only turn UNKNOWN into True or False, never flip a True 
 call-site screen, which knows less than the engine, can rule a call out only where the engine
 would too.
 
-Values: None, bools, numbers, strings, tuples, lists, dicts (of values), :class:`Tensor`
-(a tensor built at the call: shape, dtype, device), :class:`Device`, and
-:class:`~sglang_lint.pynames.Ref` (a dotted name such as ``torch.bfloat16``).
+Values: None, bools, numbers, strings, tuples, lists, dicts (of values), and those of
+checks/values.py: tensors and MLX arrays built at the call (shape, dtype, device), devices,
+objects made at the call (:class:`Record`), and :class:`~sglang_lint.pynames.Ref` (a dotted
+name such as ``torch.bfloat16``).
 """
 
 from __future__ import annotations
@@ -24,64 +25,20 @@ import operator
 from dataclasses import dataclass
 
 from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
+from sglang_lint.checks.values import (  # (the values, re-exported for the check and the deriver)
+    FLOAT_DTYPES,
+    UNKNOWN,
+    Device,
+    Record,
+    Tensor,
+    TruthOnly,
+    dtype_ref,
+    is_dtype,
+)
 from sglang_lint.pynames import Ref
 
-
-class _Unknown:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "?"
-
-    def __bool__(self) -> bool:  # never decided by Python's truth: a bug if it is
-        raise TypeError("an unknown value has no truth")
-
-
-UNKNOWN = _Unknown()
-
-# torch's dtype aliases, each to the one name a tensor's dtype is shown by.
-DTYPE_ALIASES = {
-    "float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
-    "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "bool": "bool",
-}
-DTYPES = frozenset({
-    "float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8", "uint8", "bool",
-    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "complex64", "complex128",
-    "uint16", "uint32", "uint64", "float4_e2m1fn_x2",
-})
-FLOAT_DTYPES = frozenset({"float32", "float16", "bfloat16", "float64"} | {d for d in DTYPES if d.startswith("float8")})
-
-
-def dtype_ref(name: str) -> Ref | None:
-    """``torch.<name>`` as the one Ref of its dtype (``torch.float`` -> ``torch.float32``)."""
-    name = DTYPE_ALIASES.get(name, name)
-    return Ref(f"torch.{name}") if name in DTYPES else None
-
-
-@dataclass(frozen=True)
-class Device:
-    type: object  # "cuda", "cpu", ... or UNKNOWN
-    index: object = None
-
-    def __repr__(self) -> str:
-        return f"device({self.type!r})"
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """A tensor whose making the linter saw: its shape (each size a number or UNKNOWN, or the
-    whole shape UNKNOWN), dtype (a Ref) and device. Fresh tensors are contiguous."""
-
-    shape: object
-    dtype: object
-    device: Device
-    requires_grad: object = False
-    strides: object = None  # None: contiguous (row-major) strides; else a tuple, or UNKNOWN
-
-    def __repr__(self) -> str:
-        shape = "?" if self.shape is UNKNOWN else "(" + ", ".join(map(repr, self.shape)) + ")"
-        dtype = repr(self.dtype) if self.dtype is not UNKNOWN else "?"
-        return f"tensor of shape {shape}, {dtype} on {self.device.type if self.device.type is not UNKNOWN else '?'}"
+__all__ = ["FLOAT_DTYPES", "UNKNOWN", "Device", "Record", "Tensor", "TruthOnly", "dtype_ref", "is_dtype",
+           "WhenError", "parse_when", "names_read", "evaluate", "holds", "equal", "arithmetic", "known", "truth"]
 
 
 # --- the grammar ----------------------------------------------------------------------------
@@ -92,12 +49,13 @@ _NODES = (
     ast.LShift, ast.RShift, ast.Invert, ast.Compare, ast.Eq, ast.NotEq,
     ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.Call, ast.Name, ast.Load,
     ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.IfExp,
-    ast.keyword, ast.Slice,
+    ast.keyword, ast.Slice, ast.GeneratorExp, ast.comprehension, ast.Store,
 )
 BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
-                      "any", "all", "sum", "sorted", "set", "round", "dict"})
+                      "any", "all", "sum", "sorted", "set", "round", "dict", "type", "bytes", "bytearray",
+                      "complex", "frozenset", "object"})
 # Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
-MODULES = frozenset({"torch", "math", "collections", "typing", "numbers"})
+MODULES = frozenset({"torch", "math", "collections", "typing", "numbers", "sglang"})
 
 
 class WhenError(ValueError):
@@ -112,16 +70,41 @@ def parse_when(text: str, parameters) -> ast.expr:
     except SyntaxError as error:
         raise WhenError(f"not a Python expression: {error.msg}") from None
     allowed = set(parameters) | BUILTINS | MODULES
+    looped = _loop_names(tree)
+    if looped & allowed:
+        raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
     for node in ast.walk(tree):
         if not isinstance(node, _NODES):
             raise WhenError(f"{type(node).__name__} is not in the fails-when grammar")
-        if isinstance(node, ast.Name) and node.id not in allowed:
+        if isinstance(node, ast.Name) and node.id not in allowed | looped:
             raise WhenError(f"name {node.id!r} is neither a parameter nor a builtin the evaluator knows")
+        if isinstance(node, ast.GeneratorExp) and not _is_any_all_of(node, tree):
+            raise WhenError("a generator is read only as any(...)'s or all(...)'s one argument")
     return tree.body
 
 
+def _loop_names(tree: ast.AST) -> set[str]:
+    """The variables of the generators: ``any(n % 64 for n in sizes)`` binds ``n`` (one plain
+    name per generator, no nested ones)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.GeneratorExp):
+            if len(node.generators) != 1 or node.generators[0].is_async \
+                    or not isinstance(node.generators[0].target, ast.Name):
+                raise WhenError("a generator of one plain loop variable only")
+            names.add(node.generators[0].target.id)
+    return names
+
+
+def _is_any_all_of(generator: ast.GeneratorExp, tree: ast.AST) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("any", "all")
+               and node.args == [generator] and not node.keywords for node in ast.walk(tree))
+
+
 def names_read(expr: ast.expr) -> set[str]:
-    return {node.id for node in ast.walk(expr) if isinstance(node, ast.Name)}
+    """The names the expression reads from outside (a generator's own variable is not one)."""
+    looped = {g.generators[0].target.id for g in ast.walk(expr) if isinstance(g, ast.GeneratorExp)}
+    return {node.id for node in ast.walk(expr) if isinstance(node, ast.Name) and node.id not in looped}
 
 
 # --- evaluation -----------------------------------------------------------------------------
@@ -145,7 +128,7 @@ def known(value: object) -> bool:
         return all(known(v) for v in value)
     if isinstance(value, dict):
         return all(known(v) for v in value.values())
-    if isinstance(value, (Tensor, _Method, Device, TruthOnly)):
+    if isinstance(value, (Tensor, _Method, Device, TruthOnly, Record)):
         return False  # a tensor's data is never known; a method is no value; devices compare apart
     return True
 
@@ -154,8 +137,8 @@ def truth(value: object) -> object:
     """Python's truth of a value: True, False or UNKNOWN."""
     if isinstance(value, TruthOnly):
         return value.truth
-    if value is UNKNOWN or isinstance(value, (Tensor, Ref)):
-        return UNKNOWN  # a tensor's truth is its data's; an enum member's is its own
+    if value is UNKNOWN or isinstance(value, (Tensor, Ref, Record)):
+        return UNKNOWN  # a tensor's truth is its data's; an enum member's or an object's is its own
     if isinstance(value, (tuple, list, dict, str)):
         return len(value) > 0
     if isinstance(value, Device):
@@ -203,8 +186,9 @@ def _eval(node: ast.expr, env: dict) -> object:
         return -value if isinstance(node.op, ast.USub) else +value
     if kind is ast.IfExp:
         t = truth(_eval(node.test, env))
-        if t is UNKNOWN:
-            return UNKNOWN
+        if t is UNKNOWN:  # either branch: known only where both give the same
+            body, orelse = _eval(node.body, env), _eval(node.orelse, env)
+            return body if equal(body, orelse) is True and type(body) is type(orelse) else UNKNOWN
         return _eval(node.body if t else node.orelse, env)
     if kind is ast.Compare:
         return _compare(node, env)
@@ -233,14 +217,6 @@ def _eval(node: ast.expr, env: dict) -> object:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) or value is True or value is False
-
-
-@dataclass(frozen=True)
-class TruthOnly:
-    """A value whose truth is known but not the value itself: ``x or "auto"`` with ``x``
-    unknown is true, but it is ``x`` or ``"auto"``."""
-
-    truth: bool
 
 
 def _bool_op(node: ast.BoolOp, env: dict) -> object:
@@ -272,9 +248,7 @@ def equal(a: object, b: object) -> object:
         if isinstance(a, Ref) and isinstance(b, Ref):
             if a == b:
                 return True
-            dtypes = {a.qualified.startswith("torch.") and dtype_ref(a.qualified[6:]) is not None,
-                      b.qualified.startswith("torch.") and dtype_ref(b.qualified[6:]) is not None}
-            return False if dtypes == {True} else UNKNOWN  # two enum members' names may be aliases
+            return False if is_dtype(a) and is_dtype(b) else UNKNOWN  # two enum members' names may be aliases
         if isinstance(a, Ref) and isinstance(b, str) or isinstance(b, Ref) and isinstance(a, str):
             return UNKNOWN  # a str enum member equals its value
         return False if (a is None or b is None) else UNKNOWN
@@ -379,37 +353,47 @@ def _orderable(a: object, b: object) -> bool:
 
 
 def _binary(node: ast.BinOp, env: dict) -> object:
-    left, right = _eval(node.left, env), _eval(node.right, env)
+    return arithmetic(type(node.op), _eval(node.left, env), _eval(node.right, env))
+
+
+def arithmetic(op_type: type, left: object, right: object) -> object:
+    """``left <op> right`` for an :mod:`ast` operator class, on known numbers (and ``+`` of
+    sequences); UNKNOWN for anything else, or a result too big or failing to compute."""
     if left is UNKNOWN or right is UNKNOWN:
         return UNKNOWN
-    bitwise = _BITWISE.get(type(node.op))
+    bitwise = _BITWISE.get(op_type)
     if bitwise is not None:  # on ints only (on bools and tensors these are logical or elementwise)
-        if type(left) is int and type(right) is int and not (isinstance(node.op, ast.LShift) and right > 64):
+        if type(left) is int and type(right) is int and not (op_type is ast.LShift and right > 64):
             return bitwise(left, right)
         return UNKNOWN
-    op = _ARITHMETIC.get(type(node.op))
+    op = _ARITHMETIC.get(op_type)
     if op is None:
         return UNKNOWN
     numbers = (int, float)
     if isinstance(left, numbers) and isinstance(right, numbers):
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            return UNKNOWN
+        if op_type is ast.Pow and abs(right) > 64 or op_type in (ast.Div, ast.FloorDiv, ast.Mod) and right == 0:
+            return UNKNOWN  # sglang fails another way (ZeroDivisionError), not at the raise
         return op(left, right)
-    if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(left, (str, tuple, list)):
+    if op_type is ast.Add and type(left) is type(right) and isinstance(left, (str, tuple, list)):
         return op(left, right)
-    if isinstance(node.op, ast.Mod) and isinstance(left, str):
-        return UNKNOWN  # formatting: the message, not the test
-    return UNKNOWN
+    return UNKNOWN  # (``str % args`` is formatting: the message, not the test)
 
 
 def _attribute(value: object, name: str) -> object:
     if isinstance(value, Ref):
         if value.qualified == "torch":
             ref = dtype_ref(name)
-            return ref if ref is not None else Ref(f"torch.{name}")
+            # torch's classes and constants; anything else (torch.version.hip) is the install's
+            return ref if ref is not None else Ref(f"torch.{name}") if name in TORCH_NAMES else UNKNOWN
         if value.qualified == "math" and name in ("inf", "pi", "e"):
             return getattr(math, name)
         return Ref(f"{value.qualified}.{name}")
+    if isinstance(value, Tensor) and value.library != "torch":
+        if name == "shape":
+            return value.shape
+        if name == "ndim":
+            return len(value.shape) if value.shape is not UNKNOWN else UNKNOWN
+        return value.dtype if name == "dtype" else UNKNOWN
     if isinstance(value, Tensor):
         if name == "shape":
             return value.shape
@@ -425,7 +409,11 @@ def _attribute(value: object, name: str) -> object:
             return UNKNOWN if value.device.type is UNKNOWN else value.device.type == "cpu"
         if name == "requires_grad":
             return value.requires_grad
+        if name == "layout":
+            return Ref("torch.strided")  # every tensor the engine follows is made dense
         return _Method(value, name) if name in TENSOR_METHODS else UNKNOWN
+    if isinstance(value, Record):
+        return value.attribute(name)
     if isinstance(value, Device):
         return value.type if name == "type" else value.index if name == "index" else UNKNOWN
     if isinstance(value, (dict, str, tuple, list)) and name in VALUE_METHODS:
@@ -433,6 +421,8 @@ def _attribute(value: object, name: str) -> object:
     return UNKNOWN
 
 
+# torch's names a path may read: classes (for isinstance) and layout constants.
+TORCH_NAMES = frozenset({"Tensor", "dtype", "device", "strided", "Size", "nn", "Generator", "sparse_coo"})
 TENSOR_METHODS = frozenset({"dim", "ndimension", "size", "numel", "is_contiguous", "stride", "is_floating_point",
                             "element_size"})
 VALUE_METHODS = frozenset({"get", "keys", "values", "startswith", "endswith", "lower", "upper", "strip", "count",
@@ -479,6 +469,8 @@ def _shape_of(value: object) -> object:
 def _call(node: ast.Call, env: dict) -> object:
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return UNKNOWN
+    if len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp) and isinstance(node.func, ast.Name):
+        return _over(node.func.id, node.args[0], env)
     func = _eval(node.func, env)
     args = [_eval(a, env) for a in node.args]
     keywords = {k.arg: _eval(k.value, env) for k in node.keywords}
@@ -489,6 +481,9 @@ def _call(node: ast.Call, env: dict) -> object:
     name = func.qualified
     if name == "isinstance" and len(args) == 2 and not keywords:
         return _isinstance(args[0], node.args[1])
+    if name == "type" and len(args) == 1 and not keywords:
+        # the tensors the engine follows are made by torch's functions: plain torch.Tensor, no subclass
+        return Ref("torch.Tensor") if isinstance(args[0], Tensor) and args[0].library == "torch" else UNKNOWN
     if name == "dict" and len(args) <= 1:
         base = args[0] if args else {}
         if not isinstance(base, dict):
@@ -523,10 +518,59 @@ def _call(node: ast.Call, env: dict) -> object:
     return UNKNOWN
 
 
+def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
+    """``any(test for x in items)`` / ``all(...)`` over a list, tuple, string or dict's keys the
+    call passes: three-valued, as ``or`` / ``and`` of the tests of each item."""
+    loop = generator.generators[0]
+    items = _eval(loop.iter, env)
+    if isinstance(items, dict):
+        items = list(items)
+    if how not in ("any", "all") or not isinstance(items, (tuple, list, str)) or len(items) > 4096:
+        return UNKNOWN
+    neutral = how == "all"  # the result of no items
+    result: object = neutral
+    for item in items:
+        inner = {**env, loop.target.id: item}
+        kept = [truth(_eval(test, inner)) for test in loop.ifs]
+        if False in kept:
+            continue
+        value = truth(_eval(generator.elt, inner))
+        if UNKNOWN in kept and value is not neutral:
+            value = UNKNOWN  # an item that may be filtered out decides nothing
+        if value is UNKNOWN:
+            result = UNKNOWN
+        elif value is not neutral:
+            return value  # any: one true item; all: one false item
+    return result
+
+
 def _isinstance(value: object, types_node: ast.expr) -> object:
     names = types_node.elts if isinstance(types_node, ast.Tuple) else [types_node]
     types = [ast.unparse(n) for n in names]
-    if any(t not in KNOWN_TYPES for t in types):
+    own = [t for t in types if t.startswith("sglang.")]
+    if any(t not in KNOWN_TYPES for t in types if t not in own):
+        return UNKNOWN
+    verdict = _own_instance(value, own)
+    others = [t for t in types if t not in own]
+    if verdict is True or not others:
+        return verdict
+    theirs = _builtin_instance(value, others)
+    return True if theirs is True else UNKNOWN if UNKNOWN in (verdict, theirs) else False
+
+
+def _own_instance(value: object, types: list[str]) -> object:
+    """``isinstance`` against sglang classes. The deriver names only plain ones (no base but
+    other plain sglang classes, no metaclass): a literal, display, tensor or device is none of
+    them, and a record made at the call is an instance of its own class alone."""
+    if value is UNKNOWN or isinstance(value, (Ref, TruthOnly)):
+        return UNKNOWN  # (an enum member, an object of unknown class)
+    if isinstance(value, Record):
+        return value.kind in types
+    return False
+
+
+def _builtin_instance(value: object, types: list[str]) -> object:
+    if isinstance(value, Tensor) and value.library != "torch":
         return UNKNOWN
     if isinstance(value, Tensor):
         return "torch.Tensor" in types or "object" in types
@@ -557,6 +601,8 @@ def _contiguous_strides(shape: tuple) -> object:
 
 
 def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
+    if isinstance(receiver, Tensor) and receiver.library != "torch":
+        return UNKNOWN
     if isinstance(receiver, Tensor):
         shape = receiver.shape
         if name in ("dim", "ndimension") and not args and not keywords:

@@ -14,10 +14,23 @@ from collections import Counter
 from dataclasses import dataclass
 
 from sglang_lint.checks.fails_when import Parameter
-from sglang_lint.checks.when import Device, Tensor, UNKNOWN, dtype_ref, holds, names_read
+from sglang_lint.checks.when import (
+    FLOAT_DTYPES,
+    UNKNOWN,
+    VALUE_METHODS,
+    Device,
+    Record,
+    Tensor,
+    dtype_ref,
+    equal,
+    evaluate,
+    holds,
+    names_read,
+)
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message, shown_message
 from sglang_lint.derive.paths import derive_path, parameters_of
+from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_local
 from sglang_lint.pynames import NOT_LITERAL, Ref
 
@@ -34,6 +47,8 @@ class PathSite:
     target: object  # sites.CallTarget (kind, name; no argument: the check reads every parameter)
     bad: dict | None = None
     good: dict | None = None
+    records: tuple = ()  # (qualified class, RecordClass) of parameters whose attributes the path reads
+    receiver: str = ""  # a method's class, when the call must show its receiver is one (a shared name)
 
     @functools.cached_property
     def expression(self) -> ast.expr:
@@ -50,7 +65,19 @@ class PathSite:
 _SIZES = (1, 2, 3, 4, 8, 16, 64, 128)
 
 
-def _candidates(name: str, expression: ast.expr, parameter: Parameter) -> list:
+def _default_items(parameters) -> set:
+    """The scalars the parameters' defaults hold (a default table's keys, a tuple's items):
+    another parameter is often tested against them (``if size not in resolutions``)."""
+    items = set()
+    for parameter in parameters:
+        default = parameter.default
+        for value in (default if isinstance(default, (dict, tuple, list, frozenset)) else ()):
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                items.add(value)
+    return items
+
+
+def _candidates(name: str, expression: ast.expr, parameter: Parameter, extra: frozenset = frozenset()) -> list:
     """Values worth trying for one parameter: the literals the expression compares with (and
     their neighbours), small numbers, None, booleans, strings, tensors and sequences where the
     expression reads a shape or a length."""
@@ -64,6 +91,8 @@ def _candidates(name: str, expression: ast.expr, parameter: Parameter) -> list:
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
             if dtype_ref(node.attr) is not None:
                 dtypes.add(dtype_ref(node.attr).qualified[6:])
+    numbers |= {v for v in extra if not isinstance(v, str)}
+    strings |= {v for v in extra if isinstance(v, str)}
     values: list = [*sorted(numbers, key=lambda n: (abs(n), n)), *sorted(strings), None, True, False]
     if parameter.default is not NOT_LITERAL:
         values.append(parameter.default)
@@ -72,14 +101,20 @@ def _candidates(name: str, expression: ast.expr, parameter: Parameter) -> list:
     calls = {node.func.id for node in ast.walk(expression) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and any(isinstance(a, ast.Name) and a.id == name for a in node.args)}
     sizes = sorted({n for n in numbers if isinstance(n, int) and 0 < n <= 4096} | set(_SIZES))
-    if reads & {"shape", "dim", "ndim", "dtype", "device", "is_cuda", "size", "numel", "stride", "is_contiguous",
-                "is_floating_point", "element_size", "ndimension", "requires_grad"}:
+    if reads & _TENSOR_READS:
         rng = random.Random(zlib.crc32(name.encode()))
         for _ in range(60):
             rank = rng.randint(1, 5)
             shape = tuple(rng.choice(sizes) for _ in range(rank))
-            values.append(Tensor(shape, dtype_ref(rng.choice(sorted(dtypes))), Device(rng.choice(("cuda", "cpu")))))
-    if calls & {"len", "sum", "min", "max", "any", "all", "sorted", "tuple", "list"} or reads & {"get", "keys"}:
+            dtype = rng.choice(sorted(dtypes))
+            # only floating tensors may require grad (torch refuses the others)
+            grad = "requires_grad" in reads and dtype in FLOAT_DTYPES and rng.random() < 0.5
+            kind = rng.choice(("cuda", "cpu"))  # (the current accelerator: its index is not known)
+            values.append(Tensor(shape, dtype_ref(dtype), Device(kind, None if kind == "cpu" else UNKNOWN), grad))
+    iterated = any(isinstance(loop, ast.comprehension) and isinstance(loop.iter, ast.Name) and loop.iter.id == name
+                   for loop in ast.walk(expression))
+    if calls & {"len", "sum", "min", "max", "any", "all", "sorted", "tuple", "list"} or reads & {"get", "keys"} \
+            or iterated:
         small = [n for n in numbers if isinstance(n, int) and -2 <= n <= 8]
         for length in range(0, 5):
             values.append([small[i % len(small)] for i in range(length)])
@@ -91,10 +126,42 @@ def _candidates(name: str, expression: ast.expr, parameter: Parameter) -> list:
         keys = sorted(s for s in strings if s)
         values.append({})
         values += [{k: v} for k in keys for v in (0, 1, 2, None, True, False, "x", *sorted(strings))][:60]
+    if reads - _TENSOR_READS - VALUE_METHODS and not reads & _TENSOR_READS:
+        values += _namespaces(name, expression, sorted(reads - VALUE_METHODS))
     if parameter.var == "**":
         keys = sorted(s for s in strings if s.isidentifier())
         values = [{}] + [{k: v} for k in keys for v in (0, 1, 2, None, True, "x")][:40]
     return values
+
+
+_TENSOR_READS = frozenset({"shape", "dim", "ndim", "dtype", "device", "is_cuda", "size", "numel", "stride",
+                           "is_contiguous", "is_floating_point", "element_size", "ndimension", "requires_grad"})
+
+
+def _namespaces(name: str, expression: ast.expr, attributes: list[str], most: int = 300) -> list:
+    """Objects for a parameter the path reads attributes of (``cfg.backend == "x"``), written
+    as ``SimpleNamespace(backend="x")``: each attribute one of the values it is compared with,
+    a neighbour of a number, None, a bool or an empty string."""
+    pools = []
+    for attribute in attributes:
+        values = {None, True, False, 0, 1, ""}
+        for node in ast.walk(expression):
+            if isinstance(node, ast.Compare) and any(
+                    isinstance(side, ast.Attribute) and side.attr == attribute and isinstance(side.value, ast.Name)
+                    and side.value.id == name for side in (node.left, *node.comparators)):
+                for side in (node.left, *node.comparators):
+                    for constant in ast.walk(side):
+                        if isinstance(constant, ast.Constant) and isinstance(constant.value, (int, float, str)):
+                            values.add(constant.value)
+                            if isinstance(constant.value, int) and not isinstance(constant.value, bool):
+                                values |= {constant.value - 1, constant.value + 1}
+        pools.append(sorted(values, key=lambda v: (type(v).__name__, repr(v))))
+    combos = list(itertools.islice(itertools.product(*pools), most)) if _product_size(pools) <= most else [
+        tuple(random.Random(zlib.crc32(f"{name}:{i}".encode())).choice(pool) for pool in pools) for i in range(most)]
+    return [Record(NAMESPACE, tuple(zip(attributes, combo))) for combo in combos]
+
+
+NAMESPACE = "types.SimpleNamespace"
 
 
 def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None:
@@ -103,7 +170,8 @@ def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None
     expression = site.expression
     read = names_read(expression)
     parameters = [p for p in site.parameters if p.name in read]
-    pools = [_candidates(p.name, expression, p) for p in parameters]
+    extra = frozenset(_default_items(parameters))
+    pools = [_candidates(p.name, expression, p, extra) for p in parameters]
     rng = random.Random(zlib.crc32(site.key.encode()))
     combos = itertools.product(*pools) if _product_size(pools) <= tries else (
         tuple(rng.choice(pool) for pool in pools) for _ in range(tries))
@@ -127,10 +195,33 @@ def _product_size(pools) -> int:
     return size
 
 
+def _matching(expression, env: dict) -> dict[str, list]:
+    """Tensors that meet the path's equality tests of a tensor's shape or dtype with what the
+    other arguments give (``out.shape != (x.shape[0], 1)``): few random tensors would."""
+    found: dict[str, list] = {}
+    for node in ast.walk(expression):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
+            continue
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Attribute) and side.attr in ("shape", "dtype") \
+                    and isinstance(side.value, ast.Name) \
+                    and isinstance(env.get(side.value.id), Tensor):
+                tensor, wanted = env[side.value.id], evaluate(other, env)
+                if side.attr == "shape" and isinstance(wanted, tuple) and all(
+                        isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 4096 for v in wanted):
+                    found.setdefault(side.value.id, []).append(
+                        Tensor(wanted, tensor.dtype, tensor.device, tensor.requires_grad))
+                elif side.attr == "dtype" and isinstance(wanted, Ref) and dtype_ref(wanted.qualified[6:]) == wanted:
+                    found.setdefault(side.value.id, []).append(
+                        Tensor(tensor.shape, wanted, tensor.device, tensor.requires_grad))
+    return found
+
+
 def _nearest_false(expression, bad: dict, parameters, pools, rng, tries: int = 1000) -> dict | None:
     """The bad binding with one value changed, else any binding, that makes the path false."""
+    matching = _matching(expression, bad)
     for parameter, pool in zip(parameters, pools):
-        for value in pool:
+        for value in matching.get(parameter.name, []) + pool:
             env = dict(bad)
             env[parameter.name] = value
             if holds(expression, env) is False:
@@ -154,6 +245,8 @@ def representable(value: object) -> bool:
         return all(isinstance(k, str) and representable(v) for k, v in value.items())
     if isinstance(value, Tensor):
         return isinstance(value.dtype, Ref) and value.device.type in ("cuda", "cpu")
+    if isinstance(value, Record):
+        return value.kind == NAMESPACE and all(representable(v) for _, v in value.attributes)
     return value is None or isinstance(value, (bool, int, float, str))
 
 
@@ -162,7 +255,10 @@ def write_value(value: object) -> str:
         return value.name
     if isinstance(value, Tensor):
         sizes = ", ".join(str(s) for s in value.shape)
-        return f"torch.zeros({sizes}, dtype={value.dtype.qualified}, device={value.device.type!r})"
+        grad = ", requires_grad=True" if value.requires_grad is True else ""
+        return f"torch.zeros({sizes}, dtype={value.dtype.qualified}, device={value.device.type!r}{grad})"
+    if isinstance(value, Record):
+        return "SimpleNamespace(" + ", ".join(f"{k}={write_value(v)}" for k, v in value.attributes) + ")"
     if isinstance(value, list):
         return "[" + ", ".join(write_value(v) for v in value) + "]"
     if isinstance(value, tuple):
@@ -175,9 +271,10 @@ def write_value(value: object) -> str:
 # --- the whole tree --------------------------------------------------------------------------
 
 def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None,
-            method_owners) -> tuple[str, str, bool]:
-    """(kind, name, drop_first) of the callable a user calls to run ``function``; Skip when
-    there is none that can be matched with certainty."""
+            method_owners) -> tuple[str, str, bool, str]:
+    """(kind, name, drop_first, receiver) of the callable a user calls to run ``function``;
+    Skip when there is none that can be matched with certainty. ``receiver``: the class a
+    method's receiver must be shown to be an instance of (a name many classes share)."""
     decorators = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in function.decorator_list]
     if not set(decorators) <= TRANSPARENT_DECORATORS:
         raise Skip(f"decorated with {', '.join(decorators)}")
@@ -190,18 +287,21 @@ def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | Non
     if owner is None:
         if function.name.startswith("__"):
             raise Skip("a special function")
-        return "function", f"{module.name}.{function.name}", False
+        return "function", f"{module.name}.{function.name}", False, ""
     if function.name == "__init__":
         if any(isinstance(i, ast.FunctionDef) and i.name == "__new__" for i in owner.body):
             raise Skip("a class with its own __new__")
-        return "class", f"{module.name}.{owner.name}", True
+        return "class", f"{module.name}.{owner.name}", True, ""
+    if function.name == "__post_init__" and post_init_fields(owner) is not None:
+        return "class", f"{module.name}.{owner.name}", True, ""
     if function.name.startswith("__"):
         raise Skip("a special method")
-    if method_owners[function.name] > 1:
-        raise Skip("a method name that several sglang classes define")
-    if function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
-        raise Skip("a method name too common to match without knowing the receiver")
-    return "method", function.name, not static
+    if method_owners[function.name] > 1 or function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
+        # matched only on a receiver shown to be of the class (made there: ``Builder().build(...)``)
+        if "classmethod" in decorators:
+            raise Skip("a class method whose name several classes share (its receiver is no instance)")
+        return "method", function.name, not static, f"{module.name}.{owner.name}"
+    return "method", function.name, not static, ""
 
 
 def _raise_points(function: ast.FunctionDef):
@@ -242,6 +342,8 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     fails (the one-parameter rules' examples pass them too)."""
     ruled = {(s.module, s.function, s.line) for s in rule_sites}
     name_owners = method_owners(modules)
+    by_name = {module.name: module for module in modules}
+    classes = PlainClasses(by_name)
     found: dict[str, PathSite] = {}
     skipped: Counter = Counter()
     for module in modules:
@@ -255,43 +357,76 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                 if not points:
                     continue
                 try:
-                    kind, name, drop_first = _target(module, function, owner, name_owners)
+                    kind, name, drop_first, receiver = _target(module, function, owner, name_owners)
                 except Skip as skip:
                     skipped[str(skip)] += len(points)
                     continue
-                parameters = tuple(parameters_of(function, module, drop_first))
+                post_init = function.name == "__post_init__"
+                parameters = tuple(_field_parameters(post_init_fields(owner)) if post_init
+                                   else parameters_of(function, module, drop_first))
                 for raise_node, exception, message in points:
                     try:
-                        when = derive_path(module, function, owner, raise_node, list(parameters))
+                        when = derive_path(module, function, owner, raise_node, list(parameters), post_init, classes)
                     except Skip as skip:
                         skipped[_reason(str(skip))] += 1
                         continue
                     site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
                                     (kind, name))
                     examples = find_examples(site)
+                    examples = examples and tuple(_defaults_left_out(parameters, e) for e in examples)
                     if examples is None or not all(representable(v) for e in examples for v in e.values()):
                         skipped["no call found that the path certainly fails (or passes)"] += 1
                         continue
                     site.bad, site.good = examples
+                    site.records = _records_read(site, function, module, by_name)
+                    site.receiver = receiver
                     if site.key in found:
                         skipped["a second raise with the same message in the same function"] += 1
                         continue
                     found[site.key] = site
     by_callee: dict[tuple, list[PathSite]] = {}
     for site in found.values():
-        by_callee.setdefault(site.target, []).append(site)
+        by_callee.setdefault((*site.target, site.receiver), []).append(site)
     one_param: dict[tuple, list] = {}
     for site in rule_sites:
-        if site.target is not None and site.constraint is not None and not site.conditions:
+        if site.target is not None and site.constraint is not None:
             one_param.setdefault((site.target.kind, site.target.name), []).append(site)
     passing: dict[tuple, dict] = {}
     kept = []
-    for target, group in sorted(by_callee.items()):
-        group, binding = _passing_together(group, one_param.get(target, []), skipped)
+    for (kind, name, receiver), group in sorted(by_callee.items()):
+        # one-parameter rules are of functions and uniquely named methods: none shares a receiver's
+        group, binding = _passing_together(group, [] if receiver else one_param.get((kind, name), []), skipped)
         kept += group
-        if binding:
-            passing[target] = binding
+        if binding and not receiver:
+            passing[kind, name] = binding
     return sorted(kept, key=lambda s: s.key), skipped, passing
+
+
+def _records_read(site: PathSite, function: ast.FunctionDef, module: Module, modules: dict) -> tuple:
+    """The record classes (derive/records.py) that the parameters the path reads attributes of
+    are annotated with; a call that makes one is then followed."""
+    read = {node.value.id for node in ast.walk(site.expression)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+    args = function.args
+    found = {}
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg in read:
+            found.update(annotated_records(arg.annotation, module, modules))
+    return tuple(sorted(found.items()))
+
+
+def _field_parameters(record) -> list[Parameter]:
+    """A dataclass's fields as the parameters of the ``__init__`` it gets."""
+    return [Parameter(name, index if index < record.positional else None, True,
+                      record.defaults.get(name, NOT_LITERAL)) for index, name in enumerate(record.fields)]
+
+
+def _defaults_left_out(parameters, env: dict) -> dict:
+    """The binding with the arguments that are their parameter's default and cannot be written
+    at a call (a table keyed by numbers) left out: the call that omits them binds the same."""
+    defaults = {p.name: p.default for p in parameters if p.default is not NOT_LITERAL and not p.var}
+    return {name: value for name, value in env.items()
+            if representable(value) or name not in defaults or equal(value, defaults[name]) is not True}
 
 
 @dataclass(frozen=True)
@@ -343,6 +478,13 @@ def _passing_together(group: list[PathSite], one_param: list, skipped: Counter) 
     return kept, binding
 
 
+def _string_parts(group: list[PathSite]) -> list[str]:
+    """The first character and the first eight of each longer string the checks read."""
+    texts = sorted({node.value for site in group for node in ast.walk(site.expression)
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 1})
+    return list(dict.fromkeys(part for text in texts for part in (text[:1], text[:8])))
+
+
 def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tries: int = 3000) -> dict | None:
     """Values of the parameters the site's path reads that make it false and no other check of
     the callable true (the others' parameters passed opaque)."""
@@ -354,6 +496,12 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
         for name in own:
             if name in names_read(expression):
                 pools[name] += _candidates(name, expression, parameters[name])
+    for other in one_param:  # the values the callable's one-parameter rules allow
+        if other.parameter in pools and other.constraint.kind == "allowed-values":
+            pools[other.parameter] += list(other.constraint.values)
+    for name in pools:
+        if any(isinstance(value, str) for value in pools[name]):
+            pools[name] += _string_parts(group)
     rng = random.Random(zlib.crc32(site.key.encode()) + 1)
     for _ in range(tries):
         env = _opaque_rest(group, {name: rng.choice(pools[name]) for name in own})
@@ -383,9 +531,21 @@ def path_called(site: PathSite, env: dict) -> dict:
 
 
 def _passes_all(env: dict, group: list[PathSite], one_param: list) -> bool:
-    return all(holds(s.expression, path_called(s, env)) is not True for s in group) and all(
-        not (o.parameter in env and not isinstance(env[o.parameter], Opaque) and o.constraint.fails(env[o.parameter]))
-        for o in one_param)
+    return all(holds(s.expression, path_called(s, env)) is not True for s in group) and not any(
+        _may_fail(o, env) for o in one_param)
+
+
+def _may_fail(site, env: dict) -> bool:
+    """Could a one-parameter rule (sites.GuardedRaise) fire on a call passing ``env``? Its value
+    fails the constraint, and no condition of the guard is certainly unmet."""
+    value = env.get(site.parameter, NOT_LITERAL)
+    if value is NOT_LITERAL or isinstance(value, Opaque) or not site.constraint.fails(value):
+        return False
+    for condition, argument, _, default in site.conditions:
+        given = env.get(argument, default)
+        if isinstance(given, (str, int, float, type(None))) and not condition.passes(given):
+            return False
+    return True
 
 
 def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 2000) -> dict | None:
@@ -397,6 +557,10 @@ def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 20
         for name in names_read(expression) & set(parameters):
             pools.setdefault(name, []).extend(_candidates(name, expression, parameters[name]))
     candidates = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
+    # pieces of the strings the checks test against ("0" of "0123456789abcdef"): a value that
+    # passes a length test and a character test at once
+    candidates += [{**s.good, name: part} for s in group for name in sorted(names_read(s.expression) & set(pools))
+                   for part in _string_parts(group) if name in s.good and isinstance(s.good[name], str)]
     rng = random.Random(zlib.crc32(group[0].key.encode()))
     names = sorted(pools)
     for _ in range(tries):
@@ -427,12 +591,17 @@ def _example(site: PathSite, env: dict) -> str:
     written = {position: text for position, text in positional}
     arguments = [written.get(i, "None") for i in range(max(written) + 1)] if written else []
     shown = ", ".join(arguments + keywords)
-    torch = "import torch\n\n" if "torch." in shown else ""
+    # the standard library's imports, then torch, then sglang's (isort's order)
+    first = [line for line, used in (("from types import SimpleNamespace", "SimpleNamespace(" in shown),
+                                     ("import torch", "torch." in shown)) if used]
+    if kind == "method" and site.receiver:
+        # the receiver made at the call, evidence of its class (its arguments unknown: no check of its own)
+        module, _, cls = site.receiver.rpartition(".")
+        return "\n\n".join([*first, f"from {module} import {cls}", f"{cls}(*args, **kwargs).{name}({shown})"])
     if kind == "method":
-        return f"{torch}obj.{name}({shown})"
+        return "".join(f"{line}\n\n" for line in first) + f"obj.{name}({shown})"
     module, _, callee = name.rpartition(".")
-    imports = f"import torch\n\nfrom {module} import {callee}" if torch else f"from {module} import {callee}"
-    return f"{imports}\n\n{callee}({shown})"
+    return "\n\n".join([*first, f"from {module} import {callee}", f"{callee}({shown})"])
 
 
 def path_rule_name(site: PathSite) -> str:
@@ -473,6 +642,7 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
         "",
         "[[check.target]]",
         f"{kind} = {toml_string(name)}",
+        *([f"receivers = [{toml_string(site.receiver)}]"] if site.receiver else []),
     ]
     read = names_read(site.expression)
     for parameter in site.parameters:
@@ -493,6 +663,12 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
             lines.append(f"default_literal = {toml_string(repr(parameter.default))}")
         elif parameter.default is not NOT_LITERAL:
             lines.append(f"default = {toml_value(parameter.default)}")
+    for qualified, record in site.records:
+        lines += ["", "[[check.record]]", f"class = {toml_string(qualified)}",
+                  "fields = [" + ", ".join(toml_string(f) for f in record.fields) + "]",
+                  f"positional = {record.positional}"]
+        if record.defaults:
+            lines.append(f"defaults = {toml_string(repr(record.defaults))}")
     why = (
         f"sglang's {site.function} ({site.module}, line {site.line} in {version}) raises {summary!r} when "
         f"{site.when}: the path to the raise, with the function's own names replaced by what they were computed "

@@ -59,6 +59,7 @@ class _Path:
         self.env: dict[str, ast.expr | None] = {}
         self.path: list[ast.expr] = []
         self.helpers = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.classes = None  # records.PlainClasses: sglang classes a path may test isinstance against
         self.depth = 0
 
     # --- expressions --------------------------------------------------------------------
@@ -127,6 +128,9 @@ class _Path:
             return ast.Name(qualified, ast.Load())
         if qualified in KNOWN_TYPES and "." in qualified:  # ``Sequence`` from collections.abc, for isinstance
             return ast.parse(qualified, mode="eval").body
+        plain = self.classes.qualified(name, self.module) if self.classes is not None else None
+        if plain is not None:  # an sglang class, for isinstance (when.py: no literal is an instance of one)
+            return ast.parse(plain, mode="eval").body
         raise _Unknown(f"reads the global name {name}")
 
     def _call(self, node: ast.Call) -> ast.expr:
@@ -136,6 +140,9 @@ class _Path:
         if isinstance(func, ast.Name) and func.id in self.helpers and func.id not in self.parameters \
                 and func.id not in self.env:
             return self._inline(self.helpers[func.id], node)
+        imported = self._imported_helper(func)
+        if imported is not None:
+            return self._inline(imported[0], node, imported[1])
         if isinstance(func, ast.Name) and func.id in ("any", "all") and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], (ast.GeneratorExp, ast.ListComp)):
             return self._unrolled(func.id, node.args[0])
@@ -160,8 +167,10 @@ class _Path:
             raise _Unknown("a comprehension of several loops")
         loop = comprehension.generators[0]
         items = self.expr(loop.iter)
-        if not isinstance(loop.target, ast.Name) or loop.is_async or not isinstance(items, (ast.Tuple, ast.List)):
-            raise _Unknown("a comprehension over something that is not a display")
+        if not isinstance(loop.target, ast.Name) or loop.is_async:
+            raise _Unknown("a comprehension whose loop variable is not a plain name")
+        if not isinstance(items, (ast.Tuple, ast.List)):
+            return self._generator(how, comprehension, items)
         name = loop.target.id
         saved = self.env.get(name, ...)
         terms = []
@@ -185,7 +194,44 @@ class _Path:
         joined = terms[0] if len(terms) == 1 else ast.BoolOp(ast.Or() if how == "any" else ast.And(), terms)
         return ast.Call(ast.Name("bool", ast.Load()), [joined], [])
 
-    def _inline(self, helper: ast.FunctionDef, call: ast.Call) -> ast.expr:
+    def _imported_helper(self, func: ast.expr):
+        """(function, its module) of a function of another sglang module that the module
+        imports by name (``from sglang.x import is_y``), defined once there."""
+        if not isinstance(func, ast.Name) or self.classes is None or func.id in self.parameters \
+                or func.id in self.env or func.id in self.module.definitions:
+            return None
+        module_name, _, name = self.module.imports.get(func.id, "").rpartition(".")
+        owner = self.classes.modules.get(module_name)
+        if owner is None:
+            return None
+        found = [n for n in owner.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and n.name == name]
+        if len(found) != 1 or not isinstance(found[0], ast.FunctionDef) or name in owner.constants:
+            return None
+        return found[0], owner
+
+    def _generator(self, how: str, comprehension: ast.GeneratorExp | ast.ListComp, items: ast.expr) -> ast.expr:
+        """``any(n % page != 0 for n in sizes)`` over a parameter (or what it was computed from):
+        kept as a generator, which when.py evaluates over the list the call passes."""
+        loop = comprehension.generators[0]
+        name = loop.target.id
+        if name in self.parameters or name in BUILTINS or any(
+                isinstance(n, ast.GeneratorExp) for n in ast.walk(items)):
+            raise _Unknown("a comprehension whose variable hides a parameter, or nested")
+        saved = self.env.get(name, ...)
+        self.env[name] = ast.Name(name, ast.Load())
+        try:
+            element = self.expr(comprehension.elt)
+            tests = [self.expr(test) for test in loop.ifs]
+        finally:
+            if saved is ...:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = saved
+        generator = ast.GeneratorExp(element, [ast.comprehension(ast.Name(name, ast.Store()), items, tests, 0)])
+        return ast.Call(ast.Name(how, ast.Load()), [generator], [])
+
+    def _inline(self, helper: ast.FunctionDef, call: ast.Call, module: Module | None = None) -> ast.expr:
         """A helper that only returns (``if t: return a`` ... ``return b``): ``a if t else ...``."""
         if self.depth >= MAX_INLINE or helper.decorator_list or isinstance(helper, ast.AsyncFunctionDef):
             raise _Unknown(f"calls {helper.name}")
@@ -210,7 +256,8 @@ class _Path:
                 if name not in defaults or not _is_literal(defaults[name]):
                     raise _Unknown(f"calls {helper.name} leaving out {name}")
                 bound[name] = copy.deepcopy(defaults[name])
-        inner = _Path(self.module, helper, [], None)
+        inner = _Path(module or self.module, helper, [], None)
+        inner.classes = self.classes
         inner.env = dict(bound)
         inner.depth = self.depth + 1
         return inner._returned(_body(helper))
@@ -554,13 +601,32 @@ def _default(node: ast.expr | None, module: Module) -> object:
     return NOT_LITERAL
 
 
+def _classes_only_tested(node: ast.expr, as_type: bool = False) -> bool:
+    """Is every sglang class the path names (records.PlainClasses) a type an isinstance tests
+    against? when.py reads them there alone."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name) and root.id == "sglang":
+        return as_type
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+            and len(node.args) == 2 and not node.keywords:
+        types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        return _classes_only_tested(node.args[0]) and all(_classes_only_tested(t, True) for t in types)
+    return all(_classes_only_tested(child) for child in ast.iter_child_nodes(node))
+
+
 def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, raise_node: ast.stmt,
-                parameters: list[Parameter]) -> str:
-    """The fails-when expression of ``raise_node`` in ``function`` (Skip with the reason)."""
+                parameters: list[Parameter], fields: bool = False, classes=None) -> str:
+    """The fails-when expression of ``raise_node`` in ``function`` (Skip with the reason).
+    ``fields``: the parameters are the dataclass fields ``self.<name>`` a ``__post_init__`` reads."""
     method = owner is not None and not any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
     all_args = [*function.args.posonlyargs, *function.args.args]
     self_name = all_args[0].arg if method and all_args else None
     runner = _Path(module, function, [p.name for p in parameters], self_name)
+    runner.classes = classes
+    if fields:
+        runner.env.update((f"self.{p.name}", ast.Name(p.name, ast.Load())) for p in parameters)
     try:
         runner.run(_body(function), raise_node)
     except _Unknown as unknown:
@@ -575,6 +641,8 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
         parse_when(text, [p.name for p in parameters])
     except WhenError as error:
         raise Skip(f"the path to the raise: {error}") from None
+    if not _classes_only_tested(ast.parse(text, mode="eval").body):
+        raise Skip("the path to the raise reads an sglang class other than in isinstance")
     read = names_read(ast.parse(text, mode="eval").body)
     if not read & {p.name for p in parameters}:
         raise Skip("the path to the raise reads no parameter")

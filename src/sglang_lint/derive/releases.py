@@ -15,6 +15,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+try:
+    import fcntl  # (POSIX; elsewhere fetches are not serialized)
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
+
 from sglang_lint.catalog import version_key
 from sglang_lint.places import cache_home
 from sglang_lint.derive.generated import toml_string
@@ -45,6 +50,15 @@ def fetch_tree(version: str) -> Path:
     done = root / ".unpacked"
     if done.exists():
         return root
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    # one fetch at a time (test workers, two terminals): the others wait, then find it done
+    with open(cache_dir() / f"sglang-{version}.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return root if done.exists() else _fetch_tree(version, root, done)
+
+
+def _fetch_tree(version: str, root: Path, done: Path) -> Path:
     wheels = cache_dir() / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     wheel = next(wheels.glob(f"sglang-{version}-*.whl"), None)

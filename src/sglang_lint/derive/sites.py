@@ -97,6 +97,8 @@ class GuardedRaise:
     # For the examples: other arguments of the callable a call must pass (their defaults fail).
     companions: list = field(default_factory=list)
     siblings: list = field(default_factory=list)  # other constraints on the same argument (for the examples)
+    # The callable's fails-when sites (derive/path_rules.py): its good example must pass them too.
+    paths: list = field(default_factory=list)
 
     @property
     def key(self) -> str:

@@ -96,8 +96,17 @@ def _good_value(site: GuardedRaise) -> object:
     first = _own_good_value(site)
     candidates = [first] + [v for c in (site.constraint, *site.siblings) if c.kind == "allowed-values"
                             for v in c.values] + [_Opaque()]  # a name, where no literal passes them all
-    return next((v for v in candidates if not site.constraint.fails(v)
-                 and not any(c.fails(v) for c in site.siblings)), first)
+    passing = [v for v in candidates if not site.constraint.fails(v) and not any(c.fails(v) for c in site.siblings)]
+    # one with which the callable's fails-when checks pass too, where there is one
+    clear = (v for v in passing if all(path_holds(path, _with_companions(site, v)) is not True for path in site.paths))
+    return next(clear, passing[0] if passing else first)
+
+
+def _with_companions(site: GuardedRaise, value: object) -> dict:
+    good = {site.target.argument: value, **dict(site.companions)}
+    for condition, argument, _, _ in site.conditions:
+        good.setdefault(argument, _passing_all([c for c, a, _, _ in site.conditions if a == argument]))
+    return good
 
 
 def _own_good_value(site: GuardedRaise) -> object:
@@ -186,10 +195,7 @@ def _drop_conflicting_paths(derivation: Derivation) -> None:
 def _conflict(path, site: GuardedRaise) -> bool:
     if site.target.argument is None:
         return False
-    good = {site.target.argument: _good_value(site), **dict(site.companions)}
-    for condition, argument, _, _ in site.conditions:
-        good.setdefault(argument, _passing_all([c for c, a, _, _ in site.conditions if a == argument]))
-    if path_holds(path, good) is True:
+    if path_holds(path, _with_companions(site, _good_value(site))) is True:
         return True
     called = path_called(path, path.good)
     value = called.get(site.parameter, NOT_LITERAL)
@@ -425,6 +431,12 @@ def write_catalog(
         if (site.target.name, site.target.argument or "") in covered:
             site.skipped = "covered by a curated rule"
     set_companions(derivation.rules, derivation.path_passing)
+    paths: dict[tuple, list] = {}
+    for path in derivation.paths:
+        if not path.receiver:
+            paths.setdefault(path.target, []).append(path)
+    for site in derivation.rules:
+        site.paths = paths.get((site.target.kind, site.target.name), [])
     _drop_conflicting_paths(derivation)
     lock = _read_lock(out / LOCK_FILE)
     used = set(lock.values())
