@@ -103,8 +103,13 @@ def _is_any_all_of(generator: ast.GeneratorExp, tree: ast.AST) -> bool:
 
 def names_read(expr: ast.expr) -> set[str]:
     """The names the expression reads from outside (a generator's own variable is not one)."""
-    looped = {g.generators[0].target.id for g in ast.walk(expr) if isinstance(g, ast.GeneratorExp)}
-    return {node.id for node in ast.walk(expr) if isinstance(node, ast.Name) and node.id not in looped}
+    names, looped = set(), set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.GeneratorExp):
+            looped.add(node.generators[0].target.id)
+    return names - looped
 
 
 # --- evaluation -----------------------------------------------------------------------------

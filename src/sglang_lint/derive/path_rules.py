@@ -55,6 +55,11 @@ class PathSite:
         """``when``, parsed once (the example searches evaluate it thousands of times)."""
         return ast.parse(self.when, mode="eval").body
 
+    @functools.cached_property
+    def read(self) -> frozenset[str]:
+        """The names ``when`` reads (the searches ask it for every binding they try)."""
+        return frozenset(names_read(self.expression))
+
     @property
     def key(self) -> str:
         return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.message}"
@@ -296,8 +301,11 @@ def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | Non
         return "class", f"{module.name}.{owner.name}", True, ""
     if function.name.startswith("__"):
         raise Skip("a special method")
-    if method_owners[function.name] > 1 or function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
-        # matched only on a receiver shown to be of the class (made there: ``Builder().build(...)``)
+    if function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
+        # (a rule on ``build`` or ``forward`` would send most files past the prefilter)
+        raise Skip("a method name too common to match without knowing the receiver")
+    if method_owners[function.name] > 1:
+        # matched only on a receiver shown to be of the class (made there: ``Planner().set_shared(...)``)
         if "classmethod" in decorators:
             raise Skip("a class method whose name several classes share (its receiver is no instance)")
         return "method", function.name, not static, f"{module.name}.{owner.name}"
@@ -440,7 +448,7 @@ class Opaque:
 def _opaque_rest(group: list[PathSite], env: dict) -> dict:
     """``env`` with every other keyword parameter the callable's checks read passed opaque."""
     keywords = {p.name for p in group[0].parameters if p.keyword and not p.var}
-    read = set().union(*(names_read(s.expression) for s in group)) & keywords
+    read = set().union(*(s.read for s in group)) & keywords
     return {**{name: Opaque(name) for name in sorted(read - set(env))}, **env}
 
 
@@ -489,7 +497,7 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
     """Values of the parameters the site's path reads that make it false and no other check of
     the callable true (the others' parameters passed opaque)."""
     parameters = {p.name: p for p in site.parameters}
-    own = sorted(names_read(site.expression) & set(parameters))
+    own = sorted(site.read & set(parameters))
     pools = {name: [] for name in own}
     for other in group:
         expression = other.expression
@@ -559,7 +567,7 @@ def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 20
     candidates = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
     # pieces of the strings the checks test against ("0" of "0123456789abcdef"): a value that
     # passes a length test and a character test at once
-    candidates += [{**s.good, name: part} for s in group for name in sorted(names_read(s.expression) & set(pools))
+    candidates += [{**s.good, name: part} for s in group for name in sorted(s.read & set(pools))
                    for part in _string_parts(group) if name in s.good and isinstance(s.good[name], str)]
     rng = random.Random(zlib.crc32(group[0].key.encode()))
     names = sorted(pools)
@@ -644,7 +652,7 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
         f"{kind} = {toml_string(name)}",
         *([f"receivers = [{toml_string(site.receiver)}]"] if site.receiver else []),
     ]
-    read = names_read(site.expression)
+    read = site.read
     for parameter in site.parameters:
         if parameter.name not in read:
             continue

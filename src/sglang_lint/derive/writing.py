@@ -15,7 +15,6 @@ from sglang_lint.ruletable import load_rules
 from sglang_lint.rulefile import tomllib
 from sglang_lint.catalog import EXPORTS_TABLE
 from sglang_lint.checks.value_tests import within_bounds
-from sglang_lint.checks.when import names_read
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
@@ -180,7 +179,7 @@ def _drop_conflicting_paths(derivation: Derivation) -> None:
     kept = []
     for path in derivation.paths:
         siblings = by_callee.get(path.target, ())
-        read = names_read(path.expression)
+        read = path.read
         if any(site.constraint.kind in ("allowed-values", "forbidden-values") and read == {site.parameter}
                for site in siblings):
             # a second finding for one misspelt value says nothing new

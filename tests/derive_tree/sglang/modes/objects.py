@@ -45,14 +45,19 @@ def speculative_setup(architecture, speculative=None):
 
 
 class DenseBuilder:
-    def build(self, rate):
-        # ``build``: a name too common to match without the receiver's class
+    def set_rate(self, rate):
+        # ``set_rate``, a name two classes define: matched on the receiver's class
         if not 0.0 < rate <= 1.0:
             raise ValueError("rate must be in (0, 1]")
 
+    def build(self, rate):
+        # ``build``: too common a name to trigger on (most files would pass the prefilter)
+        if rate < 0:
+            raise ValueError("negative rate")
+
 
 class SparseBuilder:
-    def build(self, rate, pages=PAGE):
+    def set_rate(self, rate, pages=PAGE):
         if rate * pages < 1:
             raise ValueError("too sparse")
 
