@@ -130,7 +130,7 @@ def _argument(
     call: cst.Call, name: str | None, position: int | None, site: Site | None
 ) -> tuple[cst.Arg, cst.Name | None] | None:
     """The argument, and the dict name it came through for ``**kwargs`` (else None)."""
-    found = _find(call, name, position, site)
+    found = find_in_call(call, name, position, site)
     if found is None or found is UNKNOWN:
         return None
     arg, through = found
@@ -138,7 +138,7 @@ def _argument(
     return arg, holder
 
 
-def _find(call: cst.Call, name: str | None, position: int | None, site: Site | None):
+def find_in_call(call: cst.Call, name: str | None, position: int | None, site: Site | None):
     """:func:`~sglang_lint.pynames.find_argument` on this call, ``**`` mappings read as the
     resolver knows them: (argument, mapping) / None (absent) / UNKNOWN."""
     return find_argument(call_arguments(call), name, position, lambda arg: _mapping_items(arg, site))
@@ -150,7 +150,7 @@ def omitted_at(site: Site, target) -> bool:
     is what the function sees."""
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return False
-    return _find(site.node, target.argument, target.position, site) is None
+    return find_in_call(site.node, target.argument, target.position, site) is None
 
 
 def conditions_hold(site: Site, conditions) -> bool:
@@ -159,7 +159,7 @@ def conditions_hold(site: Site, conditions) -> bool:
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return False
     for condition in conditions:
-        found = _find(site.node, condition.argument, condition.position, site)
+        found = find_in_call(site.node, condition.argument, condition.position, site)
         if found is UNKNOWN:
             return False
         if found is None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, _find, guarded_on, target_trigger
+from sglang_lint.checks.base import CheckKind, find_in_call, guarded_on, target_trigger
 from sglang_lint.checks.when import (
     UNKNOWN,
     Device,
@@ -180,7 +180,7 @@ class CallValues:
         self.records = dict(records)
 
     def found(self, name, position):
-        result = _find(self.site.node, name, position, self.site)
+        result = find_in_call(self.site.node, name, position, self.site)
         if result is None or result is NOT_FOUND:
             return result
         return result[0].value
