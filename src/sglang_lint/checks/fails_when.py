@@ -311,13 +311,22 @@ class CallValues:
         return keyword, self.value(arg.value, depth + 1, scope, where)
 
 
+def _split(args: list[tuple[str | None, object]]) -> tuple[list, dict] | None:
+    """A call's argument values (``CallValues._argument``) as positional ones and keywords;
+    None after a ``*``/``**`` splat (the arguments are then not known)."""
+    if any(keyword == "*" for keyword, _ in args):
+        return None
+    return ([value for keyword, value in args if keyword is None],
+            {keyword: value for keyword, value in args if keyword is not None})
+
+
 def _record(name: str, record: RecordClass | None, args: list[tuple[str | None, object]]) -> object:
     """The object ``SimpleNamespace(a=1)`` or a record class's call makes; UNKNOWN where the
     call does not match the fields (Python would raise a TypeError, not sglang its error)."""
-    if any(keyword == "*" for keyword, _ in args):
+    split = _split(args)
+    if split is None:
         return UNKNOWN
-    positional = [value for keyword, value in args if keyword is None]
-    keywords = {keyword: value for keyword, value in args if keyword is not None}
+    positional, keywords = split
     if record is None:  # a namespace: its keywords are its attributes
         return UNKNOWN if positional else Record(name, tuple(keywords.items()))
     if len(positional) > record.positional or set(keywords) - set(record.fields):
@@ -333,10 +342,10 @@ def _record(name: str, record: RecordClass | None, args: list[tuple[str | None, 
 
 def _mlx_array(name: str, args: list[tuple[str | None, object]]) -> object:
     """``mx.zeros((8, 768), dtype=mx.float16)``: an MLX array of that shape and dtype."""
-    if any(keyword == "*" for keyword, _ in args):
+    split = _split(args)
+    if split is None:
         return UNKNOWN
-    positional = [value for keyword, value in args if keyword is None]
-    keywords = {keyword: value for keyword, value in args if keyword is not None}
+    positional, keywords = split
     shape = keywords.get("shape", positional[0] if positional else UNKNOWN)
     shape = (shape,) if _is_int(shape) else tuple(shape) if isinstance(shape, (tuple, list)) else UNKNOWN
     if shape is UNKNOWN or not all(_is_int(v) or v is UNKNOWN for v in shape):
@@ -351,13 +360,14 @@ def _mlx_array(name: str, args: list[tuple[str | None, object]]) -> object:
 
 def _dict_call(args: list[tuple[str | None, object]]) -> object:
     """``dict(a=1, b=2)`` / ``dict(base, c=3)`` of known values."""
-    positional = [value for keyword, value in args if keyword is None]
-    if any(keyword == "*" for keyword, _ in args) or len(positional) > 1:
+    split = _split(args)
+    if split is None or len(split[0]) > 1:
         return UNKNOWN
+    positional, keywords = split
     base = positional[0] if positional else {}
     if not isinstance(base, dict):
         return UNKNOWN
-    return {**base, **{keyword: value for keyword, value in args if keyword is not None}}
+    return {**base, **keywords}
 
 
 def _named_device(text: str) -> Device:
@@ -379,10 +389,10 @@ def _device(value: object) -> Device:
 
 def _factory(name: str, args: list[tuple[str | None, object]]) -> object:
     """The tensor ``torch.<factory>(sizes..., dtype=, device=)`` makes."""
-    if any(keyword == "*" for keyword, _ in args):
+    split = _split(args)
+    if split is None:
         return UNKNOWN
-    positional = [value for keyword, value in args if keyword is None]
-    keywords = {keyword: value for keyword, value in args if keyword is not None}
+    positional, keywords = split
     if name == "torch.full":
         positional = positional[:1]
         fill = keywords.get("fill_value", args[1][1] if len(args) > 1 and args[1][0] is None else UNKNOWN)
@@ -407,10 +417,10 @@ def _made_by_torch(name: str, args: list[tuple[str | None, object]]) -> object:
     """``torch.tensor([...])``, ``torch.arange(n)``, ``torch.randint(lo, hi, size)``,
     ``torch.zeros_like(x)``: the tensors whose shape the call says; any other torch function
     that makes a tensor gives one of unknown shape and dtype (still a tensor: never None)."""
-    if any(keyword == "*" for keyword, _ in args):
+    split = _split(args)
+    if split is None:
         return UNKNOWN
-    positional = [value for keyword, value in args if keyword is None]
-    keywords = {keyword: value for keyword, value in args if keyword is not None}
+    positional, keywords = split
     device = _device(keywords.get("device", "cpu"))
     dtype = keywords.get("dtype", NOT_LITERAL)
     requires_grad = keywords.get("requires_grad", False)

@@ -30,7 +30,7 @@ from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
 from sglang_lint.checks.when import BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when
 from sglang_lint.derive.guards import Skip
-from sglang_lint.derive.tree import MUTATING_METHODS, Module, walk_local
+from sglang_lint.derive.tree import MUTATING_METHODS, Module, defining_module, walk_local
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
 # Methods whose call the evaluator knows (checks/when.py): a receiver's method outside this set
@@ -200,10 +200,10 @@ class _Path:
         if not isinstance(func, ast.Name) or self.classes is None or func.id in self.parameters \
                 or func.id in self.env or func.id in self.module.definitions:
             return None
-        module_name, _, name = self.module.imports.get(func.id, "").rpartition(".")
-        owner = self.classes.modules.get(module_name)
-        if owner is None:
+        defined = defining_module(func.id, self.module, self.classes.modules)
+        if defined is None:
             return None
+        owner, name = defined
         found = [n for n in owner.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                  and n.name == name]
         if len(found) != 1 or not isinstance(found[0], ast.FunctionDef) or name in owner.constants:

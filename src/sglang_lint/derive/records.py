@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.checks.fails_when import RecordClass
-from sglang_lint.derive.tree import Module
+from sglang_lint.derive.tree import Module, defining_module
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
 _DATACLASS = frozenset({"dataclass", "dataclasses.dataclass"})
@@ -122,13 +122,10 @@ def annotated_records(annotation: ast.expr | None, module: Module, modules: dict
         return annotated_records(annotation.slice, module, modules)
     if not isinstance(annotation, ast.Name):
         return []
-    if annotation.id in module.definitions:
-        owner, name = module, annotation.id
-    else:
-        qualified = module.imports.get(annotation.id, "")
-        owner, name = modules.get(qualified.rpartition(".")[0]), qualified.rpartition(".")[2]
-    if owner is None:
+    found = defining_module(annotation.id, module, modules)
+    if found is None:
         return []
+    owner, name = found
     cls = next((c for c in owner.tree.body if isinstance(c, ast.ClassDef) and c.name == name), None)
     record = record_class(cls) if cls is not None else None
     return [(f"{owner.name}.{name}", record)] if record is not None else []
@@ -152,13 +149,10 @@ class PlainClasses:
         return f"{owner.name}.{cls.name}" if self._plain(owner, cls, 0) else None
 
     def _class(self, name: str, module: Module):
-        if name in module.definitions:
-            owner, short = module, name
-        else:
-            qualified = module.imports.get(name, "")
-            owner, short = self.modules.get(qualified.rpartition(".")[0]), qualified.rpartition(".")[2]
-        if owner is None or not owner.name.startswith("sglang"):
+        found = defining_module(name, module, self.modules)
+        if found is None or not found[0].name.startswith("sglang"):
             return None
+        owner, short = found
         cls = next((c for c in owner.tree.body if isinstance(c, ast.ClassDef) and c.name == short), None)
         if cls is None or sum(1 for n in owner.tree.body if short in _names_bound(n)) != 1:
             return None  # not a class, or the name is bound again

@@ -229,6 +229,16 @@ def import_base(node: ast.ImportFrom, module: str, is_package: bool) -> str | No
     return resolve_relative(module, is_package, node.level, node.module)
 
 
+def defining_module(name: str, module: Module, modules: dict[str, Module]) -> tuple[Module, str] | None:
+    """Where a name ``module`` reads is defined: the module itself for its own top-level def or
+    class, else the module it imports the name from (``from sglang.x import y``), with the name
+    there; None when that module is not among ``modules``."""
+    if name in module.definitions:
+        return module, name
+    owner, _, short = module.imports.get(name, "").rpartition(".")
+    return (modules[owner], short) if owner in modules else None
+
+
 def _top_level_names(node: ast.stmt) -> list[str]:
     """The names a module-level statement binds (not looking inside functions or classes)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
