@@ -95,6 +95,11 @@ MODEL_RUNNER = "sglang/srt/model_executor/model_runner.py"
 PHI4MM = "sglang/srt/models/phi4mm_utils.py"
 MIMO_V2 = "sglang/srt/multimodal/processors/mimo_v2.py"
 TOKENIZER_MANAGER = "sglang/srt/managers/tokenizer_manager.py"
+LAYERNORM_SP_HOOK = "sglang/srt/arg_groups/layernorm_sp_hook.py"
+COSMOS3_TEST = "sglang/multimodal_gen/test/unit/test_cosmos3_multiview.py"
+ROCM_CONV3D_TEST = "sglang/multimodal_gen/test/unit/test_rocm_conv3d_patch.py"
+DIFFUSION_MOE = "sglang/multimodal_gen/runtime/layers/moe.py"
+DP_CONTROLLER = "sglang/srt/managers/data_parallel_controller.py"
 
 MUTATIONS = [
     # --- fails-when (derived, issue 17): the path to a raise over several arguments -----
@@ -113,6 +118,31 @@ MUTATIONS = [
           217, "watermark,", "WatermarkRequestConfig(enabled=True, context_window=8),", 216,
           more=(Edit(220, "default_context_window=features.watermark_context_window,", "default_context_window=4,"),
                 Edit(174, "resolve_watermark_request,", "WatermarkRequestConfig, resolve_watermark_request,"))),
+    # a constant built with frozenset(...) in another module, imported inside the function with its helper
+    plant("speculative decoding with layernorm SP on a non-Muse model", "fails-when (function-level import)",
+          LAYERNORM_SP_HOOK, "SGL5182", 31, "architecture=architectures[0] if architectures else None,",
+          "architecture=\"Qwen3ForCausalLM\",", 30,
+          more=(Edit(38, "speculative_algorithm=cfg.speculative_algorithm,", "speculative_algorithm=\"EAGLE\","),)),
+    # a raise a one-parameter rule checks in part (device None): a CPU device is the fails-when rule's
+    plant("FA4 block sizes asked of a CPU device", "fails-when (partly a one-parameter rule's)", COSMOS3_TEST,
+          "SGL5232", 860, "fa4_sparse_block_sizes(torch.device(\"cuda\")),",
+          "fa4_sparse_block_sizes(torch.device(\"cpu\")),", 860),
+    # an enum member by the name the package re-exports the enum by; a class method on its class
+    plant("an attention backend ROCm does not have", "fails-when (enum member, class method)", ROCM_CONV3D_TEST,
+          "SGL5415", 19, "self.assertEqual(RocmPlatform._replace_conv3d_with_conv2d(patched), 1)",
+          "RocmPlatform.get_attn_backend_cls_str(AttentionBackendEnum.VMOBA_ATTN, 128, torch.bfloat16)\n"
+          "        self.assertEqual(RocmPlatform._replace_conv3d_with_conv2d(patched), 1)", 20,
+          more=(Edit(7, "from sglang.multimodal_gen.runtime.platforms.rocm import RocmPlatform",
+                     "from sglang.multimodal_gen.runtime.platforms import AttentionBackendEnum\n"
+                     "from sglang.multimodal_gen.runtime.platforms.rocm import RocmPlatform"),)),
+    # torch.version.hip is unknown: a CPU tensor decides the helper alone; through an aliased import
+    plant("the fused group-limited top-k on a CPU tensor", "fails-when (torch state)", DIFFUSION_MOE, "SGL5289",
+          71, "scores_for_choice, self.n_group, self.topk_group, self.top_k",
+          "torch.zeros(4, 64), 8, 4, 8", 70),
+    # a static method of a name too common to trigger on alone (``create``): the class names it
+    plant("a stuck tester without a soft watchdog", "fails-when (common name, static method)", DP_CONTROLLER,
+          "SGL5037", 261, "watchdog_timeout=get_device().soft_watchdog_timeout,", "watchdog_timeout=None,", 259,
+          more=(Edit(263, "test_stuck_time=envs.SGLANG_TEST_STUCK_DP_CONTROLLER.get(),", "test_stuck_time=30,"),)),
     # --- SGL001: SANA-WM capture mode -------------------------------------------------
     plant("capture mode passed by position", "positional", REFINER, "SGL001", 407,
           CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)', 407),

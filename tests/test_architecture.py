@@ -29,7 +29,7 @@ LAYERS = [
     {"checks.launch_flags"},
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
-     "checks.fails_when"},
+     "checks.makers", "checks.fails_when"},
     {"checks"},  # the table of check kinds
     # the rule table and its prefilter
     {"prefilter"},
@@ -48,10 +48,13 @@ LAYERS = [
     {"fixes", "cache", "config", "docs", "output"},
     # the deriver: sglang's source to rule files, its parts lowest first
     {"derive.generated", "derive.tree"},
+    {"derive.constants", "derive.expressions"},  # module constants as literal displays; path helpers
     {"derive.exports", "derive.launchers"},
     {"derive.guards"},
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
-    {"derive.path_rules"},  # which raises get a fails-when rule, their examples and files
+    {"derive.solve"},  # a local search for the examples of a path
+    {"derive.path_rules"},  # which raises get a fails-when rule, and their examples
+    {"derive.path_files"},  # a fails-when rule's file
     {"derive.server_args"},
     {"derive.sites"},
     {"derive.writing", "derive.drift"},

@@ -126,7 +126,7 @@ def written(tmp_path, derivation):
 def test_written_rules_load_run_and_flag_their_examples(written):
     rules_dir, count, _ = written
     rules = load_rules([rules_dir])
-    assert len(rules) == count == 55  # 21 of them fails-when rules (test_fails_when.py)
+    assert len(rules) == count == 66  # 31 of them fails-when rules (test_fails_when.py)
     ruleset = RuleSet(rules)
     for rule in rules:
         assert rule.derived_key and rule.code.startswith("SGL1")
@@ -143,6 +143,9 @@ def test_a_target_is_found_under_every_name_its_package_exports_it_by(written):
     assert '"sglang.modes.capture.allowed_tuple" = ["sglang.modes.allowed_tuple"]' in exports
     assert '"sglang.modes.capture.ArchConfig" = ["sglang.modes.ArchConfig"]' in exports  # LazyImport
     assert '"sglang.modes.capture.Block" = ["sglang.modes.CaptureBlock"]' in exports  # import ... as
+    # a module __getattr__ reading a table of submodules (an entry whose module is not in the tree: none)
+    assert '"sglang.modes.paths.plan_layers" = ["sglang.modes.plan_layers"]' in exports
+    assert "not_a_module" not in exports
     ruleset = RuleSet(load_rules([rules_dir]))
     source = (
         "import sglang.modes\n"
@@ -152,10 +155,16 @@ def test_a_target_is_found_under_every_name_its_package_exports_it_by(written):
         "positive_pages(0)\n"
         "sglang.modes.allowed_tuple(t, 'post')\n"
         "allowed_tuple(t, mode='pre_rope')\n"
+        "try:\n"
+        "    from sglang.modes import plan_layers as _plan\n"
+        "except ImportError:\n"
+        "    _plan = None\n"
+        "_plan(4, 2)\n"  # the import where it is bound, or a call that fails anyway
     )
     assert [(d.line, d.code) for d in lint(source, "user.py", ruleset)] == [
         (3, rule_code(rules_dir, "allowed_tuple")), (4, rule_code(rules_dir, "Block.__init__")),
         (5, rule_code(rules_dir, "positive_pages")), (6, rule_code(rules_dir, "allowed_tuple")),
+        (12, rule_code(rules_dir, "plan_layers")),
     ]
 
 
@@ -396,7 +405,7 @@ def test_catalog_commands(tmp_path):
     rules.mkdir()
     derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
-    assert "55 rules written" in derived.stdout and "skipped:" in derived.stdout
+    assert "66 rules written" in derived.stdout and "skipped:" in derived.stdout
     verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
     missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))

@@ -40,6 +40,8 @@ class Target:
     argument: str | None = None
     position: int | None = None
     receivers: tuple[str, ...] = ()
+    # a class or static method: its receiver may be the class itself (``Platform.method(...)``)
+    on_class: bool = False
     via: str | None = None
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
     omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
@@ -81,6 +83,7 @@ def parse_target(fields: Fields) -> Target:
         argument=fields.str("argument", required=False, pattern=IDENTIFIER_PATTERN),
         position=fields.int("position", required=False),
         receivers=fields.strings("receivers", required=False, pattern=DOTTED_PATTERN) or (),
+        on_class=fields.bool("on_class", required=False) or False,
         via=fields.str("via", required=False),
         fields=fields.bool("fields", required=False) or False,
         omitted=fields.bool("omitted", required=False) or False,

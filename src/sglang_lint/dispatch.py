@@ -149,6 +149,8 @@ def effective_target(target: Target, site: Site) -> Target | None:
             return None
     elif not isinstance(node, cst.Attribute):
         return None
-    if target.receivers and not model.instance_of(site.receiver, site.scope, frozenset(target.receivers)):
+    if target.receivers and not (
+            model.instance_of(site.receiver, site.scope, frozenset(target.receivers))
+            or target.on_class and model.names_class(site.receiver, site.scope, frozenset(target.receivers))):
         return None
     return target

@@ -72,6 +72,10 @@ def _moved(start: CodePosition, text: str) -> CodePosition:
     return CodePosition(start.line + lines, len(text) - text.rfind("\n") - 1)
 
 
+def _is_none(value: Binding) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
+
+
 def _qualified_name(value: Binding) -> str | None:
     if isinstance(value, Imported):
         return value.qualified
@@ -109,7 +113,8 @@ class FileModel:
         found = self.lookup(head, scope)
         if found is None:
             return None
-        names = {_qualified_name(site.value) for site in found[0]}
+        # ``except ImportError: f = None``: where the name is not the import, using it fails anyway
+        names = {_qualified_name(site.value) for site in found[0] if not _is_none(site.value)}
         if len(names) != 1 or None in names:
             return None
         (qualified,) = names
@@ -299,6 +304,17 @@ class FileModel:
                 self.class_is_a(info, wanted) for info in self.classes_by_name.get(call.func.value, ())
             )
         return False
+
+    def names_class(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str]) -> bool:
+        """Is ``receiver`` one of ``wanted`` (qualified names) itself, or a class of this file
+        that derives from one (the receiver of a class method called on its class)?"""
+        if self.qualify(receiver, scope) in wanted:
+            return True
+        if not isinstance(receiver, cst.Name):
+            return False
+        binding = self.single_binding(receiver.value, scope)  # bound once, by its class statement
+        return isinstance(binding, Defined) and isinstance(binding.node, cst.ClassDef) and self.class_is_a(
+            self.classes[binding.node], wanted)
 
     def constructor_call(self, receiver: cst.BaseExpression, scope: Scope) -> cst.Call | None:
         """The call that built ``receiver``: the call itself, or the one binding of a name."""

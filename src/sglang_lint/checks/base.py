@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -110,6 +111,12 @@ def target_trigger(target, *also, screen: Callable | None = None) -> Trigger:
     # A config class's fields are also read from ``class Mine(Config):`` statements.
     shape = {"method": "call", "attribute": "member"}.get(target.kind, "config" if target.fields else "callable")
     module = qualified = None
+    receivers = sorted({name.rpartition(".")[2] for name in getattr(target, "receivers", ())})
+    if receivers:
+        # the receiver is shown to be one of these classes only where the file names it (made
+        # there, subclassed there, or its own module): ``build`` alone would pass most files
+        also = (*also, receivers[0] if len(receivers) == 1 else re.compile(
+            r"\b(?:" + "|".join(re.escape(name) for name in receivers) + r")\b"))
     if target.kind in ("function", "class"):
         module, qualified = target.name.rpartition(".")[0], target.name
         also = (module.rpartition(".")[2], *also)

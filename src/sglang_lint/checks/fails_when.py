@@ -18,9 +18,22 @@ from dataclasses import dataclass
 import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, find_in_call, guarded_on, target_trigger
+from sglang_lint.checks.makers import (
+    DTYPE_METHODS,
+    FACTORIES,
+    MLX_FACTORIES,
+    SAME_TENSOR,
+    TENSOR_FUNCTIONS,
+    factory,
+    made_by_torch,
+    mlx_array,
+    named_device,
+    split_arguments,
+    tensor_method,
+)
 from sglang_lint.checks.when import (
     UNKNOWN,
-    Device,
+    Member,
     Record,
     Tensor,
     WhenError,
@@ -28,7 +41,6 @@ from sglang_lint.checks.when import (
     dtype_ref,
     equal,
     holds,
-    is_dtype,
     names_read,
     parse_when,
 )
@@ -39,13 +51,9 @@ from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments
 from sglang_lint.syntax import literal_value
 
 MAX_DEPTH = 6  # nested displays and name hops before a value is unknown
-# torch's factories: a tensor of the shape written at the call (floats unless told).
-FACTORIES = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.full"})
 # Methods that change a tensor's shape or strides in place (a dtype or device never changes in place).
 IN_PLACE_SHAPE = frozenset({"resize_", "resize_as_", "set_", "unsqueeze_", "squeeze_", "transpose_", "t_",
                             "as_strided_", "swapdims_", "swapaxes_"})
-# mlx.core's array makers whose shape and dtype the call says.
-MLX_FACTORIES = frozenset({"mlx.core.zeros", "mlx.core.ones", "mlx.core.full"})
 # Classes whose instances' attributes are the keywords they are made with.
 NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 # LibCST's arithmetic operators, as the :mod:`ast` classes ``when.arithmetic`` takes.
@@ -54,9 +62,6 @@ _CST_OPERATORS = {
     cst.FloorDivide: ast.FloorDiv, cst.Modulo: ast.Mod, cst.Power: ast.Pow, cst.LeftShift: ast.LShift,
     cst.RightShift: ast.RShift, cst.BitAnd: ast.BitAnd, cst.BitOr: ast.BitOr, cst.BitXor: ast.BitXor,
 }
-_SAME_TENSOR = frozenset({"contiguous", "clone"})
-_DTYPE_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64",
-                  "long": "int64", "int": "int32", "bool": "bool"}
 
 
 @dataclass(frozen=True)
@@ -84,12 +89,30 @@ class RecordClass:
 
 
 @dataclass(frozen=True)
+class EnumClass:
+    """An sglang enum whose members are told apart by name alone: no two share a value (no
+    aliases), nothing of its own compares or tests them. ``falsy``: the members whose truth is
+    false (an int or str enum's 0 or ""); ``plain``: no int or str mixin (a member equals
+    nothing but itself); ``aliases``: the other names sglang exports the class by."""
+
+    qualified: str
+    members: tuple[str, ...]
+    falsy: tuple[str, ...] = ()
+    plain: bool = True
+    aliases: tuple[str, ...] = ()
+
+    def member(self, name: str) -> Member:
+        return Member(self.qualified, name, name not in self.falsy, self.plain)
+
+
+@dataclass(frozen=True)
 class FailsWhen:
     summary: str
     when: str
     expression: ast.expr
     parameters: tuple[Parameter, ...]
     records: tuple[tuple[str, RecordClass], ...] = ()  # (qualified class, its fields)
+    enums: tuple[EnumClass, ...] = ()
 
 
 def parse(fields, targets):
@@ -126,6 +149,15 @@ def parse(fields, targets):
             raise item.error("positional", f"must be between 0 and {len(names)}")
         records.append((item.str("class"), RecordClass(names, positional, defaults)))
         item.done()
+    enums = []
+    for item in fields.subs("enum", required=False):
+        members = tuple(item.strings("members"))
+        falsy = tuple(item.strings("falsy", required=False) or ())
+        if not set(falsy) <= set(members):
+            raise item.error("falsy", "must be among the members")
+        enums.append(EnumClass(item.str("class"), members, falsy, item.bool("plain", required=False) is not False,
+                               tuple(item.strings("aliases", required=False) or ())))
+        item.done()
     text = fields.str("when")
     try:
         expression = parse_when(text, [p.name for p in parameters])
@@ -133,7 +165,7 @@ def parse(fields, targets):
         raise fields.error("when", str(error)) from None
     if not names_read(expression) & {p.name for p in parameters}:
         raise fields.error("when", "reads no parameter: it would fail every call")
-    return FailsWhen(fields.str("summary"), text, expression, tuple(parameters), tuple(records))
+    return FailsWhen(fields.str("summary"), text, expression, tuple(parameters), tuple(records), tuple(enums))
 
 
 # --- the values a call passes ---------------------------------------------------------------
@@ -174,10 +206,12 @@ def _scalar(value: object) -> object:
 class CallValues:
     """What the engine knows of a call's arguments (LibCST, through the file's resolver)."""
 
-    def __init__(self, site, records=()):
+    def __init__(self, site, records=(), enums=()):
         self.site = site
         self.model = site.model
         self.records = dict(records)
+        # an enum class by each name it is imported by: its members' references are told apart
+        self.enums = {name: enum for enum in enums for name in (enum.qualified, *enum.aliases)}
 
     def found(self, name, position):
         result = find_in_call(self.site.node, name, position, self.site)
@@ -245,6 +279,10 @@ class CallValues:
         if isinstance(node, cst.Attribute):
             known = self.model.evaluate(node, scope, where)
             if len(known) == 1 and isinstance(known[0].value, Ref):
+                owner, _, name = known[0].value.qualified.rpartition(".")
+                enum = self.enums.get(owner)
+                if enum is not None:
+                    return enum.member(name) if name in enum.members else UNKNOWN
                 return _scalar(known[0].value)
         return UNKNOWN
 
@@ -284,7 +322,7 @@ class CallValues:
             method = call.func.attr.value
             base = self.value(call.func.value, depth + 1, scope, where)
             if isinstance(base, Tensor):
-                return _tensor_method(base, method, [self._argument(a, depth, scope, where) for a in call.args])
+                return tensor_method(base, method, [self._argument(a, depth, scope, where) for a in call.args])
             return UNKNOWN
         name = self.model.qualify(call.func, scope)
         if name is None and isinstance(call.func, cst.Name) and call.func.value == "dict" \
@@ -293,16 +331,16 @@ class CallValues:
         if name in NAMESPACES or name in self.records:
             return _record(name, self.records.get(name), [self._argument(a, depth, scope, where) for a in call.args])
         if name in MLX_FACTORIES:
-            return _mlx_array(name, [self._argument(a, depth, scope, where) for a in call.args])
+            return mlx_array(name, [self._argument(a, depth, scope, where) for a in call.args])
         if name is None or not name.startswith("torch."):
             return UNKNOWN
         args = [self._argument(a, depth, scope, where) for a in call.args]
         if name == "torch.device":
-            return _named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str) \
+            return named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str) \
                 else UNKNOWN
         if name in FACTORIES:
-            return _factory(name, args)
-        return _made_by_torch(name, args)
+            return factory(name, args)
+        return made_by_torch(name, args)
 
     def _argument(self, arg: cst.Arg, depth: int, scope, where) -> tuple[str | None, object]:
         if arg.star:
@@ -311,19 +349,10 @@ class CallValues:
         return keyword, self.value(arg.value, depth + 1, scope, where)
 
 
-def _split(args: list[tuple[str | None, object]]) -> tuple[list, dict] | None:
-    """A call's argument values (``CallValues._argument``) as positional ones and keywords;
-    None after a ``*``/``**`` splat (the arguments are then not known)."""
-    if any(keyword == "*" for keyword, _ in args):
-        return None
-    return ([value for keyword, value in args if keyword is None],
-            {keyword: value for keyword, value in args if keyword is not None})
-
-
 def _record(name: str, record: RecordClass | None, args: list[tuple[str | None, object]]) -> object:
     """The object ``SimpleNamespace(a=1)`` or a record class's call makes; UNKNOWN where the
     call does not match the fields (Python would raise a TypeError, not sglang its error)."""
-    split = _split(args)
+    split = split_arguments(args)
     if split is None:
         return UNKNOWN
     positional, keywords = split
@@ -340,27 +369,9 @@ def _record(name: str, record: RecordClass | None, args: list[tuple[str | None, 
     return Record(name, tuple((field, attributes[field]) for field in record.fields))
 
 
-def _mlx_array(name: str, args: list[tuple[str | None, object]]) -> object:
-    """``mx.zeros((8, 768), dtype=mx.float16)``: an MLX array of that shape and dtype."""
-    split = _split(args)
-    if split is None:
-        return UNKNOWN
-    positional, keywords = split
-    shape = keywords.get("shape", positional[0] if positional else UNKNOWN)
-    shape = (shape,) if _is_int(shape) else tuple(shape) if isinstance(shape, (tuple, list)) else UNKNOWN
-    if shape is UNKNOWN or not all(_is_int(v) or v is UNKNOWN for v in shape):
-        return UNKNOWN
-    dtype = keywords.get("dtype", NOT_LITERAL)
-    if dtype is NOT_LITERAL:
-        dtype = Ref("mlx.core.float32") if name != "mlx.core.full" else UNKNOWN  # (full: the fill value's)
-    if not (isinstance(dtype, Ref) and is_dtype(dtype) or dtype is UNKNOWN):
-        return UNKNOWN
-    return Tensor(shape, dtype, Device(UNKNOWN, UNKNOWN), False, None, "mlx")
-
-
 def _dict_call(args: list[tuple[str | None, object]]) -> object:
     """``dict(a=1, b=2)`` / ``dict(base, c=3)`` of known values."""
-    split = _split(args)
+    split = split_arguments(args)
     if split is None or len(split[0]) > 1:
         return UNKNOWN
     positional, keywords = split
@@ -368,161 +379,6 @@ def _dict_call(args: list[tuple[str | None, object]]) -> object:
     if not isinstance(base, dict):
         return UNKNOWN
     return {**base, **keywords}
-
-
-def _named_device(text: str) -> Device:
-    """``torch.device("cuda:1")``: type and index (None where the text names none)."""
-    kind, _, index = text.partition(":")
-    return Device(kind, int(index) if index.isdigit() else None if not index else UNKNOWN)
-
-
-def _device(value: object) -> Device:
-    """The device a tensor is made on: an accelerator named without an index is the current
-    one, whose index is not known here (a tensor's device always has one)."""
-    device = value if isinstance(value, Device) else _named_device(value) if isinstance(value, str) else None
-    if device is None or device.type is UNKNOWN:
-        return Device(UNKNOWN, UNKNOWN)
-    if device.type != "cpu" and device.index is None:
-        return Device(device.type, UNKNOWN)
-    return device
-
-
-def _factory(name: str, args: list[tuple[str | None, object]]) -> object:
-    """The tensor ``torch.<factory>(sizes..., dtype=, device=)`` makes."""
-    split = _split(args)
-    if split is None:
-        return UNKNOWN
-    positional, keywords = split
-    if name == "torch.full":
-        positional = positional[:1]
-        fill = keywords.get("fill_value", args[1][1] if len(args) > 1 and args[1][0] is None else UNKNOWN)
-    if "size" in keywords:
-        positional = [keywords["size"]]
-    if len(positional) == 1 and isinstance(positional[0], (tuple, list)):
-        positional = list(positional[0])
-    if not all(isinstance(v, int) and not isinstance(v, bool) or v is UNKNOWN for v in positional):
-        return UNKNOWN
-    dtype = keywords.get("dtype", NOT_LITERAL)
-    if dtype is NOT_LITERAL:
-        if name == "torch.full":
-            dtype = (dtype_ref("float32") if isinstance(fill, float) else dtype_ref("int64")
-                     if isinstance(fill, int) and not isinstance(fill, bool) else UNKNOWN)
-        else:
-            dtype = dtype_ref("float32")  # torch's default dtype (unless the program changes it)
-    return Tensor(tuple(positional), dtype, _device(keywords.get("device", "cpu")),
-                  keywords.get("requires_grad", False))
-
-
-def _made_by_torch(name: str, args: list[tuple[str | None, object]]) -> object:
-    """``torch.tensor([...])``, ``torch.arange(n)``, ``torch.randint(lo, hi, size)``,
-    ``torch.zeros_like(x)``: the tensors whose shape the call says; any other torch function
-    that makes a tensor gives one of unknown shape and dtype (still a tensor: never None)."""
-    split = _split(args)
-    if split is None:
-        return UNKNOWN
-    positional, keywords = split
-    device = _device(keywords.get("device", "cpu"))
-    dtype = keywords.get("dtype", NOT_LITERAL)
-    requires_grad = keywords.get("requires_grad", False)
-    if name == "torch.tensor" and positional:
-        shape, kind = _data_shape(positional[0])
-        if shape is UNKNOWN:
-            return Tensor(UNKNOWN, UNKNOWN if dtype is NOT_LITERAL else dtype, device, requires_grad)
-        default = {bool: "bool", int: "int64", float: "float32"}.get(kind)
-        return Tensor(shape, dtype if dtype is not NOT_LITERAL else (dtype_ref(default) if default else UNKNOWN),
-                      device, requires_grad)
-    if name == "torch.arange" and 1 <= len(positional) <= 3 and all(_is_int(v) for v in positional):
-        start, end, step = (0, positional[0], 1) if len(positional) == 1 else (*positional, 1)[:3]
-        length = max(0, -(-(end - start) // step)) if step else UNKNOWN
-        return Tensor((length,), dtype if dtype is not NOT_LITERAL else dtype_ref("int64"), device, requires_grad)
-    if name == "torch.randint" and len(positional) in (2, 3):
-        size = keywords.get("size", positional[-1])
-        shape = tuple(size) if isinstance(size, (tuple, list)) and all(_is_int(v) for v in size) else UNKNOWN
-        return Tensor(shape, dtype if dtype is not NOT_LITERAL else dtype_ref("int64"), device, requires_grad)
-    if name.endswith("_like") and name[6:-5] in ("empty", "zeros", "ones", "full", "rand", "randn") and positional:
-        source = positional[0]
-        if isinstance(source, Tensor):
-            return Tensor(source.shape, dtype if dtype is not NOT_LITERAL else source.dtype,
-                          _device(keywords["device"]) if "device" in keywords else source.device, requires_grad)
-    if name[6:] in _TENSOR_FUNCTIONS:
-        return Tensor(UNKNOWN, UNKNOWN, Device(UNKNOWN), UNKNOWN)
-    return UNKNOWN
-
-
-# torch functions that always return a tensor (of a shape not followed here).
-_TENSOR_FUNCTIONS = frozenset({
-    "tensor", "arange", "randint", "randperm", "linspace", "cat", "stack", "softmax", "empty_like", "zeros_like",
-    "ones_like", "full_like", "rand_like", "randn_like", "from_numpy", "as_tensor", "eye", "matmul",
-})
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _data_shape(data: object) -> tuple[object, type | None]:
-    """The shape of nested lists of numbers, and the widest kind of number in them."""
-    if isinstance(data, (bool, int, float)):
-        return (), type(data)
-    if not isinstance(data, (list, tuple)):
-        return UNKNOWN, None
-    if not data:
-        return (0,), float
-    shapes = [_data_shape(item) for item in data]
-    if any(shape is UNKNOWN for shape, _ in shapes) or len({shape for shape, _ in shapes}) != 1:
-        return UNKNOWN, None
-    kinds = {kind for _, kind in shapes}
-    kind = float if float in kinds else int if int in kinds else bool
-    return (len(data), *shapes[0][0]), kind
-
-
-def _reshaped(tensor: Tensor, sizes: list) -> object:
-    """``x.view(a, -1)`` / ``x.reshape((a, b))`` of a tensor whose shape is known."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = list(sizes[0])
-    if tensor.shape is UNKNOWN or not all(_is_int(v) for v in tensor.shape) or not all(_is_int(v) for v in sizes):
-        return Tensor(UNKNOWN, tensor.dtype, tensor.device, tensor.requires_grad)
-    total = 1
-    for size in tensor.shape:
-        total *= size
-    known = 1
-    for size in sizes:
-        if size != -1:
-            known *= size
-    if sizes.count(-1) > 1 or known == 0:
-        return UNKNOWN
-    shape = tuple(total // known if size == -1 else size for size in sizes)
-    if total != known * (total // known if -1 in sizes else 1):
-        return UNKNOWN  # the view itself fails
-    return Tensor(shape, tensor.dtype, tensor.device, tensor.requires_grad)
-
-
-def _tensor_method(tensor: Tensor, method: str, args: list[tuple[str | None, object]]) -> object:
-    if any(keyword == "*" for keyword, _ in args) or tensor.library != "torch":
-        return UNKNOWN
-    if method in ("view", "reshape") and args and all(keyword is None for keyword, _ in args):
-        if tensor.strides is not None:
-            return UNKNOWN
-        return _reshaped(tensor, [value for _, value in args])
-    if method == "t" and not args and tensor.shape is not UNKNOWN and len(tensor.shape) == 2:
-        strides = tensor.strides if tensor.strides is not None else (tensor.shape[1], 1)
-        return Tensor(tensor.shape[::-1], tensor.dtype, tensor.device, tensor.requires_grad,
-                      strides[::-1] if strides is not UNKNOWN else UNKNOWN)
-    if method in _SAME_TENSOR:
-        return tensor if method != "contiguous" else Tensor(tensor.shape, tensor.dtype, tensor.device,
-                                                            tensor.requires_grad)
-    if method in _DTYPE_METHODS and not args:
-        return Tensor(tensor.shape, dtype_ref(_DTYPE_METHODS[method]), tensor.device, tensor.requires_grad,
-                      tensor.strides)
-    if method in ("cuda", "cpu") and not args:
-        return Tensor(tensor.shape, tensor.dtype, _device(method), tensor.requires_grad, tensor.strides)
-    if method == "to" and len(args) == 1 and args[0][0] in (None, "device", "dtype"):
-        value = args[0][1]
-        if isinstance(value, Ref) and dtype_ref(value.qualified.rpartition(".")[2]) is not None:
-            return Tensor(tensor.shape, value, tensor.device, tensor.requires_grad, tensor.strides)
-        if isinstance(value, (str, Device)):
-            return Tensor(tensor.shape, tensor.dtype, _device(value), tensor.requires_grad, tensor.strides)
-    return UNKNOWN
 
 
 def _ast_value(node: ast.expr, depth: int = 0) -> object:
@@ -548,7 +404,7 @@ def run(site, rule, check, target):
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return
     params: FailsWhen = check.params
-    values = CallValues(site, params.records)
+    values = CallValues(site, params.records, params.enums)
     env = bind(params, values.found, values.value, values.extra_keywords)
     if holds(params.expression, env) is not True:
         return
@@ -605,11 +461,11 @@ def known_at_the_call(value: object) -> bool:
     return value is not UNKNOWN
 
 
-# A tensor's methods the engine reads (``_tensor_method``): they make a tensor from the receiver.
-_TENSOR_METHODS = _SAME_TENSOR | set(_DTYPE_METHODS) | {"view", "reshape", "t", "to", "cuda", "cpu"}
+# A tensor's methods the engine reads (``tensor_method``): they make a tensor from the receiver.
+_TENSOR_METHODS = SAME_TENSOR | set(DTYPE_METHODS) | {"view", "reshape", "t", "to", "cuda", "cpu"}
 # The calls whose value the engine reads (``_made``): torch's tensor makers, tensor methods, dict().
 _READ_CALLS = frozenset(
-    {name.rpartition(".")[2] for name in FACTORIES} | _TENSOR_FUNCTIONS | _SAME_TENSOR | set(_DTYPE_METHODS)
+    {name.rpartition(".")[2] for name in FACTORIES} | TENSOR_FUNCTIONS | SAME_TENSOR | set(DTYPE_METHODS)
     | {"device", "dict", "view", "reshape", "t", "to", "cuda", "cpu"} | {n.rpartition(".")[2] for n in NAMESPACES}
 )
 

@@ -101,6 +101,33 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Member:
+    """A member of an sglang enum a rule lists (``[[check.enum]]``): its members are told apart
+    by name (no two share a value), and it is equal to nothing else when the enum has no int
+    or str mixin (``plain``)."""
+
+    enum: str  # the class, qualified where sglang defines it
+    name: str
+    truthy: bool = True
+    plain: bool = True
+
+    def __repr__(self) -> str:
+        return f"{self.enum.rpartition('.')[2]}.{self.name}"
+
+
+def member_equal(member: "Member", other: object) -> object:
+    """``member == other``: True, False or None (not known)."""
+    if isinstance(other, Member):
+        return member.name == other.name if other.enum == member.enum else None
+    if getattr(other, "qualified", None) is not None:  # a Ref: the rule's own ``sglang.x.E.NAME``
+        owner, _, name = other.qualified.rpartition(".")
+        return member.name == name if owner == member.enum else None
+    if other is None:
+        return False
+    return False if member.plain and isinstance(other, (str, int, float, bool, tuple)) else None
+
+
+@dataclass(frozen=True)
 class TruthOnly:
     """A value whose truth is known but not the value itself: ``x or "auto"`` with ``x``
     unknown is true, but it is ``x`` or ``"auto"``."""

@@ -29,15 +29,17 @@ from sglang_lint.checks.values import (  # (the values, re-exported for the chec
     FLOAT_DTYPES,
     UNKNOWN,
     Device,
+    Member,
     Record,
     Tensor,
     TruthOnly,
     dtype_ref,
     is_dtype,
+    member_equal,
 )
 from sglang_lint.pynames import Ref
 
-__all__ = ["FLOAT_DTYPES", "UNKNOWN", "Device", "Record", "Tensor", "TruthOnly", "dtype_ref", "is_dtype",
+__all__ = ["FLOAT_DTYPES", "UNKNOWN", "Device", "Member", "Record", "Tensor", "TruthOnly", "dtype_ref", "is_dtype",
            "WhenError", "parse_when", "names_read", "evaluate", "holds", "equal", "arithmetic", "known", "truth"]
 
 
@@ -142,6 +144,8 @@ def truth(value: object) -> object:
     """Python's truth of a value: True, False or UNKNOWN."""
     if isinstance(value, TruthOnly):
         return value.truth
+    if isinstance(value, Member):
+        return value.truthy
     if value is UNKNOWN or isinstance(value, (Tensor, Ref, Record)):
         return UNKNOWN  # a tensor's truth is its data's; an enum member's or an object's is its own
     if isinstance(value, (tuple, list, dict, str)):
@@ -249,6 +253,10 @@ def equal(a: object, b: object) -> object:
         return UNKNOWN  # elementwise in torch
     if isinstance(a, Device) or isinstance(b, Device):
         return _same_device(a, b)
+    if isinstance(a, Member) or isinstance(b, Member):
+        member, other = (a, b) if isinstance(a, Member) else (b, a)
+        same = member_equal(member, other)
+        return UNKNOWN if same is None else same
     if isinstance(a, Ref) or isinstance(b, Ref):
         if isinstance(a, Ref) and isinstance(b, Ref):
             if a == b:
@@ -345,7 +353,8 @@ def _identical(a: object, b: object) -> object:
             return False if x.truth and (y is None or y is False) else UNKNOWN
     if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
         return a is b
-    return equal(a, b) if isinstance(a, Ref) and isinstance(b, Ref) else UNKNOWN
+    # (enum members are singletons: identity is equality)
+    return equal(a, b) if isinstance(a, (Ref, Member)) and isinstance(b, (Ref, Member)) else UNKNOWN
 
 
 def _orderable(a: object, b: object) -> bool:
@@ -419,6 +428,8 @@ def _attribute(value: object, name: str) -> object:
         return _Method(value, name) if name in TENSOR_METHODS else UNKNOWN
     if isinstance(value, Record):
         return value.attribute(name)
+    if isinstance(value, Member):
+        return value.name if name == "name" else UNKNOWN
     if isinstance(value, Device):
         return value.type if name == "type" else value.index if name == "index" else UNKNOWN
     if isinstance(value, (dict, str, tuple, list)) and name in VALUE_METHODS:
@@ -579,7 +590,7 @@ def _builtin_instance(value: object, types: list[str]) -> object:
         return UNKNOWN
     if isinstance(value, Tensor):
         return "torch.Tensor" in types or "object" in types
-    if value is UNKNOWN or isinstance(value, (Ref, Device)):
+    if value is UNKNOWN or isinstance(value, (Ref, Device, Member)):
         return UNKNOWN
     container = {tuple: "tuple", list: "list", dict: "dict", frozenset: "frozenset"}.get(type(value))
     if container is not None:

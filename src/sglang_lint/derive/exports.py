@@ -18,6 +18,7 @@ LAZY_IMPORTERS = frozenset({"LazyImport"})  # sglang.utils.LazyImport(module, na
 def package_exports(modules: list[Module]) -> dict[str, str]:
     """Every re-exported name: ``package.Name`` -> where it is bound (one step)."""
     found: dict[str, str] = {}
+    names = {module.name for module in modules}
     for module in modules:
         if module.path.name != "__init__.py":
             continue
@@ -36,7 +37,7 @@ def package_exports(modules: list[Module]) -> dict[str, str]:
                 where, name = (a.value for a in node.value.args)
                 found.setdefault(f"{module.name}.{node.targets[0].id}", f"{where}.{name}")
             elif isinstance(node, ast.FunctionDef) and node.name == "__getattr__" and node.args.args:
-                for name, where in _lazy_attributes(node, module):
+                for name, where in [*_lazy_attributes(node, module), *_table_attributes(node, module, names)]:
                     found.setdefault(f"{module.name}.{name}", where)
     return found
 
@@ -63,6 +64,34 @@ def _lazy_attributes(function: ast.FunctionDef, module: Module):
                          and len(r.value.args) == 2 and isinstance(r.value.args[0], ast.Name)
                          and r.value.args[0].id == bound for r in test.body):
                     yield from ((name, f"{base}.{alias.name}.{name}") for name in names)
+
+
+def _table_attributes(function: ast.FunctionDef, module: Module, names: set[str]):
+    """A module ``__getattr__(name)`` that looks the name up in a module-level table of
+    submodules (``_EXPORTS = {"f": "routing.f_triton", ...}``; ``TABLE.get(name)`` or
+    ``TABLE[name]``) and returns ``getattr(import_module(owner), name)``: (f, owner.f) for each
+    entry whose module (absolute, or under the package) is in the tree."""
+    argument = function.args.args[0].arg
+    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+    if not any(isinstance(c.func, ast.Name) and c.func.id == "getattr" and len(c.args) == 2
+               and isinstance(c.args[1], ast.Name) and c.args[1].id == argument and isinstance(c.args[0], ast.Call)
+               and ast.unparse(c.args[0].func).endswith("import_module") for c in calls):
+        return
+    for node in ast.walk(function):
+        looked = node.value if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) \
+            and node.slice.id == argument else node.func.value if isinstance(node, ast.Call) \
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args \
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == argument else None
+        table = module.constants.get(looked.id) if isinstance(looked, ast.Name) else None
+        if not isinstance(table, ast.Dict):
+            continue
+        for key, value in zip(table.keys, table.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                    and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                continue
+            owner = next((o for o in (value.value, f"{module.name}.{value.value.lstrip('.')}") if o in names), None)
+            if owner is not None:
+                yield key.value, f"{owner}.{key.value}"
 
 
 def _names_tested(test: ast.expr, argument: str) -> list[str]:

@@ -56,6 +56,19 @@ class Constraint:
             "truthy": lambda: not value,
         }[self.kind]()
 
+    def violation(self, parameter: str) -> str | None:
+        """A Python expression of ``parameter`` that is true where the guard raises (for a
+        fails-when path to leave those calls to this rule); None for ``instance-of``."""
+        values = _display(self.values) if self.kind in ("allowed-values", "forbidden-values") else ""
+        if self.kind == "allowed-values":
+            return f"{parameter} is not None and {parameter} not in {values}" if self.none_allowed \
+                else f"{parameter} not in {values}"
+        if self.kind == "number-range":
+            return "not (" + " and ".join(f"{parameter} {op} {bound!r}" for op, bound in self.values) + ")"
+        return {"forbidden-values": f"{parameter} in {values}", "not-none": f"{parameter} is None",
+                "must-be-none": f"{parameter} is not None", "truthy": f"not {parameter}",
+                "falsy": f"bool({parameter})"}.get(self.kind)
+
     def describe(self, parameter: str) -> str:
         if self.kind == "instance-of":
             types, not_types = self.values
@@ -73,6 +86,11 @@ class Constraint:
             "must-be-none": f"{parameter} is None",
             "truthy": f"{parameter} is truthy",
         }[self.kind]
+
+
+def _display(values: tuple) -> str:
+    """A tuple display of literals, valid Python (a one-element tuple keeps its comma)."""
+    return "(" + ", ".join(repr(v) for v in values) + ("," if len(values) == 1 else "") + ")"
 
 
 def _literal(node: ast.expr) -> object:
@@ -343,6 +361,14 @@ class Condition:
 
     def passes(self, value: object) -> bool:
         return condition_passes(self.holds, self.values, value)
+
+    def source(self) -> str:
+        """The condition as a Python expression."""
+        if self.holds in ("truthy", "falsy"):
+            return self.parameter if self.holds == "truthy" else f"not {self.parameter}"
+        if self.values == (None,):
+            return f"{self.parameter} {'is' if self.holds == 'in' else 'is not'} None"
+        return f"{self.parameter} {self.holds} {_display(self.values)}"
 
     def describe(self) -> str:
         if self.holds in ("truthy", "falsy"):

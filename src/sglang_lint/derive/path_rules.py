@@ -4,8 +4,8 @@ each, and the rule file written for it. The path itself is derive/paths.py's."""
 from __future__ import annotations
 
 import ast
+import copy
 import functools
-import hashlib
 import itertools
 import random
 import re
@@ -19,17 +19,17 @@ from sglang_lint.checks.when import (
     UNKNOWN,
     VALUE_METHODS,
     Device,
+    Member,
     Record,
     Tensor,
     dtype_ref,
     equal,
-    evaluate,
     holds,
     names_read,
 )
-from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
-from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message, shown_message
+from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
 from sglang_lint.derive.paths import derive_path, parameters_of
+from sglang_lint.derive.solve import NOT_TRUE, goals, matching_tensors, solve
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_local
 from sglang_lint.pynames import NOT_LITERAL, Ref
@@ -49,11 +49,18 @@ class PathSite:
     good: dict | None = None
     records: tuple = ()  # (qualified class, RecordClass) of parameters whose attributes the path reads
     receiver: str = ""  # a method's class, when the call must show its receiver is one (a shared name)
+    on_class: bool = False  # a class or static method: the receiver may be the class itself
+    enums: tuple = ()  # the sglang enums (checks.fails_when.EnumClass) whose members the path reads
 
     @functools.cached_property
     def expression(self) -> ast.expr:
         """``when``, parsed once (the example searches evaluate it thousands of times)."""
         return ast.parse(self.when, mode="eval").body
+
+    @functools.cached_property
+    def variants(self) -> list[ast.expr]:
+        """The path with torch's state queries replaced by each of True, False and None."""
+        return _state_variants(self.expression)
 
     @functools.cached_property
     def read(self) -> frozenset[str]:
@@ -176,7 +183,10 @@ def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None
     read = names_read(expression)
     parameters = [p for p in site.parameters if p.name in read]
     extra = frozenset(_default_items(parameters))
-    pools = [_candidates(p.name, expression, p, extra) for p in parameters]
+    members = [enum.member(name) for enum in site.enums for name in enum.members[:16]]
+    compared = _compared_with_members(expression, site.enums)  # (tried with members first)
+    pools = [members + _candidates(p.name, expression, p, extra) if p.name in compared
+             else _candidates(p.name, expression, p, extra) + members for p in parameters]
     rng = random.Random(zlib.crc32(site.key.encode()))
     combos = itertools.product(*pools) if _product_size(pools) <= tries else (
         tuple(rng.choice(pool) for pool in pools) for _ in range(tries))
@@ -184,13 +194,24 @@ def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None
     for combo in combos:
         env = dict(zip((p.name for p in parameters), combo))
         if holds(expression, env) is True:
-            good = _nearest_false(expression, env, parameters, pools, rng)
+            good = _nearest_false(site, env, parameters, pools, rng)
             if good is not None:
                 return env, good
             attempts += 1
             if attempts >= 3:
                 return None
     return None
+
+
+def _compared_with_members(expression: ast.expr, enums) -> set[str]:
+    """The names a comparison in ``expression`` sets against an enum's member."""
+    classes = {enum.qualified for enum in enums}
+    found = set()
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Compare) and any(
+                isinstance(n, ast.Attribute) and ast.unparse(n.value) in classes for n in ast.walk(node)):
+            found |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return found
 
 
 def _product_size(pools) -> int:
@@ -200,42 +221,66 @@ def _product_size(pools) -> int:
     return size
 
 
-def _matching(expression, env: dict) -> dict[str, list]:
-    """Tensors that meet the path's equality tests of a tensor's shape or dtype with what the
-    other arguments give (``out.shape != (x.shape[0], 1)``): few random tensors would."""
-    found: dict[str, list] = {}
-    for node in ast.walk(expression):
-        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
-            continue
-        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
-            if isinstance(side, ast.Attribute) and side.attr in ("shape", "dtype") \
-                    and isinstance(side.value, ast.Name) \
-                    and isinstance(env.get(side.value.id), Tensor):
-                tensor, wanted = env[side.value.id], evaluate(other, env)
-                if side.attr == "shape" and isinstance(wanted, tuple) and all(
-                        isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 4096 for v in wanted):
-                    found.setdefault(side.value.id, []).append(
-                        Tensor(wanted, tensor.dtype, tensor.device, tensor.requires_grad))
-                elif side.attr == "dtype" and isinstance(wanted, Ref) and dtype_ref(wanted.qualified[6:]) == wanted:
-                    found.setdefault(side.value.id, []).append(
-                        Tensor(tensor.shape, wanted, tensor.device, tensor.requires_grad))
-    return found
-
-
-def _nearest_false(expression, bad: dict, parameters, pools, rng, tries: int = 1000) -> dict | None:
+def _nearest_false(site: PathSite, bad: dict, parameters, pools, rng, tries: int = 1000) -> dict | None:
     """The bad binding with one value changed, else any binding, that makes the path false."""
-    matching = _matching(expression, bad)
+    matching = matching_tensors(site.expression, bad)
     for parameter, pool in zip(parameters, pools):
         for value in matching.get(parameter.name, []) + pool:
             env = dict(bad)
             env[parameter.name] = value
-            if holds(expression, env) is False:
+            if passes(site, env):
                 return env
     for _ in range(tries):
         env = {p.name: rng.choice(pool) for p, pool in zip(parameters, pools)}
-        if holds(expression, env) is False:
+        if passes(site, env):
+            return env
+    by_name = {p.name: pool for p, pool in zip(parameters, pools)}
+    for variant in [site.expression, *site.variants]:  # a chain of tests: met one after the other
+        env = solve(goals(variant, False), bad, by_name)
+        if env is not None and passes(site, env):
             return env
     return None
+
+
+def passes(site: PathSite, called: dict) -> bool:
+    """Does a call binding the parameters so (``path_called``) certainly not take the path? A
+    path that reads torch's state (``torch.is_grad_enabled()``, ``torch.version.hip``) is never
+    certainly false at a call: such a call passes where it is false in some state of torch (on
+    CUDA, under no_grad) and not true whatever the state."""
+    verdict = holds(site.expression, called)
+    return verdict is False or verdict is not True and any(holds(v, called) is False for v in site.variants)
+
+
+def _state_variants(expression: ast.expr) -> list[ast.expr]:
+    """The path with torch's state queries replaced by each of True, False and None."""
+    queries = sorted({ast.dump(node) for node in ast.walk(expression) if _is_state_query(node)})
+    if not queries or len(queries) > 2:
+        return []
+
+    class Replace(ast.NodeTransformer):
+        def __init__(self, values: dict):
+            self.values = values
+
+        def visit(self, node):
+            dumped = ast.dump(node) if isinstance(node, (ast.Call, ast.Attribute)) else None
+            return ast.Constant(self.values[dumped]) if dumped in self.values else self.generic_visit(node)
+
+    return [Replace(dict(zip(queries, values))).visit(copy.deepcopy(expression))
+            for values in itertools.product((True, False, None), repeat=len(queries))]
+
+
+def _is_state_query(node: ast.AST) -> bool:
+    """``torch.f()`` with no argument, or ``torch.version.x``: what the install or the process holds."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func
+        if not isinstance(node, ast.Attribute):
+            return False
+    elif not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+              and node.value.attr == "version"):
+        return False
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "torch"
 
 
 def representable(value: object) -> bool:
@@ -252,7 +297,7 @@ def representable(value: object) -> bool:
         return isinstance(value.dtype, Ref) and value.device.type in ("cuda", "cpu")
     if isinstance(value, Record):
         return value.kind == NAMESPACE and all(representable(v) for _, v in value.attributes)
-    return value is None or isinstance(value, (bool, int, float, str))
+    return value is None or isinstance(value, (bool, int, float, str, Member))
 
 
 def write_value(value: object) -> str:
@@ -264,6 +309,8 @@ def write_value(value: object) -> str:
         return f"torch.zeros({sizes}, dtype={value.dtype.qualified}, device={value.device.type!r}{grad})"
     if isinstance(value, Record):
         return "SimpleNamespace(" + ", ".join(f"{k}={write_value(v)}" for k, v in value.attributes) + ")"
+    if isinstance(value, Member):
+        return f"{value.enum.rpartition('.')[2]}.{value.name}"  # (the example imports the class)
     if isinstance(value, list):
         return "[" + ", ".join(write_value(v) for v in value) + "]"
     if isinstance(value, tuple):
@@ -301,13 +348,10 @@ def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | Non
         return "class", f"{module.name}.{owner.name}", True, ""
     if function.name.startswith("__"):
         raise Skip("a special method")
-    if function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
-        # (a rule on ``build`` or ``forward`` would send most files past the prefilter)
-        raise Skip("a method name too common to match without knowing the receiver")
-    if method_owners[function.name] > 1:
-        # matched only on a receiver shown to be of the class (made there: ``Planner().set_shared(...)``)
-        if "classmethod" in decorators:
-            raise Skip("a class method whose name several classes share (its receiver is no instance)")
+    if method_owners[function.name] > 1 or function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
+        # matched only on a receiver shown to be of the class (made there: ``Planner().set_shared(...)``,
+        # or the class itself for a class or static method); the prefilter asks for the class's name
+        # too, so ``build`` alone lets no file through
         return "method", function.name, not static, f"{module.name}.{owner.name}"
     return "method", function.name, not static, ""
 
@@ -348,7 +392,9 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     another rule (``rule_sites``, the one-parameter deriver's) already checks; the reasons the
     others were left, counted; and, per callable, keyword arguments with which none of its checks
     fails (the one-parameter rules' examples pass them too)."""
-    ruled = {(s.module, s.function, s.line) for s in rule_sites}
+    ruled: dict[tuple, list] = {}
+    for rule_site in rule_sites:
+        ruled.setdefault((rule_site.module, rule_site.function, rule_site.line), []).append(rule_site)
     name_owners = method_owners(modules)
     by_name = {module.name: module for module in modules}
     classes = PlainClasses(by_name)
@@ -361,7 +407,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                 and isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
             for function, owner in owners:
                 qualname = f"{owner.name}.{function.name}" if owner else function.name
-                points = [p for p in _raise_points(function) if (module.name, qualname, p[0].lineno) not in ruled]
+                points = list(_raise_points(function))
                 if not points:
                     continue
                 try:
@@ -374,12 +420,15 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                                    else parameters_of(function, module, drop_first))
                 for raise_node, exception, message in points:
                     try:
-                        when = derive_path(module, function, owner, raise_node, list(parameters), post_init, classes)
+                        covered = _covered(ruled.get((module.name, qualname, raise_node.lineno), ()), (kind, name))
+                        when = derive_path(module, function, owner, raise_node, list(parameters), post_init, classes,
+                                           covered)
                     except Skip as skip:
                         skipped[_reason(str(skip))] += 1
                         continue
                     site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
                                     (kind, name))
+                    site.enums = _enums_read(site.expression, classes)
                     examples = find_examples(site)
                     examples = examples and tuple(_defaults_left_out(parameters, e) for e in examples)
                     if examples is None or not all(representable(v) for e in examples for v in e.values()):
@@ -388,6 +437,8 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                     site.bad, site.good = examples
                     site.records = _records_read(site, function, module, by_name)
                     site.receiver = receiver
+                    site.on_class = bool(receiver) and bool(
+                        {"classmethod", "staticmethod"} & {ast.unparse(d) for d in function.decorator_list})
                     if site.key in found:
                         skipped["a second raise with the same message in the same function"] += 1
                         continue
@@ -408,6 +459,27 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
         if binding and not receiver:
             passing[kind, name] = binding
     return sorted(kept, key=lambda s: s.key), skipped, passing
+
+
+def _enums_read(expression: ast.expr, classes: PlainClasses) -> tuple:
+    """The enums whose members ``expression`` reads (``sglang.x.E.NAME``)."""
+    found = {classes.enums[ast.unparse(node.value)] for node in ast.walk(expression)
+             if isinstance(node, ast.Attribute) and classes.enums.get(ast.unparse(node.value)) is not None}
+    return tuple(sorted(found, key=lambda enum: enum.qualified))
+
+
+def _covered(rule_sites: list, target: tuple) -> tuple[str, ...]:
+    """What the one-parameter rules of a raise report on calls of ``target``, as expressions
+    (the fails-when path leaves those calls to them); Skip when one of them cannot be written."""
+    found = []
+    for site in rule_sites:
+        if site.target is None or (site.target.kind, site.target.name) != target:
+            continue
+        violation = site.constraint.violation(site.parameter) if site.constraint else None
+        if violation is None:
+            raise Skip("a one-parameter rule checks an isinstance test of the raise")
+        found.append(" and ".join([c.source() for c, *_ in site.conditions] + [violation]))
+    return tuple(found)
 
 
 def _records_read(site: PathSite, function: ast.FunctionDef, module: Module, modules: dict) -> tuple:
@@ -472,7 +544,7 @@ def _passing_together(group: list[PathSite], one_param: list, skipped: Counter) 
     kept = []
     for site in group:
         for good in ({**site.good, **binding}, {**binding, **site.good}, binding, _opaque_rest(group, site.good)):
-            if holds(site.expression, path_called(site, good)) is False and _passes_all(good, group, one_param):
+            if passes(site, path_called(site, good)) and _passes_all(good, group, one_param):
                 site.good = good
                 kept.append(site)
                 break
@@ -483,7 +555,25 @@ def _passing_together(group: list[PathSite], one_param: list, skipped: Counter) 
                 continue
             site.good = good
             kept.append(site)
+    for site in kept:
+        site.bad = _failing_alone(site, kept, binding, one_param)
     return kept, binding
+
+
+def _failing_alone(site: PathSite, group: list[PathSite], binding: dict, one_param: list) -> dict:
+    """The site's bad example with its arguments taken, where the site's path stays true, from
+    the binding that passes every check or another site's good example, so that no other check
+    of the callable rejects it too (the example shows one mistake); else as it is."""
+    bad = dict(site.bad)
+    for name in sorted(bad):
+        for value in [b[name] for b in (binding, *(o.good for o in group)) if name in b]:
+            trial = {**bad, name: value}
+            if not isinstance(value, Opaque) and holds(site.expression, path_called(site, trial)) is True:
+                bad = trial
+                break
+    alone = all(holds(other.expression, path_called(other, bad)) is not True for other in group if other is not site) \
+        and not any(_may_fail(other, path_called(site, bad)) for other in one_param)
+    return bad if alone else site.bad
 
 
 def _string_parts(group: list[PathSite]) -> list[str]:
@@ -511,9 +601,17 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
         if any(isinstance(value, str) for value in pools[name]):
             pools[name] += _string_parts(group)
     rng = random.Random(zlib.crc32(site.key.encode()) + 1)
-    for _ in range(tries):
-        env = _opaque_rest(group, {name: rng.choice(pools[name]) for name in own})
-        if holds(site.expression, path_called(site, env)) is False and _passes_all(env, group, one_param) \
+    tried = [_opaque_rest(group, {name: rng.choice(pools[name]) for name in own}) for _ in range(tries)]
+    # a chain of tests: the site's own path false and no other check true, met one after the other
+    start = path_called(site, _opaque_rest(group, {n: v for n, v in site.good.items() if n in own}))
+    others = [(other.expression, NOT_TRUE) for other in group if other is not site and other.read & set(own)]
+    for variant in [site.expression, *site.variants]:
+        solved = solve(goals(variant, False) + others, start, pools)
+        if solved is not None:
+            tried.insert(0, _opaque_rest(group, {name: solved[name] for name in own}))
+            break
+    for env in tried:
+        if passes(site, path_called(site, env)) and _passes_all(env, group, one_param) \
                 and all(representable(v) for v in env.values()):
             return env
     return None
@@ -539,15 +637,17 @@ def path_called(site: PathSite, env: dict) -> dict:
 
 
 def _passes_all(env: dict, group: list[PathSite], one_param: list) -> bool:
+    # (the one-parameter rules read the arguments left out as their defaults too)
+    called = path_called(group[0], env)
     return all(holds(s.expression, path_called(s, env)) is not True for s in group) and not any(
-        _may_fail(o, env) for o in one_param)
+        _may_fail(o, called) for o in one_param)
 
 
 def _may_fail(site, env: dict) -> bool:
     """Could a one-parameter rule (sites.GuardedRaise) fire on a call passing ``env``? Its value
     fails the constraint, and no condition of the guard is certainly unmet."""
     value = env.get(site.parameter, NOT_LITERAL)
-    if value is NOT_LITERAL or isinstance(value, Opaque) or not site.constraint.fails(value):
+    if value is NOT_LITERAL or value is UNKNOWN or isinstance(value, Opaque) or not site.constraint.fails(value):
         return False
     for condition, argument, _, default in site.conditions:
         given = env.get(argument, default)
@@ -577,119 +677,3 @@ def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 20
         if all(representable(v) for v in env.values()) and _passes_all(env, group, one_param):
             return env
     return None
-
-
-# --- the rule file ---------------------------------------------------------------------------
-
-def _example(site: PathSite, env: dict) -> str:
-    """The call with these values (keywords where the parameter takes one)."""
-    kind, name = site.target
-    positional, keywords = [], []
-    for parameter in site.parameters:
-        if parameter.name not in env:
-            continue
-        value = env[parameter.name]
-        if parameter.var == "**":
-            keywords += [f"{key}={write_value(item)}" for key, item in value.items()]
-        elif parameter.keyword:
-            keywords.append(f"{parameter.name}={write_value(value)}")
-        else:
-            positional.append((parameter.position, write_value(value)))
-    # A positional-only argument needs every one before it: None stands for those the path does not read.
-    written = {position: text for position, text in positional}
-    arguments = [written.get(i, "None") for i in range(max(written) + 1)] if written else []
-    shown = ", ".join(arguments + keywords)
-    # the standard library's imports, then torch, then sglang's (isort's order)
-    first = [line for line, used in (("from types import SimpleNamespace", "SimpleNamespace(" in shown),
-                                     ("import torch", "torch." in shown)) if used]
-    if kind == "method" and site.receiver:
-        # the receiver made at the call, evidence of its class (its arguments unknown: no check of its own)
-        module, _, cls = site.receiver.rpartition(".")
-        return "\n\n".join([*first, f"from {module} import {cls}", f"{cls}(*args, **kwargs).{name}({shown})"])
-    if kind == "method":
-        return "".join(f"{line}\n\n" for line in first) + f"obj.{name}({shown})"
-    module, _, callee = name.rpartition(".")
-    return "\n\n".join([*first, f"from {module} import {callee}", f"{callee}({shown})"])
-
-
-def path_rule_name(site: PathSite) -> str:
-    words = f"{site.function.split('.')[-1] if not site.function.endswith('__init__') else site.function} " \
-            f"{site.message or site.exception}"
-    slug = "-".join(w for w in "".join(c.lower() if c.isalnum() else " " for c in words).split() if w not in ("init",))
-    return slug[:60].rstrip("-") or "raise"
-
-
-def path_rule_text(site: PathSite, code: str, version: str, since: str | None = None) -> str:
-    kind, name = site.target
-    summary = f"{site.exception}: {site.message}" if site.message else site.exception
-    title = f"{site.function}: {site.message or site.exception}"
-    lines = [
-        GENERATED_MARK,
-        f"code = {toml_string(code)}",
-        f"name = {toml_string(path_rule_name(site))}",
-        f"title = {toml_string(title if len(title) <= 100 else title[:97] + '...')}",
-        f"catalog_id = {toml_string(hashlib.sha1(site.key.encode()).hexdigest()[:16])}",
-        "",
-        "[raise_site]",
-        f"module = {toml_string(site.module)}",
-        f"function = {toml_string(site.function)}",
-        f"exception = {toml_string(site.exception.rsplit('.', 1)[-1] or 'Exception')}",
-        f"message = {toml_string(shown_message(site.exception, site.message))}",
-        f"line = {site.line}",
-        f"sglang_version = {toml_string(version)}",
-        f"since = {toml_string(since or version)}",
-        "",
-        "[derived]",
-        f"key = {toml_string(site.key)}",
-        f"constraint = {toml_string('not (' + site.when + ')')}",
-        "",
-        "[[check]]",
-        "kind = \"fails-when\"",
-        f"summary = {toml_string(summary)}",
-        f"when = {toml_string(site.when)}",
-        "",
-        "[[check.target]]",
-        f"{kind} = {toml_string(name)}",
-        *([f"receivers = [{toml_string(site.receiver)}]"] if site.receiver else []),
-    ]
-    read = site.read
-    for parameter in site.parameters:
-        if parameter.name not in read:
-            continue
-        lines += ["", "[[check.parameter]]", f"name = {toml_string(parameter.name)}"]
-        if parameter.position is not None and not parameter.var:
-            lines.append(f"position = {parameter.position}")
-        if not parameter.keyword and not parameter.var:
-            lines.append("keyword = false")
-        if parameter.var:
-            lines.append(f"var = {toml_string(parameter.var)}")
-        if parameter.others:
-            lines.append("others = [" + ", ".join(toml_string(n) for n in parameter.others) + "]")
-        if parameter.default is None:
-            lines.append("default_none = true")
-        elif isinstance(parameter.default, (tuple, list, dict, set)):
-            lines.append(f"default_literal = {toml_string(repr(parameter.default))}")
-        elif parameter.default is not NOT_LITERAL:
-            lines.append(f"default = {toml_value(parameter.default)}")
-    for qualified, record in site.records:
-        lines += ["", "[[check.record]]", f"class = {toml_string(qualified)}",
-                  "fields = [" + ", ".join(toml_string(f) for f in record.fields) + "]",
-                  f"positional = {record.positional}"]
-        if record.defaults:
-            lines.append(f"defaults = {toml_string(repr(record.defaults))}")
-    why = (
-        f"sglang's {site.function} ({site.module}, line {site.line} in {version}) raises {summary!r} when "
-        f"{site.when}: the path to the raise, with the function's own names replaced by what they were computed "
-        "from. When the arguments that expression reads are known at the call (literals, names bound to them, "
-        "tensors made there, the parameters' defaults), the outcome is certain; this rule reports the calls for "
-        "which it is certainly true."
-    )
-    lines += [
-        "",
-        "[docs]",
-        f"why = {toml_string(why)}",
-        f"bad = {toml_string(_example(site, site.bad))}",
-        f"good = {toml_string(_example(site, site.good))}",
-        "",
-    ]
-    return "\n".join(lines)

@@ -29,6 +29,8 @@ import copy
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
 from sglang_lint.checks.when import BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when
+from sglang_lint.derive.constants import folded_constant, imported_constant, is_literal
+from sglang_lint.derive.expressions import classes_only_tested, conjuncts, negate
 from sglang_lint.derive.guards import Skip
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, defining_module, walk_local
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
@@ -61,6 +63,7 @@ class _Path:
         self.helpers = {n.name: n for n in module.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.classes = None  # records.PlainClasses: sglang classes a path may test isinstance against
         self.depth = 0
+        self.imported_here: dict[str, str] = {}  # names the function imports itself: their qualified names
 
     # --- expressions --------------------------------------------------------------------
     def expr(self, node: ast.expr) -> ast.expr:
@@ -118,9 +121,14 @@ class _Path:
             return ast.Name(name, ast.Load())
         if name in ("None", "True", "False"):
             return ast.Constant({"None": None, "True": True, "False": False}[name])
-        constant = self.module.constants.get(name)
-        if constant is not None and _is_literal(constant):
-            return copy.deepcopy(constant)
+        if name in self.imported_here:
+            constant = imported_constant(self.imported_here[name], self._modules())
+            if constant is None:
+                raise _Unknown(f"reads the global name {name}")
+            return constant
+        constant = folded_constant(ast.Name(name, ast.Load()), self.module, self._modules())
+        if constant is not None:
+            return constant
         if name in BUILTINS and name not in self.module.definitions and name not in self.module.imports:
             return ast.Name(name, ast.Load())
         qualified = self.module.imports.get(name) or (name if name in _plain_imports(self.module) else None)
@@ -131,14 +139,20 @@ class _Path:
         plain = self.classes.qualified(name, self.module) if self.classes is not None else None
         if plain is not None:  # an sglang class, for isinstance (when.py: no literal is an instance of one)
             return ast.parse(plain, mode="eval").body
+        enum = self.classes.enum(name, self.module) if self.classes is not None else None
+        if enum is not None:  # an sglang enum, for its members (records.EnumClass)
+            return ast.parse(enum.qualified, mode="eval").body
         raise _Unknown(f"reads the global name {name}")
+
+    def _modules(self) -> dict[str, Module]:
+        return self.classes.modules if self.classes is not None else {}
 
     def _call(self, node: ast.Call) -> ast.expr:
         func = node.func
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise _Unknown("a call with * or ** arguments")
         if isinstance(func, ast.Name) and func.id in self.helpers and func.id not in self.parameters \
-                and func.id not in self.env:
+                and func.id not in self.env and func.id not in self.imported_here:
             return self._inline(self.helpers[func.id], node)
         imported = self._imported_helper(func)
         if imported is not None:
@@ -159,6 +173,10 @@ class _Path:
                 return ast.Call(ast.Attribute(receiver, "prod", ast.Load()), args, keywords)
             if func.attr in KNOWN_METHODS and not (isinstance(receiver, ast.Name) and receiver.id in ("torch", "math")):
                 return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), args, keywords)
+            if not args and not keywords and _torch_attribute(receiver):
+                # a query of torch's state (``torch.is_grad_enabled()``): unknown to the evaluator, and
+                # given nothing it could change; the path is certain only where the rest decides it
+                return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), [], [])
         raise _Unknown(f"calls {ast.unparse(func)}")
 
     def _unrolled(self, how: str, comprehension: ast.GeneratorExp | ast.ListComp) -> ast.expr:
@@ -198,9 +216,15 @@ class _Path:
         """(function, its module) of a function of another sglang module that the module
         imports by name (``from sglang.x import is_y``), defined once there."""
         if not isinstance(func, ast.Name) or self.classes is None or func.id in self.parameters \
-                or func.id in self.env or func.id in self.module.definitions:
+                or func.id in self.env:
             return None
-        defined = defining_module(func.id, self.module, self.classes.modules)
+        if func.id in self.imported_here:
+            owner, _, short = self.imported_here[func.id].rpartition(".")
+            defined = (self.classes.modules[owner], short) if owner in self.classes.modules else None
+        elif func.id in self.module.definitions:
+            return None
+        else:
+            defined = defining_module(func.id, self.module, self.classes.modules)
         if defined is None:
             return None
         owner, name = defined
@@ -253,7 +277,7 @@ class _Path:
         defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
         for name in names + kwonly:
             if name not in bound:
-                if name not in defaults or not _is_literal(defaults[name]):
+                if name not in defaults or not is_literal(defaults[name]):
                     raise _Unknown(f"calls {helper.name} leaving out {name}")
                 bound[name] = copy.deepcopy(defaults[name])
         inner = _Path(module or self.module, helper, [], None)
@@ -406,6 +430,12 @@ class _Path:
             return
         if isinstance(statement, (ast.Global, ast.Nonlocal)):
             raise _Unknown("global or nonlocal names")
+        if isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+            # a function-level import: its helpers and constants are read as the module's own
+            for alias in statement.names:
+                self.env.pop(alias.asname or alias.name, None)
+                self.imported_here[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+            return
         if _may_exit(statement):
             raise _Unknown(f"a {type(statement).__name__.lower()} statement before the raise may return")
         self._forget_changed(statement)
@@ -484,20 +514,6 @@ class _Path:
         return ast.Name(name, ast.Load()) if name in self.parameters else _GONE
 
 
-_INVERSE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot,
-            ast.IsNot: ast.Is}
-
-
-def negate(test: ast.expr) -> ast.expr:
-    """``not test``, written plainly: ``not not x`` is ``x``, ``not a == b`` is ``a != b`` (only
-    where the two read the same for every value: never an order, which NaN breaks)."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return test.operand
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE:
-        return ast.Compare(test.left, [_INVERSE[type(test.ops[0])]()], test.comparators)
-    return ast.UnaryOp(ast.Not(), test)
-
-
 _PLAIN_IMPORTS: dict[int, frozenset] = {}
 
 
@@ -522,15 +538,11 @@ def _body(function: ast.FunctionDef) -> list[ast.stmt]:
     return body
 
 
-def _is_literal(node: ast.expr) -> bool:
-    """A literal Python can read (scalars, and tuples, lists, sets and dicts of them)."""
-    if ast_literal(node) is not NOT_LITERAL:
-        return True
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return all(_is_literal(e) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(k is not None and _is_literal(k) and _is_literal(v) for k, v in zip(node.keys, node.values))
-    return False
+def _torch_attribute(node: ast.expr) -> bool:
+    """``torch`` or ``torch.cuda`` (a dotted name under torch)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "torch"
 
 
 def _base_names(node: ast.expr) -> list[str]:
@@ -596,30 +608,17 @@ def _default(node: ast.expr | None, module: Module) -> object:
     value = ast_literal(node)
     if value is not NOT_LITERAL:
         return value
-    if _is_literal(node) and len(ast.unparse(node)) <= 2000:
+    if is_literal(node) and len(ast.unparse(node)) <= 2000:
         return ast.literal_eval(node)  # a display of literals (a tuple, a dict of sizes)
     return NOT_LITERAL
 
 
-def _classes_only_tested(node: ast.expr, as_type: bool = False) -> bool:
-    """Is every sglang class the path names (records.PlainClasses) a type an isinstance tests
-    against? when.py reads them there alone."""
-    root = node
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if isinstance(root, ast.Name) and root.id == "sglang":
-        return as_type
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
-            and len(node.args) == 2 and not node.keywords:
-        types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
-        return _classes_only_tested(node.args[0]) and all(_classes_only_tested(t, True) for t in types)
-    return all(_classes_only_tested(child) for child in ast.iter_child_nodes(node))
-
-
 def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, raise_node: ast.stmt,
-                parameters: list[Parameter], fields: bool = False, classes=None) -> str:
+                parameters: list[Parameter], fields: bool = False, classes=None, excluding: tuple = ()) -> str:
     """The fails-when expression of ``raise_node`` in ``function`` (Skip with the reason).
-    ``fields``: the parameters are the dataclass fields ``self.<name>`` a ``__post_init__`` reads."""
+    ``fields``: the parameters are the dataclass fields ``self.<name>`` a ``__post_init__`` reads;
+    ``excluding``: what one-parameter rules of the same raise report (Python expressions), left
+    out of the path (``path and not (...)``) so no call is reported twice."""
     method = owner is not None and not any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
     all_args = [*function.args.posonlyargs, *function.args.args]
     self_name = all_args[0].arg if method and all_args else None
@@ -636,18 +635,29 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     if not runner.path:
         raise Skip("raises on every call")
     expression = runner.path[0] if len(runner.path) == 1 else ast.BoolOp(ast.And(), runner.path)
+    if excluding:
+        others = [ast.parse(text, mode="eval").body for text in excluding]
+        if any(conjuncts(other) == conjuncts(expression) for other in others):
+            raise Skip("a one-parameter rule checks the whole path")
+        expression = ast.BoolOp(ast.And(), [expression, *(ast.UnaryOp(ast.Not(), other) for other in others)])
     text = ast.unparse(ast.fix_missing_locations(expression))
     try:
         parse_when(text, [p.name for p in parameters])
     except WhenError as error:
         raise Skip(f"the path to the raise: {error}") from None
-    if not _classes_only_tested(ast.parse(text, mode="eval").body):
+    enums = [e for e in (classes.enums.values() if classes is not None else ()) if e is not None]
+    members = frozenset(f"{e.qualified}.{m}" for e in enums for m in e.members)
+    if not classes_only_tested(ast.parse(text, mode="eval").body, members=members):
         raise Skip("the path to the raise reads an sglang class other than in isinstance")
     read = names_read(ast.parse(text, mode="eval").body)
     if not read & {p.name for p in parameters}:
         raise Skip("the path to the raise reads no parameter")
     if read & {p.name for p in parameters if p.var == "*"}:
         raise Skip("the path to the raise reads *args (a call's are never known)")
-    if len(text) > 600:
+    # (how long it reads: sglang's classes by their own names)
+    shown = text
+    for enum in enums:
+        shown = shown.replace(enum.qualified, enum.qualified.rpartition(".")[2])
+    if len(shown) > 600:
         raise Skip("the path to the raise is too long to read")
     return text

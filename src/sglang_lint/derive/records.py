@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from sglang_lint.checks.fails_when import RecordClass
+from sglang_lint.checks.fails_when import EnumClass, RecordClass
 from sglang_lint.derive.tree import Module, defining_module
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
@@ -139,6 +139,7 @@ class PlainClasses:
     def __init__(self, modules: dict[str, Module]):
         self.modules = modules
         self.known: dict[str, bool] = {}
+        self.enums: dict[str, EnumClass | None] = {}  # the enums asked for (paths read their members)
 
     def qualified(self, name: str, module: Module) -> str | None:
         """The qualified name of the plain class ``name`` reads in ``module``, else None."""
@@ -158,6 +159,17 @@ class PlainClasses:
             return None  # not a class, or the name is bound again
         return owner, cls
 
+    def enum(self, name: str, module: Module) -> EnumClass | None:
+        """The sglang enum ``name`` reads in ``module`` (an :class:`EnumClass`), else None."""
+        found = self._class(name, module)
+        if found is None:
+            return None
+        owner, cls = found
+        key = f"{owner.name}.{cls.name}"
+        if key not in self.enums:
+            self.enums[key] = enum_class(cls, owner)
+        return self.enums[key]
+
     def _plain(self, owner: Module, cls: ast.ClassDef, depth: int) -> bool:
         key = f"{owner.name}.{cls.name}"
         if key not in self.known:
@@ -168,6 +180,51 @@ class PlainClasses:
                 and self._plain(*found, depth + 1) for base in cls.bases)
             self.known[key] = plain
         return self.known[key]
+
+
+_ENUM_BASES = {("enum.Enum",): None, ("enum.IntEnum",): int, ("enum.StrEnum",): str,
+               ("str", "enum.Enum"): str, ("int", "enum.Enum"): int}
+# methods that change how members compare, hash or test, or how they are made
+_ENUM_HOOKS = frozenset({"__eq__", "__ne__", "__hash__", "__bool__", "__len__", "__new__", "__init__", "_missing_",
+                         "_generate_next_value_", "__init_subclass__", "__lt__", "__gt__", "__le__", "__ge__"})
+
+
+def enum_class(cls: ast.ClassDef, owner: Module) -> EnumClass | None:
+    """The class as an :class:`EnumClass`, or None when it is not one (its bases, a hook of
+    its own, a member that is no literal, two members of one value)."""
+    bases = tuple(owner.imports.get(b.id, b.id) if isinstance(b, ast.Name) else ast.unparse(b) for b in cls.bases)
+    decorators = {ast.unparse(d) for d in cls.decorator_list}
+    if bases not in _ENUM_BASES or cls.keywords or not decorators <= {"unique", "enum.unique"}:
+        return None
+    mixin = _ENUM_BASES[bases]
+    members: dict[str, object] = {}
+    automatic = False
+    for statement in cls.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if statement.name in _ENUM_HOOKS:
+                return None
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)) or statement.targets[0].id.startswith("_"):
+            return None
+        value = statement.value
+        if isinstance(value, ast.Call) and ast.unparse(value.func) in ("auto", "enum.auto") and not value.args:
+            automatic = True
+            members[statement.targets[0].id] = statement.targets[0].id.lower() if mixin is str else len(members) + 1
+            continue
+        literal = ast_literal(value)
+        if literal is NOT_LITERAL or isinstance(literal, (list, dict, set)):
+            return None
+        members[statement.targets[0].id] = literal
+    values = list(members.values())
+    distinct = len({(v if not isinstance(v, float) else repr(v)) for v in values}) == len(values)
+    if not members or not distinct or (automatic and len({type(v) for v in values}) > 1) or (
+            mixin is not None and not all(isinstance(v, mixin) and not isinstance(v, bool) for v in values)):
+        return None  # (auto() mixed with literals may repeat a value)
+    falsy = tuple(name for name, value in members.items() if mixin is not None and not value)
+    return EnumClass(f"{owner.name}.{cls.name}", tuple(members), falsy, mixin is None)
 
 
 def _names_bound(node: ast.stmt) -> list[str]:

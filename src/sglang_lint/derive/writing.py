@@ -5,6 +5,7 @@ made and skipped (``INDEX.md``), the server-argument table (``server_args.toml``
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections import Counter
@@ -19,7 +20,8 @@ from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, launchers_text
-from sglang_lint.derive.path_rules import path_called, path_holds, path_rule_name, path_rule_text, write_value
+from sglang_lint.derive.path_files import path_rule_name, path_rule_text
+from sglang_lint.derive.path_rules import path_called, path_holds, write_value
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
@@ -102,9 +104,13 @@ def _good_value(site: GuardedRaise) -> object:
 
 
 def _with_companions(site: GuardedRaise, value: object) -> dict:
-    good = {site.target.argument: value, **dict(site.companions)}
+    """The arguments the site's good example passes, as :func:`_example` writes them: the
+    conditions' arguments passing their tests, then the companions of the other arguments."""
+    good = {site.target.argument: value}
     for condition, argument, _, _ in site.conditions:
-        good.setdefault(argument, _passing_all([c for c, a, _, _ in site.conditions if a == argument]))
+        good[argument] = _passing_all([c for c, a, _, _ in site.conditions if a == argument])
+    for argument, companion in site.companions:
+        good.setdefault(argument, companion)
     return good
 
 
@@ -461,7 +467,10 @@ def write_catalog(
             (code, f"| {code} | `{name}` | `{callee}` | `{_cell(site.constraint.describe(site.parameter))}` | "
                    f"{site.exception} in `{site.module}.{site.function}` |")
         )
+    # the names sglang re-exports an enum by: a member a user names through one is known too
+    enum_aliases = aliases_of({e.qualified for site in derivation.paths for e in site.enums}, derivation.exports)
     for site in derivation.paths:
+        site.enums = tuple(dataclasses.replace(e, aliases=tuple(enum_aliases.get(e.qualified, ()))) for e in site.enums)
         code = lock.get(site.key)
         if code is None:
             code = next(free, None)

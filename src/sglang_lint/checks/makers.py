@@ -1,0 +1,200 @@
+"""What a call that makes a value gives, for the fails-when check (checks/fails_when.py): a
+tensor torch makes (its factories, ``torch.tensor(data)``, a tensor's methods), an mlx array,
+a device. Each reads the call's argument values (``CallValues._argument``: (keyword, value)
+pairs) and gives UNKNOWN wherever the call is not one it can read for certain."""
+
+from __future__ import annotations
+
+from sglang_lint.checks.when import UNKNOWN, Device, Tensor, dtype_ref, is_dtype
+from sglang_lint.pynames import NOT_LITERAL, Ref
+
+# torch's factories: a tensor of the shape written at the call (floats unless told).
+FACTORIES = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.full"})
+# mlx.core's array makers whose shape and dtype the call says.
+MLX_FACTORIES = frozenset({"mlx.core.zeros", "mlx.core.ones", "mlx.core.full"})
+# a tensor's methods that give a tensor like it, and those that change its dtype
+SAME_TENSOR = frozenset({"contiguous", "clone"})
+DTYPE_METHODS = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64",
+                 "long": "int64", "int": "int32", "bool": "bool"}
+
+
+def split_arguments(args: list[tuple[str | None, object]]) -> tuple[list, dict] | None:
+    """A call's argument values (``CallValues._argument``) as positional ones and keywords;
+    None after a ``*``/``**`` splat (the arguments are then not known)."""
+    if any(keyword == "*" for keyword, _ in args):
+        return None
+    return ([value for keyword, value in args if keyword is None],
+            {keyword: value for keyword, value in args if keyword is not None})
+
+
+def mlx_array(name: str, args: list[tuple[str | None, object]]) -> object:
+    """``mx.zeros((8, 768), dtype=mx.float16)``: an MLX array of that shape and dtype."""
+    split = split_arguments(args)
+    if split is None:
+        return UNKNOWN
+    positional, keywords = split
+    shape = keywords.get("shape", positional[0] if positional else UNKNOWN)
+    shape = (shape,) if _is_int(shape) else tuple(shape) if isinstance(shape, (tuple, list)) else UNKNOWN
+    if shape is UNKNOWN or not all(_is_int(v) or v is UNKNOWN for v in shape):
+        return UNKNOWN
+    dtype = keywords.get("dtype", NOT_LITERAL)
+    if dtype is NOT_LITERAL:
+        dtype = Ref("mlx.core.float32") if name != "mlx.core.full" else UNKNOWN  # (full: the fill value's)
+    if not (isinstance(dtype, Ref) and is_dtype(dtype) or dtype is UNKNOWN):
+        return UNKNOWN
+    return Tensor(shape, dtype, Device(UNKNOWN, UNKNOWN), False, None, "mlx")
+
+
+def named_device(text: str) -> Device:
+    """``torch.device("cuda:1")``: type and index (None where the text names none)."""
+    kind, _, index = text.partition(":")
+    return Device(kind, int(index) if index.isdigit() else None if not index else UNKNOWN)
+
+
+def device_of(value: object) -> Device:
+    """The device a tensor is made on: an accelerator named without an index is the current
+    one, whose index is not known here (a tensor's device always has one)."""
+    device = value if isinstance(value, Device) else named_device(value) if isinstance(value, str) else None
+    if device is None or device.type is UNKNOWN:
+        return Device(UNKNOWN, UNKNOWN)
+    if device.type != "cpu" and device.index is None:
+        return Device(device.type, UNKNOWN)
+    return device
+
+
+def factory(name: str, args: list[tuple[str | None, object]]) -> object:
+    """The tensor ``torch.<factory>(sizes..., dtype=, device=)`` makes."""
+    split = split_arguments(args)
+    if split is None:
+        return UNKNOWN
+    positional, keywords = split
+    if name == "torch.full":
+        positional = positional[:1]
+        fill = keywords.get("fill_value", args[1][1] if len(args) > 1 and args[1][0] is None else UNKNOWN)
+    if "size" in keywords:
+        positional = [keywords["size"]]
+    if len(positional) == 1 and isinstance(positional[0], (tuple, list)):
+        positional = list(positional[0])
+    if not all(isinstance(v, int) and not isinstance(v, bool) or v is UNKNOWN for v in positional):
+        return UNKNOWN
+    dtype = keywords.get("dtype", NOT_LITERAL)
+    if dtype is NOT_LITERAL:
+        if name == "torch.full":
+            dtype = (dtype_ref("float32") if isinstance(fill, float) else dtype_ref("int64")
+                     if isinstance(fill, int) and not isinstance(fill, bool) else UNKNOWN)
+        else:
+            dtype = dtype_ref("float32")  # torch's default dtype (unless the program changes it)
+    return Tensor(tuple(positional), dtype, device_of(keywords.get("device", "cpu")),
+                  keywords.get("requires_grad", False))
+
+
+def made_by_torch(name: str, args: list[tuple[str | None, object]]) -> object:
+    """``torch.tensor([...])``, ``torch.arange(n)``, ``torch.randint(lo, hi, size)``,
+    ``torch.zeros_like(x)``: the tensors whose shape the call says; any other torch function
+    that makes a tensor gives one of unknown shape and dtype (still a tensor: never None)."""
+    split = split_arguments(args)
+    if split is None:
+        return UNKNOWN
+    positional, keywords = split
+    device = device_of(keywords.get("device", "cpu"))
+    dtype = keywords.get("dtype", NOT_LITERAL)
+    requires_grad = keywords.get("requires_grad", False)
+    if name == "torch.tensor" and positional:
+        shape, kind = _data_shape(positional[0])
+        if shape is UNKNOWN:
+            return Tensor(UNKNOWN, UNKNOWN if dtype is NOT_LITERAL else dtype, device, requires_grad)
+        default = {bool: "bool", int: "int64", float: "float32"}.get(kind)
+        return Tensor(shape, dtype if dtype is not NOT_LITERAL else (dtype_ref(default) if default else UNKNOWN),
+                      device, requires_grad)
+    if name == "torch.arange" and 1 <= len(positional) <= 3 and all(_is_int(v) for v in positional):
+        start, end, step = (0, positional[0], 1) if len(positional) == 1 else (*positional, 1)[:3]
+        length = max(0, -(-(end - start) // step)) if step else UNKNOWN
+        return Tensor((length,), dtype if dtype is not NOT_LITERAL else dtype_ref("int64"), device, requires_grad)
+    if name == "torch.randint" and len(positional) in (2, 3):
+        size = keywords.get("size", positional[-1])
+        shape = tuple(size) if isinstance(size, (tuple, list)) and all(_is_int(v) for v in size) else UNKNOWN
+        return Tensor(shape, dtype if dtype is not NOT_LITERAL else dtype_ref("int64"), device, requires_grad)
+    if name.endswith("_like") and name[6:-5] in ("empty", "zeros", "ones", "full", "rand", "randn") and positional:
+        source = positional[0]
+        if isinstance(source, Tensor):
+            return Tensor(source.shape, dtype if dtype is not NOT_LITERAL else source.dtype,
+                          device_of(keywords["device"]) if "device" in keywords else source.device, requires_grad)
+    if name[6:] in TENSOR_FUNCTIONS:
+        return Tensor(UNKNOWN, UNKNOWN, Device(UNKNOWN), UNKNOWN)
+    return UNKNOWN
+
+
+# torch functions that always return a tensor (of a shape not followed here).
+TENSOR_FUNCTIONS = frozenset({
+    "tensor", "arange", "randint", "randperm", "linspace", "cat", "stack", "softmax", "empty_like", "zeros_like",
+    "ones_like", "full_like", "rand_like", "randn_like", "from_numpy", "as_tensor", "eye", "matmul",
+})
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _data_shape(data: object) -> tuple[object, type | None]:
+    """The shape of nested lists of numbers, and the widest kind of number in them."""
+    if isinstance(data, (bool, int, float)):
+        return (), type(data)
+    if not isinstance(data, (list, tuple)):
+        return UNKNOWN, None
+    if not data:
+        return (0,), float
+    shapes = [_data_shape(item) for item in data]
+    if any(shape is UNKNOWN for shape, _ in shapes) or len({shape for shape, _ in shapes}) != 1:
+        return UNKNOWN, None
+    kinds = {kind for _, kind in shapes}
+    kind = float if float in kinds else int if int in kinds else bool
+    return (len(data), *shapes[0][0]), kind
+
+
+def _reshaped(tensor: Tensor, sizes: list) -> object:
+    """``x.view(a, -1)`` / ``x.reshape((a, b))`` of a tensor whose shape is known."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = list(sizes[0])
+    if tensor.shape is UNKNOWN or not all(_is_int(v) for v in tensor.shape) or not all(_is_int(v) for v in sizes):
+        return Tensor(UNKNOWN, tensor.dtype, tensor.device, tensor.requires_grad)
+    total = 1
+    for size in tensor.shape:
+        total *= size
+    known = 1
+    for size in sizes:
+        if size != -1:
+            known *= size
+    if sizes.count(-1) > 1 or known == 0:
+        return UNKNOWN
+    shape = tuple(total // known if size == -1 else size for size in sizes)
+    if total != known * (total // known if -1 in sizes else 1):
+        return UNKNOWN  # the view itself fails
+    return Tensor(shape, tensor.dtype, tensor.device, tensor.requires_grad)
+
+
+def tensor_method(tensor: Tensor, method: str, args: list[tuple[str | None, object]]) -> object:
+    if any(keyword == "*" for keyword, _ in args) or tensor.library != "torch":
+        return UNKNOWN
+    if method in ("view", "reshape") and args and all(keyword is None for keyword, _ in args):
+        if tensor.strides is not None:
+            return UNKNOWN
+        return _reshaped(tensor, [value for _, value in args])
+    if method == "t" and not args and tensor.shape is not UNKNOWN and len(tensor.shape) == 2:
+        strides = tensor.strides if tensor.strides is not None else (tensor.shape[1], 1)
+        return Tensor(tensor.shape[::-1], tensor.dtype, tensor.device, tensor.requires_grad,
+                      strides[::-1] if strides is not UNKNOWN else UNKNOWN)
+    if method in SAME_TENSOR:
+        return tensor if method != "contiguous" else Tensor(tensor.shape, tensor.dtype, tensor.device,
+                                                            tensor.requires_grad)
+    if method in DTYPE_METHODS and not args:
+        return Tensor(tensor.shape, dtype_ref(DTYPE_METHODS[method]), tensor.device, tensor.requires_grad,
+                      tensor.strides)
+    if method in ("cuda", "cpu") and not args:
+        return Tensor(tensor.shape, tensor.dtype, device_of(method), tensor.requires_grad, tensor.strides)
+    if method == "to" and len(args) == 1 and args[0][0] in (None, "device", "dtype"):
+        value = args[0][1]
+        if isinstance(value, Ref) and dtype_ref(value.qualified.rpartition(".")[2]) is not None:
+            return Tensor(tensor.shape, value, tensor.device, tensor.requires_grad, tensor.strides)
+        if isinstance(value, (str, Device)):
+            return Tensor(tensor.shape, tensor.dtype, device_of(value), tensor.requires_grad, tensor.strides)
+    return UNKNOWN
