@@ -362,6 +362,12 @@ class MyPlatform(CpuPlatform):
     pass
 
 
+class OwnPlatform(MyPlatform):
+    @classmethod
+    def pick_backend(cls, backend):
+        return "sdpa"
+
+
 from sglang.modes.paths import same_dtype
 
 STEPS, TOP = 2, 8
@@ -414,6 +420,8 @@ MyPlatform.pick_backend(Backend.SLIDING)  # a subclass of this file  # bad
 GpuPlatform.pick_backend(Backend.SLIDING)
 GpuPlatform.pick_backend(Backend.VMOBA, heads=3)  # bad
 platform.pick_backend(Backend.SLIDING)  # the receiver's class is not known
+OwnPlatform.pick_backend(Backend.SLIDING)  # a subclass that defines the method again runs its own
+OwnPlatform().pick_backend(Backend.SLIDING)
 '''
 
 

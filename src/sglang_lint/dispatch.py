@@ -149,8 +149,10 @@ def effective_target(target: Target, site: Site) -> Target | None:
             return None
     elif not isinstance(node, cst.Attribute):
         return None
+    # (a method of a subclass of the file that defines it again is not the rule's)
+    method = target.name if target.kind == "method" else None
     if target.receivers and not (
-            model.instance_of(site.receiver, site.scope, frozenset(target.receivers))
-            or target.on_class and model.names_class(site.receiver, site.scope, frozenset(target.receivers))):
+            model.instance_of(site.receiver, site.scope, frozenset(target.receivers), method)
+            or target.on_class and model.names_class(site.receiver, site.scope, frozenset(target.receivers), method)):
         return None
     return target

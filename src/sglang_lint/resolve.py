@@ -72,6 +72,20 @@ def _moved(start: CodePosition, text: str) -> CodePosition:
     return CodePosition(start.line + lines, len(text) - text.rfind("\n") - 1)
 
 
+def _defined_in(cls: cst.ClassDef) -> set[str]:
+    """The names a class body binds: its methods, and plain assignments."""
+    names = set()
+    for statement in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [
+                    small.target] if isinstance(small, cst.AnnAssign) else []
+                names |= {t.value for t in targets if isinstance(t, cst.Name)}
+    return names
+
+
 def _is_none(value: Binding) -> bool:
     return isinstance(value, cst.Name) and value.value == "None"
 
@@ -269,30 +283,35 @@ class FileModel:
             current = current.parent
         return None
 
-    def class_is_a(self, info: ClassInfo, wanted: frozenset[str], seen: int = 0) -> bool:
-        """Is the class ``info`` (defined in this file) one of ``wanted`` or a subclass?"""
+    def class_is_a(self, info: ClassInfo, wanted: frozenset[str], seen: int = 0, method: str | None = None) -> bool:
+        """Is the class ``info`` (defined in this file) one of ``wanted`` or a subclass? With
+        ``method``: a subclass that defines that method itself (it runs its own) is not."""
         if seen > MAX_DEPTH:
             return False
         if info.qualified in wanted:
             return True
+        if method is not None and method in _defined_in(info.node):
+            return False
         for base in info.node.bases:
             qualified = self.qualify(base.value, info.scope)
             if qualified in wanted:
                 return True
             if isinstance(base.value, cst.Name):
                 for local in self.classes_by_name.get(base.value.value, ()):
-                    if local is not info and self.class_is_a(local, wanted, seen + 1):
+                    if local is not info and self.class_is_a(local, wanted, seen + 1, method):
                         return True
         return False
 
-    def instance_of(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str]) -> bool:
+    def instance_of(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str],
+                    method: str | None = None) -> bool:
         """Is ``receiver`` provably an instance of one of ``wanted`` (qualified names)?
 
         Evidence: ``self`` inside such a class (or a subclass defined in this file), a
-        name bound once to a constructor call of such a class, or the call itself."""
+        name bound once to a constructor call of such a class, or the call itself. With
+        ``method``: not of a subclass of this file that defines that method itself."""
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             info = self.enclosing_class_of_self(scope)
-            return info is not None and self.class_is_a(info, wanted)
+            return info is not None and self.class_is_a(info, wanted, method=method)
         call = self.constructor_call(receiver, scope)
         if call is None:
             return False
@@ -301,11 +320,12 @@ class FileModel:
             return True
         if isinstance(call.func, cst.Name):
             return any(
-                self.class_is_a(info, wanted) for info in self.classes_by_name.get(call.func.value, ())
+                self.class_is_a(info, wanted, method=method) for info in self.classes_by_name.get(call.func.value, ())
             )
         return False
 
-    def names_class(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str]) -> bool:
+    def names_class(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str],
+                    method: str | None = None) -> bool:
         """Is ``receiver`` one of ``wanted`` (qualified names) itself, or a class of this file
         that derives from one (the receiver of a class method called on its class)?"""
         if self.qualify(receiver, scope) in wanted:
@@ -314,7 +334,7 @@ class FileModel:
             return False
         binding = self.single_binding(receiver.value, scope)  # bound once, by its class statement
         return isinstance(binding, Defined) and isinstance(binding.node, cst.ClassDef) and self.class_is_a(
-            self.classes[binding.node], wanted)
+            self.classes[binding.node], wanted, method=method)
 
     def constructor_call(self, receiver: cst.BaseExpression, scope: Scope) -> cst.Call | None:
         """The call that built ``receiver``: the call itself, or the one binding of a name."""
