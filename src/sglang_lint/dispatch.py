@@ -151,8 +151,8 @@ def effective_target(target: Target, site: Site) -> Target | None:
         return None
     # (a method of a subclass of the file that defines it again is not the rule's)
     method = target.name if target.kind == "method" else None
-    if target.receivers and not (
-            model.instance_of(site.receiver, site.scope, frozenset(target.receivers), method)
-            or target.on_class and model.names_class(site.receiver, site.scope, frozenset(target.receivers), method)):
+    wanted = frozenset(target.receivers)
+    if wanted and not (model.instance_of(site.receiver, site.scope, wanted, method)
+                       or target.on_class and model.names_class(site.receiver, site.scope, wanted, method)):
         return None
     return target

@@ -8,7 +8,7 @@ import ast
 import copy
 
 from sglang_lint.checks.values import dtype_ref
-from sglang_lint.derive.tree import Module
+from sglang_lint.derive.tree import Module, defined_at
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
 # the calls that build a display from another, and the display they give
@@ -63,10 +63,11 @@ def folded_constant(node: ast.expr, module: Module, modules: dict[str, Module], 
 
 def imported_constant(qualified: str, modules: dict[str, Module], depth: int = 0) -> ast.expr | None:
     """The constant ``qualified`` names (``sglang.x.NAMES``) in another sglang module, folded."""
-    owner, _, short = qualified.rpartition(".")
-    if owner not in modules or short not in modules[owner].constants:
+    found = defined_at(qualified, modules)
+    if found is None or found[1] not in found[0].constants:
         return None
-    return folded_constant(modules[owner].constants[short], modules[owner], modules, depth)
+    owner, short = found
+    return folded_constant(owner.constants[short], owner, modules, depth)
 
 
 def _torch_dtype(node: ast.expr, module: Module) -> bool:

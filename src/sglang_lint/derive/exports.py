@@ -78,10 +78,7 @@ def _table_attributes(function: ast.FunctionDef, module: Module, names: set[str]
                and ast.unparse(c.args[0].func).endswith("import_module") for c in calls):
         return
     for node in ast.walk(function):
-        looked = node.value if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) \
-            and node.slice.id == argument else node.func.value if isinstance(node, ast.Call) \
-            and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args \
-            and isinstance(node.args[0], ast.Name) and node.args[0].id == argument else None
+        looked = _table_looked_up(node, argument)
         table = module.constants.get(looked.id) if isinstance(looked, ast.Name) else None
         if not isinstance(table, ast.Dict):
             continue
@@ -92,6 +89,16 @@ def _table_attributes(function: ast.FunctionDef, module: Module, names: set[str]
             owner = next((o for o in (value.value, f"{module.name}.{value.value.lstrip('.')}") if o in names), None)
             if owner is not None:
                 yield key.value, f"{owner}.{key.value}"
+
+
+def _table_looked_up(node: ast.AST, argument: str) -> ast.expr | None:
+    """The table ``node`` looks ``argument`` up in: ``TABLE[name]`` or ``TABLE.get(name, ...)``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == argument:
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == argument:
+        return node.func.value
+    return None
 
 
 def _names_tested(test: ast.expr, argument: str) -> list[str]:

@@ -43,3 +43,10 @@ def classes_only_tested(node: ast.expr, as_type: bool = False, members: frozense
         return classes_only_tested(node.args[0], members=members) and all(
             classes_only_tested(t, True) for t in types)
     return all(classes_only_tested(child, members=members) for child in ast.iter_child_nodes(node))
+
+
+def rooted_at_torch(node: ast.expr) -> bool:
+    """``torch`` or a dotted name under it (``torch.cuda``, ``torch.version.hip``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "torch"

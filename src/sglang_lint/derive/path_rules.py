@@ -28,7 +28,8 @@ from sglang_lint.checks.when import (
     names_read,
 )
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
-from sglang_lint.derive.paths import derive_path, parameters_of
+from sglang_lint.derive.expressions import rooted_at_torch
+from sglang_lint.derive.paths import derive_path, enums_read, parameters_of
 from sglang_lint.derive.solve import NOT_TRUE, goals, matching_tensors, solve
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_local
@@ -180,8 +181,7 @@ def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None
     """A binding of the parameters the expression reads that makes it certainly true (the bad
     call) and one, as close to it as can be found, that makes it certainly false (the good)."""
     expression = site.expression
-    read = names_read(expression)
-    parameters = [p for p in site.parameters if p.name in read]
+    parameters = [p for p in site.parameters if p.name in site.read]
     extra = frozenset(_default_items(parameters))
     members = [enum.member(name) for enum in site.enums for name in enum.members[:16]]
     compared = _compared_with_members(expression, site.enums)  # (tried with members first)
@@ -278,9 +278,7 @@ def _is_state_query(node: ast.AST) -> bool:
     elif not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
               and node.value.attr == "version"):
         return False
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id == "torch"
+    return rooted_at_torch(node)
 
 
 def representable(value: object) -> bool:
@@ -428,7 +426,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                         continue
                     site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
                                     (kind, name))
-                    site.enums = _enums_read(site.expression, classes)
+                    site.enums = enums_read(site.expression, classes)
                     examples = find_examples(site)
                     examples = examples and tuple(_defaults_left_out(parameters, e) for e in examples)
                     if examples is None or not all(representable(v) for e in examples for v in e.values()):
@@ -459,13 +457,6 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
         if binding and not receiver:
             passing[kind, name] = binding
     return sorted(kept, key=lambda s: s.key), skipped, passing
-
-
-def _enums_read(expression: ast.expr, classes: PlainClasses) -> tuple:
-    """The enums whose members ``expression`` reads (``sglang.x.E.NAME``)."""
-    found = {classes.enums[ast.unparse(node.value)] for node in ast.walk(expression)
-             if isinstance(node, ast.Attribute) and classes.enums.get(ast.unparse(node.value)) is not None}
-    return tuple(sorted(found, key=lambda enum: enum.qualified))
 
 
 def _covered(rule_sites: list, target: tuple) -> tuple[str, ...]:
@@ -601,15 +592,14 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
         if any(isinstance(value, str) for value in pools[name]):
             pools[name] += _string_parts(group)
     rng = random.Random(zlib.crc32(site.key.encode()) + 1)
-    tried = [_opaque_rest(group, {name: rng.choice(pools[name]) for name in own}) for _ in range(tries)]
     # a chain of tests: the site's own path false and no other check true, met one after the other
     start = path_called(site, _opaque_rest(group, {n: v for n, v in site.good.items() if n in own}))
     others = [(other.expression, NOT_TRUE) for other in group if other is not site and other.read & set(own)]
-    for variant in [site.expression, *site.variants]:
-        solved = solve(goals(variant, False) + others, start, pools)
-        if solved is not None:
-            tried.insert(0, _opaque_rest(group, {name: solved[name] for name in own}))
-            break
+    solved = next((env for env in (solve(goals(variant, False) + others, start, pools)
+                                   for variant in [site.expression, *site.variants]) if env is not None), None)
+    tried = itertools.chain(
+        [_opaque_rest(group, {name: solved[name] for name in own})] if solved is not None else [],
+        (_opaque_rest(group, {name: rng.choice(pools[name]) for name in own}) for _ in range(tries)))
     for env in tried:
         if passes(site, path_called(site, env)) and _passes_all(env, group, one_param) \
                 and all(representable(v) for v in env.values()):

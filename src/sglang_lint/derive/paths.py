@@ -30,9 +30,9 @@ from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
 from sglang_lint.checks.when import BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when
 from sglang_lint.derive.constants import folded_constant, imported_constant, is_literal
-from sglang_lint.derive.expressions import classes_only_tested, conjuncts, negate
+from sglang_lint.derive.expressions import classes_only_tested, conjuncts, negate, rooted_at_torch
 from sglang_lint.derive.guards import Skip
-from sglang_lint.derive.tree import MUTATING_METHODS, Module, defining_module, walk_local
+from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
 # Methods whose call the evaluator knows (checks/when.py): a receiver's method outside this set
@@ -173,7 +173,7 @@ class _Path:
                 return ast.Call(ast.Attribute(receiver, "prod", ast.Load()), args, keywords)
             if func.attr in KNOWN_METHODS and not (isinstance(receiver, ast.Name) and receiver.id in ("torch", "math")):
                 return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), args, keywords)
-            if not args and not keywords and _torch_attribute(receiver):
+            if not args and not keywords and rooted_at_torch(receiver):
                 # a query of torch's state (``torch.is_grad_enabled()``): unknown to the evaluator, and
                 # given nothing it could change; the path is certain only where the rest decides it
                 return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), [], [])
@@ -219,8 +219,7 @@ class _Path:
                 or func.id in self.env:
             return None
         if func.id in self.imported_here:
-            owner, _, short = self.imported_here[func.id].rpartition(".")
-            defined = (self.classes.modules[owner], short) if owner in self.classes.modules else None
+            defined = defined_at(self.imported_here[func.id], self.classes.modules)
         elif func.id in self.module.definitions:
             return None
         else:
@@ -538,13 +537,6 @@ def _body(function: ast.FunctionDef) -> list[ast.stmt]:
     return body
 
 
-def _torch_attribute(node: ast.expr) -> bool:
-    """``torch`` or ``torch.cuda`` (a dotted name under torch)."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id == "torch"
-
-
 def _base_names(node: ast.expr) -> list[str]:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         node = node.value
@@ -613,6 +605,13 @@ def _default(node: ast.expr | None, module: Module) -> object:
     return NOT_LITERAL
 
 
+def enums_read(expression: ast.expr, classes) -> tuple:
+    """The enums (records.PlainClasses.enum) whose members ``expression`` reads (``sglang.x.E.NAME``)."""
+    found = {classes.enums[ast.unparse(node.value)] for node in ast.walk(expression)
+             if isinstance(node, ast.Attribute) and classes.enums.get(ast.unparse(node.value)) is not None}
+    return tuple(sorted(found, key=lambda enum: enum.qualified))
+
+
 def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, raise_node: ast.stmt,
                 parameters: list[Parameter], fields: bool = False, classes=None, excluding: tuple = ()) -> str:
     """The fails-when expression of ``raise_node`` in ``function`` (Skip with the reason).
@@ -642,14 +641,14 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
         expression = ast.BoolOp(ast.And(), [expression, *(ast.UnaryOp(ast.Not(), other) for other in others)])
     text = ast.unparse(ast.fix_missing_locations(expression))
     try:
-        parse_when(text, [p.name for p in parameters])
+        parsed = parse_when(text, [p.name for p in parameters])
     except WhenError as error:
         raise Skip(f"the path to the raise: {error}") from None
-    enums = [e for e in (classes.enums.values() if classes is not None else ()) if e is not None]
+    enums = enums_read(parsed, classes) if classes is not None else ()
     members = frozenset(f"{e.qualified}.{m}" for e in enums for m in e.members)
-    if not classes_only_tested(ast.parse(text, mode="eval").body, members=members):
+    if not classes_only_tested(parsed, members=members):
         raise Skip("the path to the raise reads an sglang class other than in isinstance")
-    read = names_read(ast.parse(text, mode="eval").body)
+    read = names_read(parsed)
     if not read & {p.name for p in parameters}:
         raise Skip("the path to the raise reads no parameter")
     if read & {p.name for p in parameters if p.var == "*"}:

@@ -235,7 +235,12 @@ def defining_module(name: str, module: Module, modules: dict[str, Module]) -> tu
     there; None when that module is not among ``modules``."""
     if name in module.definitions:
         return module, name
-    owner, _, short = module.imports.get(name, "").rpartition(".")
+    return defined_at(module.imports.get(name, ""), modules)
+
+
+def defined_at(qualified: str, modules: dict[str, Module]) -> tuple[Module, str] | None:
+    """(module, name) of ``sglang.x.y`` among ``modules`` (``sglang.x`` and ``y``), else None."""
+    owner, _, short = qualified.rpartition(".")
     return (modules[owner], short) if owner in modules else None
 
 
