@@ -52,7 +52,8 @@ LAYERS = [
     {"derive.exports", "derive.launchers"},
     {"derive.guards"},
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
-    {"derive.solve"},  # a local search for the examples of a path
+    {"derive.solve", "derive.state"},  # a local search for a path's examples; a receiver's state
+    {"derive.examples"},  # the example calls of a path
     {"derive.path_rules"},  # which raises get a fails-when rule, and their examples
     {"derive.path_files"},  # a fails-when rule's file
     {"derive.server_args"},

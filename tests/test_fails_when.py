@@ -20,7 +20,7 @@ from sglang_lint import lint
 from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when
 from sglang_lint.derive import derive_sites, write_catalog
 from sglang_lint.checks.fails_when import RecordClass
-from sglang_lint.derive.path_rules import find_examples
+from sglang_lint.derive.examples import find_examples
 from sglang_lint.derive.records import record_class
 from sglang_lint.pynames import Ref
 from sglang_lint.ruletable import RuleSet, load_rules
@@ -302,9 +302,10 @@ def ruleset(tmp_path_factory, derivation):
 
 
 def test_written_rules_flag_their_bad_example_and_not_their_good(ruleset, derivation):
-    # 8 of sglang.modes.paths, 15 of sglang.modes.objects, 8 of other modules (5 methods matched
-    # on their receiver's class: 4 share their name with another class's, ``build`` is too common)
-    assert len(ruleset.rules) == len(derivation.paths) == 31
+    # 8 of sglang.modes.paths, 15 of sglang.modes.objects, 3 of sglang.modes.state, 8 of other
+    # modules (8 methods matched on their receiver's class: 4 share their name with another
+    # class's, ``build`` and ``split`` are too common, 3 read their receiver's state)
+    assert len(ruleset.rules) == len(derivation.paths) == 34
     for rule in ruleset.rules:
         assert {d.code for d in lint(rule.docs.bad, "user.py", ruleset)} == {rule.code}, rule.docs.bad
         assert lint(rule.docs.good, "user.py", ruleset) == [], rule.docs.good
@@ -470,3 +471,60 @@ def test_an_expression_never_parsed_by_eval():
     with pytest.raises(WhenError):
         parse_when("__import__('os').system('x')", ["x"])
     assert isinstance(parse_when("x.shape[0] > 2", ["x"]), ast.Compare)
+
+
+STATE_CODE = '''\
+import torch
+
+from sglang.modes.state import Picker, Sampler, TimeEmbed
+
+t = torch.zeros(2, 64)
+embed = TimeEmbed(64, use_cond=True)
+embed(t)  # calling an nn.Module runs its forward  # bad
+embed(t, cond=t)
+embed.forward(t)  # bad
+TimeEmbed(64, True).forward(t, None)  # bad
+plain = TimeEmbed(64)
+plain(t)
+TimeEmbed(64, heads=2).split(3)  # (2 * 2) % 3  # bad
+TimeEmbed(64, heads=0).split(3)  # bad
+TimeEmbed(64, heads=2).split(2)
+TimeEmbed(64).split(3)  # 8 % 3  # bad
+TimeEmbed(64, scale=8.0).rescale(2)  # scale is set again by rescale itself: unknown
+changed = TimeEmbed(64, use_cond=True)
+changed.use_cond = False  # an attribute set in this file: its receiver's state is not known
+changed(t)
+made_elsewhere = build_embed(64)
+made_elsewhere(t)
+
+
+class MyEmbed(TimeEmbed):
+    def __init__(self):
+        super().__init__(64, use_cond=False)
+
+
+mine = MyEmbed()
+mine(t)  # a subclass: its own __init__ makes the state
+picker = Picker("topk")
+picker(t)  # bad
+picker(t, top_k=4)
+Picker()(t)  # the call of a call: not followed
+sampler = Sampler("topk")
+sampler(t)  # mode was stored before a method that may set anything
+'''
+
+
+def test_a_receiver_made_at_the_call_gives_its_state(ruleset, derivation):
+    paths = {p.function: (p.when, p.receiver.rpartition(".")[2], p.called, [q.name for q in p.parameters if q.receiver])
+             for p in derivation.paths if p.module == "sglang.modes.state"}
+    assert paths == {
+        "TimeEmbed.forward": ("use_cond and cond is None", "TimeEmbed", True, ["dim", "use_cond", "scale", "heads"]),
+        "TimeEmbed.split": ("(2 * heads if heads else 8) % parts", "TimeEmbed", False,
+                            ["dim", "use_cond", "scale", "heads"]),
+        "Picker.__call__": ("mode == 'topk' and top_k is None", "Picker", True, ["mode"]),
+    }
+    # the examples make receivers TimeEmbed's own check (heads == 0) accepts
+    (split,) = [p for p in derivation.paths if p.function == "TimeEmbed.split"]
+    assert split.bad.get("heads") != 0 and split.good.get("heads") != 0
+    found = [d.line for d in lint(STATE_CODE, "user.py", ruleset)]
+    assert found == [n for n, line in enumerate(STATE_CODE.splitlines(), 1) if line.endswith("# bad")]

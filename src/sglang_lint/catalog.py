@@ -42,6 +42,9 @@ class Target:
     receivers: tuple[str, ...] = ()
     # a class or static method: its receiver may be the class itself (``Platform.method(...)``)
     on_class: bool = False
+    # calling an instance runs the method (``forward`` of an ``nn.Module``, ``__call__``): a call
+    # ``m(...)`` of a name bound to a call of one of ``receivers`` is a call of it
+    called: bool = False
     via: str | None = None
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
     omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
@@ -84,6 +87,7 @@ def parse_target(fields: Fields) -> Target:
         position=fields.int("position", required=False),
         receivers=fields.strings("receivers", required=False, pattern=DOTTED_PATTERN) or (),
         on_class=fields.bool("on_class", required=False) or False,
+        called=fields.bool("called", required=False) or False,
         via=fields.str("via", required=False),
         fields=fields.bool("fields", required=False) or False,
         omitted=fields.bool("omitted", required=False) or False,
@@ -93,6 +97,8 @@ def parse_target(fields: Fields) -> Target:
         raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
     if target.takes in ("flags", "command", "shell", "mapping") and target.argument is None and target.position is None:
         raise fields.error("takes", f"takes = {target.takes!r} needs the argument or position that holds it")
+    if target.called and (kind != "method" or not target.receivers):
+        raise fields.error("called", "only a method target with receivers is run by calling an instance")
     if target.fields and (kind != "class" or target.argument is None):
         raise fields.error("fields", "only a class target with an argument has fields")
     unnamed = target.argument is None and target.position is None

@@ -9,6 +9,7 @@ wrappers queue the wrapper's own calls (reach.py), each wrapper once per rule.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 from typing import Callable
@@ -67,6 +68,8 @@ class Dispatcher:
                 target = self._guarded(entry, effective_target, entry.target, site)
                 if target is not None:
                     queue.append(Job(entry, target, site))
+        if self.ruleset.instances:
+            queue.extend(self._instance_calls())
         while queue:
             job = queue.popleft()
             self._guarded(job.entry, self._check, job)
@@ -77,6 +80,22 @@ class Dispatcher:
                 self._guarded(entry, self._check, Job(entry, None, site))
             for entry in self.ruleset.fields:
                 self._guarded(entry, self._check_fields, entry, site)
+
+    def _instance_calls(self) -> list[Job]:
+        """``m(x)`` where ``m`` is a name bound once to a call of a class whose method runs when
+        an instance is called (``forward`` of an ``nn.Module``): a call of that method, with
+        ``m`` its receiver."""
+        jobs = []
+        for name, sites in self.sites.calls_by_name.items():
+            if "." in name:
+                continue
+            for site in sites:
+                made = site.model.constructor_call(site.node.func, site.scope)
+                entries = made and self.ruleset.instances.get(site.model.qualify(made.func, site.scope) or "", ())
+                if entries:
+                    called = dataclasses.replace(site, receiver=site.node.func)
+                    jobs += [Job(entry, entry.target, called) for entry in entries]
+        return jobs
 
     def _guarded(self, entry: Entry, action: Callable, *args):
         """``action(*args)``, unless this entry's rule already crashed on the file; a crash is

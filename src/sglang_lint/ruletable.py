@@ -99,6 +99,8 @@ class RuleSet:
         self.attributes: dict[str, list[Entry]] = {}
         self.classes: list[Entry] = []
         self.fields: list[Entry] = []  # targets that are dataclass-like configs (fields = true)
+        # methods run by calling an instance (``m(x)`` runs ``forward``), by the instance's class
+        self.instances: dict[str, list[Entry]] = {}
         for rule in self.rules:
             for check in rule.checks:
                 kind = CHECK_KINDS[check.kind]
@@ -110,6 +112,9 @@ class RuleSet:
                     table.setdefault(target.last_name, []).append(Entry(rule, check, target))
                     if target.fields:
                         self.fields.append(Entry(rule, check, target))
+                    if target.called:
+                        for receiver in target.receivers:
+                            self.instances.setdefault(receiver, []).append(Entry(rule, check, target))
         self.prefilter = Prefilter(rule_triggers(self.rules), screen)
         self._catalog_prefilter: Prefilter | None = None
 

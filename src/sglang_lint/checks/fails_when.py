@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, find_in_call, guarded_on, target_trigger
+from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
 from sglang_lint.checks.makers import (
     DTYPE_METHODS,
     FACTORIES,
@@ -75,6 +75,9 @@ class Parameter:
     var: str = ""  # "*": *args; "**": **kwargs
     # For **kwargs: the function's named parameters (a keyword naming one of them is not in kwargs).
     others: tuple[str, ...] = ()
+    # A parameter of the receiver's constructor, which the method reads through ``self``
+    # (derive/state.py): bound from the call that made the receiver, not from this call.
+    receiver: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,10 @@ def parse(fields, targets):
             default = NOT_LITERAL
         parameters.append(Parameter(
             item.str("name"), item.int("position", required=False), item.bool("keyword", required=False) is not False,
-            default, item.str("var", required=False) or "", tuple(item.strings("others", required=False) or ())))
+            default, item.str("var", required=False) or "", tuple(item.strings("others", required=False) or ()),
+            item.bool("receiver", required=False) or False))
+        if parameters[-1].receiver and parameters[-1].var:
+            raise item.error("receiver", "a constructor's *args or **kwargs is never read")
         item.done()
     records = []
     for item in fields.subs("record", required=False):
@@ -170,13 +176,18 @@ def parse(fields, targets):
 
 # --- the values a call passes ---------------------------------------------------------------
 
-def bind(params: FailsWhen, found, value_of, extra_keywords) -> dict[str, object]:
+def bind(params: FailsWhen, found, value_of, extra_keywords, from_receiver) -> dict[str, object]:
     """Each parameter the expression reads, bound as the call binds it: ``found(name,
     position)`` finds its argument (None: left out; NOT_FOUND: cannot tell), ``value_of`` reads
-    it, ``extra_keywords()`` is the dict a ``**kwargs`` parameter receives (or UNKNOWN)."""
+    it, ``extra_keywords()`` is the dict a ``**kwargs`` parameter receives (or UNKNOWN);
+    ``from_receiver(parameter)``: a receiver parameter's value (or UNKNOWN)."""
     env: dict[str, object] = {}
     read = names_read(params.expression)
     for parameter in params.parameters:
+        if parameter.receiver:
+            if parameter.name in read:
+                env[parameter.name] = from_receiver(parameter)
+            continue
         if parameter.name not in read:
             continue
         if parameter.var == "**":
@@ -206,12 +217,46 @@ def _scalar(value: object) -> object:
 class CallValues:
     """What the engine knows of a call's arguments (LibCST, through the file's resolver)."""
 
-    def __init__(self, site, records=(), enums=()):
+    def __init__(self, site, records=(), enums=(), receivers=()):
         self.site = site
         self.model = site.model
         self.records = dict(records)
         # an enum class by each name it is imported by: its members' references are told apart
         self.enums = {name: enum for enum in enums for name in (enum.qualified, *enum.aliases)}
+        self.receivers = frozenset(receivers)  # the classes whose constructor a receiver parameter is of
+        self._receiver_call = None  # (constructor call, its scope, where), once looked for
+
+    def from_receiver(self, parameter: Parameter) -> object:
+        """A receiver parameter's value: the argument the receiver's constructor call passed for
+        it (or its literal default), where that call is of the rule's class itself (a subclass
+        may have an ``__init__`` of its own) and nothing in the file sets an attribute of the
+        receiver or hands it on under another name."""
+        if self._receiver_call is None:
+            self._receiver_call = self._receiver_made() or ()
+        if not self._receiver_call:
+            return UNKNOWN
+        call, scope, where = self._receiver_call
+        found = find_in_call(call, parameter.name if parameter.keyword else None, parameter.position, None)
+        if found is NOT_FOUND:
+            return UNKNOWN
+        if found is None:
+            return UNKNOWN if parameter.default is NOT_LITERAL else parameter.default
+        return self.value(found[0].value, 0, scope, where)
+
+    def _receiver_made(self) -> tuple | None:
+        receiver, scope, where = self.site.receiver, self.site.scope, self.site.where
+        if isinstance(receiver, cst.Name):
+            name = receiver.value
+            if any(text.startswith(f"{name}.") for _, text, _ in self.model.facts.attribute_writes) or any(
+                    write.kind in ("setitem", "delitem", "aliased") for write in self.model.facts.writes.get(name, ())):
+                return None
+            found = self.model.reaching(name, scope, where)
+            if found is None or len(found[0]) != 1 or not isinstance(found[0][0].value, cst.Call):
+                return None
+            receiver, scope, where = found[0][0].value, found[1], found[0][0].where
+        if not isinstance(receiver, cst.Call) or self.model.qualify(receiver.func, scope) not in self.receivers:
+            return None
+        return receiver, scope, where
 
     def found(self, name, position):
         result = find_in_call(self.site.node, name, position, self.site)
@@ -404,8 +449,8 @@ def run(site, rule, check, target):
     if not isinstance(site.node, cst.Call) or site.partial is not None:
         return
     params: FailsWhen = check.params
-    values = CallValues(site, params.records, params.enums)
-    env = bind(params, values.found, values.value, values.extra_keywords)
+    values = CallValues(site, params.records, params.enums, getattr(target, "receivers", ()))
+    env = bind(params, values.found, values.value, values.extra_keywords, values.from_receiver)
     if holds(params.expression, env) is not True:
         return
     shown = "; ".join(f"{name} = {value!r}" for name, value in env.items())
@@ -414,11 +459,16 @@ def run(site, rule, check, target):
                              f"sglang raises this when {params.when}, unless an earlier check raises first)")
 
 
-def _screen(params: FailsWhen):
+def _screen(params: FailsWhen, constructor: bool = False):
     """A call can fire only where the expression may be true. With the values written at the
     call (literals and displays), and UNKNOWN for the rest: false rules the call out; true
     means a finding; unknown means one only if the engine may know one of the rest (a name
-    bound to a literal or to a tensor made in the file), which :func:`_may_know` tells."""
+    bound to a literal or to a tensor made in the file), which :func:`_may_know` tells.
+
+    Receiver parameters (the constructor's) are unknown at a method call, and may be known
+    where its receiver is a name or a call; ``constructor``: the call screened is the one that
+    makes the receiver (the trigger of a method run by calling an instance, whose call ``m(x)``
+    names no catalog name): the receiver parameters are its arguments, the method's unknown."""
 
     # the calls whose value the engine may read for this rule: its record classes' too
     calls = _READ_CALLS | {name.rpartition(".")[2] for name, _ in params.records}
@@ -426,6 +476,19 @@ def _screen(params: FailsWhen):
     def screen(call: ast.Call, facts) -> bool:
         hidden: list[ast.expr] = []
         mapping = []  # arguments in a ``**name`` mapping the engine may read
+        later = []  # values the engine may know that this call does not show
+
+        def from_receiver(parameter):
+            if constructor:
+                found_here = found(parameter.name if parameter.keyword else None, parameter.position)
+                if found_here is None:
+                    return UNKNOWN if parameter.default is NOT_LITERAL else parameter.default
+                return UNKNOWN if found_here is NOT_FOUND else value_of(found_here)
+            # (the text screen parses the call's arguments alone: its receiver is not there to see)
+            if not isinstance(facts, ScopedFacts) or isinstance(call.func, ast.Attribute) and isinstance(
+                    call.func.value, (ast.Name, ast.Call)):
+                later.append(True)
+            return UNKNOWN
 
         def found(name, position):
             value = argument(call, name, position)
@@ -445,10 +508,13 @@ def _screen(params: FailsWhen):
                 return UNKNOWN
             return {k.arg: value_of(k.value) for k in call.keywords if k.arg not in named}
 
-        verdict = holds(params.expression, bind(params, found, value_of, extra_keywords))
+        if constructor:
+            env = bind(params, lambda name, position: NOT_FOUND, value_of, lambda named: UNKNOWN, from_receiver)
+            return holds(params.expression, env) is not False  # the method's arguments are not here
+        verdict = holds(params.expression, bind(params, found, value_of, extra_keywords, from_receiver))
         if verdict is not UNKNOWN:
             return verdict
-        return any(mapping) or any(_may_know(node, facts, calls) for node in hidden)
+        return any(mapping) or any(later) or any(_may_know(node, facts, calls) for node in hidden)
 
     return screen
 
@@ -531,7 +597,12 @@ def _imported_head(node: ast.expr, facts) -> bool:
 
 
 def triggers(check):
-    return [target_trigger(target, screen=_screen(check.params)) for target in check.targets]
+    found = [target_trigger(target, screen=_screen(check.params)) for target in check.targets]
+    # ``m = Block(...); m(x)``: the call names no catalog name; the class's call is the trigger
+    found += [Trigger(receiver.rpartition(".")[2], "callable", (), receiver.rpartition(".")[0],
+                      _screen(check.params, constructor=True), receiver)
+              for target in check.targets if target.called for receiver in target.receivers]
+    return found
 
 
 KIND = CheckKind(name="fails-when", site="call", parse=parse, run=run, triggers=triggers)

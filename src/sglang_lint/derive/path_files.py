@@ -6,18 +6,22 @@ import hashlib
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import shown_message
-from sglang_lint.derive.path_rules import PathSite, write_value
+from sglang_lint.derive.examples import write_value
+from sglang_lint.derive.path_rules import PathSite
 from sglang_lint.pynames import NOT_LITERAL
 
 
 def _example(site: PathSite, env: dict) -> str:
     """The call with these values (keywords where the parameter takes one)."""
     kind, name = site.target
-    positional, keywords = [], []
+    positional, keywords, made_with = [], [], []
     for parameter in site.parameters:
         if parameter.name not in env:
             continue
         value = env[parameter.name]
+        if parameter.receiver:  # the constructor's: the receiver is made with it
+            made_with.append(f"{parameter.name}={write_value(value)}")
+            continue
         if parameter.var == "**":
             keywords += [f"{key}={write_value(item)}" for key, item in value.items()]
         elif parameter.keyword:
@@ -28,16 +32,18 @@ def _example(site: PathSite, env: dict) -> str:
     written = {position: text for position, text in positional}
     arguments = [written.get(i, "None") for i in range(max(written) + 1)] if written else []
     shown = ", ".join(arguments + keywords)
+    written_all = shown + ", ".join(made_with)
     # the standard library's imports, then torch, then sglang's (isort's order)
-    first = [line for line, used in (("from types import SimpleNamespace", "SimpleNamespace(" in shown),
-                                     ("import torch", "torch." in shown)) if used]
+    first = [line for line, used in (("from types import SimpleNamespace", "SimpleNamespace(" in written_all),
+                                     ("import torch", "torch." in written_all)) if used]
     # the enums whose members the values name, imported where sglang defines them
     first += [f"from {e.qualified.rpartition('.')[0]} import {e.qualified.rpartition('.')[2]}" for e in site.enums
-              if f"{e.qualified.rpartition('.')[2]}." in shown]
+              if f"{e.qualified.rpartition('.')[2]}." in written_all]
     if kind == "method" and site.receiver:
         # the receiver made at the call, evidence of its class (its arguments unknown: no check of its own)
         module, _, cls = site.receiver.rpartition(".")
-        return "\n\n".join([*first, f"from {module} import {cls}", f"{cls}(*args, **kwargs).{name}({shown})"])
+        made = ", ".join(made_with) if made_with else "*args, **kwargs"
+        return "\n\n".join([*first, f"from {module} import {cls}", f"{cls}({made}).{name}({shown})"])
     if kind == "method":
         return "".join(f"{line}\n\n" for line in first) + f"obj.{name}({shown})"
     module, _, callee = name.rpartition(".")
@@ -84,6 +90,7 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
         f"{kind} = {toml_string(name)}",
         *([f"receivers = [{toml_string(site.receiver)}]"] if site.receiver else []),
         *(["on_class = true"] if site.on_class else []),
+        *(["called = true"] if site.called else []),
     ]
     read = site.read
     for parameter in site.parameters:
@@ -98,6 +105,8 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
             lines.append(f"var = {toml_string(parameter.var)}")
         if parameter.others:
             lines.append("others = [" + ", ".join(toml_string(n) for n in parameter.others) + "]")
+        if parameter.receiver:
+            lines.append("receiver = true")
         if parameter.default is None:
             lines.append("default_none = true")
         elif isinstance(parameter.default, (tuple, list, dict, set)):

@@ -4,36 +4,27 @@ each, and the rule file written for it. The path itself is derive/paths.py's."""
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import itertools
 import random
 import re
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 from sglang_lint.checks.fails_when import Parameter
-from sglang_lint.checks.when import (
-    FLOAT_DTYPES,
-    UNKNOWN,
-    VALUE_METHODS,
-    Device,
-    Member,
-    Record,
-    Tensor,
-    dtype_ref,
-    equal,
-    holds,
-    names_read,
+from sglang_lint.checks.when import UNKNOWN, equal, holds, names_read
+from sglang_lint.derive.examples import (
+    Opaque, candidates as values_to_try, find_examples, passes, representable, state_variants,
 )
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
-from sglang_lint.derive.expressions import rooted_at_torch
 from sglang_lint.derive.paths import derive_path, enums_read, parameters_of
-from sglang_lint.derive.solve import NOT_TRUE, goals, matching_tensors, solve
+from sglang_lint.derive.solve import NOT_TRUE, goals, solve
+from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_local
-from sglang_lint.pynames import NOT_LITERAL, Ref
+from sglang_lint.pynames import NOT_LITERAL
 
 
 @dataclass
@@ -51,6 +42,9 @@ class PathSite:
     records: tuple = ()  # (qualified class, RecordClass) of parameters whose attributes the path reads
     receiver: str = ""  # a method's class, when the call must show its receiver is one (a shared name)
     on_class: bool = False  # a class or static method: the receiver may be the class itself
+    called: bool = False  # calling an instance runs the method (derive/state.runs_when_called)
+    # (binding) -> is the receiver its examples make accepted by its own constructor? (None: not read)
+    accept: Callable | None = field(default=None, repr=False, compare=False)
     enums: tuple = ()  # the sglang enums (checks.fails_when.EnumClass) whose members the path reads
 
     @functools.cached_property
@@ -61,7 +55,7 @@ class PathSite:
     @functools.cached_property
     def variants(self) -> list[ast.expr]:
         """The path with torch's state queries replaced by each of True, False and None."""
-        return _state_variants(self.expression)
+        return state_variants(self.expression)
 
     @functools.cached_property
     def read(self) -> frozenset[str]:
@@ -71,251 +65,6 @@ class PathSite:
     @property
     def key(self) -> str:
         return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.message}"
-
-
-# --- examples --------------------------------------------------------------------------------
-
-_SIZES = (1, 2, 3, 4, 8, 16, 64, 128)
-
-
-def _default_items(parameters) -> set:
-    """The scalars the parameters' defaults hold (a default table's keys, a tuple's items):
-    another parameter is often tested against them (``if size not in resolutions``)."""
-    items = set()
-    for parameter in parameters:
-        default = parameter.default
-        for value in (default if isinstance(default, (dict, tuple, list, frozenset)) else ()):
-            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                items.add(value)
-    return items
-
-
-def _candidates(name: str, expression: ast.expr, parameter: Parameter, extra: frozenset = frozenset()) -> list:
-    """Values worth trying for one parameter: the literals the expression compares with (and
-    their neighbours), small numbers, None, booleans, strings, tensors and sequences where the
-    expression reads a shape or a length."""
-    numbers, strings, dtypes = {0, 1, 2, -1}, {"", "x"}, {"float32", "bfloat16", "float8_e4m3fn", "int32"}
-    for node in ast.walk(expression):
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-                numbers |= {node.value, node.value - 1, node.value + 1}
-            elif isinstance(node.value, str):
-                strings.add(node.value)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
-            if dtype_ref(node.attr) is not None:
-                dtypes.add(dtype_ref(node.attr).qualified[6:])
-    numbers |= {v for v in extra if not isinstance(v, str)}
-    strings |= {v for v in extra if isinstance(v, str)}
-    values: list = [*sorted(numbers, key=lambda n: (abs(n), n)), *sorted(strings), None, True, False]
-    if parameter.default is not NOT_LITERAL:
-        values.append(parameter.default)
-    reads = {node.attr for node in ast.walk(expression) if isinstance(node, ast.Attribute)
-             and isinstance(node.value, ast.Name) and node.value.id == name}
-    calls = {node.func.id for node in ast.walk(expression) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Name) and any(isinstance(a, ast.Name) and a.id == name for a in node.args)}
-    sizes = sorted({n for n in numbers if isinstance(n, int) and 0 < n <= 4096} | set(_SIZES))
-    if reads & _TENSOR_READS:
-        rng = random.Random(zlib.crc32(name.encode()))
-        for _ in range(60):
-            rank = rng.randint(1, 5)
-            shape = tuple(rng.choice(sizes) for _ in range(rank))
-            dtype = rng.choice(sorted(dtypes))
-            # only floating tensors may require grad (torch refuses the others)
-            grad = "requires_grad" in reads and dtype in FLOAT_DTYPES and rng.random() < 0.5
-            kind = rng.choice(("cuda", "cpu"))  # (the current accelerator: its index is not known)
-            values.append(Tensor(shape, dtype_ref(dtype), Device(kind, None if kind == "cpu" else UNKNOWN), grad))
-    iterated = any(isinstance(loop, ast.comprehension) and isinstance(loop.iter, ast.Name) and loop.iter.id == name
-                   for loop in ast.walk(expression))
-    if calls & {"len", "sum", "min", "max", "any", "all", "sorted", "tuple", "list"} or reads & {"get", "keys"} \
-            or iterated:
-        small = [n for n in numbers if isinstance(n, int) and -2 <= n <= 8]
-        for length in range(0, 5):
-            values.append([small[i % len(small)] for i in range(length)])
-            values.append([1] * length)
-    if reads & {"get", "keys", "values"} or any(
-            isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
-            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
-            for node in ast.walk(expression)):
-        keys = sorted(s for s in strings if s)
-        values.append({})
-        values += [{k: v} for k in keys for v in (0, 1, 2, None, True, False, "x", *sorted(strings))][:60]
-    if reads - _TENSOR_READS - VALUE_METHODS and not reads & _TENSOR_READS:
-        values += _namespaces(name, expression, sorted(reads - VALUE_METHODS))
-    if parameter.var == "**":
-        keys = sorted(s for s in strings if s.isidentifier())
-        values = [{}] + [{k: v} for k in keys for v in (0, 1, 2, None, True, "x")][:40]
-    return values
-
-
-_TENSOR_READS = frozenset({"shape", "dim", "ndim", "dtype", "device", "is_cuda", "size", "numel", "stride",
-                           "is_contiguous", "is_floating_point", "element_size", "ndimension", "requires_grad"})
-
-
-def _namespaces(name: str, expression: ast.expr, attributes: list[str], most: int = 300) -> list:
-    """Objects for a parameter the path reads attributes of (``cfg.backend == "x"``), written
-    as ``SimpleNamespace(backend="x")``: each attribute one of the values it is compared with,
-    a neighbour of a number, None, a bool or an empty string."""
-    pools = []
-    for attribute in attributes:
-        values = {None, True, False, 0, 1, ""}
-        for node in ast.walk(expression):
-            if isinstance(node, ast.Compare) and any(
-                    isinstance(side, ast.Attribute) and side.attr == attribute and isinstance(side.value, ast.Name)
-                    and side.value.id == name for side in (node.left, *node.comparators)):
-                for side in (node.left, *node.comparators):
-                    for constant in ast.walk(side):
-                        if isinstance(constant, ast.Constant) and isinstance(constant.value, (int, float, str)):
-                            values.add(constant.value)
-                            if isinstance(constant.value, int) and not isinstance(constant.value, bool):
-                                values |= {constant.value - 1, constant.value + 1}
-        pools.append(sorted(values, key=lambda v: (type(v).__name__, repr(v))))
-    combos = list(itertools.islice(itertools.product(*pools), most)) if _product_size(pools) <= most else [
-        tuple(random.Random(zlib.crc32(f"{name}:{i}".encode())).choice(pool) for pool in pools) for i in range(most)]
-    return [Record(NAMESPACE, tuple(zip(attributes, combo))) for combo in combos]
-
-
-NAMESPACE = "types.SimpleNamespace"
-
-
-def find_examples(site: PathSite, tries: int = 3000) -> tuple[dict, dict] | None:
-    """A binding of the parameters the expression reads that makes it certainly true (the bad
-    call) and one, as close to it as can be found, that makes it certainly false (the good)."""
-    expression = site.expression
-    parameters = [p for p in site.parameters if p.name in site.read]
-    extra = frozenset(_default_items(parameters))
-    members = [enum.member(name) for enum in site.enums for name in enum.members[:16]]
-    compared = _compared_with_members(expression, site.enums)  # (tried with members first)
-    pools = [members + _candidates(p.name, expression, p, extra) if p.name in compared
-             else _candidates(p.name, expression, p, extra) + members for p in parameters]
-    rng = random.Random(zlib.crc32(site.key.encode()))
-    combos = itertools.product(*pools) if _product_size(pools) <= tries else (
-        tuple(rng.choice(pool) for pool in pools) for _ in range(tries))
-    attempts = 0  # bad bindings whose every neighbour fails too (the path hardly depends on them)
-    for combo in combos:
-        env = dict(zip((p.name for p in parameters), combo))
-        if holds(expression, env) is True:
-            good = _nearest_false(site, env, parameters, pools, rng)
-            if good is not None:
-                return env, good
-            attempts += 1
-            if attempts >= 3:
-                return None
-    return None
-
-
-def _compared_with_members(expression: ast.expr, enums) -> set[str]:
-    """The names a comparison in ``expression`` sets against an enum's member."""
-    classes = {enum.qualified for enum in enums}
-    found = set()
-    for node in ast.walk(expression):
-        if isinstance(node, ast.Compare) and any(
-                isinstance(n, ast.Attribute) and ast.unparse(n.value) in classes for n in ast.walk(node)):
-            found |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return found
-
-
-def _product_size(pools) -> int:
-    size = 1
-    for pool in pools:
-        size *= max(len(pool), 1)
-    return size
-
-
-def _nearest_false(site: PathSite, bad: dict, parameters, pools, rng, tries: int = 1000) -> dict | None:
-    """The bad binding with one value changed, else any binding, that makes the path false."""
-    matching = matching_tensors(site.expression, bad)
-    for parameter, pool in zip(parameters, pools):
-        for value in matching.get(parameter.name, []) + pool:
-            env = dict(bad)
-            env[parameter.name] = value
-            if passes(site, env):
-                return env
-    for _ in range(tries):
-        env = {p.name: rng.choice(pool) for p, pool in zip(parameters, pools)}
-        if passes(site, env):
-            return env
-    by_name = {p.name: pool for p, pool in zip(parameters, pools)}
-    for variant in [site.expression, *site.variants]:  # a chain of tests: met one after the other
-        env = solve(goals(variant, False), bad, by_name)
-        if env is not None and passes(site, env):
-            return env
-    return None
-
-
-def passes(site: PathSite, called: dict) -> bool:
-    """Does a call binding the parameters so (``path_called``) certainly not take the path? A
-    path that reads torch's state (``torch.is_grad_enabled()``, ``torch.version.hip``) is never
-    certainly false at a call: such a call passes where it is false in some state of torch (on
-    CUDA, under no_grad) and not true whatever the state."""
-    verdict = holds(site.expression, called)
-    return verdict is False or verdict is not True and any(holds(v, called) is False for v in site.variants)
-
-
-def _state_variants(expression: ast.expr) -> list[ast.expr]:
-    """The path with torch's state queries replaced by each of True, False and None."""
-    queries = sorted({ast.dump(node) for node in ast.walk(expression) if _is_state_query(node)})
-    if not queries or len(queries) > 2:
-        return []
-
-    class Replace(ast.NodeTransformer):
-        def __init__(self, values: dict):
-            self.values = values
-
-        def visit(self, node):
-            dumped = ast.dump(node) if isinstance(node, (ast.Call, ast.Attribute)) else None
-            return ast.Constant(self.values[dumped]) if dumped in self.values else self.generic_visit(node)
-
-    return [Replace(dict(zip(queries, values))).visit(copy.deepcopy(expression))
-            for values in itertools.product((True, False, None), repeat=len(queries))]
-
-
-def _is_state_query(node: ast.AST) -> bool:
-    """``torch.f()`` with no argument, or ``torch.version.x``: what the install or the process holds."""
-    if isinstance(node, ast.Call) and not node.args and not node.keywords:
-        node = node.func
-        if not isinstance(node, ast.Attribute):
-            return False
-    elif not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-              and node.value.attr == "version"):
-        return False
-    return rooted_at_torch(node)
-
-
-def representable(value: object) -> bool:
-    """Can an example call write this value so that the engine reads it back?"""
-    if value is UNKNOWN:
-        return False
-    if isinstance(value, Opaque):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(representable(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and representable(v) for k, v in value.items())
-    if isinstance(value, Tensor):
-        return isinstance(value.dtype, Ref) and value.device.type in ("cuda", "cpu")
-    if isinstance(value, Record):
-        return value.kind == NAMESPACE and all(representable(v) for _, v in value.attributes)
-    return value is None or isinstance(value, (bool, int, float, str, Member))
-
-
-def write_value(value: object) -> str:
-    if isinstance(value, Opaque):
-        return value.name
-    if isinstance(value, Tensor):
-        sizes = ", ".join(str(s) for s in value.shape)
-        grad = ", requires_grad=True" if value.requires_grad is True else ""
-        return f"torch.zeros({sizes}, dtype={value.dtype.qualified}, device={value.device.type!r}{grad})"
-    if isinstance(value, Record):
-        return "SimpleNamespace(" + ", ".join(f"{k}={write_value(v)}" for k, v in value.attributes) + ")"
-    if isinstance(value, Member):
-        return f"{value.enum.rpartition('.')[2]}.{value.name}"  # (the example imports the class)
-    if isinstance(value, list):
-        return "[" + ", ".join(write_value(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        return "(" + ", ".join(write_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {write_value(v)}" for k, v in value.items()) + "}"
-    return repr(value)
 
 
 # --- the whole tree --------------------------------------------------------------------------
@@ -344,6 +93,8 @@ def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | Non
         return "class", f"{module.name}.{owner.name}", True, ""
     if function.name == "__post_init__" and post_init_fields(owner) is not None:
         return "class", f"{module.name}.{owner.name}", True, ""
+    if function.name == "__call__":  # run by calling an instance, whose class the call must show
+        return "method", function.name, True, f"{module.name}.{owner.name}"
     if function.name.startswith("__"):
         raise Skip("a special method")
     if method_owners[function.name] > 1 or function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
@@ -393,9 +144,14 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     ruled: dict[tuple, list] = {}
     for rule_site in rule_sites:
         ruled.setdefault((rule_site.module, rule_site.function, rule_site.line), []).append(rule_site)
+    one_param: dict[tuple, list] = {}
+    for site in rule_sites:
+        if site.target is not None and site.constraint is not None:
+            one_param.setdefault((site.target.kind, site.target.name), []).append(site)
     name_owners = method_owners(modules)
     by_name = {module.name: module for module in modules}
     classes = PlainClasses(by_name)
+    states: dict[int, object] = {}  # id(class statement) -> its ReceiverState (or None)
     found: dict[str, PathSite] = {}
     skipped: Counter = Counter()
     for module in modules:
@@ -416,18 +172,26 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                 post_init = function.name == "__post_init__"
                 parameters = tuple(_field_parameters(post_init_fields(owner)) if post_init
                                    else parameters_of(function, module, drop_first))
+                state = _state_of(kind, function, owner, module, by_name, classes, states)
+                if state is not None:  # the receiver's constructor parameters, but those the method's shadow
+                    own = {p.name for p in parameters}
+                    parameters += tuple(p for p in state.parameters if p.name not in own)
+                    attributes = {key: value if value is None or not names_read(value) & own else None
+                                  for key, value in state.attributes.items()}
                 for raise_node, exception, message in points:
                     try:
                         covered = _covered(ruled.get((module.name, qualname, raise_node.lineno), ()), (kind, name))
                         when = derive_path(module, function, owner, raise_node, list(parameters), post_init, classes,
-                                           covered)
+                                           covered, attributes if state is not None else None)
                     except Skip as skip:
                         skipped[_reason(str(skip))] += 1
                         continue
                     site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
                                     (kind, name))
                     site.enums = enums_read(site.expression, classes)
-                    examples = find_examples(site)
+                    if state is not None:
+                        site.accept = _made_by(site, f"{module.name}.{owner.name}", found, one_param)
+                    examples = find_examples(site, accept=site.accept)
                     examples = examples and tuple(_defaults_left_out(parameters, e) for e in examples)
                     if examples is None or not all(representable(v) for e in examples for v in e.values()):
                         skipped["no call found that the path certainly fails (or passes)"] += 1
@@ -437,6 +201,10 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                     site.receiver = receiver
                     site.on_class = bool(receiver) and bool(
                         {"classmethod", "staticmethod"} & {ast.unparse(d) for d in function.decorator_list})
+                    if any(p.receiver and p.name in site.read for p in parameters):
+                        # its receiver's constructor call is read: the call must show it
+                        site.receiver = f"{module.name}.{owner.name}"
+                        site.called = runs_when_called(function.name, owner, module, by_name)
                     if site.key in found:
                         skipped["a second raise with the same message in the same function"] += 1
                         continue
@@ -444,19 +212,46 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     by_callee: dict[tuple, list[PathSite]] = {}
     for site in found.values():
         by_callee.setdefault((*site.target, site.receiver), []).append(site)
-    one_param: dict[tuple, list] = {}
-    for site in rule_sites:
-        if site.target is not None and site.constraint is not None:
-            one_param.setdefault((site.target.kind, site.target.name), []).append(site)
     passing: dict[tuple, dict] = {}
     kept = []
     for (kind, name, receiver), group in sorted(by_callee.items()):
         # one-parameter rules are of functions and uniquely named methods: none shares a receiver's
         group, binding = _passing_together(group, [] if receiver else one_param.get((kind, name), []), skipped)
-        kept += group
+        made = [site for site in group if site.accept is None or site.accept(site.bad) and site.accept(site.good)]
+        skipped["its examples' receiver fails its own constructor's checks"] += len(group) - len(made)
+        kept += made
         if binding and not receiver:
             passing[kind, name] = binding
     return sorted(kept, key=lambda s: s.key), skipped, passing
+
+
+def _made_by(site: PathSite, owner: str, found: dict, one_param: dict):
+    """For a site that reads its receiver's state: does a binding make its receiver with
+    arguments the receiver's own constructor accepts (else the call fails there first)? The
+    constructor's fails-when sites found so far (``__init__`` comes first in a class) and its
+    one-parameter rules."""
+    made_with = {p.name for p in site.parameters if p.receiver}
+    if not made_with & site.read:
+        return None
+    target = ("class", owner)
+    sites = [other for other in found.values() if other.target == target]
+    rules = one_param.get(target, [])
+
+    def accept(env: dict) -> bool:
+        made = {name: value for name, value in env.items() if name in made_with}
+        return all(holds(other.expression, path_called(other, made)) is not True for other in sites) and not any(
+            _may_fail(rule, made) for rule in rules)
+    return accept
+
+
+def _state_of(kind: str, function: ast.FunctionDef, owner, module: Module, modules: dict, classes, states: dict):
+    """The receiver's state a method may read (derive/state.py): for an instance method only."""
+    if kind != "method" or owner is None or {ast.unparse(d) for d in function.decorator_list} & {
+            "classmethod", "staticmethod"}:
+        return None
+    if id(owner) not in states:
+        states[id(owner)] = receiver_state(module, owner, modules, classes)
+    return states[id(owner)]
 
 
 def _covered(rule_sites: list, target: tuple) -> tuple[str, ...]:
@@ -498,14 +293,6 @@ def _defaults_left_out(parameters, env: dict) -> dict:
     defaults = {p.name: p.default for p in parameters if p.default is not NOT_LITERAL and not p.var}
     return {name: value for name, value in env.items()
             if representable(value) or name not in defaults or equal(value, defaults[name]) is not True}
-
-
-@dataclass(frozen=True)
-class Opaque:
-    """An argument an example passes as a name whose value the linter does not know (``x=x``):
-    what a call that gets the value from elsewhere looks like; no check can judge it."""
-
-    name: str
 
 
 def _opaque_rest(group: list[PathSite], env: dict) -> dict:
@@ -584,7 +371,7 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
         expression = other.expression
         for name in own:
             if name in names_read(expression):
-                pools[name] += _candidates(name, expression, parameters[name])
+                pools[name] += values_to_try(name, expression, parameters[name])
     for other in one_param:  # the values the callable's one-parameter rules allow
         if other.parameter in pools and other.constraint.kind == "allowed-values":
             pools[other.parameter] += list(other.constraint.values)
@@ -653,7 +440,7 @@ def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 20
     for site in group:
         expression = site.expression
         for name in names_read(expression) & set(parameters):
-            pools.setdefault(name, []).extend(_candidates(name, expression, parameters[name]))
+            pools.setdefault(name, []).extend(values_to_try(name, expression, parameters[name]))
     candidates = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
     # pieces of the strings the checks test against ("0" of "0123456789abcdef"): a value that
     # passes a length test and a character test at once

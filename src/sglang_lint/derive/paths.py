@@ -352,6 +352,10 @@ class _Path:
         if isinstance(func, ast.Attribute):
             if func.attr in KNOWN_METHODS and func.attr not in MUTATING_METHODS:
                 receivers = []
+            elif isinstance(func.value, ast.Call) and ast.unparse(func.value.func) == "super":
+                receivers = [self.self_name]  # super().__init__(...) may set any attribute of self
+            elif (held := _held_by_self(func, self.self_name)) in self.env:
+                self.env[held] = _GONE  # self.block(x), self.cache.append(x): that object alone
             else:
                 receivers = _base_names(func.value)
         for name in receivers + [n for a in [*call.args, *(k.value for k in call.keywords)] for n in _base_names(a)]:
@@ -543,6 +547,16 @@ def _base_names(node: ast.expr) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) else []
 
 
+def _held_by_self(func: ast.Attribute, self_name: str | None) -> str | None:
+    """``self.a`` for a call of ``self.a(...)`` or ``self.a.b...m(...)``: an object an attribute
+    holds (when ``a`` is an attribute ``__init__`` set, not a method of the class)."""
+    node, first = func, None
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        first = node.attr if isinstance(node, ast.Attribute) else None
+        node = node.value
+    return f"self.{first}" if first is not None and isinstance(node, ast.Name) and node.id == self_name else None
+
+
 def _as_load(node: ast.expr) -> ast.expr:
     node = copy.deepcopy(node)
     for child in ast.walk(node):
@@ -613,18 +627,23 @@ def enums_read(expression: ast.expr, classes) -> tuple:
 
 
 def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, raise_node: ast.stmt,
-                parameters: list[Parameter], fields: bool = False, classes=None, excluding: tuple = ()) -> str:
+                parameters: list[Parameter], fields: bool = False, classes=None, excluding: tuple = (),
+                state: dict | None = None) -> str:
     """The fails-when expression of ``raise_node`` in ``function`` (Skip with the reason).
     ``fields``: the parameters are the dataclass fields ``self.<name>`` a ``__post_init__`` reads;
     ``excluding``: what one-parameter rules of the same raise report (Python expressions), left
-    out of the path (``path and not (...)``) so no call is reported twice."""
+    out of the path (``path and not (...)``) so no call is reported twice; ``state``: what the
+    receiver's ``__init__`` stored (``self.a`` -> an expression over the receiver parameters
+    among ``parameters``, derive/state.py)."""
     method = owner is not None and not any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
     all_args = [*function.args.posonlyargs, *function.args.args]
     self_name = all_args[0].arg if method and all_args else None
-    runner = _Path(module, function, [p.name for p in parameters], self_name)
+    runner = _Path(module, function, [p.name for p in parameters if not p.receiver], self_name)
     runner.classes = classes
     if fields:
         runner.env.update((f"self.{p.name}", ast.Name(p.name, ast.Load())) for p in parameters)
+    if state is not None:  # what __init__ stored, over its parameters (the receiver parameters)
+        runner.env.update(state)
     try:
         runner.run(_body(function), raise_node)
     except _Unknown as unknown:

@@ -21,7 +21,8 @@ from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, launchers_text
 from sglang_lint.derive.path_files import path_rule_name, path_rule_text
-from sglang_lint.derive.path_rules import path_called, path_holds, write_value
+from sglang_lint.derive.examples import write_value
+from sglang_lint.derive.path_rules import path_called, path_holds
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
