@@ -100,6 +100,8 @@ COSMOS3_TEST = "sglang/multimodal_gen/test/unit/test_cosmos3_multiview.py"
 ROCM_CONV3D_TEST = "sglang/multimodal_gen/test/unit/test_rocm_conv3d_patch.py"
 DIFFUSION_MOE = "sglang/multimodal_gen/runtime/layers/moe.py"
 DP_CONTROLLER = "sglang/srt/managers/data_parallel_controller.py"
+NOMAS_TEST = "sglang/multimodal_gen/test/unit/test_nomas.py"
+DREAMS_TEST = "sglang/multimodal_gen/test/unit/test_cosmos_dreams_transfer.py"
 
 MUTATIONS = [
     # --- fails-when (derived, issue 17): the path to a raise over several arguments -----
@@ -143,6 +145,14 @@ MUTATIONS = [
     plant("a stuck tester without a soft watchdog", "fails-when (common name, static method)", DP_CONTROLLER,
           "SGL5037", 261, "watchdog_timeout=get_device().soft_watchdog_timeout,", "watchdog_timeout=None,", 259,
           more=(Edit(263, "test_stuck_time=envs.SGLANG_TEST_STUCK_DP_CONTROLLER.get(),", "test_stuck_time=30,"),)),
+    # a receiver's state: the plan was made with a 3-wide history mask; calling it runs __call__
+    plant("an attention plan called with another history length", "fails-when (receiver state, instance call)",
+          NOMAS_TEST, "SGL5435", 203, "plan(q, k[:, 3:], v[:, 3:], cache, 3)", "plan(q, k[:, 3:], v[:, 3:], cache, 2)",
+          203),
+    # a helper that checks and then returns (latent_frame_count): its value read in place
+    plant("too few pixel frames for one latent chunk", "fails-when (a checking helper's value)", DREAMS_TEST,
+          "SGL5562", 318, "pixel_frames, temporal_compression_factor=4, chunk_size=4",
+          "9, temporal_compression_factor=4, chunk_size=4", 317),
     # --- SGL001: SANA-WM capture mode -------------------------------------------------
     plant("capture mode passed by position", "positional", REFINER, "SGL001", 407,
           CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)', 407),

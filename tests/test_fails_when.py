@@ -302,10 +302,10 @@ def ruleset(tmp_path_factory, derivation):
 
 
 def test_written_rules_flag_their_bad_example_and_not_their_good(ruleset, derivation):
-    # 8 of sglang.modes.paths, 15 of sglang.modes.objects, 3 of sglang.modes.state, 8 of other
-    # modules (8 methods matched on their receiver's class: 4 share their name with another
-    # class's, ``build`` and ``split`` are too common, 3 read their receiver's state)
-    assert len(ruleset.rules) == len(derivation.paths) == 34
+    # 8 of sglang.modes.paths, 15 of sglang.modes.objects, 4 of sglang.modes.state, 11 of other
+    # modules (9 methods matched on their receiver's class: 4 share their name with another
+    # class's, ``build`` is too common, 4 read their receiver's state)
+    assert len(ruleset.rules) == len(derivation.paths) == 38
     for rule in ruleset.rules:
         assert {d.code for d in lint(rule.docs.bad, "user.py", ruleset)} == {rule.code}, rule.docs.bad
         assert lint(rule.docs.good, "user.py", ruleset) == [], rule.docs.good
@@ -476,7 +476,7 @@ def test_an_expression_never_parsed_by_eval():
 STATE_CODE = '''\
 import torch
 
-from sglang.modes.state import Picker, Sampler, TimeEmbed
+from sglang.modes.state import Picker, QuietEmbed, Sampler, TimeEmbed
 
 t = torch.zeros(2, 64)
 embed = TimeEmbed(64, use_cond=True)
@@ -511,6 +511,8 @@ picker(t, top_k=4)
 Picker()(t)  # the call of a call: not followed
 sampler = Sampler("topk")
 sampler(t)  # mode was stored before a method that may set anything
+QuietEmbed(64, use_cond=True).mute(2)  # TimeEmbed's __init__ made it  # bad
+QuietEmbed(64).mute(2)
 '''
 
 
@@ -522,9 +524,39 @@ def test_a_receiver_made_at_the_call_gives_its_state(ruleset, derivation):
         "TimeEmbed.split": ("(2 * heads if heads else 8) % parts", "TimeEmbed", False,
                             ["dim", "use_cond", "scale", "heads"]),
         "Picker.__call__": ("mode == 'topk' and top_k is None", "Picker", True, ["mode"]),
+        "QuietEmbed.mute": ("use_cond and strength > 1", "QuietEmbed", False, ["dim", "use_cond", "scale", "heads"]),
     }
     # the examples make receivers TimeEmbed's own check (heads == 0) accepts
     (split,) = [p for p in derivation.paths if p.function == "TimeEmbed.split"]
     assert split.bad.get("heads") != 0 and split.good.get("heads") != 0
     found = [d.line for d in lint(STATE_CODE, "user.py", ruleset)]
     assert found == [n for n, line in enumerate(STATE_CODE.splitlines(), 1) if line.endswith("# bad")]
+
+
+KERNELS_CODE = '''\
+import torch
+
+from sglang.modes.kernels import packed_decode
+
+x, state = torch.zeros(4, 64), torch.zeros(2, 4, 8)
+packed_decode(x, state, torch.zeros(4, 4, 8))
+packed_decode(x, state, torch.zeros(4, 8, 4))  # [B, V, HV]  # bad
+packed_decode(x, state, out=torch.zeros(4, 4, 8).view(4, 32))  # a view of another shape  # bad
+packed_decode(x, state, torch.zeros(4, 4, 8).contiguous())
+packed_decode(x.view(2, 128), state, torch.zeros(2, 4, 8))
+packed_decode(x.view(2, 128), state, torch.zeros(4, 4, 8))  # bad
+'''
+
+
+def test_sizes_a_helper_returns_and_sizes_handed_to_calls(ruleset, derivation):
+    paths = {(p.function, p.line): p.when for p in derivation.paths
+             if p.module in ("sglang.modes.kernels", "sglang.modes.packed")}
+    assert paths == {
+        # the helper's own checks are its rules; what it returns is read in place in its caller's path
+        ("validate_packed", 7): "x.ndim != 2",
+        ("validate_packed", 10): "x.shape[1] <= state.shape[-2:][0] * state.shape[-2:][1]",
+        # batch = x.size(0) is handed to x.view(batch, -1): a number, which no call changes
+        ("packed_decode", 12): "out.shape != (x.size(0), state.shape[-2:][0], state.shape[-2:][1])",
+    }
+    found = [d.line for d in lint(KERNELS_CODE, "user.py", ruleset)]
+    assert found == [n for n, line in enumerate(KERNELS_CODE.splitlines(), 1) if line.endswith("# bad")]

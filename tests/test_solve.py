@@ -51,3 +51,15 @@ def test_unknown_meets_a_not_true_goal_but_a_certain_false_is_preferred():
     wanted = [(parsed("x.ndim != 2"), NOT_TRUE)]
     env = solve(wanted, {"x": cpu(4)}, {"x": [0]})
     assert env is not None and holds(parsed("x.ndim != 2"), env) is False
+
+
+def test_two_goals_that_undo_each_other_do_not_loop_and_a_size_may_be_computed():
+    # ``x`` must be 2-D, and (read only where it is) its width must leave room for h * v plus an
+    # remainder a multiple of 8: the width is a sum of what the goal computes (12 + 8), no common size
+    expression = parsed("x.ndim != 2 or x.shape[1] - s.shape[0] * s.shape[1] <= 0 "
+                        "or (x.shape[1] - s.shape[0] * s.shape[1]) % 8 != 0")
+    start = {"x": cpu(8), "s": cpu(3, 4)}
+    env = solve(goals(expression, False), start, {"x": [cpu(8)], "s": [cpu(3, 4)]})
+    assert env is not None and holds(expression, env) is False
+    width = env["x"].shape[1]
+    assert len(env["x"].shape) == 2 and width > 12 and (width - 12) % 8 == 0

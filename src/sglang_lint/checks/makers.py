@@ -5,7 +5,7 @@ pairs) and gives UNKNOWN wherever the call is not one it can read for certain.""
 
 from __future__ import annotations
 
-from sglang_lint.checks.when import UNKNOWN, Device, Tensor, dtype_ref, is_dtype
+from sglang_lint.checks.when import UNKNOWN, Device, Tensor, dtype_ref, is_dtype, reshaped
 from sglang_lint.pynames import NOT_LITERAL, Ref
 
 # torch's factories: a tensor of the shape written at the call (floats unless told).
@@ -151,34 +151,13 @@ def _data_shape(data: object) -> tuple[object, type | None]:
     return (len(data), *shapes[0][0]), kind
 
 
-def _reshaped(tensor: Tensor, sizes: list) -> object:
-    """``x.view(a, -1)`` / ``x.reshape((a, b))`` of a tensor whose shape is known."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = list(sizes[0])
-    if tensor.shape is UNKNOWN or not all(_is_int(v) for v in tensor.shape) or not all(_is_int(v) for v in sizes):
-        return Tensor(UNKNOWN, tensor.dtype, tensor.device, tensor.requires_grad)
-    total = 1
-    for size in tensor.shape:
-        total *= size
-    known = 1
-    for size in sizes:
-        if size != -1:
-            known *= size
-    if sizes.count(-1) > 1 or known == 0:
-        return UNKNOWN
-    shape = tuple(total // known if size == -1 else size for size in sizes)
-    if total != known * (total // known if -1 in sizes else 1):
-        return UNKNOWN  # the view itself fails
-    return Tensor(shape, tensor.dtype, tensor.device, tensor.requires_grad)
-
-
 def tensor_method(tensor: Tensor, method: str, args: list[tuple[str | None, object]]) -> object:
     if any(keyword == "*" for keyword, _ in args) or tensor.library != "torch":
         return UNKNOWN
     if method in ("view", "reshape") and args and all(keyword is None for keyword, _ in args):
         if tensor.strides is not None:
             return UNKNOWN
-        return _reshaped(tensor, [value for _, value in args])
+        return reshaped(tensor, [value for _, value in args])
     if method == "t" and not args and tensor.shape is not UNKNOWN and len(tensor.shape) == 2:
         strides = tensor.strides if tensor.strides is not None else (tensor.shape[1], 1)
         return Tensor(tensor.shape[::-1], tensor.dtype, tensor.device, tensor.requires_grad,

@@ -440,7 +440,7 @@ def _attribute(value: object, name: str) -> object:
 # torch's names a path may read: classes (for isinstance) and layout constants.
 TORCH_NAMES = frozenset({"Tensor", "dtype", "device", "strided", "Size", "nn", "Generator", "sparse_coo"})
 TENSOR_METHODS = frozenset({"dim", "ndimension", "size", "numel", "is_contiguous", "stride", "is_floating_point",
-                            "element_size"})
+                            "element_size", "view", "reshape", "contiguous"})
 VALUE_METHODS = frozenset({"get", "keys", "values", "startswith", "endswith", "lower", "upper", "strip", "count",
                            "index"})
 
@@ -616,6 +616,23 @@ def _contiguous_strides(shape: tuple) -> object:
     return tuple(reversed(strides))
 
 
+def reshaped(tensor: Tensor, sizes: list) -> object:
+    """``x.view(a, -1)`` / ``x.reshape((a, b))`` of a tensor whose shape is known."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = list(sizes[0])
+    whole = (int,)
+    if tensor.shape is UNKNOWN or not all(isinstance(v, whole) and not isinstance(v, bool)
+                                          for v in (*tensor.shape, *sizes)):
+        return Tensor(UNKNOWN, tensor.dtype, tensor.device, tensor.requires_grad)
+    total, given = math.prod(tensor.shape), math.prod(size for size in sizes if size != -1)
+    if sizes.count(-1) > 1 or given == 0:
+        return UNKNOWN
+    shape = tuple(total // given if size == -1 else size for size in sizes)
+    if total != given * (total // given if -1 in sizes else 1):
+        return UNKNOWN  # the view itself fails
+    return Tensor(shape, tensor.dtype, tensor.device, tensor.requires_grad)
+
+
 def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
     if isinstance(receiver, Tensor) and receiver.library != "torch":
         return UNKNOWN
@@ -643,6 +660,10 @@ def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
             return receiver.dtype.qualified[6:] in FLOAT_DTYPES
         if name == "element_size" and not args and isinstance(receiver.dtype, Ref):
             return _ELEMENT_SIZE.get(receiver.dtype.qualified[6:], UNKNOWN)
+        if name in ("view", "reshape") and args and not keywords:
+            return reshaped(receiver, args) if receiver.strides is None else UNKNOWN
+        if name == "contiguous" and not args and not keywords:
+            return Tensor(shape, receiver.dtype, receiver.device, receiver.requires_grad)
         return UNKNOWN
     if isinstance(receiver, dict):
         if name == "get" and 1 <= len(args) <= 2 and not keywords and known(args[0]):

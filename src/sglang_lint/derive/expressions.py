@@ -50,3 +50,42 @@ def rooted_at_torch(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name) and node.id == "torch"
+
+
+# What a tensor or builtin gives back that is never changed in place: a number, a size, a dtype.
+_IMMUTABLE_READS = frozenset({"shape", "ndim", "dtype", "device", "is_cuda", "itemsize"})
+_IMMUTABLE_CALLS = frozenset({"size", "dim", "numel", "element_size", "ndimension", "stride", "len", "int", "float",
+                              "bool", "str", "abs", "min", "max", "round"})
+
+
+def immutable(value: ast.expr | None, depth: int = 0) -> bool:
+    """Is ``value`` (an env expression) certainly a number, a string, a size or a dtype, which no
+    call it is handed to can change?"""
+    if value is None or depth > 8:
+        return False
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
+        return all(immutable(child, depth + 1) for child in ast.iter_child_nodes(value)
+                   if isinstance(child, ast.expr))
+    if isinstance(value, ast.Attribute):
+        return value.attr in _IMMUTABLE_READS
+    if isinstance(value, ast.Subscript):
+        return immutable(value.value, depth + 1)
+    if isinstance(value, ast.Tuple):
+        return all(immutable(e, depth + 1) for e in value.elts)
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        return name in _IMMUTABLE_CALLS
+    return False
+
+
+def held_by_self(func: ast.Attribute, self_name: str | None) -> str | None:
+    """``self.a`` for a call of ``self.a(...)`` or ``self.a.b...m(...)``: an object an attribute
+    holds (when ``a`` is an attribute ``__init__`` set, not a method of the class)."""
+    node, first = func, None
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        first = node.attr if isinstance(node, ast.Attribute) else None
+        node = node.value
+    return f"self.{first}" if first is not None and isinstance(node, ast.Name) and node.id == self_name else None

@@ -4,6 +4,7 @@ each, and the rule file written for it. The path itself is derive/paths.py's."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import itertools
 import random
@@ -148,6 +149,10 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     for site in rule_sites:
         if site.target is not None and site.constraint is not None:
             one_param.setdefault((site.target.kind, site.target.name), []).append(site)
+            for through in site.passthrough:  # a caller that hands the argument on checks it too, under its name
+                if through.argument:
+                    one_param.setdefault((through.kind, through.name), []).append(
+                        dataclasses.replace(site, parameter=through.argument))
     name_owners = method_owners(modules)
     by_name = {module.name: module for module in modules}
     classes = PlainClasses(by_name)

@@ -30,7 +30,9 @@ from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
 from sglang_lint.checks.when import BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when
 from sglang_lint.derive.constants import folded_constant, imported_constant, is_literal
-from sglang_lint.derive.expressions import classes_only_tested, conjuncts, negate, rooted_at_torch
+from sglang_lint.derive.expressions import (
+    classes_only_tested, conjuncts, held_by_self, immutable, negate, rooted_at_torch,
+)
 from sglang_lint.derive.guards import Skip
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
@@ -286,9 +288,13 @@ class _Path:
         return inner._returned(_body(helper))
 
     def _returned(self, statements: list[ast.stmt]) -> ast.expr:
-        """The value a body that only assigns, tests and returns gives back."""
+        """The value a body that only assigns, tests and returns gives back. Its own checks
+        (``if t: raise``, ``assert``) are passed over: a call they stop fails all the same."""
         cases: list[tuple[ast.expr, ast.expr]] = []
         for statement in statements:
+            if isinstance(statement, ast.Assert) or isinstance(statement, ast.If) and not statement.orelse \
+                    and _raises_only(statement.body):
+                continue
             if isinstance(statement, ast.Return):
                 value = self.expr(statement.value) if statement.value is not None else ast.Constant(None)
                 for test, returned in reversed(cases):
@@ -328,7 +334,12 @@ class _Path:
         elif isinstance(target, (ast.Tuple, ast.List)):
             starred = any(isinstance(e, ast.Starred) for e in target.elts)
             for index, element in enumerate(target.elts):
-                item = None if starred or value is None else ast.Subscript(value, ast.Constant(index), ast.Load())
+                if starred or value is None:
+                    item = None
+                elif isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
+                    item = value.elts[index]  # ``_, h, v = (b, H, V)``: each name its own element
+                else:
+                    item = ast.Subscript(value, ast.Constant(index), ast.Load())
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
         else:
             for name in _base_names(target):
@@ -354,7 +365,7 @@ class _Path:
                 receivers = []
             elif isinstance(func.value, ast.Call) and ast.unparse(func.value.func) == "super":
                 receivers = [self.self_name]  # super().__init__(...) may set any attribute of self
-            elif (held := _held_by_self(func, self.self_name)) in self.env:
+            elif (held := held_by_self(func, self.self_name)) in self.env:
                 self.env[held] = _GONE  # self.block(x), self.cache.append(x): that object alone
             else:
                 receivers = _base_names(func.value)
@@ -362,6 +373,8 @@ class _Path:
             if name == self.self_name:
                 for key in [k for k in self.env if k.startswith("self.")]:
                     self.env[key] = _GONE
+            elif name in self.env and immutable(self.env[name]):
+                continue  # a number or a size (``batch = x.size(0)``): no call can change it
             elif name in self.parameters or name in self.env:
                 self.env[name] = _GONE
 
@@ -458,11 +471,15 @@ class _Path:
         return isinstance(func, ast.Attribute) and func.attr in KNOWN_METHODS
 
     def _pure_helper(self, call: ast.Call) -> bool:
-        """A function of this module that changes none of its parameters in place."""
+        """A function of this module (or one it imports from another sglang module) that changes
+        none of its parameters in place."""
         func = call.func
-        if not isinstance(func, ast.Name) or func.id not in self.helpers:
+        if not isinstance(func, ast.Name):
             return False
-        helper = self.helpers[func.id]
+        imported = self._imported_helper(func) if func.id not in self.helpers else None
+        if func.id not in self.helpers and imported is None:
+            return False
+        helper = self.helpers[func.id] if imported is None else imported[0]
         params = {a.arg for a in (*helper.args.posonlyargs, *helper.args.args, *helper.args.kwonlyargs)}
         for node in walk_local(helper):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
@@ -547,16 +564,6 @@ def _base_names(node: ast.expr) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) else []
 
 
-def _held_by_self(func: ast.Attribute, self_name: str | None) -> str | None:
-    """``self.a`` for a call of ``self.a(...)`` or ``self.a.b...m(...)``: an object an attribute
-    holds (when ``a`` is an attribute ``__init__`` set, not a method of the class)."""
-    node, first = func, None
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        first = node.attr if isinstance(node, ast.Attribute) else None
-        node = node.value
-    return f"self.{first}" if first is not None and isinstance(node, ast.Name) and node.id == self_name else None
-
-
 def _as_load(node: ast.expr) -> ast.expr:
     node = copy.deepcopy(node)
     for child in ast.walk(node):
@@ -572,6 +579,12 @@ def _harmless(call: ast.Call) -> bool:
 
 def _holds(statement: ast.stmt, target: ast.stmt) -> bool:
     return any(node is target for node in walk_local(statement)) and statement is not target
+
+
+def _raises_only(statements: list[ast.stmt]) -> bool:
+    """A block that does nothing but (log and) raise."""
+    return bool(statements) and isinstance(statements[-1], ast.Raise) and all(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _harmless(s.value) for s in statements[:-1])
 
 
 def _may_exit(statement: ast.stmt) -> bool:
@@ -667,6 +680,9 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     members = frozenset(f"{e.qualified}.{m}" for e in enums for m in e.members)
     if not classes_only_tested(parsed, members=members):
         raise Skip("the path to the raise reads an sglang class other than in isinstance")
+    if any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Constant) and node.value.value is None
+           for node in ast.walk(parsed)):
+        raise Skip("the path to the raise reads an attribute of None (a global set at run time)")
     read = names_read(parsed)
     if not read & {p.name for p in parameters}:
         raise Skip("the path to the raise reads no parameter")

@@ -588,7 +588,7 @@ def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | N
     for statement in function.body:
         if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
             break  # beyond a plain statement, a call may not run on every call
-        for call in (n for n in walk_local(statement) if isinstance(n, ast.Call)):
+        for call in _calls_always_run(statement):
             callee = _resolve(call.func, module) or _base_init(call, owner, module)
             if callee is None:
                 continue
@@ -613,6 +613,28 @@ def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | N
         if isinstance(statement, ast.Return):
             break
     return found
+
+
+def _calls_always_run(node: ast.AST):
+    """The calls a statement makes whenever it runs: not those behind a test of its own
+    (``f(key) if key is not None else None``, ``key and f(key)``), nor in a comprehension's
+    body, a lambda or a nested function."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call):
+            yield current
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) \
+                and current is not node:
+            continue
+        if isinstance(current, ast.IfExp):
+            stack.append(current.test)
+        elif isinstance(current, ast.BoolOp):
+            stack.append(current.values[0])
+        elif isinstance(current, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            stack.append(current.generators[0].iter)
+        else:
+            stack.extend(ast.iter_child_nodes(current))
 
 
 def _base_init(call: ast.Call, owner: ast.ClassDef | None, module: Module) -> str | None:

@@ -61,28 +61,52 @@ def _degree(goal: tuple[ast.expr, object], env: dict) -> int:
 
 def solve(wanted: list[tuple[ast.expr, object]], env: dict, pools: dict[str, list]) -> dict | None:
     """``env`` changed, one argument at a time, until every goal is met; None when that was not
-    reached. Each step meets the first goal not met, by the change that leaves the most goals met
-    (a tensor made to match a shape another argument gives, a tweak of the one there, a value
-    of the pool); only the arguments with a pool change."""
+    reached. Each step meets the first goal not met that one change can meet, by the change that
+    leaves the most goals met (a tensor made to match a shape another argument gives, a tweak of
+    the one there, one size set to a number the goal computes, a value of the pool), never going
+    back to a binding met before (two goals that undo each other would loop); only the arguments
+    with a pool change."""
     env = dict(env)
+    seen = {repr(sorted(env.items(), key=lambda item: item[0]))}
     for _ in range(min(2 * len(wanted), 40)):
         unmet = [goal for goal in wanted if not met(goal, env)]
         if not unmet:
             return env
-        goal = unmet[0]
-        best, score = None, -1
-        matching = matching_tensors(goal[0], env)
-        for name in sorted(names_read(goal[0]) & set(pools)):
-            for value in [*matching.get(name, []), *_tweaks(env.get(name)), *pools[name]]:
-                trial = {**env, name: value}
-                if met(goal, trial):
-                    count = sum(_degree(other, trial) for other in wanted)
-                    if count > score:
-                        best, score = trial, count
+        best = None
+        for goal in unmet:
+            best, score = None, -1
+            matching = matching_tensors(goal[0], env)
+            sizes = _sizes_computed(goal[0], env)
+            for name in sorted(names_read(goal[0]) & set(pools)):
+                for value in [*matching.get(name, []), *_tweaks(env.get(name), sizes), *pools[name]]:
+                    trial = {**env, name: value}
+                    if met(goal, trial):
+                        count = sum(_degree(other, trial) for other in wanted)
+                        if count > score and repr(sorted(trial.items(), key=lambda item: item[0])) not in seen:
+                            best, score = trial, count
+            if best is not None:
+                break
         if best is None:
             return None
         env = best
+        seen.add(repr(sorted(env.items(), key=lambda item: item[0])))
     return env if all(met(goal, env) for goal in wanted) else None
+
+
+def _sizes_computed(expression: ast.expr, env: dict) -> tuple[int, ...]:
+    """The sizes a goal computes from the arguments (``HV * V``, ``q_dim // K``) or names, and
+    their sums and products two at a time: what one size of a tensor often has to be (``x.shape[1]`` must be
+    ``HV * V`` plus twice ``H * K``)."""
+    values = set()
+    for node in ast.walk(expression):
+        if isinstance(node, (ast.BinOp, ast.Subscript, ast.Call, ast.Attribute, ast.Constant)):
+            value = evaluate(node, env)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 4096:
+                values.add(value)
+    values -= set(_SIZES)
+    pairs = {a + b for a, b in itertools.combinations_with_replacement(sorted(values), 2)}
+    pairs |= {a * b for a, b in itertools.combinations_with_replacement(sorted(values), 2)}
+    return tuple(sorted(v for v in values | pairs if 0 < v <= 4096))[:24]
 
 
 def matching_tensors(expression: ast.expr, env: dict) -> dict[str, list]:
@@ -107,8 +131,9 @@ def matching_tensors(expression: ast.expr, env: dict) -> dict[str, list]:
     return found
 
 
-def _tweaks(value: object) -> list:
-    """A tensor with one of its properties changed: its device, dtype, rank or one size."""
+def _tweaks(value: object, sizes: tuple[int, ...] = ()) -> list:
+    """A tensor with one of its properties changed: its device, dtype, rank or one size (to a
+    common size, or to one of ``sizes``)."""
     if not isinstance(value, Tensor) or value.library != "torch" or not isinstance(value.shape, tuple):
         return []
     found = [dataclasses.replace(value, device=Device(kind, None if kind == "cpu" else value.device.index))
@@ -121,5 +146,5 @@ def _tweaks(value: object) -> list:
     found += [dataclasses.replace(value, shape=(tuple(shape) + (2,) * rank)[:rank], strides=None)
               for rank in range(1, 6) if rank != len(shape)]
     found += [dataclasses.replace(value, shape=shape[:i] + (size,) + shape[i + 1:], strides=None)
-              for i, size in itertools.product(range(len(shape)), _SIZES) if shape[i] != size]
+              for i, size in itertools.product(range(len(shape)), (*_SIZES, *sizes)) if shape[i] != size]
     return found

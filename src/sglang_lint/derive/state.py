@@ -42,17 +42,19 @@ class ReceiverState:
 def receiver_state(module: Module, owner: ast.ClassDef, modules: dict[str, Module], classes) -> ReceiverState | None:
     """The state of ``owner``'s instances right after ``owner(...)``, or None when there is none
     that is certain."""
-    init = next((n for n in owner.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-    if init is None or init.decorator_list or owner.decorator_list or owner.keywords:
+    if owner.decorator_list or owner.keywords:
         return None
-    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in _ATTRIBUTE_HOOKS
-           for n in owner.body):
+    found = _constructor(owner, module, modules, 0)
+    if found is None:
+        return None
+    init, init_module = found  # (an inherited __init__ reads its own module's names)
+    if init.decorator_list:
         return None
     positional = [*init.args.posonlyargs, *init.args.args]
     if not positional:
         return None
-    parameters = [p for p in parameters_of(init, module, True) if not p.var and p.keyword]  # passed by name
-    runner = _Path(module, init, [p.name for p in parameters], positional[0].arg)
+    parameters = [p for p in parameters_of(init, init_module, True) if not p.var and p.keyword]  # passed by name
+    runner = _Path(init_module, init, [p.name for p in parameters], positional[0].arg)
     runner.classes = classes
     try:
         for statement in _body(init):
@@ -67,6 +69,26 @@ def receiver_state(module: Module, owner: ast.ClassDef, modules: dict[str, Modul
     attributes = {key: None if key[5:] in changed else value for key, value in stored.items()}
     return ReceiverState(tuple(Parameter(p.name, p.position, p.keyword, p.default, receiver=True)
                                for p in parameters), attributes)
+
+
+def _constructor(cls: ast.ClassDef, module: Module, modules: dict[str, Module], depth: int):
+    """(``__init__``, its module) that ``cls(...)`` runs: its own, else its first sglang base's
+    (the bases in order, each up its own first line); None where a class on the way has a hook
+    of its own on attribute access or construction, or a base outside sglang comes first."""
+    if depth > MAX_BASES or any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in _ATTRIBUTE_HOOKS
+                                for n in cls.body):
+        return None
+    own = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if own is not None:
+        return own, module
+    for base in cls.bases:
+        found = _sglang_class(base, module, modules)
+        if found is None:
+            return None  # nn.Module, object...: their __init__ sets none of the class's own attributes
+        inherited = _constructor(found[1], found[0], modules, depth + 1)
+        if inherited is not None:
+            return inherited
+    return None
 
 
 def _set_elsewhere(cls: ast.ClassDef, module: Module, modules: dict[str, Module], depth: int) -> set[str] | None:
@@ -84,12 +106,16 @@ def _set_elsewhere(cls: ast.ClassDef, module: Module, modules: dict[str, Module]
                 names.add(item.name)  # a property: storing it runs its setter
             if item.name == "__init__":
                 continue
+        selves = {"self", "cls"}
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and [*item.args.posonlyargs, *item.args.args]:
+            selves.add([*item.args.posonlyargs, *item.args.args][0].arg)
         for node in ast.walk(item):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 names.add(node.attr)
-            elif isinstance(node, ast.Name) and node.id in ("setattr", "delattr", "vars"):
-                return None
-            elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                    "setattr", "delattr", "vars") and node.args and _is_self(node.args[0], selves):
+                return None  # setattr(self, name, value): any attribute
+            elif isinstance(node, ast.Attribute) and node.attr == "__dict__" and _is_self(node.value, selves):
                 return None
     for base in cls.bases:
         found = _sglang_class(base, module, modules)
@@ -101,6 +127,10 @@ def _set_elsewhere(cls: ast.ClassDef, module: Module, modules: dict[str, Module]
             return None
         names |= above
     return names
+
+
+def _is_self(node: ast.expr, selves: set[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id in selves
 
 
 def _sglang_class(base: ast.expr, module: Module, modules: dict[str, Module]):

@@ -124,7 +124,7 @@ class Module:
     imports: dict[str, str] = field(default_factory=dict)
     constants: dict[str, ast.expr] = field(default_factory=dict)
     definitions: set[str] = field(default_factory=set)  # top-level def and class names
-    mutated: set[str] = field(default_factory=set)  # names changed in place: X[k] = v, X.update()
+    mutated: set[str] = field(default_factory=set)  # changed in place (X[k] = v, X.update()), or rebound (global)
     functions: list[ast.FunctionDef] = field(default_factory=list)  # every def, nested or not
     classes: list[ast.ClassDef] = field(default_factory=list)
 
@@ -205,6 +205,8 @@ def read_module(name: str, path: Path, source: str) -> Module | None:
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node.value, ast.Name):
                 module.mutated.add(node.value.id)
+        elif isinstance(node, ast.Global):
+            module.mutated.update(node.names)  # rebound at run time (``global _SP; _SP = group``): no constant
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if isinstance(node.func.value, ast.Name) and node.func.attr in MUTATING_METHODS:
                 module.mutated.add(node.func.value.id)

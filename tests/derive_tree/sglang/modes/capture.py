@@ -167,6 +167,13 @@ class HeldCapture:
         allowed_tuple(None, mode=self.how)
 
 
+class MaybeCapture:
+    def __init__(self, how=None):
+        # allowed_tuple runs only for a mode given: not a pass-through (MaybeCapture() is fine)
+        self.checked = allowed_tuple(None, mode=how) if how is not None else None
+        self.both = how and allowed_tuple(None, mode=how)
+
+
 class ChildBlock(Block):
     def __init__(self, dim, kind):
         super().__init__(dim, kind)

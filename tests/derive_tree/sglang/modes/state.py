@@ -58,3 +58,11 @@ class Picker:
         if self.mode == "topk" and top_k is None:
             raise ValueError("top-k picking needs top_k")
         return logits
+
+
+class QuietEmbed(TimeEmbed):
+    # no __init__ of its own: TimeEmbed's makes the state; setattr on another object sets none of it
+    def mute(self, strength):
+        if self.use_cond and strength > 1:
+            raise ValueError("a conditioned embedding mutes at most fully")
+        setattr(self.proj, "muted", True)
