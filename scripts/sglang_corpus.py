@@ -102,6 +102,7 @@ DIFFUSION_MOE = "sglang/multimodal_gen/runtime/layers/moe.py"
 DP_CONTROLLER = "sglang/srt/managers/data_parallel_controller.py"
 NOMAS_TEST = "sglang/multimodal_gen/test/unit/test_nomas.py"
 DREAMS_TEST = "sglang/multimodal_gen/test/unit/test_cosmos_dreams_transfer.py"
+VSA_H3_TEST = "sglang/multimodal_gen/test/unit/test_vsa_h3_ref2va_regions.py"
 
 MUTATIONS = [
     # --- fails-when (derived, issue 17): the path to a raise over several arguments -----
@@ -153,6 +154,9 @@ MUTATIONS = [
     plant("too few pixel frames for one latent chunk", "fails-when (a checking helper's value)", DREAMS_TEST,
           "SGL5562", 318, "pixel_frames, temporal_compression_factor=4, chunk_size=4",
           "9, temporal_compression_factor=4, chunk_size=4", 317),
+    # tuples a generator builds from a module constant (two grids: one reference region)
+    plant("a reference keep rate above 1", "fails-when (tuples built by generators)", VSA_H3_TEST, "SGL5614", 50,
+          "ref_keep_rate=ref_keep_rate,", "ref_keep_rate=1.5,", 41),
     # --- SGL001: SANA-WM capture mode -------------------------------------------------
     plant("capture mode passed by position", "positional", REFINER, "SGL001", 407,
           CAPTURE_CALL, 'set_capture_flag_on_blocks(self.transformer, "pre", enable=True)', 407),

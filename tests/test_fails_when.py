@@ -116,6 +116,14 @@ NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
         ("any(n % p != 0 for n in sizes if n)", {"sizes": [UNKNOWN, 64], "p": 64}, UNKNOWN),
         ("all(n > 0 for n in sizes)", {"sizes": (1, 2, UNKNOWN, 0)}, False),
         ("all(n > 0 for n in sizes)", {"sizes": UNKNOWN}, UNKNOWN),
+        # tuples and sums a generator builds (nested, filtered); a sequence spread in a display
+        ("sum((isinstance(s, tuple) for s in tuple((tuple((int(v) for v in s)) if isinstance(s, tuple) else int(s) "
+         "for s in (*prefix, last) if isinstance(s, tuple) or s > 0)))) - 1",
+         {"prefix": (0, (8, 4)), "last": (8, 4)}, True),
+        ("sum((isinstance(s, tuple) for s in (*prefix, last))) - 1", {"prefix": (0, 5), "last": (8, 4)}, False),
+        ("sum((isinstance(s, tuple) for s in (*prefix, last))) - 1", {"prefix": UNKNOWN, "last": (8, 4)}, UNKNOWN),
+        ("max((n for n in sizes if n)) > 64", {"sizes": [0, 96, 8]}, True),
+        ("max((n for n in sizes if n)) > 64", {"sizes": [UNKNOWN, 8]}, UNKNOWN),
     ],
 )
 def test_the_evaluator_is_three_valued(text, env, expected):
@@ -130,7 +138,8 @@ def test_the_evaluator_is_three_valued(text, env, expected):
         ("lambda: x", "Lambda is not in the fails-when grammar"),
         ("os.getcwd() == x", "name 'os' is neither a parameter"),
         ("x ==", "not a Python expression"),
-        ("sum(n for n in y) > x", "a generator is read only as any"),
+        ("len(n for n in y) > x", "a generator is read only as the one argument of any, all, tuple"),
+        ("x(*y)", "a starred name outside a display"),
         ("any(x > 0 for x in y)", "hides a parameter"),
     ],
 )
@@ -302,10 +311,10 @@ def ruleset(tmp_path_factory, derivation):
 
 
 def test_written_rules_flag_their_bad_example_and_not_their_good(ruleset, derivation):
-    # 8 of sglang.modes.paths, 15 of sglang.modes.objects, 4 of sglang.modes.state, 11 of other
+    # 8 of sglang.modes.paths, 15 of sglang.modes.objects, 4 of sglang.modes.state, 12 of other
     # modules (9 methods matched on their receiver's class: 4 share their name with another
     # class's, ``build`` is too common, 4 read their receiver's state)
-    assert len(ruleset.rules) == len(derivation.paths) == 38
+    assert len(ruleset.rules) == len(derivation.paths) == 39
     for rule in ruleset.rules:
         assert {d.code for d in lint(rule.docs.bad, "user.py", ruleset)} == {rule.code}, rule.docs.bad
         assert lint(rule.docs.good, "user.py", ruleset) == [], rule.docs.good
@@ -536,7 +545,7 @@ def test_a_receiver_made_at_the_call_gives_its_state(ruleset, derivation):
 KERNELS_CODE = '''\
 import torch
 
-from sglang.modes.kernels import packed_decode
+from sglang.modes.kernels import packed_decode, segment_layout
 
 x, state = torch.zeros(4, 64), torch.zeros(2, 4, 8)
 packed_decode(x, state, torch.zeros(4, 4, 8))
@@ -545,10 +554,15 @@ packed_decode(x, state, out=torch.zeros(4, 4, 8).view(4, 32))  # a view of anoth
 packed_decode(x, state, torch.zeros(4, 4, 8).contiguous())
 packed_decode(x.view(2, 128), state, torch.zeros(2, 4, 8))
 packed_decode(x.view(2, 128), state, torch.zeros(4, 4, 8))  # bad
+segment_layout(((8, 4), (8, 4)))  # two grids: one reference, and no keep rate  # bad
+segment_layout(((8, 4), (8, 4)), keep_rate=0.5)
+segment_layout((0, (8, 4)))  # a count the filter drops, one grid: no reference
+segment_layout(None, prefix=((2, 2),))  # the prefix spread before the default grid  # bad
+segment_layout(None)
 '''
 
 
-def test_sizes_a_helper_returns_and_sizes_handed_to_calls(ruleset, derivation):
+def test_sizes_a_helper_returns_sizes_handed_to_calls_and_tuples_generators_build(ruleset, derivation):
     paths = {(p.function, p.line): p.when for p in derivation.paths
              if p.module in ("sglang.modes.kernels", "sglang.modes.packed")}
     assert paths == {
@@ -557,6 +571,10 @@ def test_sizes_a_helper_returns_and_sizes_handed_to_calls(ruleset, derivation):
         ("validate_packed", 10): "x.shape[1] <= state.shape[-2:][0] * state.shape[-2:][1]",
         # batch = x.size(0) is handed to x.view(batch, -1): a number, which no call changes
         ("packed_decode", 12): "out.shape != (x.size(0), state.shape[-2:][0], state.shape[-2:][1])",
+        # tuples a generator builds from a sequence the call passes (or one spread into a display)
+        ("segment_layout", 25): "sum((isinstance(s, tuple) for s in tuple((tuple((int(v) for v in s)) if "
+                                "isinstance(s, tuple) else int(s) for s in ((*prefix, (1, 1)) if packed is None "
+                                "else packed) if isinstance(s, tuple) or s > 0)))) - 1 and keep_rate is None",
     }
     found = [d.line for d in lint(KERNELS_CODE, "user.py", ruleset)]
     assert found == [n for n, line in enumerate(KERNELS_CODE.splitlines(), 1) if line.endswith("# bad")]

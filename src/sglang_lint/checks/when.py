@@ -37,81 +37,12 @@ from sglang_lint.checks.values import (  # (the values, re-exported for the chec
     is_dtype,
     member_equal,
 )
+from sglang_lint.checks.when_grammar import AGGREGATES, BUILTINS, MODULES, WhenError, names_read, parse_when
 from sglang_lint.pynames import Ref
 
-__all__ = ["FLOAT_DTYPES", "UNKNOWN", "Device", "Member", "Record", "Tensor", "TruthOnly", "dtype_ref", "is_dtype",
+__all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Device", "Member", "Record", "Tensor", "TruthOnly",
+           "dtype_ref", "is_dtype",
            "WhenError", "parse_when", "names_read", "evaluate", "holds", "equal", "arithmetic", "known", "truth"]
-
-
-# --- the grammar ----------------------------------------------------------------------------
-
-_NODES = (
-    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.BinOp,
-    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor,
-    ast.LShift, ast.RShift, ast.Invert, ast.Compare, ast.Eq, ast.NotEq,
-    ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.Call, ast.Name, ast.Load,
-    ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.IfExp,
-    ast.keyword, ast.Slice, ast.GeneratorExp, ast.comprehension, ast.Store,
-)
-BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
-                      "any", "all", "sum", "sorted", "set", "round", "dict", "type", "bytes", "bytearray",
-                      "complex", "frozenset", "object"})
-# Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
-MODULES = frozenset({"torch", "math", "collections", "typing", "numbers", "sglang"})
-
-
-class WhenError(ValueError):
-    """The text is not a fails-when expression (the message says which part)."""
-
-
-def parse_when(text: str, parameters) -> ast.expr:
-    """The expression, checked: only the grammar's nodes, only names that are parameters,
-    builtins, ``torch``/``math`` or None/True/False."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError as error:
-        raise WhenError(f"not a Python expression: {error.msg}") from None
-    allowed = set(parameters) | BUILTINS | MODULES
-    looped = _loop_names(tree)
-    if looped & allowed:
-        raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
-    for node in ast.walk(tree):
-        if not isinstance(node, _NODES):
-            raise WhenError(f"{type(node).__name__} is not in the fails-when grammar")
-        if isinstance(node, ast.Name) and node.id not in allowed | looped:
-            raise WhenError(f"name {node.id!r} is neither a parameter nor a builtin the evaluator knows")
-        if isinstance(node, ast.GeneratorExp) and not _is_any_all_of(node, tree):
-            raise WhenError("a generator is read only as any(...)'s or all(...)'s one argument")
-    return tree.body
-
-
-def _loop_names(tree: ast.AST) -> set[str]:
-    """The variables of the generators: ``any(n % 64 for n in sizes)`` binds ``n`` (one plain
-    name per generator, no nested ones)."""
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.GeneratorExp):
-            if len(node.generators) != 1 or node.generators[0].is_async \
-                    or not isinstance(node.generators[0].target, ast.Name):
-                raise WhenError("a generator of one plain loop variable only")
-            names.add(node.generators[0].target.id)
-    return names
-
-
-def _is_any_all_of(generator: ast.GeneratorExp, tree: ast.AST) -> bool:
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("any", "all")
-               and node.args == [generator] and not node.keywords for node in ast.walk(tree))
-
-
-def names_read(expr: ast.expr) -> set[str]:
-    """The names the expression reads from outside (a generator's own variable is not one)."""
-    names, looped = set(), set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.GeneratorExp):
-            looped.add(node.generators[0].target.id)
-    return names - looped
 
 
 # --- evaluation -----------------------------------------------------------------------------
@@ -204,7 +135,15 @@ def _eval(node: ast.expr, env: dict) -> object:
     if kind is ast.BinOp:
         return _binary(node, env)
     if kind in (ast.Tuple, ast.List, ast.Set):
-        items = [_eval(e, env) for e in node.elts]
+        items = []
+        for element in node.elts:  # ``(*prefix, last)``: a known sequence's items, in place
+            if isinstance(element, ast.Starred):
+                spread = _eval(element.value, env)
+                if not isinstance(spread, (tuple, list)):
+                    return UNKNOWN
+                items += spread
+            else:
+                items.append(_eval(element, env))
         if kind is ast.Set:
             return frozenset(items) if known(items) else UNKNOWN
         return tuple(items) if kind is ast.Tuple else items
@@ -536,12 +475,26 @@ def _call(node: ast.Call, env: dict) -> object:
 
 def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
     """``any(test for x in items)`` / ``all(...)`` over a list, tuple, string or dict's keys the
-    call passes: three-valued, as ``or`` / ``and`` of the tests of each item."""
+    call passes: three-valued, as ``or`` / ``and`` of the tests of each item. ``tuple(...)``,
+    ``sum(...)`` and the other aggregates: the items made, known only where every filter and
+    every item is."""
     loop = generator.generators[0]
     items = _eval(loop.iter, env)
     if isinstance(items, dict):
         items = list(items)
-    if how not in ("any", "all") or not isinstance(items, (tuple, list, str)) or len(items) > 4096:
+    if not isinstance(items, (tuple, list, str)) or len(items) > 4096:
+        return UNKNOWN
+    if how in AGGREGATES:
+        made = []
+        for item in items:
+            inner = {**env, loop.target.id: item}
+            kept = [truth(_eval(test, inner)) for test in loop.ifs]
+            if UNKNOWN in kept:
+                return UNKNOWN
+            if all(kept):
+                made.append(_eval(generator.elt, inner))
+        return _call(ast.Call(ast.Name(how, ast.Load()), [ast.Name("_made", ast.Load())], []), {"_made": made})
+    if how not in ("any", "all"):
         return UNKNOWN
     neutral = how == "all"  # the result of no items
     result: object = neutral

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.values import dtype_ref
 from sglang_lint.derive.tree import Module, defined_at
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
@@ -76,3 +77,40 @@ def _torch_dtype(node: ast.expr, module: Module) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch" \
         and module.imports.get("torch", "torch") == "torch" and "torch" not in module.definitions \
         and "torch" not in module.constants and dtype_ref(node.attr) is not None
+
+
+# --- a signature, with its literal defaults -----------------------------------------------
+
+def parameters_of(function: ast.FunctionDef, module: Module, drop_first: bool) -> list[Parameter]:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    if drop_first:
+        positional = positional[1:]
+    all_positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip((a.arg for a in all_positional[len(all_positional) - len(args.defaults):]), args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    posonly = {a.arg for a in args.posonlyargs}
+    result = []
+    for index, arg in enumerate(positional):
+        result.append(Parameter(arg.arg, index, arg.arg not in posonly, _default(defaults.get(arg.arg), module)))
+    for arg in args.kwonlyargs:
+        result.append(Parameter(arg.arg, None, True, _default(defaults.get(arg.arg), module)))
+    if args.vararg:
+        result.append(Parameter(args.vararg.arg, None, False, NOT_LITERAL, "*"))
+    if args.kwarg:
+        named = tuple(p.name for p in result if p.keyword)
+        result.append(Parameter(args.kwarg.arg, None, False, NOT_LITERAL, "**", named))
+    return result
+
+
+def _default(node: ast.expr | None, module: Module) -> object:
+    if node is None:
+        return NOT_LITERAL
+    if isinstance(node, ast.Name) and node.id in module.constants:
+        node = module.constants[node.id]
+    value = ast_literal(node)
+    if value is not NOT_LITERAL:
+        return value
+    if is_literal(node) and len(ast.unparse(node)) <= 2000:
+        return ast.literal_eval(node)  # a display of literals (a tuple, a dict of sizes)
+    return NOT_LITERAL

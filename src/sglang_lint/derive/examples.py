@@ -93,6 +93,9 @@ def candidates(name: str, expression: ast.expr, parameter: Parameter, extra: fro
         for length in range(0, 5):
             values.append([small[i % len(small)] for i in range(length)])
             values.append([1] * length)
+        if iterated and any(isinstance(node, ast.Name) and node.id == "tuple" for node in ast.walk(expression)):
+            # its items tested for tuples (``isinstance(s, tuple)``): sequences of them, and of both
+            values += [[(2, 2)] * length for length in range(1, 4)] + [[4, (2, 2)], [(2, 2), 4, (2, 2)]]
     if reads & {"get", "keys", "values"} or any(
             isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
             and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)

@@ -20,7 +20,8 @@ from sglang_lint.derive.examples import (
     Opaque, candidates as values_to_try, find_examples, passes, representable, state_variants,
 )
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
-from sglang_lint.derive.paths import derive_path, enums_read, parameters_of
+from sglang_lint.derive.constants import parameters_of
+from sglang_lint.derive.paths import derive_path, enums_read
 from sglang_lint.derive.solve import NOT_TRUE, goals, solve
 from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields

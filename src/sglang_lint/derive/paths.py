@@ -28,14 +28,15 @@ import copy
 
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
-from sglang_lint.checks.when import BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when
+from sglang_lint.checks.when import (
+    AGGREGATES, BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when,
+)
 from sglang_lint.derive.constants import folded_constant, imported_constant, is_literal
 from sglang_lint.derive.expressions import (
     classes_only_tested, conjuncts, held_by_self, immutable, negate, rooted_at_torch,
 )
 from sglang_lint.derive.guards import Skip
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
-from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
 # Methods whose call the evaluator knows (checks/when.py): a receiver's method outside this set
 # is a value the derivation does not follow.
@@ -103,10 +104,11 @@ class _Path:
                 index = self.expr(index)
             return ast.Subscript(self.expr(node.value), index, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            if any(isinstance(e, ast.Starred) for e in node.elts):
+            if isinstance(node, ast.Set) and any(isinstance(e, ast.Starred) for e in node.elts):
                 raise _Unknown("a starred display")
-            return type(node)([self.expr(e) for e in node.elts], ast.Load()) if not isinstance(node, ast.Set) \
-                else ast.Set([self.expr(e) for e in node.elts])
+            items = [ast.Starred(self.expr(e.value), ast.Load()) if isinstance(e, ast.Starred) else self.expr(e)
+                     for e in node.elts]  # ``(*prefix, last)``: when.py spreads a known sequence
+            return type(node)(items, ast.Load()) if not isinstance(node, ast.Set) else ast.Set(items)
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
                 raise _Unknown("a ** display")
@@ -159,8 +161,9 @@ class _Path:
         imported = self._imported_helper(func)
         if imported is not None:
             return self._inline(imported[0], node, imported[1])
-        if isinstance(func, ast.Name) and func.id in ("any", "all") and len(node.args) == 1 and not node.keywords \
-                and isinstance(node.args[0], (ast.GeneratorExp, ast.ListComp)):
+        if isinstance(func, ast.Name) and func.id in ("any", "all", *AGGREGATES) and len(node.args) == 1 \
+                and not node.keywords and isinstance(node.args[0], (ast.GeneratorExp, ast.ListComp)) \
+                and not {func.id} & (set(self.env) | self.parameters | self.module.definitions):
             return self._unrolled(func.id, node.args[0])
         args = [self.expr(a) for a in node.args]
         keywords = [ast.keyword(k.arg, self.expr(k.value)) for k in node.keywords]
@@ -189,7 +192,7 @@ class _Path:
         items = self.expr(loop.iter)
         if not isinstance(loop.target, ast.Name) or loop.is_async:
             raise _Unknown("a comprehension whose loop variable is not a plain name")
-        if not isinstance(items, (ast.Tuple, ast.List)):
+        if not isinstance(items, (ast.Tuple, ast.List)) or how in AGGREGATES:
             return self._generator(how, comprehension, items)
         name = loop.target.id
         saved = self.env.get(name, ...)
@@ -240,9 +243,8 @@ class _Path:
         kept as a generator, which when.py evaluates over the list the call passes."""
         loop = comprehension.generators[0]
         name = loop.target.id
-        if name in self.parameters or name in BUILTINS or any(
-                isinstance(n, ast.GeneratorExp) for n in ast.walk(items)):
-            raise _Unknown("a comprehension whose variable hides a parameter, or nested")
+        if name in self.parameters or name in BUILTINS:
+            raise _Unknown("a comprehension whose variable hides a parameter")
         saved = self.env.get(name, ...)
         self.env[name] = ast.Name(name, ast.Load())
         try:
@@ -593,43 +595,6 @@ def _may_exit(statement: ast.stmt) -> bool:
 
 def _may_exit_block(statements: list[ast.stmt]) -> bool:
     return any(_may_exit(s) for s in statements)
-
-
-# --- the parameters of the called function -----------------------------------------------
-
-def parameters_of(function: ast.FunctionDef, module: Module, drop_first: bool) -> list[Parameter]:
-    args = function.args
-    positional = [*args.posonlyargs, *args.args]
-    if drop_first:
-        positional = positional[1:]
-    all_positional = [*args.posonlyargs, *args.args]
-    defaults = dict(zip((a.arg for a in all_positional[len(all_positional) - len(args.defaults):]), args.defaults))
-    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-    posonly = {a.arg for a in args.posonlyargs}
-    result = []
-    for index, arg in enumerate(positional):
-        result.append(Parameter(arg.arg, index, arg.arg not in posonly, _default(defaults.get(arg.arg), module)))
-    for arg in args.kwonlyargs:
-        result.append(Parameter(arg.arg, None, True, _default(defaults.get(arg.arg), module)))
-    if args.vararg:
-        result.append(Parameter(args.vararg.arg, None, False, NOT_LITERAL, "*"))
-    if args.kwarg:
-        named = tuple(p.name for p in result if p.keyword)
-        result.append(Parameter(args.kwarg.arg, None, False, NOT_LITERAL, "**", named))
-    return result
-
-
-def _default(node: ast.expr | None, module: Module) -> object:
-    if node is None:
-        return NOT_LITERAL
-    if isinstance(node, ast.Name) and node.id in module.constants:
-        node = module.constants[node.id]
-    value = ast_literal(node)
-    if value is not NOT_LITERAL:
-        return value
-    if is_literal(node) and len(ast.unparse(node)) <= 2000:
-        return ast.literal_eval(node)  # a display of literals (a tuple, a dict of sizes)
-    return NOT_LITERAL
 
 
 def enums_read(expression: ast.expr, classes) -> tuple:

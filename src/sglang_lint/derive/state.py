@@ -17,7 +17,8 @@ import ast
 from dataclasses import dataclass
 
 from sglang_lint.checks.fails_when import Parameter
-from sglang_lint.derive.paths import _Path, _Unknown, _body, parameters_of
+from sglang_lint.derive.constants import parameters_of
+from sglang_lint.derive.paths import _Path, _Unknown, _body
 from sglang_lint.derive.tree import Module, defined_at
 
 # Hooks that make an attribute read or write run code of the class's own.

@@ -1,0 +1,82 @@
+"""The grammar of the ``fails-when`` language (checks/when.py): which Python expressions a rule's
+``when`` may be, and the names it reads. Parsed with :mod:`ast`, never run."""
+
+from __future__ import annotations
+
+import ast
+
+# --- the grammar ----------------------------------------------------------------------------
+
+_NODES = (
+    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.BinOp,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr, ast.BitXor,
+    ast.LShift, ast.RShift, ast.Invert, ast.Compare, ast.Eq, ast.NotEq,
+    ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is, ast.IsNot, ast.Call, ast.Name, ast.Load,
+    ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.IfExp,
+    ast.keyword, ast.Slice, ast.GeneratorExp, ast.comprehension, ast.Store, ast.Starred,
+)
+# Builtins a generator may be the one argument of, besides any and all: what they make of the items.
+AGGREGATES = frozenset({"tuple", "list", "set", "sorted", "sum", "min", "max"})
+BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
+                      "any", "all", "sum", "sorted", "set", "round", "dict", "type", "bytes", "bytearray",
+                      "complex", "frozenset", "object"})
+# Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
+MODULES = frozenset({"torch", "math", "collections", "typing", "numbers", "sglang"})
+
+
+class WhenError(ValueError):
+    """The text is not a fails-when expression (the message says which part)."""
+
+
+def parse_when(text: str, parameters) -> ast.expr:
+    """The expression, checked: only the grammar's nodes, only names that are parameters,
+    builtins, ``torch``/``math`` or None/True/False."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as error:
+        raise WhenError(f"not a Python expression: {error.msg}") from None
+    allowed = set(parameters) | BUILTINS | MODULES
+    looped = _loop_names(tree)
+    if looped & allowed:
+        raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            raise WhenError(f"{type(node).__name__} is not in the fails-when grammar")
+        if isinstance(node, ast.Name) and node.id not in allowed | looped:
+            raise WhenError(f"name {node.id!r} is neither a parameter nor a builtin the evaluator knows")
+        if isinstance(node, ast.GeneratorExp) and not _is_aggregated(node, tree):
+            raise WhenError("a generator is read only as the one argument of any, all, tuple, sum...")
+        if isinstance(node, ast.Starred) and not any(isinstance(parent, (ast.Tuple, ast.List, ast.Set)) and node in
+                                                     parent.elts for parent in ast.walk(tree)):
+            raise WhenError("a starred name outside a display")
+    return tree.body
+
+
+def _loop_names(tree: ast.AST) -> set[str]:
+    """The variables of the generators: ``any(n % 64 for n in sizes)`` binds ``n`` (one plain
+    name per generator, no nested ones)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.GeneratorExp):
+            if len(node.generators) != 1 or node.generators[0].is_async \
+                    or not isinstance(node.generators[0].target, ast.Name):
+                raise WhenError("a generator of one plain loop variable only")
+            names.add(node.generators[0].target.id)
+    return names
+
+
+def _is_aggregated(generator: ast.GeneratorExp, tree: ast.AST) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+               and node.func.id in ("any", "all", *AGGREGATES) and len(node.args) == 1 and node.args[0] is generator
+               and not node.keywords for node in ast.walk(tree))
+
+
+def names_read(expr: ast.expr) -> set[str]:
+    """The names the expression reads from outside (a generator's own variable is not one)."""
+    names, looped = set(), set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.GeneratorExp):
+            looped.add(node.generators[0].target.id)
+    return names - looped
