@@ -458,7 +458,7 @@ def test_a_raise_two_rules_share_is_reported_once(tmp_path, derivation):
 
 def test_the_fixture_through_the_engine_and_flake8():
     expected = expected_findings(FIXTURE)
-    assert len(expected) == 6
+    assert len(expected) == 9
     found = {(d.line, d.col + 1, d.code) for d in lint(FIXTURE.read_text(encoding="utf-8"), str(FIXTURE))}
     assert found == expected
     result = run_flake8("--select", "SGL", str(FIXTURE.relative_to(ROOT)), cwd=ROOT)
