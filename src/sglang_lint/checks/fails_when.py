@@ -196,14 +196,20 @@ def bind(params: FailsWhen, found, value_of, extra_keywords, from_receiver) -> d
         if parameter.var == "*":
             env[parameter.name] = UNKNOWN
             continue
-        arg = found(parameter.name if parameter.keyword else None, parameter.position)
-        if arg is NOT_FOUND:
-            env[parameter.name] = UNKNOWN
-        elif arg is None:
-            env[parameter.name] = UNKNOWN if parameter.default is NOT_LITERAL else parameter.default
-        else:
-            env[parameter.name] = value_of(arg)
+        env[parameter.name] = argument_value(parameter, found, value_of)
     return env
+
+
+def argument_value(parameter: Parameter, found, value_of) -> object:
+    """A named parameter's value as a call binds it: ``found(name, position)`` gives its
+    argument (None: left out, then the literal default; NOT_FOUND: cannot tell), ``value_of``
+    reads it."""
+    arg = found(parameter.name if parameter.keyword else None, parameter.position)
+    if arg is NOT_FOUND:
+        return UNKNOWN
+    if arg is None:
+        return UNKNOWN if parameter.default is NOT_LITERAL else parameter.default
+    return value_of(arg)
 
 
 def _scalar(value: object) -> object:
@@ -236,12 +242,12 @@ class CallValues:
         if not self._receiver_call:
             return UNKNOWN
         call, scope, where = self._receiver_call
-        found = find_in_call(call, parameter.name if parameter.keyword else None, parameter.position, None)
-        if found is NOT_FOUND:
-            return UNKNOWN
-        if found is None:
-            return UNKNOWN if parameter.default is NOT_LITERAL else parameter.default
-        return self.value(found[0].value, 0, scope, where)
+
+        def found(name, position):
+            result = find_in_call(call, name, position, None)
+            return result if result is None or result is NOT_FOUND else result[0].value
+
+        return argument_value(parameter, found, lambda node: self.value(node, 0, scope, where))
 
     def _receiver_made(self) -> tuple | None:
         receiver, scope, where = self.site.receiver, self.site.scope, self.site.where
@@ -480,10 +486,7 @@ def _screen(params: FailsWhen, constructor: bool = False):
 
         def from_receiver(parameter):
             if constructor:
-                found_here = found(parameter.name if parameter.keyword else None, parameter.position)
-                if found_here is None:
-                    return UNKNOWN if parameter.default is NOT_LITERAL else parameter.default
-                return UNKNOWN if found_here is NOT_FOUND else value_of(found_here)
+                return argument_value(parameter, found, value_of)
             # (the text screen parses the call's arguments alone: its receiver is not there to see)
             if not isinstance(facts, ScopedFacts) or isinstance(call.func, ast.Attribute) and isinstance(
                     call.func.value, (ast.Name, ast.Call)):

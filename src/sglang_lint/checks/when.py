@@ -452,15 +452,8 @@ def _call(node: ast.Call, env: dict) -> object:
             shape = value.shape
             return shape[0] if shape is not UNKNOWN and shape else UNKNOWN
         return len(value) if isinstance(value, (tuple, list, dict, str, frozenset)) else UNKNOWN
-    if name in ("min", "max", "sum", "any", "all", "sorted", "tuple", "list", "set") and len(args) >= 1:
-        items = args if len(args) > 1 else args[0]
-        if isinstance(items, dict):
-            items = list(items)
-        if not isinstance(items, (tuple, list, frozenset)) or not known(list(items)):
-            return UNKNOWN
-        function = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorted": sorted,
-                    "tuple": tuple, "list": list, "set": frozenset}[name]
-        return function(items)
+    if name in _AGGREGATE and len(args) >= 1:
+        return _aggregate(name, args if len(args) > 1 else args[0])
     if name in ("abs", "int", "float", "bool", "str", "round") and len(args) == 1 and known(args[0]):
         value = args[0]
         if name == "str" and not isinstance(value, (str, int, float)) or name != "str" and isinstance(value, Ref):
@@ -471,6 +464,19 @@ def _call(node: ast.Call, env: dict) -> object:
     if name == "math.prod" and len(args) == 1 and isinstance(args[0], (tuple, list)) and known(args[0]):
         return math.prod(args[0])
     return UNKNOWN
+
+
+_AGGREGATE = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorted": sorted, "tuple": tuple,
+              "list": list, "set": frozenset}
+
+
+def _aggregate(name: str, items: object) -> object:
+    """``sum(items)``, ``tuple(items)``... of a sequence (or a dict's keys) whose every item is known."""
+    if isinstance(items, dict):
+        items = list(items)
+    if not isinstance(items, (tuple, list, frozenset)) or not known(list(items)):
+        return UNKNOWN
+    return _AGGREGATE[name](items)
 
 
 def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
@@ -493,7 +499,7 @@ def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
                 return UNKNOWN
             if all(kept):
                 made.append(_eval(generator.elt, inner))
-        return _call(ast.Call(ast.Name(how, ast.Load()), [ast.Name("_made", ast.Load())], []), {"_made": made})
+        return _aggregate(how, made)
     if how not in ("any", "all"):
         return UNKNOWN
     neutral = how == "all"  # the result of no items

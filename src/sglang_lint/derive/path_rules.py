@@ -17,7 +17,7 @@ from typing import Callable
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.when import UNKNOWN, equal, holds, names_read
 from sglang_lint.derive.examples import (
-    Opaque, candidates as values_to_try, find_examples, passes, representable, state_variants,
+    Opaque, candidates, find_examples, passes, representable, state_variants,
 )
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
 from sglang_lint.derive.constants import parameters_of
@@ -377,7 +377,7 @@ def _good_passing_all(site: PathSite, group: list[PathSite], one_param: list, tr
         expression = other.expression
         for name in own:
             if name in names_read(expression):
-                pools[name] += values_to_try(name, expression, parameters[name])
+                pools[name] += candidates(name, expression, parameters[name])
     for other in one_param:  # the values the callable's one-parameter rules allow
         if other.parameter in pools and other.constraint.kind == "allowed-values":
             pools[other.parameter] += list(other.constraint.values)
@@ -446,17 +446,17 @@ def _binding_passing_all(group: list[PathSite], one_param: list, tries: int = 20
     for site in group:
         expression = site.expression
         for name in names_read(expression) & set(parameters):
-            pools.setdefault(name, []).extend(values_to_try(name, expression, parameters[name]))
-    candidates = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
+            pools.setdefault(name, []).extend(candidates(name, expression, parameters[name]))
+    bindings = [{}] + [{k: v for k, v in s.good.items() if k in parameters} for s in group]
     # pieces of the strings the checks test against ("0" of "0123456789abcdef"): a value that
     # passes a length test and a character test at once
-    candidates += [{**s.good, name: part} for s in group for name in sorted(s.read & set(pools))
-                   for part in _string_parts(group) if name in s.good and isinstance(s.good[name], str)]
+    bindings += [{**s.good, name: part} for s in group for name in sorted(s.read & set(pools))
+                 for part in _string_parts(group) if name in s.good and isinstance(s.good[name], str)]
     rng = random.Random(zlib.crc32(group[0].key.encode()))
     names = sorted(pools)
     for _ in range(tries):
-        candidates.append({n: rng.choice(pools[n]) for n in names if rng.random() < 0.6})
-    for env in candidates:
+        bindings.append({n: rng.choice(pools[n]) for n in names if rng.random() < 0.6})
+    for env in bindings:
         if all(representable(v) for v in env.values()) and _passes_all(env, group, one_param):
             return env
     return None

@@ -67,7 +67,7 @@ def solve(wanted: list[tuple[ast.expr, object]], env: dict, pools: dict[str, lis
     back to a binding met before (two goals that undo each other would loop); only the arguments
     with a pool change."""
     env = dict(env)
-    seen = {repr(sorted(env.items(), key=lambda item: item[0]))}
+    seen = {_key(env)}
     for _ in range(min(2 * len(wanted), 40)):
         unmet = [goal for goal in wanted if not met(goal, env)]
         if not unmet:
@@ -82,15 +82,20 @@ def solve(wanted: list[tuple[ast.expr, object]], env: dict, pools: dict[str, lis
                     trial = {**env, name: value}
                     if met(goal, trial):
                         count = sum(_degree(other, trial) for other in wanted)
-                        if count > score and repr(sorted(trial.items(), key=lambda item: item[0])) not in seen:
+                        if count > score and _key(trial) not in seen:
                             best, score = trial, count
             if best is not None:
                 break
         if best is None:
             return None
         env = best
-        seen.add(repr(sorted(env.items(), key=lambda item: item[0])))
+        seen.add(_key(env))
     return env if all(met(goal, env) for goal in wanted) else None
+
+
+def _key(env: dict) -> str:
+    """A binding as text (its values are not all hashable), to tell one met before."""
+    return repr(sorted(env.items(), key=lambda item: item[0]))
 
 
 def _sizes_computed(expression: ast.expr, env: dict) -> tuple[int, ...]:
