@@ -85,7 +85,8 @@ def test_an_extra_rule_folder_is_part_of_the_index(private_cache, tmp_path):
     assert index.mentions("team_capture_helper(t, mode='x')")
 
 
-@pytest.mark.parametrize("garbage", [b"", b"not marshal at all", b"\xe9\x00\x00\x00", "other shape", "edited"])
+@pytest.mark.parametrize("garbage", [b"", b"not marshal at all", b"\xe9\x00\x00\x00", "other shape", "names edited",
+                                     "details edited"])
 def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
     import marshal
 
@@ -93,14 +94,66 @@ def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
     (path,) = index_files(private_cache)
     if garbage == "other shape":
         garbage = marshal.dumps((index_module.FORMAT, ("SGL001",), ("x",), (("y", "call", (), None),)))
-    elif garbage == "edited":  # the payload changed, the checksum not: a file cut or edited
-        fmt, digest, payload = marshal.loads(path.read_bytes())
-        garbage = marshal.dumps((fmt, digest, payload.replace(b"SGL001", b"SGL999")))
+    elif isinstance(garbage, str):  # a part changed, its checksum not: a file cut or edited
+        fmt, names_digest, names, details_digest, details = marshal.loads(path.read_bytes())
+        if garbage == "names edited":
+            names = names.replace(b"set_capture_flag_on_blocks", b"set_capture_flag_on_blockz")
+        else:
+            details = details.replace(b"SGL001", b"SGL999")
+        garbage = marshal.dumps((fmt, names_digest, names, details_digest, details))
     path.write_bytes(garbage)
     index_module._LOADED.clear()
     again = rule_index()
     assert again.codes == good.codes and again.names == good.names
+    assert again.codes_for(CAPTURE_IMPORT + "set_capture_flag_on_blocks(blocks, mode='x')\n") == {"SGL001"}
     assert path.read_bytes() != garbage  # written again
+
+
+def test_only_the_names_are_unpacked_until_a_file_mentions_one(private_cache):
+    rule_index()
+    index_module._LOADED.clear()
+    index = rule_index()  # read back from the file
+    assert not index.mentions("import os\nos.getcwd()\n")
+    assert callable(index._details)  # the codes and triggers not unpacked
+    assert "SGL001" in index.codes and not callable(index._details)
+
+
+def test_old_index_files_are_pruned(private_cache):
+    private_cache.mkdir(parents=True)
+    for number in range(index_module.KEEP_INDEXES + 5):
+        stale = private_cache / f"index-stale{number}.marshal"
+        stale.write_bytes(b"old")
+        os.utime(stale, ns=(number * 10**9, number * 10**9))
+    rule_index()
+    left = {path.name for path in index_files(private_cache)}
+    assert len(left) == index_module.KEEP_INDEXES + 1  # the newest stale ones and the new index
+    assert "index-stale0.marshal" not in left and f"index-stale{index_module.KEEP_INDEXES + 4}.marshal" in left
+
+
+def test_an_installed_catalog_is_stamped_by_its_folders(rules_copy, monkeypatch):
+    """Inside a wheel's package the catalog changes only as pip installs it: its folders'
+    stamps key the index (a few stats, however many rules); pip adding, removing or replacing
+    files changes them. Elsewhere (a checkout, extra-rules) every file is stamped."""
+    monkeypatch.setattr(index_module, "shipped_rules_folder", lambda: os.path.realpath(rules_copy))
+    lines = []
+    index_module._folders(str(rules_copy), lines)
+    assert len(lines) == 2  # rules/ and rules/derived/: no file stamped
+    before = fingerprint([rules_copy])
+    rule = rules_copy / SGL001.name
+    rule.write_text(rule.read_text())  # rewritten in place: pip never does this
+    os.utime(rules_copy, ns=(os.stat(rules_copy).st_atime_ns, os.stat(rules_copy).st_mtime_ns))
+    assert fingerprint([rules_copy]) == before
+    (rules_copy / "derived" / "SGL9999-new.toml").write_text("")  # a file added (an upgrade)
+    added = fingerprint([rules_copy])
+    assert added != before
+    shutil.rmtree(rules_copy)  # a reinstall: the same files written anew, as pip writes them
+    for source in RULES.rglob("*.toml"):
+        target = rules_copy / source.relative_to(RULES)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    assert fingerprint([rules_copy]) not in (before, added)
+    monkeypatch.setattr(index_module, "shipped_rules_folder", lambda: None)
+    assert fingerprint([rules_copy]) not in (before, added)  # a checkout: stamped file by file
 
 
 def _sources():

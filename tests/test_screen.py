@@ -30,7 +30,11 @@ def test_screen_never_hides_a_finding(path):
         ("set_capture_flag_on_blocks(t, mode=pick())", False),  # a call: never evaluated
         ("set_capture_flag_on_blocks(t)", False),  # the argument is absent
         ("set_capture_flag_on_blocks(t, *modes)", False),  # after *args: the engine cannot find it either
-        ("set_capture_flag_on_blocks(t, **options)", True),  # a mapping may hold it
+        ("set_capture_flag_on_blocks(t, **options)", False),  # an unbound name: no mapping the engine reads
+        ('options = {"mode": "pre"}\nset_capture_flag_on_blocks(t, **options)', True),  # a mapping may hold it
+        ("options = dict(mode=m)\nset_capture_flag_on_blocks(t, **options)", True),
+        ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\n", False),  # a parameter no call feeds
+        ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\nf(mode='x')\n", True),
         ('set_capture_flag_on_blocks(t, **{"mode": "pre"})', True),  # a display's keys are read
         ('set_capture_flag_on_blocks(t, **{"mode": "pre_rope"})', False),
         ("set_capture_flag_on_blocks(t, **make())", False),  # a mapping the engine cannot read

@@ -365,8 +365,9 @@ def flake8_in(projects: Path, *args: str) -> subprocess.CompletedProcess:
     (hooks / "sitecustomize.py").write_text(
         "import importlib.metadata as metadata\n"
         "import sglang_lint.catalog as catalog, sglang_lint.ruletable as ruletable, sglang_lint.index as index\n"
-        f"catalog.default_rules_dir = ruletable.default_rules_dir = index.default_rules_dir = "
+        f"catalog.default_rules_dir = ruletable.default_rules_dir = "
         f"lambda: __import__('pathlib').Path({str(projects / 'lint_rules')!r})\n"
+        f"index.rules_folder = lambda: {str(projects / 'lint_rules')!r}\n"
         "real = metadata.version\n"
         "def version(name):\n"
         "    if name == 'sglang':\n"

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import Sequence
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if quick_clean(args):
         return 0
@@ -35,10 +33,12 @@ def quick_clean(args: list[str]) -> bool:
         return False
     try:
         from sglang_lint.index import rule_index
-        from sglang_lint.places import default_rules_dir
+        from sglang_lint.places import rules_folder
 
-        dirs = [default_rules_dir()]
-        if _may_have_config(Path(args[0])):  # read (and judged) as the full command reads it
+        dirs = [rules_folder()]
+        if _may_have_config(args[0]):  # read (and judged) as the full command reads it
+            from pathlib import Path
+
             from sglang_lint.config import find_config, load_config
 
             found = find_config(Path(args[0]))
@@ -56,15 +56,19 @@ def quick_clean(args: list[str]) -> bool:
     return True
 
 
-def _may_have_config(start: Path) -> bool:
+def _may_have_config(start: str) -> bool:
     """Is there a pyproject.toml above ``start`` that names sglang-lint at all? (Only then is
     the configuration module, and its TOML reader, loaded.)"""
-    folder = start.resolve()
-    folder = folder if folder.is_dir() else folder.parent
-    for candidate in (folder, *folder.parents):
+    folder = os.path.realpath(start)
+    folder = folder if os.path.isdir(folder) else os.path.dirname(folder)
+    while True:
         try:
-            if b"sglang-lint" in (candidate / "pyproject.toml").read_bytes():
-                return True
+            with open(os.path.join(folder, "pyproject.toml"), "rb") as stream:
+                if b"sglang-lint" in stream.read():
+                    return True
         except OSError:
-            continue
-    return False
+            pass
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent

@@ -1,49 +1,80 @@
 """The compiled rule index: what the cheap stage needs from the catalog, without loading it.
 
-Loading the catalog means importing LibCST and every check kind and reading some 1,500 rule
+Loading the catalog means importing LibCST and every check kind and reading some 5,000 rule
 files; a file that calls no catalog name needs none of it. The index keeps, in one marshal file
-under the cache (``tables/index-<key>.marshal``), the rule codes, the callee names the rules
-trigger on, and the prefilter's trigger table (every rule of every release: a superset of what
-any target release runs, so a file it skips is skipped by the full prefilter too). The key is
-the hash of the rule folders' files (path, size, modification time: the rule files and the data
-tables beside them, ``extra-rules`` folders included), this tool's version and the index
-format: editing any of them makes a new index on the next run. An index that cannot be read,
-or holds anything unexpected, is built again, never trusted.
+under the cache (``tables/index-<key>.marshal``), in two parts:
 
-Standard library and two leaves only: importing this must stay cheap (the flake8 plugin and
-the command pay it on every run).
+* the callee names the rules trigger on (a frozenset, about 75 KB): all a file that mentions
+  none of them needs, read on every start;
+* the rule codes, each rule's file, the releases, and the prefilter's trigger table (every
+  rule of every release: a superset of what any target release runs, so a file it skips is
+  skipped by the full prefilter too), unpacked only when a file mentions a name.
+
+The key is a fingerprint of the rule folders, this tool's version and the index format; the
+folders are stamped two ways:
+
+* a catalog installed inside the package (a wheel in site-packages) by its folders alone (each
+  one's inode, modification time and link count: installing, upgrading or reinstalling it adds
+  and removes files, which changes them), so the start-up costs a few ``stat`` calls however
+  many rules there are. Its files are pip's to change, not to be edited in place;
+* any other folder (the repository's ``rules/`` when run from a checkout or an editable
+  install, ``extra-rules`` folders) by every TOML file in it (path, size, modification time):
+  editing one takes effect on the next run.
+
+An index that cannot be read, or holds anything unexpected, is built again, never trusted;
+when a new one is written, all but the newest few of the others are removed.
+
+Standard library and one leaf only (no pathlib, typing or re until needed): importing this must
+stay cheap (the flake8 plugin and the command pay it on every run).
 """
 
 from __future__ import annotations
 
 import marshal
 import os
-import re
 import sys
 import zlib
-from pathlib import Path
-from typing import Sequence
 
 from sglang_lint import __version__
-from sglang_lint.places import cache_home, default_rules_dir, keep_marshal
+from sglang_lint.places import cache_folder, keep_marshal, rules_folder, shipped_rules_folder
 
-FORMAT = 3
+FORMAT = 4
+KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 
 
 class RuleIndex:
     """The codes and triggers of a rule folder set; :meth:`may_match` is the first question
-    asked of a file, :meth:`codes_for` says which rules a file needs loaded."""
+    asked of a file, :meth:`codes_for` says which rules a file needs loaded. Only ``names`` is
+    read up front; the rest (``codes``, ``paths``, ``releases``, the triggers) on first use."""
 
-    def __init__(self, codes: tuple[str, ...], names: frozenset[bytes], triggers: tuple,
-                 paths: tuple[str, ...] = (), releases: tuple[str, ...] = (), key: str = ""):
-        self.codes = codes
+    def __init__(self, names: frozenset, details, key: str = ""):
         self.names = names
-        self.paths = dict(zip(codes, paths))  # each rule's file
-        self.releases = releases  # every release the rules and their tables name (target.py)
         self.key = key  # the fingerprint of the rule files it was built from
-        self._triggers = triggers
+        self._details = details  # (codes, triggers, paths, releases), or a callable giving them
         self._prefilter = None
+        self._paths = None
+
+    def _part(self, index: int):
+        if callable(self._details):
+            self._details = self._details()
+        return self._details[index]
+
+    @property
+    def codes(self) -> tuple:
+        return self._part(0)
+
+    @property
+    def paths(self) -> dict:
+        """Each rule's file, by code."""
+        if self._paths is None:
+            self._paths = dict(zip(self._part(0), self._part(2)))
+        return self._paths
+
+    @property
+    def releases(self) -> tuple:
+        """Every release the rules and their tables name (target.py)."""
+        return self._part(3)
 
     def codes_for(self, source: str | bytes, module: str | None = None) -> frozenset[str]:
         """The rules with a trigger written in this text (the text prefilter, per rule): the
@@ -71,7 +102,7 @@ class RuleIndex:
         if self._prefilter is None:
             from sglang_lint.prefilter import Prefilter
 
-            self._prefilter = Prefilter([_Trigger(*item) for item in self._triggers], screen=False)
+            self._prefilter = Prefilter([_Trigger(*item) for item in self._part(1)], screen=False)
         return self._prefilter
 
 
@@ -83,35 +114,58 @@ class _Trigger:
 
     def __init__(self, name: str, shape: str, also: tuple, module: str | None, code: str):
         self.name, self.shape, self.module, self.screen, self.code = name, shape, module, None, code
+        import re
+
         self.also = tuple(word[1] if word[0] == "s" else re.compile(word[1], word[2]) for word in also)
 
 
 _LOADED: dict = {}
 
 
-def rule_index(dirs: Sequence[Path] | None = None) -> RuleIndex:
+def rule_index(dirs=None) -> RuleIndex:
     """The index of these rule folders (default: the shipped catalog), from the cache when its
     key matches, else built from the rule files (and kept)."""
-    folders = tuple(Path(d) for d in (dirs or [default_rules_dir()]))
+    folders = tuple(os.fspath(d) for d in (dirs or [rules_folder()]))
     key = fingerprint(folders)
     if key not in _LOADED:
-        path = cache_home() / "tables" / f"index-{key}.marshal"
-        data = _read(path)
-        if data is None:
-            data = build(folders)
-            payload = marshal.dumps(data)
-            keep_marshal(path, (FORMAT, _digest(payload), payload))
-        _LOADED[key] = RuleIndex(data[1], frozenset(name.encode() for name in data[2]), *data[3:], key=key)
+        path = os.path.join(cache_folder(), "tables", f"index-{key}.marshal")
+        found = _read(path, folders)
+        names, details = found if found is not None else _build_and_keep(path, folders)
+        _LOADED[key] = RuleIndex(names, details, key=key)
     return _LOADED[key]
 
 
-def fingerprint(dirs: Sequence[Path]) -> str:
-    """The hash of the folders' TOML files (path, size, modification time), the tool's version
-    and the index format."""
+def _build_and_keep(path: str, folders: tuple) -> tuple:
+    names, details = build(folders)
+    names_blob, details_blob = marshal.dumps(names), marshal.dumps(details)
+    keep_marshal(path, (FORMAT, _digest(names_blob), names_blob, _digest(details_blob), details_blob))
+    _prune(os.path.dirname(path), keep=os.path.basename(path))
+    return names, details
+
+
+def _prune(folder: str, keep: str) -> None:
+    """Remove all but the newest :data:`KEEP_INDEXES` index files (and ``keep``)."""
+    try:
+        found = [(entry.stat().st_mtime_ns, entry.name) for entry in os.scandir(folder)
+                 if entry.name.startswith("index-") and entry.name.endswith(".marshal") and entry.name != keep]
+        for _, name in sorted(found, reverse=True)[KEEP_INDEXES:]:
+            os.remove(os.path.join(folder, name))
+    except OSError:
+        pass  # another process pruned it first, or the cache is read-only: it only costs disk
+
+
+def fingerprint(dirs) -> str:
+    """The hash of the rule folders (see the module's text: an installed catalog by its
+    folders, any other by its TOML files), the tool's version and the index format."""
     lines = [f"index {FORMAT} sglang-lint {__version__} {sys.version_info[:2]}"]
-    for folder in dirs:
-        lines.append(f"folder {folder}")
-        _tomls(str(folder), lines)
+    shipped = shipped_rules_folder()
+    for folder in map(os.fspath, dirs):
+        if shipped is not None and os.path.realpath(folder) == shipped:
+            lines.append(f"installed {folder}")
+            _folders(folder, lines)
+        else:
+            lines.append(f"folder {folder}")
+            _tomls(folder, lines)
     return _digest("\n".join(lines).encode("utf-8", "surrogateescape"))
 
 
@@ -122,9 +176,29 @@ def _digest(data: bytes) -> str:
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
 
 
+def _folders(folder: str, lines: list[str]) -> None:
+    """A line ``path inode mtime links`` for the folder and each folder inside it. A folder
+    with two links has no sub-folder (its ``.`` and its name in its parent), so the one that
+    holds the derived rules is never listed; where the file system counts otherwise, it is."""
+    try:
+        stat = os.stat(folder)
+    except OSError:
+        lines.append(f"{folder} missing")
+        return
+    lines.append(f"{folder} {stat.st_ino} {stat.st_mtime_ns} {stat.st_nlink}")
+    if stat.st_nlink == 2:
+        return
+    try:
+        inside = sorted(entry.path for entry in os.scandir(folder) if entry.is_dir())
+    except OSError:
+        return
+    for sub in inside:
+        _folders(sub, lines)
+
+
 def _tomls(folder: str, lines: list[str]) -> None:
-    """A line ``path size mtime`` for every TOML file under the folder, in name order (this
-    runs on every start: one stat per file, little else)."""
+    """A line ``path size mtime`` for every TOML file under the folder, in name order (one
+    stat per file, little else)."""
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
@@ -137,36 +211,55 @@ def _tomls(folder: str, lines: list[str]) -> None:
             _tomls(entry.path, lines)
 
 
-def build(dirs: Sequence[Path]) -> tuple:
-    """(FORMAT, codes, trigger names, triggers, rule files, releases) from the rule files: the
+def build(dirs) -> tuple:
+    """(trigger names, (codes, triggers, rule files, releases)) from the rule files: the
     catalog loaded in full."""
+    from pathlib import Path
+
     from sglang_lint.ruletable import load_rules, rule_triggers  # the heavy part: only to build
     from sglang_lint.target import known_releases
 
-    rules = load_rules(list(dirs))
+    rules = load_rules([Path(d) for d in dirs])
     triggers = []
     for rule in rules:
         for trigger in rule_triggers([rule]):
             also = tuple(("s", word) if isinstance(word, str) else ("r", word.pattern, word.flags)
                          for word in trigger.also)
             triggers.append((trigger.name, trigger.shape, also, trigger.module, rule.code))
-    names = tuple(sorted({trigger[0] for trigger in triggers}))
+    names = frozenset(trigger[0].encode() for trigger in triggers)
     paths = tuple(str(rule.path) for rule in rules)
-    return FORMAT, tuple(rule.code for rule in rules), names, tuple(triggers), paths, known_releases(rules)
+    return names, (tuple(rule.code for rule in rules), tuple(triggers), paths, known_releases(rules))
 
 
-def _read(path: Path) -> tuple | None:
-    """The index data of the file, when its checksum holds (else None: it is built again). The
-    file is (FORMAT, checksum of the payload, the payload as marshal): a file cut short, edited
-    or written by another format never passes."""
+def _read(path: str, folders: tuple) -> tuple | None:
+    """(names, a callable giving the details) from the file, when the names' checksum holds
+    (else None: it is built again). The file is (FORMAT, checksum, names as marshal, checksum,
+    details as marshal): a file cut short, edited or written by another format never passes.
+    The details are checked when they are unpacked; damaged there, the index is built anew."""
     try:
-        outer = marshal.loads(path.read_bytes())
-        if not (isinstance(outer, tuple) and len(outer) == 3 and outer[0] == FORMAT):
+        with open(path, "rb") as stream:
+            outer = marshal.loads(stream.read())
+        if not (isinstance(outer, tuple) and len(outer) == 5 and outer[0] == FORMAT):
             return None
-        _, digest, payload = outer
-        if not isinstance(payload, bytes) or _digest(payload) != digest:
+        _, names_digest, names_blob, details_digest, details_blob = outer
+        if not (isinstance(names_blob, bytes) and isinstance(details_blob, bytes)) or \
+                _digest(names_blob) != names_digest:
             return None
-        data = marshal.loads(payload)
+        names = marshal.loads(names_blob)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return data if isinstance(data, tuple) and len(data) == 6 and data[0] == FORMAT else None
+    if not (isinstance(names, frozenset) and all(isinstance(name, bytes) for name in names)):
+        return None
+
+    def details() -> tuple:
+        unpacked = None
+        if _digest(details_blob) == details_digest:
+            try:
+                unpacked = marshal.loads(details_blob)
+            except (ValueError, EOFError, TypeError):
+                unpacked = None
+        if isinstance(unpacked, tuple) and len(unpacked) == 4 and all(isinstance(p, tuple) for p in unpacked):
+            return unpacked
+        return _build_and_keep(path, folders)[1]
+
+    return names, details

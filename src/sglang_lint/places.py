@@ -1,39 +1,59 @@
 """Where sglang-lint's files are: the shipped catalog and the cache (a leaf: start-up reads it,
-so it imports next to nothing)."""
+so it imports next to nothing; the ``*_folder`` functions answer in plain strings, without
+pathlib, for the quick path of the command and the flake8 plugin)."""
 
 from __future__ import annotations
 
 import marshal
 import os
-from pathlib import Path
+
+_HERE = os.path.dirname(os.path.realpath(__file__))
 
 
-def default_rules_dir() -> Path:
+def shipped_rules_folder() -> str | None:
+    """The catalog as installed inside the package (a wheel's ``sglang_lint/rules``), or None
+    when running from a source checkout (an editable install): see index.py for why the two
+    are fingerprinted differently."""
+    shipped = os.path.join(_HERE, "rules")
+    return shipped if os.path.isdir(shipped) else None
+
+
+def rules_folder() -> str:
     """The catalog shipped in the wheel, or the repository's rules/ when run from source."""
-    here = Path(__file__).resolve().parent
-    shipped = here / "rules"
-    if shipped.is_dir():
-        return shipped
-    return here.parent.parent / "rules"
+    return shipped_rules_folder() or os.path.join(os.path.dirname(os.path.dirname(_HERE)), "rules")
 
 
-def cache_home() -> Path:
+def default_rules_dir():
+    from pathlib import Path
+
+    return Path(rules_folder())
+
+
+def cache_folder() -> str:
     """Where sglang-lint keeps what it can compute again: ``$SGLANG_LINT_CACHE``, else
     ``$XDG_CACHE_HOME/sglang-lint``, else ``~/.cache/sglang-lint``."""
     root = os.environ.get("SGLANG_LINT_CACHE")
     if root:
-        return Path(root)
+        return root
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "sglang-lint"
+    return os.path.join(xdg if xdg else os.path.join(os.path.expanduser("~"), ".cache"), "sglang-lint")
 
 
-def keep_marshal(path: Path, data) -> None:
-    """Write ``data`` as marshal, atomically (a temporary file, then a rename); a cache that
-    cannot be written only costs time."""
+def cache_home():
+    from pathlib import Path
+
+    return Path(cache_folder())
+
+
+def keep_marshal(path, data) -> None:
+    """Write ``data`` as marshal to ``path`` (a str or a Path), atomically (a temporary file,
+    then a rename); a cache that cannot be written only costs time."""
+    path = os.fspath(path)
     try:
         blob = marshal.dumps(data)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        folder, name = os.path.split(path)
+        os.makedirs(folder, exist_ok=True)
+        temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
         with open(temporary, "wb") as stream:
             stream.write(blob)
         os.replace(temporary, path)

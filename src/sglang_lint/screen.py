@@ -460,12 +460,14 @@ def parse_call(text: bytes) -> ast.Call | None:
     return tree.body if isinstance(tree.body, ast.Call) else None
 
 
-def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr | None | bool:
+def argument(call: ast.Call, name: str | None, position: int | None, facts=None) -> ast.expr | None | bool:
     """The expression passed for the parameter, None when absent; True when it may be there
     but the screen cannot tell (in a ``**name`` mapping, which the engine reads when the name
     is bound to a dict display); False when the engine cannot find it either (after
-    ``*args``, or in a ``**`` mapping that is no display and no name). The engine's own
-    lookup (:func:`~sglang_lint.pynames.find_argument`), with ``**{...}`` read as it reads them
+    ``*args``, or in a ``**`` mapping that is no display and no name, or, with the call's
+    scope in ``facts``, a name that no dict display or ``dict(...)`` binds there: a
+    ``**kwargs`` parameter). The engine's own lookup
+    (:func:`~sglang_lint.pynames.find_argument`), with ``**{...}`` read as it reads them
     (checks/base.py ``_mapping_items``: the string keys)."""
     names = []
 
@@ -477,7 +479,7 @@ def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr
                 and not value.args and all(k.arg is not None for k in value.keywords):
             names.append(value)  # ``**dict(a=1)``: the engine reads it unless ``dict`` is rebound
             return None
-        if isinstance(value, ast.Name):
+        if isinstance(value, ast.Name) and mapping_may_be_known(value, facts):
             names.append(value)
         return None
 
@@ -485,6 +487,26 @@ def argument(call: ast.Call, name: str | None, position: int | None) -> ast.expr
     if found is UNKNOWN:
         return bool(names)
     return None if found is None else found[0]
+
+
+def mapping_may_be_known(node: ast.expr, facts) -> bool:
+    """Could the engine read ``**node`` as a dict (resolve.py ``dict_literal``: a display, a
+    ``dict(...)`` call, or a name whose one reaching binding is one), or follow it to the calls
+    of the function whose ``**kwargs`` it is (reach.py ``parameter_wrapper``, a function the
+    file calls)? Without the call's scope (the text screen): yes for any name."""
+    if isinstance(node, (ast.Dict, ast.Call)):
+        return True
+    if not isinstance(node, ast.Name):
+        return False
+    if not isinstance(facts, ScopedFacts):
+        return True
+    found = facts.syntax.lookup(node.id, facts.scopes)
+    return found is not None and any(
+        binding[0] == GLOBAL or binding[0] == VALUE and isinstance(binding[1], (ast.Dict, ast.Call))
+        or binding[0] == PARAM and (not isinstance(binding[1], (ast.FunctionDef, ast.AsyncFunctionDef))
+                                    or facts.syntax.is_called(binding[1].name))
+        for binding in found[0]
+    )
 
 
 def ast_call_arguments(call: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
@@ -532,7 +554,7 @@ def value_screen(
     leaving the argument out fails too (its default does)."""
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
-        found = argument(call, name, position)
+        found = argument(call, name, position, facts)
         if found is None:
             return omitted
         if isinstance(found, bool):
@@ -552,7 +574,7 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
 
     def conditional(call: ast.Call, facts: FileFacts) -> bool:
         for condition in conditions:
-            found = argument(call, condition.argument, condition.position)
+            found = argument(call, condition.argument, condition.position, facts)
             if found is None:
                 if not condition.has_default or not condition_passes(condition.holds, condition.values,
                                                                      condition.default):
@@ -585,7 +607,7 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     literal must name it (``sglang.launch_server``) to start an sglang server."""
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
-        found = argument(call, name, position)
+        found = argument(call, name, position, facts)
         if found is None:
             return False
         if isinstance(found, ast.List) and marker is not None:

@@ -488,13 +488,13 @@ def _screen(params: FailsWhen, constructor: bool = False):
             if constructor:
                 return argument_value(parameter, found, value_of)
             # (the text screen parses the call's arguments alone: its receiver is not there to see)
-            if not isinstance(facts, ScopedFacts) or isinstance(call.func, ast.Attribute) and isinstance(
-                    call.func.value, (ast.Name, ast.Call)):
+            if not isinstance(facts, ScopedFacts) or isinstance(call.func, ast.Attribute) and _may_be_made(
+                    call.func.value, facts):
                 later.append(True)
             return UNKNOWN
 
         def found(name, position):
-            value = argument(call, name, position)
+            value = argument(call, name, position, facts)
             if isinstance(value, bool):
                 mapping.append(value)
                 return NOT_FOUND
@@ -520,6 +520,18 @@ def _screen(params: FailsWhen, constructor: bool = False):
         return any(mapping) or any(later) or any(_may_know(node, facts, calls) for node in hidden)
 
     return screen
+
+
+def _may_be_made(receiver: ast.expr, facts) -> bool:
+    """Could the engine find the call that made this receiver (CallValues._receiver_made: a
+    call, or a name whose one reaching binding is a call)?"""
+    if isinstance(receiver, ast.Call):
+        return True
+    if not isinstance(receiver, ast.Name):
+        return False
+    found = facts.syntax.lookup(receiver.id, facts.scopes)
+    return found is not None and any(
+        binding[0] == GLOBAL or binding[0] == VALUE and isinstance(binding[1], ast.Call) for binding in found[0])
 
 
 def known_at_the_call(value: object) -> bool:

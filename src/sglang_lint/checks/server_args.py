@@ -37,7 +37,7 @@ from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
-from sglang_lint.screen import argv_screen, value_may_be_known
+from sglang_lint.screen import argv_screen, mapping_may_be_known, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
@@ -132,7 +132,9 @@ def _screen(params: ServerArgsCheck, target):
     def screen(call, facts) -> bool:
         for keyword in call.keywords:
             if keyword.arg is None:
-                return True  # **kwargs: a dict the engine may read
+                if mapping_may_be_known(keyword.value, facts):
+                    return True  # **kwargs: a dict the engine may read
+                continue
             if keyword.arg not in names:
                 if params.aspect == "unknown":
                     return True
