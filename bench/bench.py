@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Speed and memory of sglang-lint on sglang 0.5.23's own tree, beside its peers.
 
-    python bench/bench.py [--runs N] [--jobs N] [--skip-flake8] [--one-file] [--flake8-sample]
+    python bench/bench.py [--runs N] [--jobs N] [--skip-flake8] [--one-file] [--flake8-sample] [--flake8-runs N]
 
 Sets up, once, under ``$SGLANG_LINT_CACHE/bench`` (default ``~/.cache/sglang-lint/bench``):
 the sglang wheel (through pip, as scripts/sglang_corpus.py does) and two virtual
@@ -23,8 +23,8 @@ one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`
 * peak memory (largest resident set of the process tree's biggest process) of each;
 * how many files LibCST parsed and why the others were skipped.
 
-Prints medians, the spread (min-max) and ratios of medians. The machine may be shared:
-read the spread before the ratio.
+Prints medians, the spread (min-max) and ratios of medians, then every ratio together, each
+against its target. The machine may be shared: read the spread before the ratio.
 """
 
 from __future__ import annotations
@@ -149,6 +149,25 @@ def alternate(pairs: list[tuple[Series, list[str]]], runs: int, cwd: Path) -> No
             series.samples.append(measure(command, cwd))
 
 
+# Every ratio the issue sets a target for (and the others worth watching), printed together at
+# the end: (what, value, target or None, how it is shown).
+RATIOS: list[tuple[str, float, float | None, str]] = []
+
+
+def ratio(what: str, value: float, target: float | None = None, unit: str = "x") -> None:
+    RATIOS.append((what, value, target, unit))
+
+
+def print_ratios() -> None:
+    print("\nratios of this run (medians; a target is an upper bound):")
+    print(f"  {'what':<78} {'value':>10}  {'target':>9}  ")
+    for what, value, target, unit in RATIOS:
+        shown = f"{value:.0f} ms" if unit == "ms" else f"{value:.3f} x" if value < 10 else f"{value:.1f} x"
+        bound = "" if target is None else (f"{target:.0f} ms" if unit == "ms" else f"{target:g} x")
+        verdict = "" if target is None else ("met" if value <= target else f"missed by {value / target:.2f}x")
+        print(f"  {what:<78} {shown:>10}  {bound:>9}  {verdict}")
+
+
 def row(series: Series, extra: str = "") -> str:
     return f"  {series.label:<52} {series.median:9.2f} s  [{series.spread:>13}]  {series.peak_mb:8.0f} MB  {extra}"
 
@@ -163,6 +182,9 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
     folder = Path(tempfile.mkdtemp(prefix="sglang-lint-one-"))
     (folder / "no_sglang.py").write_text(NO_SGLANG)
     (folder / "with_sglang.py").write_text(WITH_SGLANG)
+    # Once, not timed: the first run after an install builds the compiled rule index.
+    measure([str(plugin / "python"), "-m", "flake8", "--isolated", "--exit-zero", "with_sglang.py"], folder)
+    measure([str(plugin / "sglang-lint"), "--no-cache", "with_sglang.py"], folder)
     kinds = (("no_sglang.py", "a file that calls no sglang API"), ("with_sglang.py", "a file with an Engine call"))
     for name, label in kinds:
         without = Series(f"flake8 one file ({label}), without the plugin")
@@ -172,6 +194,8 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
                   runs, folder)
         print(row(without))
         print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.2f}"))
+        ratio(f"flake8 one file ({label}): with / without the plugin", with_plugin.median / without.median,
+              1.15 if name == "no_sglang.py" else None)
     bare = Series("python -c pass (the interpreter's start)")
     ruff = Series("ruff check one file")
     for name, label in (("no_sglang.py", "calls no sglang API"), ("with_sglang.py", "an Engine call")):
@@ -182,6 +206,9 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
                    (ruff, [str(plugin / "ruff"), "check", "--no-cache", "--exit-zero", "--quiet", name])], runs, folder)
         ratios = f"/ python -c pass = {lint.median / bare.median:.1f}, / ruff = {lint.median / ruff.median:.1f}"
         print(row(lint, ratios))
+        ratio(f"sglang-lint one file ({label}) / python -c pass", lint.median / bare.median,
+              4.0 if name == "no_sglang.py" else None)
+        ratio(f"sglang-lint one file ({label}) / ruff check", lint.median / ruff.median)
     print(row(bare))
     print(row(ruff))
     shutil.rmtree(folder, ignore_errors=True)
@@ -194,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-flake8", action="store_true", help="leave out the flake8 pairs (the slow part)")
     parser.add_argument("--one-file", action="store_true", help="only the one-file and language-server rows")
     parser.add_argument("--flake8-sample", action="store_true", help="of the flake8 pairs, only the 10%% sample")
+    parser.add_argument("--flake8-runs", type=int, default=None,
+                        help="runs of each flake8 pair on the whole tree (default: --runs)")
     args = parser.parse_args(argv)
     start_launcher()  # first, while this process is small
 
@@ -217,12 +246,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.runs} runs each, alternated")
     print(f"  {'command':<52} {'median':>11}  {'[min-max]':>15}  {'peak RSS':>11}")
 
-    one_file_rows(plain, plugin, tree, max(args.runs, 5))
+    one_file_rows(plain, plugin, tree, max(args.runs, 9))
     lsp_folder = Path(tempfile.mkdtemp(prefix="sglang-lint-lsp-"))
-    for line in lsp_rows(plugin / "python", tree, lsp_folder):
+    for line, label, median in lsp_rows(plugin / "python", tree, lsp_folder):
         print(line, flush=True)
+        ratio(f"language server, change -> diagnostics: {label}", median, 100, "ms")
     shutil.rmtree(lsp_folder, ignore_errors=True)
     if args.one_file:
+        print_ratios()
         return 0
 
     if not args.skip_flake8:
@@ -233,18 +264,23 @@ def main(argv: list[str] | None = None) -> int:
                 without = Series(f"flake8 {label}, {scope}, without the plugin")
                 with_plugin = Series(f"flake8 {label}, {scope}, with sglang-lint")
                 command = ["-m", "flake8", "--isolated", "--exit-zero", "-j", jobs, *select, *paths]
+                runs = args.flake8_runs if scope == "whole tree" and args.flake8_runs else args.runs
                 alternate(
                     [(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
-                    args.runs, tree,
+                    runs, tree,
                 )
                 print(row(without))
                 print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.3f}"), flush=True)
+                ratio(f"flake8 {label}, {scope}: with / without the plugin", with_plugin.median / without.median,
+                      1.02 if not select else None)
         if args.flake8_sample:
+            print_ratios()
             return 0
 
     scratch = Path(tempfile.mkdtemp(prefix="sglang-lint-bench-"))
     counter = iter(range(1_000_000))
     verbose = None
+    per_file: dict[float, float] = {}
     for fraction in FRACTIONS:
         subset = files[:: round(1 / fraction)] if fraction < 1 else files
         cold = Series(f"sglang-lint cold, {fraction:.0%} ({len(subset)} files)")
@@ -266,17 +302,25 @@ def main(argv: list[str] | None = None) -> int:
                     cold.samples.append(measure(lint_command(last_cache), tree))
         print(row(cold))
         print(row(ruff, f"sglang-lint / ruff = {cold.median / ruff.median:.2f}"))
+        ratio(f"sglang-lint cold / ruff check --select F,E, {fraction:.0%} of the tree", cold.median / ruff.median,
+              1.0 if fraction == 1.0 else None)
         if fraction == 1.0:
             warm = Series("sglang-lint warm (nothing changed), 100%")
             for _ in range(args.runs):
                 warm.samples.append(measure(lint_command(last_cache), tree))
             print(row(warm, f"warm / cold = {warm.median / cold.median:.3f}"))
+            ratio("sglang-lint warm / cold, whole tree", warm.median / cold.median, 0.1)
             verbose = [line for line in cold.samples[-1].stderr.splitlines() if line.startswith("sglang-lint:")]
+        per_file[fraction] = cold.median / len(subset)
+        if fraction != FRACTIONS[0]:
+            ratio(f"sglang-lint cold, time per file: {fraction:.0%} / {FRACTIONS[0]:.0%} of the tree (linear: 1)",
+                  per_file[fraction] / per_file[FRACTIONS[0]])
         print(f"  {'':<52} {cold.median / len(subset) * 1000:9.2f} ms per file (sglang-lint cold), "
               f"{ruff.median / len(subset) * 1000:.2f} ms (ruff)")
     if verbose:
         print("files, whole tree (sglang-lint --verbose, cold):", verbose[-1].split(": ", 1)[1])
     shutil.rmtree(scratch, ignore_errors=True)
+    print_ratios()
     return 0
 
 

@@ -255,3 +255,22 @@ def test_a_bad_value_is_reported_unless_its_own_object_is_used_where_a_raise_is_
     )
     assert found(source) == [(5, 57, "SGL006"), (10, 57, "SGL006"), (15, 57, "SGL006"), (21, 61, "SGL006"),
                              (23, 60, "SGL006")]
+
+
+def test_the_collector_runs_less_during_a_lint_and_as_before_after_it():
+    import gc
+
+    from sglang_lint.gcpolicy import few_collections
+
+    before = gc.get_threshold()
+    with few_collections():
+        assert gc.get_threshold()[0] >= 100_000
+    assert gc.get_threshold() == before
+    with pytest.raises(ZeroDivisionError):
+        with few_collections():
+            1 / 0
+    assert gc.get_threshold() == before
+    assert [d.code for d in lint(IMPORT + "set_capture_flag_on_blocks(t, mode='x')\n")] == ["SGL001"]
+    with pytest.raises(SourceError):
+        lint(IMPORT + "set_capture_flag_on_blocks(t, mode='x'\n")
+    assert gc.get_threshold() == before

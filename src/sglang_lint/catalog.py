@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from sglang_lint.gcpolicy import few_collections
 from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
 from sglang_lint.versions import version_key  # noqa: F401  (the rule files' releases are ordered by it)
 
@@ -317,6 +318,11 @@ def load_rule_files(paths: Iterable[Path], folder: Path, kinds: Mapping[str, Any
 
 def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ...]:
     """Load every rule file (``SGL*.toml``) under the given folders."""
+    with few_collections():  # some 5,000 rules, each many small objects, none of them garbage
+        return _load_rules(dirs, kinds)
+
+
+def _load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ...]:
     folders = [Path(d) for d in dirs]
     rules: list[Rule] = []
     seen: dict[str, Path] = {}

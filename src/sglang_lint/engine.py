@@ -27,6 +27,7 @@ from sglang_lint.resolve import FileModel
 from sglang_lint.ruletable import RuleSet, default_ruleset
 from sglang_lint.sites import SiteCollector
 from sglang_lint.pynames import LINE_END
+from sglang_lint.gcpolicy import few_collections
 from sglang_lint.source import MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
 from sglang_lint.walk import walk
 
@@ -67,6 +68,11 @@ def analyse(
     reparser=None,
 ) -> tuple[list[Diagnostic], str]:
     """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
+    with few_collections():
+        return _analyse(source, path, ruleset, noqa, tree, reparser)
+
+
+def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnostic], str]:
     ruleset = ruleset or default_ruleset()
     head = source[:256] if isinstance(source, bytes) else source[:256].encode("utf-8", "replace")
     if is_launch_file(path, head):
@@ -77,6 +83,10 @@ def analyse(
     if skipped is not None:
         return [], skipped
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))
+    return _analyse_parsed(text, facts, ruleset, noqa, reparser)
+
+
+def _analyse_parsed(text: str, facts, ruleset: RuleSet, noqa: bool, reparser) -> tuple[list[Diagnostic], str]:
     module = parse(text) if reparser is None else reparser.parse(text)
 
     bindings = BindingCollector(facts)
