@@ -17,6 +17,7 @@ LAYERS = [
     # (__init__, the package root: __version__; lint is lazy)
     {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places", "gcpolicy"},
     {"rulefile", "ast_scopes"},  # the rule file reader (over places); a file's ast read for the screen
+    {"ast_reparse"},  # a document's ast kept between edits (the language server's screen)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
     {"catalog", "syntax", "screen", "launch_paths", "positions"},

@@ -59,6 +59,9 @@ class AstFile:
     tree: ast.Module
     data: bytes
     starts: list[int]  # the byte offset where each line starts
+    # for each top-level statement, how many lines its positions are off by (ast_reparse.py:
+    # statements kept from an earlier text are not renumbered); None: none is
+    shifts: list[int] | None = None
     _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
 
@@ -83,10 +86,14 @@ class AstFile:
         string); True when unsure (inside an f-string, whose inner positions older Pythons
         get wrong)."""
         line = bisect.bisect_right(self.starts, name_end)
-        point = (line, name_end - self.starts[line - 1])
-        pending: list[tuple[ast.AST, tuple]] = [(self.tree, (self.tree,))]
+        column = name_end - self.starts[line - 1]
+        shifts = self.shifts or [0] * len(self.tree.body)
+        pending: list[tuple[ast.AST, tuple, tuple[int, int]]] = [
+            (statement, (self.tree,), (line - shift, column)) for statement, shift in zip(self.tree.body, shifts)
+            if _may_hold(statement, (line - shift, column))
+        ]
         while pending:
-            node, scopes = pending.pop()
+            node, scopes, point = pending.pop()
             if isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, (ast.Name, ast.Attribute)) and (func.end_lineno, func.end_col_offset) == point:
@@ -95,7 +102,7 @@ class AstFile:
                 return True
             for child, child_scopes in _children(node, scopes):
                 if _may_hold(child, point):
-                    pending.append((child, child_scopes))
+                    pending.append((child, child_scopes, point))
         return None
 
     def calls_named(self, name: str) -> list[CallSite]:

@@ -79,6 +79,8 @@ def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnost
         return _launch_file(source, path, ruleset, noqa)
     text = decode_source(source) if isinstance(source, bytes) else source
     facts = FileBindings.for_path(path)
+    if tree is None and reparser is not None:
+        tree = reparser.ast_chunks  # the screen's ast of the document, parsed again only where it changed
     skipped = ruleset.skip_reason(source, facts.module_name, tree)
     if skipped is not None:
         return [], skipped

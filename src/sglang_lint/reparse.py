@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from sglang_lint.ast_reparse import AstChunks
 from sglang_lint.positions import statement_layout
 from sglang_lint.pynames import lines_of
 from sglang_lint.source import parse
@@ -27,6 +28,7 @@ class Reparser:
         self.module: cst.Module | None = None
         self.spans: list[tuple[int, int]] | None = None  # each statement's lines: [start, end)
         self.reused = 0  # how many parses re-read only part of the text (for tests and the benchmark)
+        self.ast_chunks = AstChunks()  # the same document's ast, for the call-site screen
 
     def parse(self, text: str) -> cst.Module:
         """The tree of ``text`` (SourceError when it does not parse), reusing the last one's

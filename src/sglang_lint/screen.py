@@ -130,7 +130,9 @@ class FileFacts:
     """What the screen needs to know about the whole file, computed on first need."""
 
     data: bytes
-    tree: ast.Module | None = None  # the file's ast when the caller has it (flake8 does)
+    # the file's ast when the caller has it (flake8 does), or what keeps a document's between
+    # edits (the language server's ast_reparse.AstChunks: anything with ``ast_file(data)``)
+    tree: object = None
     _bound: dict[str, bool] = field(default_factory=dict)
     _called_params: set[str] | None = None
     _ast: AstFile | None | bool = False
@@ -138,7 +140,8 @@ class FileFacts:
     def syntax(self) -> AstFile | None:
         """The file's ast facts (ast_scopes.py), read on first need; None when it does not parse."""
         if self._ast is False:
-            self._ast = AstFile.read(self.data, self.tree)
+            keeper = getattr(self.tree, "ast_file", None)
+            self._ast = keeper(self.data) if keeper is not None else AstFile.read(self.data, self.tree)
         return self._ast
 
     def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
