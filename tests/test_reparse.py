@@ -125,6 +125,10 @@ def test_an_edit_in_the_middle_reads_only_its_statement():
     lambda text: text + "# more footer\n",  # the footer
     lambda text: text.replace("    def g(self, t):", "  def g(self, t):"),  # mixed indentation
     lambda text: text.rstrip("\n"),  # the last newline
+    # the last statement edited: before the footer, without a last newline, growing a block
+    lambda text: text.replace("(x, MODE)", "(x, 'post')"),
+    lambda text: text.replace("# the footer\n", "").rstrip("\n").replace("(x, MODE)", "(x, 'post')"),
+    lambda text: text.replace("set_capture_flag_on_blocks(x, MODE)\n", "def z():\n    pass\n    # inside\n"),
 ])
 def test_edits_at_the_edges_give_the_full_parse(edit):
     reparser = Reparser()

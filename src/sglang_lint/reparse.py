@@ -98,9 +98,11 @@ class Reparser:
         rebuilt = module.with_changes(body=body, has_trailing_newline=chunk.has_trailing_newline
                                       if at_end else module.has_trailing_newline)
         # The kept statements are the last tree's, whose code was the lines they span; the new
-        # ones must give the chunk back exactly (the whole text, where the chunk ends the file).
+        # ones must give the chunk back exactly. (Where the chunk ends the file, the module's
+        # footer is the last tree's, after the lines the edit left alone; a file without its
+        # last newline gives a chunk its statements' code does not match: parsed whole.)
         codes = [rebuilt.code_for_node(statement) for statement in statements]
-        if at_end and rebuilt.code != text or not at_end and "".join(codes) != chunk_text:
+        if "".join(codes) != chunk_text:
             return None
         chunk_spans = []
         line = start
