@@ -134,3 +134,25 @@ def test_edits_at_the_edges_give_the_full_parse(edit):
     reparser = Reparser()
     reparser.parse(BASE)
     _same_as_full_parse(reparser, edit(BASE))
+
+
+# Found by a longer run of random edits: the module's footer (comment lines after the last
+# statement) goes to the last statement's block when that statement becomes indented or is
+# removed, which a parse of the last statement alone cannot see: such edits are parsed whole.
+_TAIL = CAPTURE_IMPORT + "\n\nclass C:\n    def g(self, t):\n        return None\n\n    \n"
+FOOTER_CASES = [
+    (_TAIL + "set_capture_flag_on_blocks(x, MODE)\n# the footer\n\n    \n",
+     _TAIL + "    set_capture_flag_on_blocks(x, MODE)\n# the footer\n\n    \n"),
+    (_TAIL + "set_capture_flag_on_blocks(x, MODE)\n        # the footer\n",
+     _TAIL + "        # the footer\n"),
+]
+
+
+@pytest.mark.parametrize("before, after", FOOTER_CASES)
+def test_an_edit_of_the_last_statement_before_a_footer_gives_the_full_parse(before, after):
+    reparser = Reparser()
+    reparser.parse(before)
+    assert _same_as_full_parse(reparser, after)
+    fresh = Reparser()
+    fresh.parse(after)
+    assert reparser.layout() == fresh.layout()

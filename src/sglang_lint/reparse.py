@@ -72,13 +72,29 @@ class Reparser:
             return None  # the header, the footer or past the last statement: parse it all
         first = next(i for i, (_, end) in enumerate(spans) if end > prefix)
         last = max(first, max((i for i, (start, _) in enumerate(spans) if start < changed_end), default=first))
+        delta = len(new) - len(old)
+        code_start = spans[first][0] + len(module.body[first].leading_lines)  # after its blank and comment lines
+        if first == last and 0 < first and code_start < prefix and changed_end < spans[first][1]:
+            # Inside one statement's code, its first and last lines untouched: the lines where
+            # it meets its neighbours (blank and comment lines a block before may own) are as
+            # the last parse owned them; that statement alone is read.
+            found = self._splice(text, new, first, first, delta)
+            if found is not None:
+                return found
         # One statement more on each side: the lines where the chunk meets the kept statements
         # are then lines the edit did not change, owned as the full parse owned them (a blank or
         # comment line between two statements belongs to the next one, or to the block before).
         first, last = first - 1, min(last + 1, len(spans) - 1)
         if first < 0:
             return None  # the first statement: the module's header is decided with it
-        delta = len(new) - len(old)
+        return self._splice(text, new, first, last, delta)
+
+    def _splice(self, text: str, new: list[str], first: int, last: int, delta: int):
+        """The last tree with its statements ``first``..``last`` parsed again from the new
+        lines (and the new spans), or None when that cannot be trusted."""
+        module, spans = self.module, self._spans()
+        if last == len(spans) - 1 and module.footer:
+            return None  # the last statement's block may take the footer's lines: parsed whole
         start, end = spans[first][0], spans[last][1] + delta
         if end <= start:
             return None
