@@ -38,7 +38,7 @@ import zlib
 from sglang_lint import __version__
 from sglang_lint.places import cache_folder, keep_marshal, rules_folder, shipped_rules_folder
 
-FORMAT = 4
+FORMAT = 5
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 
@@ -81,28 +81,43 @@ class RuleIndex:
         only ones that can fire on it, whatever the release. A run over a few files loads
         just these (ruletable.py ``rules_of``)."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-        if not self.mentions(data):
+        present = self._present(data)
+        if not present:
             return frozenset()
-        return frozenset(trigger.code for trigger in self.prefilter.fired(data, module))
+        return frozenset(trigger.code for trigger in self._prefilter_for(present).fired(data, module))
 
     def mentions(self, source: str | bytes) -> bool:
         """Does the text hold, as an identifier, a name some rule triggers on? False: the
         common case, answered here, before anything else is imported."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-        return not self.names.isdisjoint(data.translate(IDENTIFIER_BYTES).split())
+        return bool(self._present(data))
 
     def may_match(self, source: str | bytes, module: str | None = None) -> bool:
         """Could any rule of any release fire on this text? False: nothing more to do."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-        return self.mentions(data) and self.prefilter.skip_reason(data, module) is None
+        present = self._present(data)
+        return bool(present) and self._prefilter_for(present).skip_reason(data, module) is None
+
+    def _present(self, data: bytes) -> set:
+        return self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
 
     @property
     def prefilter(self):
-        """The text prefilter (no call-site screen), made on first need."""
+        """The text prefilter (no call-site screen) of every trigger."""
+        return self._prefilter_for(self.names)
+
+    def _prefilter_for(self, names):
+        """The text prefilter with (at least) the triggers of these names compiled: each name's
+        triggers are compiled the first time a text holds it (some 5,000 triggers, most of
+        them never needed by a run over a few files)."""
         if self._prefilter is None:
             from sglang_lint.prefilter import Prefilter
 
-            self._prefilter = Prefilter([_Trigger(*item) for item in self._part(1)], screen=False)
+            self._prefilter = Prefilter([], screen=False)
+        missing = [name for name in names if name not in self._prefilter.by_name]
+        if missing:
+            grouped = self._part(1)
+            self._prefilter.extend([_Trigger(*item) for name in missing for item in grouped[name]])
         return self._prefilter
 
 
@@ -212,8 +227,8 @@ def _tomls(folder: str, lines: list[str]) -> None:
 
 
 def build(dirs) -> tuple:
-    """(trigger names, (codes, triggers, rule files, releases)) from the rule files: the
-    catalog loaded in full."""
+    """(trigger names, (codes, triggers by name, rule files, releases)) from the rule files:
+    the catalog loaded in full."""
     from pathlib import Path
 
     from sglang_lint.ruletable import load_rules, rule_triggers  # the heavy part: only to build
@@ -226,9 +241,11 @@ def build(dirs) -> tuple:
             also = tuple(("s", word) if isinstance(word, str) else ("r", word.pattern, word.flags)
                          for word in trigger.also)
             triggers.append((trigger.name, trigger.shape, also, trigger.module, rule.code))
-    names = frozenset(trigger[0].encode() for trigger in triggers)
+    grouped: dict[bytes, tuple] = {}
+    for trigger in triggers:  # (in the rules' order, within each name)
+        grouped[trigger[0].encode()] = grouped.get(trigger[0].encode(), ()) + (trigger,)
     paths = tuple(str(rule.path) for rule in rules)
-    return names, (tuple(rule.code for rule in rules), tuple(triggers), paths, known_releases(rules))
+    return frozenset(grouped), (tuple(rule.code for rule in rules), grouped, paths, known_releases(rules))
 
 
 def _read(path: str, folders: tuple) -> tuple | None:
@@ -258,7 +275,8 @@ def _read(path: str, folders: tuple) -> tuple | None:
                 unpacked = marshal.loads(details_blob)
             except (ValueError, EOFError, TypeError):
                 unpacked = None
-        if isinstance(unpacked, tuple) and len(unpacked) == 4 and all(isinstance(p, tuple) for p in unpacked):
+        if isinstance(unpacked, tuple) and len(unpacked) == 4 and isinstance(unpacked[1], dict) and all(
+                isinstance(unpacked[i], tuple) for i in (0, 2, 3)) and set(unpacked[1]) == names:
             return unpacked
         return _build_and_keep(path, folders)[1]
 

@@ -48,6 +48,11 @@ class Prefilter:
     def __init__(self, triggers: Sequence, screen: bool = True):
         self.screen = screen
         self.by_name: dict[bytes, list[CompiledTrigger]] = {}
+        self.extend(triggers)
+
+    def extend(self, triggers: Sequence) -> None:
+        """Add these triggers (the compiled index adds a name's triggers when a text first
+        holds it)."""
         for trigger in triggers:
             self.by_name.setdefault(trigger.name.encode(), []).append(CompiledTrigger.of(trigger))
         self.names = frozenset(self.by_name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import re
 import sys
 from pathlib import Path
@@ -124,17 +125,33 @@ class Fields:
             raise self.error(unknown[0], "is not a known field")
 
 
-# A TOML file this big (the server-argument table of every release, 150 KB) is parsed once and
-# kept as marshal data under its content's hash: tomllib reads it in 50 ms, marshal in 2.
-PARSED_CACHE_MIN_BYTES = 32_000
+# A TOML file this big (the server-argument table of every release, 150 KB; the exports and
+# launchers tables, 15-20 KB) is parsed once and kept as marshal data under its content's hash:
+# tomllib reads the biggest in 50 ms, marshal in 2.
+PARSED_CACHE_MIN_BYTES = 8_000
+# Within one process, a data table several rules name (launchers.toml) is read once while its
+# file stays the same (path, size, modification time). Callers only read what they get.
+_READ: dict[tuple, dict] = {}
 
 
 def read_toml(path: Path) -> dict:
     """A TOML file's top table; RuleFileError (naming the file) when it cannot be read."""
     try:
+        stat = os.stat(path)
+        known = _READ.get((str(path), stat.st_size, stat.st_mtime_ns))
+        if known is not None:
+            return known
         raw = path.read_bytes()
     except OSError as exc:
         raise RuleFileError(path, "", f"cannot be read: {exc.strerror or exc}") from exc
+    data = _read_toml(path, raw)
+    if len(_READ) > 64:
+        _READ.clear()
+    _READ[str(path), stat.st_size, stat.st_mtime_ns] = data
+    return data
+
+
+def _read_toml(path: Path, raw: bytes) -> dict:
     cached = None
     if len(raw) >= PARSED_CACHE_MIN_BYTES:
         key = hashlib.blake2b(raw + sys.version.encode(), digest_size=16).hexdigest()
