@@ -221,8 +221,32 @@ def test_the_command_answers_a_clean_file_without_loading_libcst(tmp_path):
     assert clean.stdout.splitlines() == ["LIGHT 0"], clean.stderr
     bad = _front(["clean.py", "bad.py"], tmp_path)
     assert bad.stdout.splitlines()[-1] == "LIBCST 1" and "bad.py:2:28: SGL009" in bad.stdout
-    assert _front(["--isolated", "clean.py"], tmp_path).stdout.splitlines() == ["LIBCST 0"]  # any option: full
-    assert _front(["latin.py"], tmp_path).stdout.splitlines() == ["LIBCST 0"]  # not UTF-8: the full command reads it
+    # any option, or a file not in UTF-8: the full command, which loads LibCST only to parse a file
+    assert _front(["--isolated", "clean.py"], tmp_path).stdout.splitlines() == ["LIGHT 0"]
+    assert _front(["latin.py"], tmp_path).stdout.splitlines() == ["LIGHT 0"]
+
+
+GOOD_ENGINE = "import sglang as sgl\nsgl.Engine(model_path='m', tp_size=2, attention_backend='triton')\n"
+
+
+def test_a_file_the_screens_rule_out_is_answered_without_loading_libcst(tmp_path):
+    """A file that calls catalog names, but only as the screens can tell pass (most files of
+    sglang's own tree): neither the command nor the flake8 plugin imports LibCST for it."""
+    from conftest import run
+
+    (tmp_path / "good.py").write_text(GOOD_ENGINE)
+    (tmp_path / "bad.py").write_text(GOOD_ENGINE.replace("attention_backend", "attention_backnd"))
+    for args in (["good.py"], ["--no-cache", "good.py"], ["--format", "json", "good.py"]):
+        result = _front(args, tmp_path)
+        assert result.stdout.splitlines()[-1].startswith("LIGHT 0"), (args, result.stderr)
+    assert _front(["good.py", "bad.py"], tmp_path).stdout.splitlines()[-1] == "LIBCST 1"
+    flake8 = ("import sys\nfrom flake8.main import cli\ntry:\n    code = cli.main(sys.argv[1:])\n"
+              "except SystemExit as exc:\n    code = exc.code\n"
+              "print('LIBCST' if 'libcst' in sys.modules else 'LIGHT', code)\n")
+    good = run("-c", flake8, "--isolated", "-j", "1", "--select", "SGL", "good.py", cwd=tmp_path)
+    assert good.stdout.splitlines() == ["LIGHT 0"], good.stderr
+    bad = run("-c", flake8, "--isolated", "-j", "1", "--select", "SGL", "bad.py", cwd=tmp_path)
+    assert bad.stdout.splitlines()[-1] == "LIBCST 1" and "bad.py:2:" in bad.stdout
 
 
 def test_the_quick_answer_reads_the_configuration_s_extra_rules(tmp_path):

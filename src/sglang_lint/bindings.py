@@ -13,9 +13,8 @@ it comes later, or another plain binding *dominates* the use after it (see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.pynames import module_name_for, resolve_relative
 from sglang_lint.syntax import dotted_name, target_names
@@ -78,7 +77,9 @@ class Write:
     scope: "Scope"
 
 
-Binding = Union[cst.BaseExpression, Param, Imported, Defined, _Opaque, Augmented]
+# What a name may be bound to: a LibCST expression, Param, Imported, Defined, _Opaque or
+# Augmented (named in annotations only: the module is imported before LibCST is).
+Binding = object
 
 INFINITY = 1 << 60
 

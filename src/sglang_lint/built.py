@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import product
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.bindings import Augmented, Param, Scope, Where, Write
 from sglang_lint.resolve import FileModel

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import libcst
+import importlib.util
 
 from sglang_lint import __version__
 from sglang_lint.index import fingerprint
@@ -49,7 +49,7 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for part in (
         f"format {FORMAT}", f"sglang-lint {__version__}", f"python {sys.version_info[:2]}",
-        f"libcst {getattr(libcst, '__version__', '?')}", f"screen {ruleset.screen}",
+        f"libcst {_libcst_stamp()}", f"screen {ruleset.screen}",
         "codes " + ",".join(rule.code for rule in ruleset.rules), "releases " + ",".join(releases),
         "project " + repr(getattr(ruleset, "project_targets", ())),
     ):
@@ -61,6 +61,17 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
     folders = sorted(f for f in parents if not any(p != f and f.is_relative_to(p) for p in parents))
     digest.update(fingerprint(folders).encode())
     return digest.hexdigest()
+
+
+def _libcst_stamp() -> str:
+    """Which LibCST is installed (its package file's path, size and modification time: an
+    upgrade changes them), without importing it: a run the screens answer needs none."""
+    try:
+        spec = importlib.util.find_spec("libcst")
+        stat = os.stat(spec.origin)
+        return f"{spec.origin} {stat.st_size} {stat.st_mtime_ns}"
+    except (ImportError, AttributeError, TypeError, ValueError, OSError):
+        return "?"
 
 
 def file_key(data: bytes, module: tuple) -> bytes:

@@ -4,7 +4,7 @@ only here, only when something is reported), the fix as a text edit, the lines o
 
 from __future__ import annotations
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.catalog import CRASH_CODE
 from sglang_lint.dispatch import Reported

@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.catalog import Target
 from sglang_lint.checks.base import conditions_hold, omitted_at

@@ -26,7 +26,7 @@ from sglang_lint.prefilter import SKIPPED_BY_SCREEN, SKIPPED_NO_NAME
 from sglang_lint.resolve import FileModel
 from sglang_lint.ruletable import RuleSet, default_ruleset
 from sglang_lint.sites import SiteCollector
-from sglang_lint.pynames import LINE_END
+from sglang_lint.pynames import LINE_END, module_name_for
 from sglang_lint.gcpolicy import few_collections
 from sglang_lint.source import MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
 from sglang_lint.walk import walk
@@ -78,14 +78,13 @@ def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnost
     if is_launch_file(path, head):
         return _launch_file(source, path, ruleset, noqa)
     text = decode_source(source) if isinstance(source, bytes) else source
-    facts = FileBindings.for_path(path)
     if tree is None and reparser is not None:
         tree = reparser.ast_chunks  # the screen's ast of the document, parsed again only where it changed
-    skipped = ruleset.skip_reason(source, facts.module_name, tree)
+    skipped = ruleset.skip_reason(source, module_name_for(path)[0], tree)
     if skipped is not None:
-        return [], skipped
+        return [], skipped  # (before anything of LibCST is needed: lazycst.py)
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))
-    return _analyse_parsed(text, facts, ruleset, noqa, reparser)
+    return _analyse_parsed(text, FileBindings.for_path(path), ruleset, noqa, reparser)
 
 
 def _analyse_parsed(text: str, facts, ruleset: RuleSet, noqa: bool, reparser) -> tuple[list[Diagnostic], str]:

@@ -10,7 +10,7 @@ purpose; a collector for the one walk (see :func:`sglang_lint.walk.walk`).
 
 from __future__ import annotations
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.bindings import BindingCollector, Scope, Where
 from sglang_lint.model import Guard, Site
@@ -18,7 +18,7 @@ from sglang_lint.syntax import callee_name, reads
 
 # Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``).
 EXPECTED_RAISE_NAMES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-EXIT_STATEMENTS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+EXIT_STATEMENTS = frozenset({"Return", "Raise", "Continue", "Break"})  # LibCST's classes, by name
 
 
 class GuardCollector:
@@ -152,10 +152,10 @@ def _ends_in_exit(body: cst.BaseSuite) -> bool:
             return False
         last = body.body[-1]
         if isinstance(last, cst.SimpleStatementLine):
-            return any(isinstance(s, EXIT_STATEMENTS) for s in last.body)
+            return any(type(s).__name__ in EXIT_STATEMENTS for s in last.body)
         return False
     if isinstance(body, cst.SimpleStatementSuite):
-        return any(isinstance(s, EXIT_STATEMENTS) for s in body.body)
+        return any(type(s).__name__ in EXIT_STATEMENTS for s in body.body)
     return False
 
 

@@ -14,8 +14,7 @@ depends on its indentation) falls back to the whole module, as before.
 
 from __future__ import annotations
 
-import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.pynames import LINE_END, lines_of
 
@@ -39,13 +38,13 @@ class Positions:
         lines and the [start, end) lines of each top-level statement: no code is generated."""
         self.module = module
         self.layout = layout
-        self._known: dict[cst.CSTNode, CodeRange] = {}
+        self._known: dict[cst.CSTNode, cst.metadata.CodeRange] = {}
         self._codes: list[str] | None = None  # each top-level statement's code
         self._first_lines: list[int] = []  # the line before each statement's first line
         self._done: set[int] = set()  # statements whose positions are known
         self._whole = False
 
-    def of(self, node: cst.CSTNode) -> CodeRange:
+    def of(self, node: cst.CSTNode) -> cst.metadata.CodeRange:
         """The node's range; KeyError when it is not in the module."""
         found = self._known.get(node)
         if found is not None:
@@ -56,7 +55,8 @@ class Positions:
                 found = self._known.get(node)
                 if found is not None:
                     return found
-            self._known.update(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider))
+            wrapper = cst.metadata.MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._known.update(wrapper.resolve(cst.metadata.PositionProvider))
             self._whole = True
         return self._known[node]
 
@@ -86,9 +86,11 @@ class Positions:
         self._done.add(index)
         alone = self.module.with_changes(body=[self.module.body[index]], header=[], footer=[])
         shift = self._first_lines[index]
-        for node, where in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
+        metadata = cst.metadata
+        for node, where in metadata.MetadataWrapper(alone, unsafe_skip_copy=True).resolve(
+                metadata.PositionProvider).items():
             if node is not alone:
-                self._known[node] = CodeRange(
-                    CodePosition(where.start.line + shift, where.start.column),
-                    CodePosition(where.end.line + shift, where.end.column),
+                self._known[node] = metadata.CodeRange(
+                    metadata.CodePosition(where.start.line + shift, where.start.column),
+                    metadata.CodePosition(where.end.line + shift, where.end.column),
                 )

@@ -14,7 +14,7 @@ tree to LibCST's full parse over random edits.
 
 from __future__ import annotations
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.ast_reparse import AstChunks
 from sglang_lint.positions import statement_layout

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
-from libcst.metadata import CodePosition, CodeRange
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.bindings import (
     OPAQUE,
@@ -64,12 +63,12 @@ class Known:
         return self.origin if self.origin is not None else self.node
 
 
-def _moved(start: CodePosition, text: str) -> CodePosition:
+def _moved(start, text: str):
     """The position just after ``text`` written from ``start``."""
     lines = text.count("\n")
     if not lines:
-        return CodePosition(start.line, start.column + len(text))
-    return CodePosition(start.line + lines, len(text) - text.rfind("\n") - 1)
+        return cst.metadata.CodePosition(start.line, start.column + len(text))
+    return cst.metadata.CodePosition(start.line + lines, len(text) - text.rfind("\n") - 1)
 
 
 def _defined_in(cls: cst.ClassDef) -> set[str]:
@@ -251,7 +250,8 @@ class FileModel:
         if isinstance(node, Span):
             literal = self._positions.of(node.within)
             source = self.module.code_for_node(node.within)
-            return CodeRange(_moved(literal.start, source[:node.start]), _moved(literal.start, source[:node.end]))
+            return cst.metadata.CodeRange(_moved(literal.start, source[:node.start]),
+                                          _moved(literal.start, source[:node.end]))
         return self._positions.of(node)
 
     def line_of(self, node: cst.CSTNode) -> int:

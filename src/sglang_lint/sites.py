@@ -7,7 +7,7 @@ class statements (for class checks and config fields), and every plain or ``self
 
 from __future__ import annotations
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.bindings import BindingCollector
 from sglang_lint.guards import GuardCollector

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import tokenize
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.model import SourceError
 

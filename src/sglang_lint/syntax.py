@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.pynames import NOT_LITERAL
 
@@ -36,12 +36,12 @@ def target_names(node: cst.CSTNode) -> Iterator[cst.Name]:
 
 # Fields holding a name that is not a read of a variable: ``x.attr``, ``f(keyword=...)``,
 # what a statement binds (``x = ``, ``for x in``, ``as x``, ``del x``, a parameter).
-_NOT_READS = {
-    cst.Attribute: ("attr",), cst.Arg: ("keyword",), cst.AssignTarget: ("target",),
-    cst.AnnAssign: ("target",), cst.For: ("target",), cst.CompFor: ("target",), cst.NamedExpr: ("target",),
-    cst.AsName: ("name",), cst.Del: ("target",), cst.Param: ("name",),
+_NOT_READS = {  # (by the name of LibCST's node class: no LibCST is needed to make this table)
+    "Attribute": ("attr",), "Arg": ("keyword",), "AssignTarget": ("target",),
+    "AnnAssign": ("target",), "For": ("target",), "CompFor": ("target",), "NamedExpr": ("target",),
+    "AsName": ("name",), "Del": ("target",), "Param": ("name",),
 }
-_OWN_NAMES = (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+_OWN_NAMES = frozenset({"FunctionDef", "ClassDef", "Import", "ImportFrom", "Global", "Nonlocal"})
 
 
 def reads(node: cst.CSTNode, name: str) -> bool:
@@ -54,7 +54,7 @@ def reads(node: cst.CSTNode, name: str) -> bool:
             if current.value == name:
                 return True
             continue
-        if isinstance(current, _OWN_NAMES):
+        if type(current).__name__ in _OWN_NAMES:
             continue
         if isinstance(current, cst.Lambda) and any(
             isinstance(p, cst.Param) and p.name.value == name
@@ -62,7 +62,7 @@ def reads(node: cst.CSTNode, name: str) -> bool:
                       current.params.star_arg, current.params.star_kwarg)
         ):
             continue
-        skipped = [getattr(current, f) for f in _NOT_READS.get(type(current), ())]
+        skipped = [getattr(current, f) for f in _NOT_READS.get(type(current).__name__, ())]
         stack.extend(c for c in current.children if not any(c is s for s in skipped))
     return False
 

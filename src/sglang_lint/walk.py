@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 _PUNCTUATION = frozenset({
     "lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace", "leading_lines", "lines_after_decorators",
@@ -22,9 +22,9 @@ _PUNCTUATION = frozenset({
     "star", "dot", "arrow", "first_line", "trailing_whitespace", "empty_lines", "indent",
 })
 # Fields LibCST visits in source order where the dataclass lists them otherwise.
-_FIELD_ORDER = {
-    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
-    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+_FIELD_ORDER = {  # (by class name: the table is made before LibCST is imported)
+    "FunctionDef": ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    "ClassDef": ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
 }
 
 
@@ -35,7 +35,7 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
             f.name for f in dataclasses.fields(node_type)
             if f.name not in _PUNCTUATION and "whitespace" not in f.name
         ]
-        order = _FIELD_ORDER.get(node_type)
+        order = _FIELD_ORDER.get(node_type.__name__)
         if order is not None:
             names = [n for n in order if n in names] + [n for n in names if n not in order]
         fields = _CHILD_FIELDS[node_type] = tuple(names)

@@ -9,7 +9,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.checks.base import (
     FIX_SAFETY,

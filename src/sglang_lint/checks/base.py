@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.model import Fix, Site, Span
 from sglang_lint.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, Trigger, mentions
 from sglang_lint.model import Finding

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
 from sglang_lint.checks.makers import (
@@ -57,10 +57,10 @@ IN_PLACE_SHAPE = frozenset({"resize_", "resize_as_", "set_", "unsqueeze_", "sque
 # Classes whose instances' attributes are the keywords they are made with.
 NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 # LibCST's arithmetic operators, as the :mod:`ast` classes ``when.arithmetic`` takes.
-_CST_OPERATORS = {
-    cst.Add: ast.Add, cst.Subtract: ast.Sub, cst.Multiply: ast.Mult, cst.Divide: ast.Div,
-    cst.FloorDivide: ast.FloorDiv, cst.Modulo: ast.Mod, cst.Power: ast.Pow, cst.LeftShift: ast.LShift,
-    cst.RightShift: ast.RShift, cst.BitAnd: ast.BitAnd, cst.BitOr: ast.BitOr, cst.BitXor: ast.BitXor,
+_CST_OPERATORS = {  # (by class name: the table is made before LibCST is imported)
+    "Add": ast.Add, "Subtract": ast.Sub, "Multiply": ast.Mult, "Divide": ast.Div,
+    "FloorDivide": ast.FloorDiv, "Modulo": ast.Mod, "Power": ast.Pow, "LeftShift": ast.LShift,
+    "RightShift": ast.RShift, "BitAnd": ast.BitAnd, "BitOr": ast.BitOr, "BitXor": ast.BitXor,
 }
 
 
@@ -310,7 +310,7 @@ class CallValues:
         if isinstance(node, cst.Call):
             return self._made(node, depth, scope, where)
         if isinstance(node, cst.BinaryOperation):  # ``steps * top_k`` of names bound to numbers
-            op_type = _CST_OPERATORS.get(type(node.operator))
+            op_type = _CST_OPERATORS.get(type(node.operator).__name__)
             if op_type is None:
                 return UNKNOWN
             left, right = (self.value(n, depth + 1, scope, where) for n in (node.left, node.right))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
 from sglang_lint.model import Finding

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
+from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.built import Gap, list_versions
 from sglang_lint.checks.server_table import Field, Table
