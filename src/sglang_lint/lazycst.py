@@ -18,23 +18,25 @@ class _LibCST:
     """Stands for the ``libcst`` module until one of its names is read."""
 
     def __getattr__(self, name: str):
-        real = load()
-        return getattr(real, name)
+        return getattr(_real if _real is not None else load(), name)
 
     def __repr__(self) -> str:
         return "<libcst, not imported yet>"
 
 
 libcst = _LibCST()
+_real = None  # the module, once imported (a reference to the stand-in kept elsewhere still works)
 
 
 def load():
     """Import LibCST (and its metadata package) and put it in place of the stand-in."""
-    global libcst
+    global libcst, _real
+    if _real is not None:
+        return _real
     import libcst as real
     import libcst.metadata  # noqa: F401  (positions, CodeRange)
 
-    stand_in, libcst = libcst, real
+    stand_in, libcst, _real = libcst, real, real
     for name, module in list(sys.modules.items()):
         if module is not None and (name == "sglang_lint" or name.startswith("sglang_lint.")):
             for key, value in list(vars(module).items()):
