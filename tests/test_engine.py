@@ -274,3 +274,18 @@ def test_the_collector_runs_less_during_a_lint_and_as_before_after_it():
     with pytest.raises(SourceError):
         lint(IMPORT + "set_capture_flag_on_blocks(t, mode='x'\n")
     assert gc.get_threshold() == before
+
+
+def test_libcst_takes_the_place_of_its_stand_in_once_loaded():
+    """lazycst.py: once LibCST is imported, every module of ours that held the stand-in holds
+    the module itself (a stand-in left in place answers, but through one more lookup)."""
+    import sys
+
+    from sglang_lint import lazycst
+
+    lint(IMPORT + "set_capture_flag_on_blocks(t, mode='x')\n")  # parses: LibCST is loaded
+    assert lazycst.loaded() and lazycst.libcst is sys.modules["libcst"]
+    holding = [name for name, module in list(sys.modules.items())
+               if name.startswith("sglang_lint") and module is not None
+               and any(isinstance(value, lazycst._LibCST) for value in vars(module).values())]
+    assert holding == []

@@ -11,6 +11,7 @@ tables keyed by node type are made on first use).
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 
@@ -33,10 +34,10 @@ def load():
     global libcst, _real
     if _real is not None:
         return _real
-    import libcst as real
-    import libcst.metadata  # noqa: F401  (positions, CodeRange)
-
-    stand_in, libcst, _real = libcst, real, real
+    stand_in = libcst
+    real = importlib.import_module("libcst")
+    importlib.import_module("libcst.metadata")  # (positions, CodeRange)
+    libcst = _real = real
     for name, module in list(sys.modules.items()):
         if module is not None and (name == "sglang_lint" or name.startswith("sglang_lint.")):
             for key, value in list(vars(module).items()):
