@@ -21,6 +21,7 @@ holds the screen's answers to a fresh parse's over random edits.
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass
 
 from sglang_lint.ast_scopes import AstFile
@@ -71,13 +72,7 @@ class AstChunks:
         old, statements = self.lines, self.statements
         if not statements:
             return None
-        limit = min(len(old), len(new))
-        prefix = 0
-        while prefix < limit and old[prefix] == new[prefix]:
-            prefix += 1
-        suffix = 0
-        while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
-            suffix += 1
+        prefix, suffix = unchanged_ends(old, new)
         # The old lines prefix+1 .. len(old)-suffix (1-based) changed (none: lines were inserted).
         first_changed, last_changed = prefix + 1, max(prefix + 1, len(old) - suffix)
         if first_changed <= max(2, statements[0].first - 1):
@@ -110,11 +105,17 @@ def _first_line(node: ast.stmt) -> int:
 def _owner(starts: list[int], line: int) -> int:
     """The index of the statement whose lines hold ``line`` (the last one starting at or
     before it; the first one for a line above every statement)."""
-    low, high = 0, len(starts)
-    while low < high:
-        middle = (low + high) // 2
-        if starts[middle] <= line:
-            low = middle + 1
-        else:
-            high = middle
-    return max(0, low - 1)
+    return max(0, bisect.bisect_right(starts, line) - 1)
+
+
+def unchanged_ends(old: list, new: list) -> tuple[int, int]:
+    """How many lines at the start and at the end of ``new`` are those of ``old`` (never
+    counting a line twice): what an edit left alone (reparse.py reads it too)."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix

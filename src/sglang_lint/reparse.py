@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from sglang_lint.lazycst import libcst as cst
 
-from sglang_lint.ast_reparse import AstChunks
+from sglang_lint.ast_reparse import AstChunks, unchanged_ends
 from sglang_lint.positions import statement_layout
 from sglang_lint.pynames import lines_of
 from sglang_lint.source import parse
@@ -57,13 +57,7 @@ class Reparser:
         old, module = self.lines, self.module
         if not module.body:
             return None
-        prefix = 0
-        limit = min(len(old), len(new))
-        while prefix < limit and old[prefix] == new[prefix]:
-            prefix += 1
-        suffix = 0
-        while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
-            suffix += 1
+        prefix, suffix = unchanged_ends(old, new)
         if prefix == len(old) == len(new):
             return module, self._spans()  # nothing changed
         spans = self._spans()

@@ -291,6 +291,19 @@ class ScopedFacts:
     ) -> bool:
         return self.facts.name_may_be_known(name, strict, attributes, displays)
 
+    def may_be_bound_to(self, name: str, kinds: tuple, called_parameters: bool = False) -> bool:
+        """Could ``name``, seen from this scope, hold an expression of one of these ast node
+        types (a binding to one, or a ``global``/``nonlocal`` one)? ``called_parameters``: a
+        parameter of a function the file calls (or of a lambda) counts too (a wrapper)."""
+        found = self.syntax.lookup(name, self.scopes)
+        return found is not None and any(
+            binding[0] == GLOBAL or binding[0] == VALUE and isinstance(binding[1], kinds)
+            or called_parameters and binding[0] == PARAM and (
+                not isinstance(binding[1], (ast.FunctionDef, ast.AsyncFunctionDef))
+                or self.syntax.is_called(binding[1].name))
+            for binding in found[0]
+        )
+
     def assigned_anyhow(self, name: str) -> bool:
         return self.facts.assigned_anyhow(name)
 
@@ -503,13 +516,7 @@ def mapping_may_be_known(node: ast.expr, facts) -> bool:
         return False
     if not isinstance(facts, ScopedFacts):
         return True
-    found = facts.syntax.lookup(node.id, facts.scopes)
-    return found is not None and any(
-        binding[0] == GLOBAL or binding[0] == VALUE and isinstance(binding[1], (ast.Dict, ast.Call))
-        or binding[0] == PARAM and (not isinstance(binding[1], (ast.FunctionDef, ast.AsyncFunctionDef))
-                                    or facts.syntax.is_called(binding[1].name))
-        for binding in found[0]
-    )
+    return facts.may_be_bound_to(node.id, (ast.Dict, ast.Call), called_parameters=True)
 
 
 def ast_call_arguments(call: ast.Call) -> list[tuple[str | None, str, ast.expr]]:

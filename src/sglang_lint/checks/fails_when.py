@@ -529,9 +529,7 @@ def _may_be_made(receiver: ast.expr, facts) -> bool:
         return True
     if not isinstance(receiver, ast.Name):
         return False
-    found = facts.syntax.lookup(receiver.id, facts.scopes)
-    return found is not None and any(
-        binding[0] == GLOBAL or binding[0] == VALUE and isinstance(binding[1], ast.Call) for binding in found[0])
+    return facts.may_be_bound_to(receiver.id, (ast.Call,))
 
 
 def known_at_the_call(value: object) -> bool:
