@@ -30,7 +30,7 @@ LAYERS = [
     {"checks.launch_flags"},
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
-     "checks.makers", "checks.fails_when", "checks.when_grammar"},
+     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.ast_values"},
     {"checks"},  # the table of check kinds
     # the rule table and its prefilter
     {"prefilter"},

@@ -45,10 +45,13 @@ OPAQUE = "opaque"  # (OPAQUE,): a loop or ``with`` target, unpacking, an excepti
 
 @dataclass
 class CallSite:
-    """A call written in the file, and the scopes it sits in (module first)."""
+    """A call written in the file, and the scopes it sits in (module first). ``expected_raise``:
+    it sits in a negative test (``with pytest.raises(...)``, ``self.assertRaises(...)``, a
+    ``try`` whose ``else`` raises), where the engine makes no site of it (guards.py)."""
 
     call: ast.Call
     scopes: tuple
+    expected_raise: bool = False
 
 
 @dataclass
@@ -88,21 +91,23 @@ class AstFile:
         line = bisect.bisect_right(self.starts, name_end)
         column = name_end - self.starts[line - 1]
         shifts = self.shifts or [0] * len(self.tree.body)
-        pending: list[tuple[ast.AST, tuple, tuple[int, int]]] = [
-            (statement, (self.tree,), (line - shift, column)) for statement, shift in zip(self.tree.body, shifts)
-            if _may_hold(statement, (line - shift, column))
+        pending: list[tuple[ast.AST, tuple, tuple[int, int], bool]] = [
+            (statement, (self.tree,), (line - shift, column), False)
+            for statement, shift in zip(self.tree.body, shifts) if _may_hold(statement, (line - shift, column))
         ]
         while pending:
-            node, scopes, point = pending.pop()
+            node, scopes, point, expected = pending.pop()
             if isinstance(node, ast.Call):
                 func = node.func
+                expected = expected or _callee_name(node) in EXPECTED_RAISE_NAMES
                 if isinstance(func, (ast.Name, ast.Attribute)) and (func.end_lineno, func.end_col_offset) == point:
-                    return CallSite(node, scopes)
+                    return CallSite(node, scopes, expected)
             elif isinstance(node, ast.JoinedStr):
                 return True
+            raising_body = not expected and _raising_body(node)
             for child, child_scopes in _children(node, scopes):
                 if _may_hold(child, point):
-                    pending.append((child, child_scopes, point))
+                    pending.append((child, child_scopes, point, expected or child in raising_body))
         return None
 
     def calls_named(self, name: str) -> list[CallSite]:
@@ -152,6 +157,29 @@ class AstFile:
             if found:
                 return found, scopes[: depth + 1]
         return None
+
+
+# Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``): the
+# engine makes no site of them (guards.py), the screen rules them out (``CallSite.expected_raise``).
+EXPECTED_RAISE_NAMES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def _callee_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _raising_body(node: ast.AST) -> list[ast.stmt]:
+    """The statements of ``node`` where a failing call is expected (guards.py
+    ``visit_With_body``, ``visit_Try_body``): the body of ``with pytest.raises(...):``, and of a
+    ``try`` whose ``else`` ends in a ``raise``."""
+    if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call) and _callee_name(item.context_expr) in EXPECTED_RAISE_NAMES
+            for item in node.items):
+        return node.body
+    if isinstance(node, ast.Try) and node.orelse and isinstance(node.orelse[-1], ast.Raise):
+        return node.body
+    return []
 
 
 def _children(node: ast.AST, scopes: tuple):

@@ -101,6 +101,18 @@ def ast_literal(node: ast.AST) -> object:
     return NOT_LITERAL
 
 
+def ast_dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, written as an :mod:`ast` expression; else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 class _Unknown:
     __slots__ = ()
 

@@ -160,6 +160,8 @@ class FileFacts:
         site = syntax.call_at(name_end)
         if site is None or site is True:
             return site is True
+        if site.expected_raise:
+            return False  # a negative test's call: not a site of the engine's (guards.py)
         if qualified is not None and not _may_name(syntax, site.call.func, site.scopes, qualified):
             return False
         return screen is None or screen(site.call, ScopedFacts(self, syntax, site.scopes))
@@ -170,7 +172,8 @@ class FileFacts:
         syntax = self.syntax()
         if syntax is None or screen is None or b"partial" in self.data:
             return True  # (``partial(alias, ...)`` is a call of it too: sites.py)
-        return any(screen(site.call, ScopedFacts(self, syntax, site.scopes)) for site in syntax.calls_named(alias))
+        return any(screen(site.call, ScopedFacts(self, syntax, site.scopes))
+                   for site in syntax.calls_named(alias) if not site.expected_raise)
 
     def class_look(self, screen: Callable) -> bool:
         """For a config class's ``class Mine(Config):`` line: could a field default written

@@ -17,28 +17,32 @@ from dataclasses import dataclass
 
 from sglang_lint.lazycst import libcst as cst
 
+from sglang_lint.checks.ast_values import MAYBE, AstValues
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
 from sglang_lint.checks.makers import (
+    CST_OPERATORS,
     DTYPE_METHODS,
     FACTORIES,
+    MAX_DEPTH,
     MLX_FACTORIES,
+    NAMESPACES,
     SAME_TENSOR,
     TENSOR_FUNCTIONS,
     factory,
     made_by_torch,
+    dict_made,
     mlx_array,
     named_device,
-    split_arguments,
+    record_made,
+    scalar_ref,
     tensor_method,
 )
 from sglang_lint.checks.when import (
     UNKNOWN,
     Member,
-    Record,
     Tensor,
     WhenError,
     arithmetic,
-    dtype_ref,
     equal,
     holds,
     names_read,
@@ -50,18 +54,9 @@ from sglang_lint.ast_scopes import GLOBAL, IMPORTED, VALUE
 from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments
 from sglang_lint.syntax import literal_value
 
-MAX_DEPTH = 6  # nested displays and name hops before a value is unknown
 # Methods that change a tensor's shape or strides in place (a dtype or device never changes in place).
 IN_PLACE_SHAPE = frozenset({"resize_", "resize_as_", "set_", "unsqueeze_", "squeeze_", "transpose_", "t_",
                             "as_strided_", "swapdims_", "swapaxes_"})
-# Classes whose instances' attributes are the keywords they are made with.
-NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
-# LibCST's arithmetic operators, as the :mod:`ast` classes ``when.arithmetic`` takes.
-_CST_OPERATORS = {  # (by class name: the table is made before LibCST is imported)
-    "Add": ast.Add, "Subtract": ast.Sub, "Multiply": ast.Mult, "Divide": ast.Div,
-    "FloorDivide": ast.FloorDiv, "Modulo": ast.Mod, "Power": ast.Pow, "LeftShift": ast.LShift,
-    "RightShift": ast.RShift, "BitAnd": ast.BitAnd, "BitOr": ast.BitOr, "BitXor": ast.BitXor,
-}
 
 
 @dataclass(frozen=True)
@@ -212,14 +207,6 @@ def argument_value(parameter: Parameter, found, value_of) -> object:
     return value_of(arg)
 
 
-def _scalar(value: object) -> object:
-    if isinstance(value, Ref):
-        if value.qualified.startswith("torch."):
-            return dtype_ref(value.qualified[6:]) or value
-        return value
-    return value
-
-
 class CallValues:
     """What the engine knows of a call's arguments (LibCST, through the file's resolver)."""
 
@@ -310,7 +297,7 @@ class CallValues:
         if isinstance(node, cst.Call):
             return self._made(node, depth, scope, where)
         if isinstance(node, cst.BinaryOperation):  # ``steps * top_k`` of names bound to numbers
-            op_type = _CST_OPERATORS.get(type(node.operator).__name__)
+            op_type = CST_OPERATORS.get(type(node.operator).__name__)
             if op_type is None:
                 return UNKNOWN
             left, right = (self.value(n, depth + 1, scope, where) for n in (node.left, node.right))
@@ -334,7 +321,7 @@ class CallValues:
                 enum = self.enums.get(owner)
                 if enum is not None:
                     return enum.member(name) if name in enum.members else UNKNOWN
-                return _scalar(known[0].value)
+                return scalar_ref(known[0].value)
         return UNKNOWN
 
     def _name(self, name: str, depth: int, scope, where) -> object:
@@ -378,9 +365,10 @@ class CallValues:
         name = self.model.qualify(call.func, scope)
         if name is None and isinstance(call.func, cst.Name) and call.func.value == "dict" \
                 and self.model.lookup("dict", scope) is None:
-            return _dict_call([self._argument(a, depth, scope, where) for a in call.args])
+            return dict_made([self._argument(a, depth, scope, where) for a in call.args])
         if name in NAMESPACES or name in self.records:
-            return _record(name, self.records.get(name), [self._argument(a, depth, scope, where) for a in call.args])
+            return record_made(name, self.records.get(name),
+                               [self._argument(a, depth, scope, where) for a in call.args])
         if name in MLX_FACTORIES:
             return mlx_array(name, [self._argument(a, depth, scope, where) for a in call.args])
         if name is None or not name.startswith("torch."):
@@ -398,38 +386,6 @@ class CallValues:
             return "*", UNKNOWN
         keyword = arg.keyword.value if arg.keyword is not None else None
         return keyword, self.value(arg.value, depth + 1, scope, where)
-
-
-def _record(name: str, record: RecordClass | None, args: list[tuple[str | None, object]]) -> object:
-    """The object ``SimpleNamespace(a=1)`` or a record class's call makes; UNKNOWN where the
-    call does not match the fields (Python would raise a TypeError, not sglang its error)."""
-    split = split_arguments(args)
-    if split is None:
-        return UNKNOWN
-    positional, keywords = split
-    if record is None:  # a namespace: its keywords are its attributes
-        return UNKNOWN if positional else Record(name, tuple(keywords.items()))
-    if len(positional) > record.positional or set(keywords) - set(record.fields):
-        return UNKNOWN
-    given = {**dict(zip(record.fields, positional)), **keywords}
-    if len(given) != len(positional) + len(keywords):
-        return UNKNOWN  # a field passed twice
-    attributes = {**record.defaults, **given}
-    if set(attributes) != set(record.fields):
-        return UNKNOWN  # a required field left out
-    return Record(name, tuple((field, attributes[field]) for field in record.fields))
-
-
-def _dict_call(args: list[tuple[str | None, object]]) -> object:
-    """``dict(a=1, b=2)`` / ``dict(base, c=3)`` of known values."""
-    split = split_arguments(args)
-    if split is None or len(split[0]) > 1:
-        return UNKNOWN
-    positional, keywords = split
-    base = positional[0] if positional else {}
-    if not isinstance(base, dict):
-        return UNKNOWN
-    return {**base, **keywords}
 
 
 def _ast_value(node: ast.expr, depth: int = 0) -> object:
@@ -478,6 +434,8 @@ def _screen(params: FailsWhen, constructor: bool = False):
 
     # the calls whose value the engine may read for this rule: its record classes' too
     calls = _READ_CALLS | {name.rpartition(".")[2] for name, _ in params.records}
+    records = dict(params.records)
+    enums = {name: enum for enum in params.enums for name in (enum.qualified, *enum.aliases)}
 
     def screen(call: ast.Call, facts) -> bool:
         hidden: list[ast.expr] = []
@@ -506,20 +464,44 @@ def _screen(params: FailsWhen, constructor: bool = False):
                 hidden.append(node)
             return value
 
-        def extra_keywords(named):
-            if any(star for _, star, _ in ast_call_arguments(call)):
-                return UNKNOWN
-            return {k.arg: value_of(k.value) for k in call.keywords if k.arg not in named}
+        def keywords_read_by(read):
+            def extra_keywords(named):
+                if any(star for _, star, _ in ast_call_arguments(call)):
+                    return UNKNOWN
+                return {k.arg: read(k.value) for k in call.keywords if k.arg not in named}
+            return extra_keywords
 
+        extra_keywords = keywords_read_by(value_of)
         if constructor:
             env = bind(params, lambda name, position: NOT_FOUND, value_of, lambda named: UNKNOWN, from_receiver)
             return holds(params.expression, env) is not False  # the method's arguments are not here
         verdict = holds(params.expression, bind(params, found, value_of, extra_keywords, from_receiver))
         if verdict is not UNKNOWN:
             return verdict
-        return any(mapping) or any(later) or any(_may_know(node, facts, calls) for node in hidden)
+        if any(mapping) or any(later):
+            return True
+        if not isinstance(facts, ScopedFacts):  # the text screen: what a name holds is not known yet
+            return any(_may_know(node, facts, calls) for node in hidden)
+        return _may_hold(params.expression, AstValues(facts, records, enums),
+                         lambda read: bind(params, found, read, keywords_read_by(read), from_receiver))
 
     return screen
+
+
+def _may_hold(expression: ast.expr, values: AstValues, bind_with) -> bool:
+    """Is ``expression`` true for some combination of the values the engine may give the
+    call's arguments (ast_values.py)? ``bind_with(read)``: the environment, each argument's
+    node read by ``read``."""
+    nodes: list[ast.expr] = []
+    bind_with(lambda node: nodes.append(node) or UNKNOWN)
+    combinations = values.combinations(nodes)
+    if combinations is MAYBE:
+        return True
+    for combination in combinations:
+        given = iter(combination)
+        if holds(expression, bind_with(lambda node: next(given))) is True:
+            return True
+    return False
 
 
 def _may_be_made(receiver: ast.expr, facts) -> bool:

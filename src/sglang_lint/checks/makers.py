@@ -5,8 +5,21 @@ pairs) and gives UNKNOWN wherever the call is not one it can read for certain.""
 
 from __future__ import annotations
 
-from sglang_lint.checks.when import UNKNOWN, Device, Tensor, dtype_ref, is_dtype, reshaped
+import ast
+
+from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, dtype_ref, is_dtype, reshaped
 from sglang_lint.pynames import NOT_LITERAL, Ref
+
+MAX_DEPTH = 6  # nested displays and name hops before a value is unknown
+# Classes whose instances' attributes are the keywords they are made with.
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+# The arithmetic operators the engine computes with (``when.arithmetic``), by LibCST's class
+# name (the table is made before LibCST is imported); the :mod:`ast` side reads the values.
+CST_OPERATORS = {
+    "Add": ast.Add, "Subtract": ast.Sub, "Multiply": ast.Mult, "Divide": ast.Div,
+    "FloorDivide": ast.FloorDiv, "Modulo": ast.Mod, "Power": ast.Pow, "LeftShift": ast.LShift,
+    "RightShift": ast.RShift, "BitAnd": ast.BitAnd, "BitOr": ast.BitOr, "BitXor": ast.BitXor,
+}
 
 # torch's factories: a tensor of the shape written at the call (floats unless told).
 FACTORIES = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.full"})
@@ -177,3 +190,43 @@ def tensor_method(tensor: Tensor, method: str, args: list[tuple[str | None, obje
         if isinstance(value, (str, Device)):
             return Tensor(tensor.shape, tensor.dtype, device_of(value), tensor.requires_grad, tensor.strides)
     return UNKNOWN
+
+
+def scalar_ref(value: object) -> object:
+    """A qualified name's value: a dtype for ``torch.<dtype>``, else the reference itself."""
+    if isinstance(value, Ref) and value.qualified.startswith("torch."):
+        return dtype_ref(value.qualified[6:]) or value
+    return value
+
+
+def record_made(name: str, record, args: list[tuple[str | None, object]]) -> object:
+    """The object ``SimpleNamespace(a=1)`` or a record class's call makes (``record``: the
+    fails-when rule's RecordClass, None for a namespace); UNKNOWN where the call does not match
+    the fields (Python would raise a TypeError, not sglang its error)."""
+    split = split_arguments(args)
+    if split is None:
+        return UNKNOWN
+    positional, keywords = split
+    if record is None:  # a namespace: its keywords are its attributes
+        return UNKNOWN if positional else Record(name, tuple(keywords.items()))
+    if len(positional) > record.positional or set(keywords) - set(record.fields):
+        return UNKNOWN
+    given = {**dict(zip(record.fields, positional)), **keywords}
+    if len(given) != len(positional) + len(keywords):
+        return UNKNOWN  # a field passed twice
+    attributes = {**record.defaults, **given}
+    if set(attributes) != set(record.fields):
+        return UNKNOWN  # a required field left out
+    return Record(name, tuple((field, attributes[field]) for field in record.fields))
+
+
+def dict_made(args: list[tuple[str | None, object]]) -> object:
+    """``dict(a=1, b=2)`` / ``dict(base, c=3)`` of known values."""
+    split = split_arguments(args)
+    if split is None or len(split[0]) > 1:
+        return UNKNOWN
+    positional, keywords = split
+    base = positional[0] if positional else {}
+    if not isinstance(base, dict):
+        return UNKNOWN
+    return {**base, **keywords}

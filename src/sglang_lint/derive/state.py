@@ -20,6 +20,7 @@ from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.derive.constants import parameters_of
 from sglang_lint.derive.paths import _Path, _Unknown, _body
 from sglang_lint.derive.tree import Module, defined_at
+from sglang_lint.pynames import ast_dotted_name
 
 # Hooks that make an attribute read or write run code of the class's own.
 _ATTRIBUTE_HOOKS = frozenset({"__setattr__", "__getattr__", "__getattribute__", "__delattr__", "__new__",
@@ -152,18 +153,15 @@ def base_name(base: ast.expr, module: Module) -> str | None:
     """The qualified name a base class expression reads (``nn.Module`` -> ``torch.nn.Module``)."""
     if isinstance(base, ast.Subscript):  # Generic[T], Base[T]
         base = base.value
-    parts = []
-    while isinstance(base, ast.Attribute):
-        parts.append(base.attr)
-        base = base.value
-    if not isinstance(base, ast.Name):
+    dotted = ast_dotted_name(base)
+    if dotted is None:
         return None
-    head = base.id
+    head, _, rest = dotted.partition(".")
     if head in module.definitions:
         qualified = f"{module.name}.{head}"
     else:
         qualified = module.imports.get(head, head)
-    return ".".join([qualified, *reversed(parts)])
+    return f"{qualified}.{rest}" if rest else qualified
 
 
 def runs_when_called(method: str, owner: ast.ClassDef, module: Module, modules: dict[str, Module]) -> bool:

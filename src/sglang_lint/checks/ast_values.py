@@ -1,0 +1,279 @@
+"""Every value the fails-when check could give an argument, read on the file's :mod:`ast` for
+the call-site screen (so that a call whose condition is false for all of them is never parsed
+with LibCST).
+
+The engine (fails_when.py ``CallValues.value``) gives an argument one value or UNKNOWN: a
+name's value is the one every reaching binding gives, after the guards in force and the
+writes of the file are taken into account. This module mirrors that computation case by case
+on :mod:`ast`, with the same value makers (makers.py), but reads a name's bindings in any
+order, all of them (ast_scopes.py): the engine's value is then either UNKNOWN or one of the
+values listed here. The condition's three-valued logic is monotone (a value in place of
+UNKNOWN never turns True into False), so if the condition is not true for any combination of
+listed values, the engine cannot find it true either.
+
+Where the mirror is not certain to compute what the engine would (a ``global``, a name that
+refers to itself, a callee from a relative import that may be one of the rule's classes, too
+many combinations), the answer is :data:`MAYBE` and the screen lets the call through."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+from sglang_lint.ast_scopes import GLOBAL, IMPORTED, VALUE
+from sglang_lint.checks.makers import (
+    CST_OPERATORS,
+    FACTORIES,
+    MAX_DEPTH,
+    MLX_FACTORIES,
+    NAMESPACES,
+    dict_made,
+    factory,
+    made_by_torch,
+    mlx_array,
+    named_device,
+    record_made,
+    scalar_ref,
+    tensor_method,
+)
+from sglang_lint.checks.when import UNKNOWN, Tensor, arithmetic, equal
+from sglang_lint.pynames import NOT_LITERAL, SCALARS, Ref, ast_dotted_name, ast_literal
+
+
+class _Maybe(Exception):
+    """The mirror cannot tell what the engine would compute here."""
+
+
+MAYBE = None  # what :meth:`AstValues.candidates` answers then
+MAX_CANDIDATES = 32  # values of one expression, or combinations of a call's arguments
+_OPERATORS = frozenset(CST_OPERATORS.values())
+_LOCAL = object()  # a name bound by a ``def``/``class`` of the file or a relative import
+_SPREAD = object()  # ``**base`` in a dict display
+
+
+class AstValues:
+    """The values the engine may give expressions seen from one call's scope. ``records``: the
+    rule's record classes by qualified name; ``enums``: its enum classes by every name they
+    are known by (as ``CallValues``)."""
+
+    def __init__(self, facts, records: dict, enums: dict):
+        self.syntax = facts.syntax
+        self.scopes = facts.scopes
+        self.records = records
+        self.enums = enums
+
+    def candidates(self, node: ast.expr) -> list | None:
+        """Every value the engine may give ``node`` at the call (UNKNOWN among them), or
+        :data:`MAYBE`."""
+        try:
+            return self._values(node, self.scopes, 0, frozenset())
+        except (_Maybe, RecursionError):
+            return MAYBE
+
+    def combinations(self, nodes: list[ast.expr]) -> list[tuple] | None:
+        """Each combination of the nodes' candidate values, or MAYBE (one is MAYBE, or too many)."""
+        try:
+            return _product([self._values(node, self.scopes, 0, frozenset()) for node in nodes])
+        except (_Maybe, RecursionError):
+            return MAYBE
+
+    # -- CallValues.value, case by case ---------------------------------------------------------
+
+    def _values(self, node: ast.expr, scopes: tuple, depth: int, seen: frozenset) -> list:
+        if depth > MAX_DEPTH:
+            return [UNKNOWN]  # (as the engine: each step below counts as CallValues.value counts it)
+        if isinstance(node, ast.Constant) and not (node.value is None or isinstance(node.value, SCALARS)):
+            raise _Maybe  # bytes, ...: LibCST's literal reading differs from ast's
+        literal = ast_literal(node)
+        if literal is not NOT_LITERAL:
+            return [literal]
+        deeper = depth + 1
+        if isinstance(node, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return [UNKNOWN]
+            kind = tuple if isinstance(node, ast.Tuple) else list
+            return [kind(items) for items in _product([self._values(e, scopes, deeper, seen) for e in node.elts])]
+        if isinstance(node, ast.Dict):
+            return self._dict(node, scopes, deeper, seen)
+        if isinstance(node, ast.Call):
+            return self._made(node, scopes, depth, seen)
+        if isinstance(node, ast.BinOp):
+            if type(node.op) not in _OPERATORS:
+                return [UNKNOWN]
+            sides = _product([self._values(n, scopes, deeper, seen) for n in (node.left, node.right)])
+            return _unique([_arithmetic(type(node.op), left, right) for left, right in sides])
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return _unique([-v if isinstance(v, (int, float)) and not isinstance(v, bool) else UNKNOWN
+                            for v in self._values(node.operand, scopes, deeper, seen)])
+        if isinstance(node, ast.IfExp):
+            pairs = _product([self._values(n, scopes, deeper, seen) for n in (node.body, node.orelse)])
+            return _unique([body if equal(body, orelse) is True else UNKNOWN for body, orelse in pairs])
+        if isinstance(node, ast.Name):
+            return self._name(node.id, scopes, depth, seen)
+        if isinstance(node, ast.Attribute):
+            return [self._attribute(node, scopes)]
+        return [UNKNOWN]
+
+    def _dict(self, node: ast.Dict, scopes: tuple, depth: int, seen: frozenset) -> list:
+        parts = []
+        for key, value in zip(node.keys, node.values):
+            if key is None:  # ``{**base, ...}``
+                parts.append([(_SPREAD, base) for base in self._values(value, scopes, depth, seen)])
+                continue
+            literal = ast_literal(key)
+            if literal is NOT_LITERAL:
+                return [UNKNOWN]
+            parts.append([(literal, v) for v in self._values(value, scopes, depth, seen)])
+        results = []
+        for items in _product(parts):
+            result: dict = {}
+            for key, value in items:
+                if key is _SPREAD and not isinstance(value, dict):
+                    result = UNKNOWN
+                    break
+                if key is _SPREAD:
+                    result.update(value)
+                else:
+                    result[key] = value
+            results.append(result)
+        return _unique(results)
+
+    def _name(self, name: str, scopes: tuple, depth: int, seen: frozenset) -> list:
+        """``CallValues._name``: the value of every reaching binding, when they agree. A binding
+        being evaluated already (``x = x * 2`` reads ``x``) is left out: the engine reads the
+        bindings that reach that point; where one reaches itself (a loop), its own value is
+        past the engine's depth, so the bindings cannot agree and the value is UNKNOWN."""
+        found = self.syntax.lookup(name, scopes)
+        if found is None:
+            return [UNKNOWN]
+        bindings, owner = found
+        values = [UNKNOWN]  # (a guard, a mutation, a parameter, bindings that disagree)
+        for binding in bindings:
+            if binding[0] == GLOBAL:
+                raise _Maybe
+            if binding[0] == VALUE and id(binding) not in seen:
+                values += self._values(binding[1], owner, depth + 1, seen | {id(binding)})
+        return _unique(values)
+
+    def _attribute(self, node: ast.Attribute, scopes: tuple) -> object:
+        """``CallValues.value`` of an attribute: an enum member or a dtype, where the dotted
+        name qualifies."""
+        qualified = self._qualify(node, scopes)
+        if qualified is None:
+            return UNKNOWN
+        if qualified is _LOCAL:
+            raise _Maybe
+        owner, _, member = qualified.rpartition(".")
+        enum = self.enums.get(owner)
+        if enum is not None:
+            return enum.member(member) if member in enum.members else UNKNOWN
+        return scalar_ref(Ref(qualified))
+
+    def _made(self, call: ast.Call, scopes: tuple, depth: int, seen: frozenset) -> list:
+        """``CallValues._made``: a tensor, device, record or dict the call makes."""
+        func = call.func
+        qualified = self._qualify(func, scopes)
+        if isinstance(func, ast.Attribute) and qualified is None:
+            bases = self._values(func.value, scopes, depth + 1, seen)
+            if not any(isinstance(base, Tensor) for base in bases):
+                return [UNKNOWN]
+            return _unique([tensor_method(base, func.attr, args) if isinstance(base, Tensor) else UNKNOWN
+                            for base, args in itertools.product(bases, self._arguments(call, scopes, depth, seen))])
+        if qualified is _LOCAL:
+            dotted = ast_dotted_name(func)
+            if any(special.endswith(f".{dotted}") for special in (*self.records, *NAMESPACES, *MLX_FACTORIES)):
+                raise _Maybe  # a class of the file, or imported relatively: it may be one of these
+            return [UNKNOWN]
+        if qualified is None and isinstance(func, ast.Name) and func.id == "dict" \
+                and self.syntax.lookup("dict", scopes) is None:
+            return _unique([dict_made(args) for args in self._arguments(call, scopes, depth, seen)])
+        if qualified in NAMESPACES or qualified in self.records:
+            record = self.records.get(qualified)
+            return _unique([record_made(qualified, record, args)
+                            for args in self._arguments(call, scopes, depth, seen)])
+        if qualified in MLX_FACTORIES:
+            return _unique([mlx_array(qualified, args) for args in self._arguments(call, scopes, depth, seen)])
+        if qualified is None or not qualified.startswith("torch."):
+            return [UNKNOWN]
+        results = []
+        for args in self._arguments(call, scopes, depth, seen):
+            if qualified == "torch.device":
+                results.append(named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str)
+                               else UNKNOWN)
+            elif qualified in FACTORIES:
+                results.append(factory(qualified, args))
+            else:
+                results.append(made_by_torch(qualified, args))
+        return _unique(results)
+
+    def _arguments(self, call: ast.Call, scopes: tuple, depth: int, seen: frozenset) -> list[list]:
+        """Each combination of ``CallValues._argument`` pairs (keyword or None, value) the call's
+        arguments may have, positional ones first (as Python requires, bar a ``*``)."""
+        parts = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                parts.append([("*", UNKNOWN)])
+            else:
+                parts.append([(None, v) for v in self._values(arg, scopes, depth + 1, seen)])
+        for keyword in call.keywords:
+            if keyword.arg is None:  # ``**kw``
+                parts.append([("*", UNKNOWN)])
+            else:
+                parts.append([(keyword.arg, v) for v in self._values(keyword.value, scopes, depth + 1, seen)])
+        return [list(items) for items in _product(parts)]
+
+    def _qualify(self, node: ast.expr, scopes: tuple) -> object:
+        """``FileModel.qualify``: the one qualified name a dotted name refers to; None when it
+        has none; _LOCAL when its head is a ``def``/``class`` of the file or a relative import
+        (whose qualified name this side does not work out)."""
+        dotted = ast_dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        found = self.syntax.lookup(head, scopes)
+        if found is None:
+            return None
+        names = set()
+        for binding in found[0]:
+            if binding[0] == VALUE and isinstance(binding[1], ast.Constant) and binding[1].value is None:
+                continue  # ``except ImportError: f = None`` (as resolve.py)
+            if binding[0] == GLOBAL:
+                raise _Maybe
+            names.add(binding[1] if binding[0] == IMPORTED else NOT_LITERAL)
+        if len(names) != 1 or NOT_LITERAL in names:
+            return None
+        (qualified,) = names
+        if qualified is None:
+            return _LOCAL
+        return f"{qualified}.{rest}" if rest else qualified
+
+
+def _arithmetic(op_type, left, right) -> object:
+    try:
+        return arithmetic(op_type, left, right)
+    except (ArithmeticError, ValueError, MemoryError):
+        return UNKNOWN
+
+
+def _product(parts: list[list]) -> list[tuple]:
+    total = 1
+    for part in parts:
+        total *= len(part)
+        if total > MAX_CANDIDATES:
+            raise _Maybe
+    return list(itertools.product(*parts))
+
+
+def _unique(values: list) -> list:
+    """The values without repeats (compared by identity and ``equal``), at most MAX_CANDIDATES."""
+    kept: list = []
+    for value in values:
+        if not any(value is other or _same(value, other) for other in kept):
+            kept.append(value)
+    if len(kept) > MAX_CANDIDATES:
+        raise _Maybe
+    return kept
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and equal(a, b) is True

@@ -1,0 +1,163 @@
+"""The call-site screen of fails-when rules (checks/fails_when.py ``_screen``, checks/ast_values.py):
+every value the engine may give an argument, read on :mod:`ast`; the call is parsed with LibCST
+only where the rule's expression may be true for one of them.
+
+* every argument written in every form a program writes it (a name, a chain of names, a
+  rebinding of itself, branches, a loop, a ``global``, a function's scope, a guard, a negative
+  test, a class of the file that shadows the rule's record class...), with every pair of values
+  from both sides of the verdict: where the screen rules a file out, the engine without the
+  screen finds nothing in it;
+* the screen's own decisions: the forms it now rules out without LibCST, and those it must not.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from sglang_lint import lint
+from sglang_lint.derive import derive_sites, write_catalog
+from sglang_lint.prefilter import SKIPPED_BY_SCREEN
+from sglang_lint.ruletable import RuleSet, load_rules
+
+TREE = Path(__file__).resolve().parent / "derive_tree"
+HEADER = """\
+import pytest
+import torch
+from types import SimpleNamespace
+
+from sglang.modes.objects import Backend, WindowConfig, backend_path, block_sizes, fused_norm
+from sglang.modes.objects import pack_sizes, resolve_window
+from sglang.modes.paths import patchify, plan_layers, target_depth
+"""
+
+# (the call with ``{}`` where the argument goes, values for it: the rule's bad ones and good ones)
+CALLS = [
+    ("plan_layers({}, 8)", ["9", "4", "0", "-1", "8.5"]),
+    ("target_depth({})", ["0", "12", "None"]),
+    ("target_depth(config={})", ['{"num_hidden_layers": 0}', '{"num_hidden_layers": 3}', "{**BASE}",
+                                 '{**BASE, "num_hidden_layers": 0}', "dict(num_hidden_layers=0)"]),
+    ("patchify({})", ["torch.zeros(1, 16, 1, 63, 64)", "torch.zeros(1, 16, 1, 64, 64)", "torch.zeros(4, 8)",
+                      "torch.zeros(1, 16, 1, 63, 64).view(1, 16, 1, 4032, 1)"]),
+    ("patchify({}, patch_size=3)", ["torch.zeros(1, 2, 1, 9, 9)", "torch.zeros(1, 2, 1, 9, 10)"]),
+    ("fused_norm({})", ["torch.zeros(4, 8)", 'torch.zeros(4, 8, device="cuda")', "torch.zeros(4, 8).cuda()",
+                        'torch.ones(2, device=torch.device("cpu"))']),
+    ("block_sizes({})", ['torch.device("cpu")', 'torch.device("cuda")', "None"]),
+    ("resolve_window({}, server_window=4)", ["WindowConfig(window=8)", "WindowConfig(window=2)",
+                                             "SimpleNamespace(window=8)", "SimpleNamespace(window=4)"]),
+    ("backend_path({})", ["Backend.VMOBA", "Backend.SDPA", "Backend.SLIDING", "None"]),
+    ("pack_sizes({})", ["[4096, 6000]", "[4096, 0, 8192]", "(64, 128)", "[64 * 3, 100 + 28]"]),
+]
+
+# How a program writes the argument: ``{call}`` is the call with ``x`` in the argument's place,
+# ``{value}`` and ``{other}`` are values of the same call's list.
+FORMS = [
+    "{direct}",
+    "x = {value}\n{call}",
+    "x = {value}\ny = x\n{call_y}",
+    "x = {value}\nx = x\n{call}",
+    "x = {value}\nif flag:\n    x = {other}\n{call}",
+    "if flag:\n    x = {value}\nelse:\n    x = {other}\n{call}",
+    "x = {value}\nfor _ in range(2):\n    x = x\n{call}",
+    "x = {value}\nx = x if flag else x\n{call}",
+    "x = {value}\ndef f():\n    {call}\n",
+    "def f():\n    x = {value}\n    {call}\n",
+    "def f(x={value}):\n    {call}\n",
+    "def f(x):\n    {call}\nf({value})\n",
+    "x = {other}\ndef g():\n    global x\n    x = {value}\n{call}",
+    "x = {value}\nif x is not None:\n    {call}\n",
+    "x = {value}\nx.update(a=1)\n{call}",
+    "with pytest.raises(ValueError):\n    {direct}\n",
+    "with pytest.raises(ValueError, match='x'):\n    x = {value}\n    {call}\n",
+    "class T:\n    def test(self):\n        with self.assertRaises(ValueError):\n            {direct}\n",
+    "try:\n    {direct}\nexcept ValueError:\n    pass\nelse:\n    raise AssertionError('no raise')\n",
+    "try:\n    {direct}\nexcept ValueError:\n    pass\nelse:\n    print('no raise')\n",
+    "pytest.raises(ValueError, lambda: {direct})\n",
+    "class WindowConfig:\n    def __init__(self, window=None):\n        self.window = window\n{direct}",
+    "x = {value}\nBASE = {{'num_hidden_layers': 0}}\n{call}",
+    "BASE = {{'num_hidden_layers': 5}}\nx = {value}\n{call}",
+]
+
+
+@pytest.fixture(scope="module")
+def ruleset(tmp_path_factory):
+    rules = tmp_path_factory.mktemp("rules")
+    write_catalog(derive_sites(TREE, index_raises=True), rules)
+    return RuleSet([r for r in load_rules([rules]) if r.checks[0].kind == "fails-when"])
+
+
+def _program(call: str, form: str, value: str, other: str) -> str:
+    body = form.format(direct=call.format(value), call=call.format("x"), call_y=call.format("y"),
+                       value=value, other=other)
+    return HEADER + "flag = len(__name__) > 3\n" + body + "\n"
+
+
+@pytest.mark.parametrize("call, values", CALLS, ids=[call for call, _ in CALLS])
+def test_the_screen_never_hides_a_finding(ruleset, call, values):
+    # every form, every pair of values: where the screen rules the file out, the engine
+    # without it must find nothing (where it lets the file through, the same engine runs)
+    unscreened = RuleSet(ruleset.rules, screen=False)
+    screened = found = 0
+    for form, value, other in itertools.product(FORMS, values, values):
+        source = _program(call, form, value, other)
+        if ruleset.skip_reason(source, None) is not None:
+            screened += 1
+            assert lint(source, "user.py", unscreened) == [], source
+        elif lint(source, "user.py", ruleset):
+            found += 1
+    assert screened and found  # both sides of the verdict are tried
+
+
+def _stage(ruleset, body: str) -> str | None:
+    return ruleset.skip_reason(HEADER + body, None)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # names bound to tensors, displays and records the rule's expression is false for
+        'x = torch.zeros(4, 8, device="cuda")\nfused_norm(x)\n',
+        'x = torch.zeros(4, 8, device="cuda")\nx = x.view(8, 4)\nfused_norm(x)\n',  # rebinds itself
+        'x = torch.zeros(4, 8, device="cuda")\nfor _ in range(3):\n    x = x.contiguous()\nfused_norm(x)\n',
+        "cfg = WindowConfig(window=2)\nresolve_window(cfg, server_window=4)\n",
+        "LENS = [64, 128]\nLENS2 = LENS\npack_sizes(LENS2)\n",
+        "def f():\n    lens = (64 * 2, 64)\n    pack_sizes(lens)\n",
+        "x = torch.zeros(1, 16, 1, 64, 64)\ny = x if flag else x\npatchify(y)\n",
+        "c = {'num_hidden_layers': 3}\ntarget_depth(config=c)\n",
+        # two tensors are never known to be equal: a conditional between them is unknown
+        "x = torch.zeros(1, 16, 1, 63, 64)\ny = x if flag else x\npatchify(y)\n",
+        # the module's own binding reaches the call; the function's ``global`` one is not called before it
+        "n = 0\ndef g():\n    global n\n    n = 9\nplan_layers(n, 8)\n",
+        # negative tests: the engine makes no site of the call
+        "with pytest.raises(ValueError):\n    fused_norm(torch.zeros(4, 8))\n",
+        "class T:\n    def test(self):\n        with self.assertRaises(ValueError):\n            plan_layers(9, 8)\n",
+        "try:\n    plan_layers(9, 8)\nexcept ValueError:\n    pass\nelse:\n    raise AssertionError\n",
+        "x = torch.zeros(4, 8)\nwith pytest.raises(ValueError):\n    fused_norm(x)\n",
+    ],
+)
+def test_forms_the_screen_rules_out(ruleset, body):
+    assert _stage(ruleset, body) == SKIPPED_BY_SCREEN
+    assert lint(HEADER + body, "user.py", RuleSet(ruleset.rules, screen=False)) == []
+
+
+@pytest.mark.parametrize(
+    "body, line",
+    [
+        ("x = torch.zeros(4, 8)\nfused_norm(x)\n", 9),
+        ('x = torch.zeros(4, 8, device="cuda")\nx = x.cpu()\nfused_norm(x)\n', None),  # .cpu(): not followed
+        ("x = torch.zeros(4, 8)\ny = x.view(8, 4)\nfused_norm(y)\n", 10),
+        ("x = torch.zeros(4, 8)\nx = x.view(8, 4)\nfused_norm(x)\n", None),  # a name rebound from itself
+        ("cfg = WindowConfig(window=8)\nresolve_window(cfg, server_window=4)\n", 9),
+        ("LENS = [64, 100]\nLENS2 = LENS\npack_sizes(LENS2)\n", 10),
+        # a call that may pass a bad value in some way the engine reads: parsed, whatever the verdict
+        ("if flag:\n    n = 9\nelse:\n    n = 0\nplan_layers(n, 8)\n", None),
+        ("n = 0\ndef g():\n    global n\n    n = 9\n    plan_layers(n, 8)\n", None),  # a ``global``
+        ("try:\n    plan_layers(9, 8)\nexcept ValueError:\n    pass\nelse:\n    print('no raise')\n", 9),
+    ],
+)
+def test_forms_the_screen_lets_through(ruleset, body, line):
+    assert _stage(ruleset, body) is None
+    found = [d.line for d in lint(HEADER + body, "user.py", ruleset)]
+    assert found == ([line] if line else [])
