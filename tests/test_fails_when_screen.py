@@ -20,6 +20,7 @@ import pytest
 from sglang_lint import lint
 from sglang_lint.derive import derive_sites, write_catalog
 from sglang_lint.prefilter import SKIPPED_BY_SCREEN
+from sglang_lint.pynames import module_name_for
 from sglang_lint.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
@@ -76,6 +77,12 @@ FORMS = [
     "try:\n    {direct}\nexcept ValueError:\n    pass\nelse:\n    print('no raise')\n",
     "pytest.raises(ValueError, lambda: {direct})\n",
     "class WindowConfig:\n    def __init__(self, window=None):\n        self.window = window\n{direct}",
+    "def f():\n    class WindowConfig:\n        pass\n    {direct}\n",
+    # (relative imports: resolved where the file's module is known, see MODULE_PATH)
+    "from .objects import WindowConfig\n{direct}",
+    "from .objects import WindowConfig as Config\nx = Config(window=8)\n{call}",
+    "from .missing import WindowConfig\n{direct}",
+    "from ... import WindowConfig\n{direct}",
     "x = {value}\nBASE = {{'num_hidden_layers': 0}}\n{call}",
     "BASE = {{'num_hidden_layers': 5}}\nx = {value}\n{call}",
 ]
@@ -94,6 +101,11 @@ def _program(call: str, form: str, value: str, other: str) -> str:
     return HEADER + "flag = len(__name__) > 3\n" + body + "\n"
 
 
+# A file inside the stand-in package: its module is known (sglang.modes.user_test), so its
+# top-level classes and its relative imports are qualified.
+MODULE_PATH = "sglang/modes/user_test.py"
+
+
 @pytest.mark.parametrize("call, values", CALLS, ids=[call for call, _ in CALLS])
 def test_the_screen_never_hides_a_finding(ruleset, call, values):
     # every form, every pair of values: where the screen rules the file out, the engine
@@ -102,12 +114,18 @@ def test_the_screen_never_hides_a_finding(ruleset, call, values):
     screened = found = 0
     for form, value, other in itertools.product(FORMS, values, values):
         source = _program(call, form, value, other)
-        if ruleset.skip_reason(source, None) is not None:
-            screened += 1
-            assert lint(source, "user.py", unscreened) == [], source
-        elif lint(source, "user.py", ruleset):
-            found += 1
+        for path in ("user.py", MODULE_PATH) if "WindowConfig" in form else ("user.py",):
+            if _skip(ruleset, source, path) is not None:
+                screened += 1
+                assert lint(source, path, unscreened) == [], (path, source)
+            elif lint(source, path, ruleset):
+                found += 1
     assert screened and found  # both sides of the verdict are tried
+
+
+def _skip(ruleset, source: str, path: str) -> str | None:
+    module, is_package = module_name_for(path)
+    return ruleset.skip_reason(source, module, None, is_package)
 
 
 def _stage(ruleset, body: str) -> str | None:
@@ -161,3 +179,14 @@ def test_forms_the_screen_lets_through(ruleset, body, line):
     assert _stage(ruleset, body) is None
     found = [d.line for d in lint(HEADER + body, "user.py", ruleset)]
     assert found == ([line] if line else [])
+
+
+@pytest.mark.parametrize("window, screened", [(2, True), (8, False)])
+def test_a_relative_import_of_a_record_class_is_followed_where_the_module_is_known(ruleset, window, screened):
+    source = f"from .objects import WindowConfig as Config, resolve_window\nresolve_window(Config(window={window}), " \
+             "server_window=4)\n"
+    assert (_skip(ruleset, source, MODULE_PATH) == SKIPPED_BY_SCREEN) is screened
+    assert [d.line for d in lint(source, MODULE_PATH, ruleset)] == ([] if screened else [2])
+    # outside a known package the import cannot be resolved: the engine knows no record there
+    assert _skip(ruleset, source, "user.py") == SKIPPED_BY_SCREEN
+    assert lint(source, "user.py", RuleSet(ruleset.rules, screen=False)) == []

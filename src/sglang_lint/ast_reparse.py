@@ -41,7 +41,7 @@ class AstChunks:
         self.reused = 0  # how many texts were read by parsing only part of them (tests)
         self._last: AstFile | None = None
 
-    def ast_file(self, data: bytes) -> AstFile | None:
+    def ast_file(self, data: bytes, module: str | None = None, is_package: bool = False) -> AstFile | None:
         """The screen's view of ``data`` (None when it does not parse, or is not UTF-8)."""
         try:
             data.decode("utf-8")
@@ -61,7 +61,7 @@ class AstChunks:
             statements = [_Statement(node, 0, _first_line(node)) for node in tree.body]
         else:
             self.reused += 1
-        found = AstFile.read(data, ast.Module(body=[s.node for s in statements], type_ignores=[]))
+        found = AstFile.read(data, ast.Module(body=[s.node for s in statements], type_ignores=[]), module, is_package)
         if found is None:
             return None
         found.shifts = [s.shift for s in statements]

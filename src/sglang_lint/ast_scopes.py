@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 
-from sglang_lint.pynames import LINE_END
+from sglang_lint.pynames import resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
-_NEWLINE = re.compile(LINE_END.pattern.encode())  # Python's line ends, in bytes
 
 # What a binding is (the first item of a binding tuple).
 VALUE = "value"  # (VALUE, expression)
@@ -40,6 +40,7 @@ PARAM = "param"  # (PARAM, function or lambda, default expression or None)
 AUGMENTED = "augmented"  # (AUGMENTED,): ``name += ...``
 GLOBAL = "global"  # (GLOBAL,): ``global``/``nonlocal``: bound elsewhere
 IMPORTED = "imported"  # (IMPORTED, qualified name or None): an import, or a ``def``/``class`` statement
+# (None: a nested definition, or one of a file whose module is not known: the engine qualifies neither)
 OPAQUE = "opaque"  # (OPAQUE,): a loop or ``with`` target, unpacking, an exception name...
 
 
@@ -65,11 +66,17 @@ class AstFile:
     # for each top-level statement, how many lines its positions are off by (ast_reparse.py:
     # statements kept from an earlier text are not renumbered); None: none is
     shifts: list[int] | None = None
+    # the module's name and whether it is a package's ``__init__`` (pynames.module_name_for):
+    # what qualifies its top-level definitions and relative imports, as the engine's bindings
+    module: str | None = None
+    is_package: bool = False
     _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
+    _called: dict[str, bool] = field(default_factory=dict)
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
 
     @classmethod
-    def read(cls, data: bytes, tree: ast.Module | None = None) -> "AstFile | None":
+    def read(cls, data: bytes, tree: ast.Module | None = None, module: str | None = None,
+             is_package: bool = False) -> "AstFile | None":
         """The file's facts, from ``tree`` when the caller has it (flake8 does); None when the
         file does not parse or its byte offsets cannot be trusted (not UTF-8)."""
         try:
@@ -78,10 +85,13 @@ class AstFile:
                 tree = ast.parse(data)
         except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             return None
-        starts = [0] + [match.end() for match in _NEWLINE.finditer(data)]
+        # (bytes.splitlines splits at \r\n, \r and \n: Python's line ends, pynames.LINE_END)
+        starts = [0, *itertools.accumulate(map(len, data.splitlines(keepends=True)))]
+        if len(starts) > 1 and not data.endswith((b"\n", b"\r")):
+            starts.pop()  # (the last line has no line end: no line starts after it)
         if data.startswith(b"\xef\xbb\xbf"):
             starts[0] = 3  # ast counts the first line's columns after the byte-order mark
-        return cls(tree, data, starts)
+        return cls(tree, data, starts, module=module, is_package=is_package)
 
     def call_at(self, name_end: int) -> CallSite | None | bool:
         """The call whose callee's name ends at byte ``name_end``, found by walking down only
@@ -122,9 +132,11 @@ class AstFile:
     def is_called(self, name: str) -> bool:
         """Is ``name(...)`` or ``self.name(...)`` written anywhere but its own ``def`` line?
         (The calls the engine follows into a wrapper: reach.py ``calls_of``.)"""
-        word = re.escape(name.encode())
-        calls = len(re.findall(rb"(?:(?<![\w.])|\bself\.)" + word + rb"[ \t]*\(", self.data))
-        return calls > len(re.findall(rb"\bdef[ \t]+" + word + rb"[ \t]*\(", self.data))
+        if name not in self._called:
+            word = re.escape(name.encode())
+            calls = len(re.findall(rb"(?:(?<![\w.])|\bself\.)" + word + rb"[ \t]*\(", self.data))
+            self._called[name] = calls > len(re.findall(rb"\bdef[ \t]+" + word + rb"[ \t]*\(", self.data))
+        return self._called[name]
 
     def classes(self) -> list[tuple[ast.ClassDef, tuple]]:
         """Every class statement of the file, with the scopes it sits in."""
@@ -142,7 +154,7 @@ class AstFile:
     def bindings(self, scope: ast.AST) -> dict[str, list[tuple]]:
         key = id(scope)
         if key not in self._bindings:
-            self._bindings[key] = _scope_bindings(scope, walrus=b":=" in self.data)
+            self._bindings[key] = _scope_bindings(scope, b":=" in self.data, self.module, self.is_package)
         return self._bindings[key]
 
     def lookup(self, name: str, scopes: tuple) -> tuple[list[tuple], tuple] | None:
@@ -224,9 +236,13 @@ def _split_scope(node: ast.AST) -> tuple[list[ast.AST], list[ast.AST]]:
     return [first.iter], inner
 
 
-def _scope_bindings(scope: ast.AST, walrus: bool = True) -> dict[str, list[tuple]]:
+def _scope_bindings(scope: ast.AST, walrus: bool = True, module: str | None = None,
+                    is_package: bool = False) -> dict[str, list[tuple]]:
     """Every binding made directly in ``scope`` (nested functions and classes bind only their
-    own name here), by name. Expressions are read only when the file has a ``:=``."""
+    own name here), by name. Expressions are read only when the file has a ``:=``. A top-level
+    ``def``/``class`` of a known ``module`` and a relative import are qualified as bindings.py
+    qualifies them (a relative import it cannot resolve binds an opaque name)."""
+    top_level = module is not None and isinstance(scope, ast.Module)
     found: dict[str, list[tuple]] = {}
 
     def bind(name: str, binding: tuple) -> None:
@@ -246,7 +262,7 @@ def _scope_bindings(scope: ast.AST, walrus: bool = True) -> dict[str, list[tuple
     while pending:
         node = pending.pop()
         if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
-            bind(node.name, (IMPORTED, None))
+            bind(node.name, (IMPORTED, f"{module}.{node.name}" if top_level else None))
             if walrus:
                 pending.extend(_split_scope(node)[0])
             continue
@@ -285,9 +301,9 @@ def _scope_bindings(scope: ast.AST, walrus: bool = True) -> dict[str, list[tuple
                 local = alias.asname or alias.name.partition(".")[0]
                 bind(local, (IMPORTED, alias.name if alias.asname else local))
         elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:  # a relative import's module is not worked out here
-                qualified = f"{node.module}.{alias.name}" if node.module and not node.level else None
-                bind(alias.asname or alias.name, (IMPORTED, qualified))
+            base = resolve_relative(module, is_package, node.level, node.module) if node.level else node.module
+            for alias in node.names:
+                bind(alias.asname or alias.name, (IMPORTED, f"{base}.{alias.name}") if base else (OPAQUE,))
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 bind(name, (GLOBAL,))

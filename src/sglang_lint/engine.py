@@ -80,7 +80,8 @@ def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnost
     text = decode_source(source) if isinstance(source, bytes) else source
     if tree is None and reparser is not None:
         tree = reparser.ast_chunks  # the screen's ast of the document, parsed again only where it changed
-    skipped = ruleset.skip_reason(source, module_name_for(path)[0], tree)
+    module, is_package = module_name_for(path)
+    skipped = ruleset.skip_reason(source, module, tree, is_package)
     if skipped is not None:
         return [], skipped  # (before anything of LibCST is needed: lazycst.py)
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))

@@ -57,7 +57,8 @@ class Prefilter:
             self.by_name.setdefault(trigger.name.encode(), []).append(CompiledTrigger.of(trigger))
         self.names = frozenset(self.by_name)
 
-    def skip_reason(self, source: str | bytes, module: str | None = None, tree=None) -> str | None:
+    def skip_reason(self, source: str | bytes, module: str | None = None, tree=None,
+                    is_package: bool = False) -> str | None:
         """Why the file need not be parsed (:data:`SKIPPED_NO_NAME`, :data:`SKIPPED_BY_SCREEN`),
         or None when it must be.
 
@@ -65,9 +66,10 @@ class Prefilter:
         turned into a space, split (two C loops, whatever the number of rules). Only the
         names found there have their shapes (``name(``, ``.name(``) and other words checked,
         and each call found that way passes the call-site screen (screen.py) or not; ``tree``:
-        the file's :mod:`ast` when the caller has it (the screen's second look reads it)."""
+        the file's :mod:`ast` when the caller has it (the screen's second look reads it);
+        ``module``, ``is_package``: the file's module (pynames.module_name_for)."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
-        facts = FileFacts(data, tree) if self.screen else None
+        facts = FileFacts(data, tree, module, is_package) if self.screen else None
         reason = SKIPPED_NO_NAME
         for name, trigger in self._written(data, module):
             found = _fires(data, name, trigger, facts)
@@ -86,11 +88,16 @@ class Prefilter:
         """(name, trigger) for each trigger whose name is one of the text's identifiers and
         whose other words are there too (or the file is the trigger's own module)."""
         present = self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
+        found: dict = {}  # each word's answer, once per text (many triggers share their words)
+
+        def holds(word) -> bool:
+            if word not in found:
+                found[word] = (word in data) if isinstance(word, bytes) else word.search(data) is not None
+            return found[word]
+
         for name in present:
             for trigger in self.by_name[name]:
-                if (module is not None and module == trigger.module) or all(
-                    (word in data) if isinstance(word, bytes) else word.search(data) for word in trigger.also
-                ):
+                if (module is not None and module == trigger.module) or all(map(holds, trigger.also)):
                     yield name, trigger
 
 

@@ -118,10 +118,11 @@ class RuleSet:
         self.prefilter = Prefilter(rule_triggers(self.rules), screen)
         self._catalog_prefilter: Prefilter | None = None
 
-    def skip_reason(self, source: str | bytes, module: str | None = None, tree=None) -> str | None:
+    def skip_reason(self, source: str | bytes, module: str | None = None, tree=None,
+                    is_package: bool = False) -> str | None:
         """Why the file need not be parsed, or None when it must be (see prefilter.py);
         ``tree``: the file's :mod:`ast`, when the caller has it."""
-        return self.prefilter.skip_reason(source, module, tree)
+        return self.prefilter.skip_reason(source, module, tree, is_package)
 
     def may_match(self, source: str | bytes, module: str | None = None, tree=None) -> bool:
         """Could any check fire on this text? False means: skip the file, parse nothing."""

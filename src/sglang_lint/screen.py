@@ -133,6 +133,8 @@ class FileFacts:
     # the file's ast when the caller has it (flake8 does), or what keeps a document's between
     # edits (the language server's ast_reparse.AstChunks: anything with ``ast_file(data)``)
     tree: object = None
+    module: str | None = None  # the file's module name, and whether it is a package's __init__
+    is_package: bool = False
     _bound: dict[str, bool] = field(default_factory=dict)
     _called_params: set[str] | None = None
     _ast: AstFile | None | bool = False
@@ -141,7 +143,8 @@ class FileFacts:
         """The file's ast facts (ast_scopes.py), read on first need; None when it does not parse."""
         if self._ast is False:
             keeper = getattr(self.tree, "ast_file", None)
-            self._ast = keeper(self.data) if keeper is not None else AstFile.read(self.data, self.tree)
+            self._ast = (keeper(self.data, self.module, self.is_package) if keeper is not None
+                         else AstFile.read(self.data, self.tree, self.module, self.is_package))
         return self._ast
 
     def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
@@ -231,6 +234,11 @@ class FileFacts:
                         return True  # a statement binding the name to something the engine may follow
             index = data.find(name, end)
         return False
+
+    def may_rename(self, name: str) -> bool:
+        """Could ``name`` be another name for something (``import X as name``, ``name = X``)?"""
+        word = re.escape(name.encode())
+        return re.search(rb"\bas[ \t]+" + word + rb"\b", self.data) is not None or self.assigned_anyhow(name)
 
     def assigned_anyhow(self, name: str) -> bool:
         """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),

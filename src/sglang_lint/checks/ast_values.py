@@ -11,9 +11,9 @@ values listed here. The condition's three-valued logic is monotone (a value in p
 UNKNOWN never turns True into False), so if the condition is not true for any combination of
 listed values, the engine cannot find it true either.
 
-Where the mirror is not certain to compute what the engine would (a ``global``, a name that
-refers to itself, a callee from a relative import that may be one of the rule's classes, too
-many combinations), the answer is :data:`MAYBE` and the screen lets the call through."""
+Where the mirror is not certain to compute what the engine would (a ``global``, a literal
+LibCST reads otherwise, too many combinations), the answer is :data:`MAYBE` and the screen
+lets the call through."""
 
 from __future__ import annotations
 
@@ -47,7 +47,6 @@ class _Maybe(Exception):
 MAYBE = None  # what :meth:`AstValues.candidates` answers then
 MAX_CANDIDATES = 32  # values of one expression, or combinations of a call's arguments
 _OPERATORS = frozenset(CST_OPERATORS.values())
-_LOCAL = object()  # a name bound by a ``def``/``class`` of the file or a relative import
 _SPREAD = object()  # ``**base`` in a dict display
 
 
@@ -161,8 +160,6 @@ class AstValues:
         qualified = self._qualify(node, scopes)
         if qualified is None:
             return UNKNOWN
-        if qualified is _LOCAL:
-            raise _Maybe
         owner, _, member = qualified.rpartition(".")
         enum = self.enums.get(owner)
         if enum is not None:
@@ -179,11 +176,6 @@ class AstValues:
                 return [UNKNOWN]
             return _unique([tensor_method(base, func.attr, args) if isinstance(base, Tensor) else UNKNOWN
                             for base, args in itertools.product(bases, self._arguments(call, scopes, depth, seen))])
-        if qualified is _LOCAL:
-            dotted = ast_dotted_name(func)
-            if any(special.endswith(f".{dotted}") for special in (*self.records, *NAMESPACES, *MLX_FACTORIES)):
-                raise _Maybe  # a class of the file, or imported relatively: it may be one of these
-            return [UNKNOWN]
         if qualified is None and isinstance(func, ast.Name) and func.id == "dict" \
                 and self.syntax.lookup("dict", scopes) is None:
             return _unique([dict_made(args) for args in self._arguments(call, scopes, depth, seen)])
@@ -222,10 +214,10 @@ class AstValues:
                 parts.append([(keyword.arg, v) for v in self._values(keyword.value, scopes, depth + 1, seen)])
         return [list(items) for items in _product(parts)]
 
-    def _qualify(self, node: ast.expr, scopes: tuple) -> object:
-        """``FileModel.qualify``: the one qualified name a dotted name refers to; None when it
-        has none; _LOCAL when its head is a ``def``/``class`` of the file or a relative import
-        (whose qualified name this side does not work out)."""
+    def _qualify(self, node: ast.expr, scopes: tuple) -> str | None:
+        """``FileModel.qualify``: the one qualified name a dotted name refers to (every binding
+        of its head the same import or top-level definition, as ast_scopes.py qualifies them
+        the way bindings.py does); None when it has none."""
         dotted = ast_dotted_name(node)
         if dotted is None:
             return None
@@ -244,7 +236,7 @@ class AstValues:
             return None
         (qualified,) = names
         if qualified is None:
-            return _LOCAL
+            return None  # a nested definition, or the module is not known
         return f"{qualified}.{rest}" if rest else qualified
 
 

@@ -49,8 +49,7 @@ from sglang_lint.checks.when import (
     parse_when,
 )
 from sglang_lint.model import Finding
-from sglang_lint.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_literal
-from sglang_lint.ast_scopes import GLOBAL, IMPORTED, VALUE
+from sglang_lint.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_dotted_name, ast_literal
 from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments
 from sglang_lint.syntax import literal_value
 
@@ -531,64 +530,34 @@ _READ_CALLS = frozenset(
 )
 
 
-def _may_know(node: ast.expr, facts, calls: frozenset = _READ_CALLS, depth: int = 0,
-              seen: frozenset = frozenset()) -> bool:
-    """Could the engine know the value of this argument (CallValues.value)? A superset: a name
-    with a binding it may know, a tensor maker, a method of such a tensor, a dotted name that
-    starts at an import (an enum member, a dtype), a display or dict holding one."""
-    if depth > MAX_DEPTH:
+def _may_know(node: ast.expr, facts, calls: frozenset = _READ_CALLS, depth: int = 0) -> bool:
+    """The text screen's question, before the file's ast is read: could the engine know the
+    value of this argument (CallValues.value)? A superset: any name (what it is bound to is
+    read on the ast, ast_values.py), a call of a tensor maker, a record class or ``dict`` by
+    its name or by a name the file may rename one to, a method of such a tensor, a dotted
+    name, a display or dict holding one."""
+    if depth > MAX_DEPTH or isinstance(node, ast.Name):
         return True
-    if isinstance(node, ast.Name):
-        if not isinstance(facts, ScopedFacts):
-            return True  # the text screen alone cannot tell what a name is bound to: the ast look will
-        if node.id in seen:
-            return False  # (its other bindings are being looked at already)
-        found = facts.syntax.lookup(node.id, facts.scopes)
-        if found is None:
-            return False
-        bindings, owner = found
-        inner = ScopedFacts(facts.facts, facts.syntax, owner)
-        for binding in bindings:
-            if binding[0] == GLOBAL:
-                return True
-            if binding[0] == VALUE and _may_know(binding[1], inner, calls, depth + 1, seen | {node.id}):
-                return True
-        return False  # parameters (never known to this check), loop and unpacking targets
+    if isinstance(node, ast.Attribute):  # an enum member or a dtype: a dotted name
+        return ast_dotted_name(node) is not None
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Name):
-            return func.id in calls  # dict(...), or a torch maker imported by name
+            return func.id in calls or facts.may_rename(func.id)  # ``import X as Y``, ``Y = X``
         if not isinstance(func, ast.Attribute) or func.attr not in calls:
             return False
-        if func.attr in _TENSOR_METHODS:  # x.view(...): known only where x is
-            return _may_know(func.value, facts, calls, depth + 1, seen)
-        return _imported_head(func.value, facts)  # torch.zeros(...), th.tensor(...)
+        return func.attr not in _TENSOR_METHODS or _may_know(func.value, facts, calls, depth + 1)
     if isinstance(node, (ast.Tuple, ast.List)):
-        return any(_may_know(e, facts, calls, depth + 1, seen) for e in node.elts)
+        return any(_may_know(e, facts, calls, depth + 1) for e in node.elts)
     if isinstance(node, ast.BinOp):  # known where both sides are
-        return all(_may_know(side, facts, calls, depth + 1, seen) for side in (node.left, node.right))
+        return all(_may_know(side, facts, calls, depth + 1) for side in (node.left, node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _may_know(node.operand, facts, calls, depth + 1, seen)
+        return _may_know(node.operand, facts, calls, depth + 1)
     if isinstance(node, ast.Dict):
-        return any(_may_know(v, facts, calls, depth + 1, seen) for v in node.values) or None in node.keys
+        return any(_may_know(v, facts, calls, depth + 1) for v in node.values) or None in node.keys
     if isinstance(node, ast.IfExp):
-        return all(_may_know(branch, facts, calls, depth + 1, seen) for branch in (node.body, node.orelse))
-    if isinstance(node, ast.Attribute):
-        return _imported_head(node, facts)  # an enum member or a dtype
+        return all(_may_know(branch, facts, calls, depth + 1) for branch in (node.body, node.orelse))
     return ast_literal(node) is not NOT_LITERAL
-
-
-def _imported_head(node: ast.expr, facts) -> bool:
-    """Does the dotted name start at an import (or a module-level def or class)? Only then can
-    the engine qualify it."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return False
-    if not isinstance(facts, ScopedFacts):
-        return True
-    found = facts.syntax.lookup(node.id, facts.scopes)
-    return found is not None and any(binding[0] in (IMPORTED, GLOBAL) for binding in found[0])
 
 
 def triggers(check):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 
 # --- the grammar ----------------------------------------------------------------------------
 
@@ -71,7 +72,8 @@ def _is_aggregated(generator: ast.GeneratorExp, tree: ast.AST) -> bool:
                and not node.keywords for node in ast.walk(tree))
 
 
-def names_read(expr: ast.expr) -> set[str]:
+@functools.lru_cache(maxsize=8192)  # (a rule's expression is read at every call the screen or engine binds)
+def names_read(expr: ast.expr) -> frozenset[str]:
     """The names the expression reads from outside (a generator's own variable is not one)."""
     names, looped = set(), set()
     for node in ast.walk(expr):
@@ -79,4 +81,4 @@ def names_read(expr: ast.expr) -> set[str]:
             names.add(node.id)
         elif isinstance(node, ast.GeneratorExp):
             looped.add(node.generators[0].target.id)
-    return names - looped
+    return frozenset(names - looped)
