@@ -20,6 +20,7 @@ LAYERS = [
     {"ast_reparse"},  # a document's ast kept between edits (the language server's screen)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
+    {"textscan"},  # source read as bytes: a call's text, a logical line, a whole word
     {"catalog", "syntax", "screen", "launch_paths", "positions"},
     # the bindings of a file, and the resolver that reads them
     {"bindings"},

@@ -190,3 +190,51 @@ def test_a_relative_import_of_a_record_class_is_followed_where_the_module_is_kno
     # outside a known package the import cannot be resolved: the engine knows no record there
     assert _skip(ruleset, source, "user.py") == SKIPPED_BY_SCREEN
     assert lint(source, "user.py", RuleSet(ruleset.rules, screen=False)) == []
+
+
+# Methods matched on their receiver's class (dispatch.py ``effective_target``): each receiver
+# form, with a bad and a good value; ``{r}`` is the receiver, ``{v}`` the value.
+RECEIVER_HEADER = """\
+from sglang.modes.objects import Backend, CpuPlatform, DenseBuilder, GpuPlatform, SparseBuilder
+from sglang.modes import objects
+from sglang.modes.objects import DenseBuilder as Builder
+"""
+RECEIVER_FORMS = [
+    "{make}.{method}({v})",
+    "b = {make}\nb.{method}({v})",
+    "b = {make}\nc = b\nc.{method}({v})",
+    "b = {make}\nif flag:\n    b = SparseBuilder()\nb.{method}({v})",
+    "def f():\n    b = {make}\n    b.{method}({v})\n",
+    "b = {make}\ndef f(b):\n    b.{method}({v})\n",
+    "class Mine({cls}):\n    def go(self):\n        self.{method}({v})\n",
+    "class Mine({cls}):\n    def go(self):\n        super().{method}({v})\n",
+    "class Other:\n    def go(self):\n        self.{method}({v})\n",
+    "class Mine({cls}):\n    pass\nMine().{method}({v})\n",
+    "class Mine({cls}):\n    pass\nMine.{method}({v})\n",
+    "{cls}.{method}({v})",
+    "holder.b.{method}({v})",
+    "class T:\n    def __init__(self):\n        self.b = {make}\n    def go(self):\n        self.b.{method}({v})\n",
+    "def g():\n    global b\n    b = {make}\ndef f():\n    b.{method}({v})\n",
+    "with pytest.raises(ValueError):\n    {make}.{method}({v})\n",
+]
+RECEIVER_CALLS = [  # (class as written, how it is made, method, values)
+    (cls, make, "set_rate", ["1.5", "0.5"])
+    for cls, make in [("DenseBuilder", "DenseBuilder()"), ("Builder", "Builder()"),
+                      ("objects.DenseBuilder", "objects.DenseBuilder()"), ("SparseBuilder", "SparseBuilder()")]
+] + [(cls, f"{cls}()", "pick_backend", ["Backend.SLIDING", "Backend.SDPA", "Backend.VMOBA, heads=3"])
+     for cls in ("CpuPlatform", "GpuPlatform")]
+
+
+@pytest.mark.parametrize("cls, make, method, values", RECEIVER_CALLS, ids=[c[1] for c in RECEIVER_CALLS])
+def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, values):
+    unscreened = RuleSet(ruleset.rules, screen=False)
+    screened = found = 0
+    for form, value in itertools.product(RECEIVER_FORMS, values):
+        source = "import pytest\n" + RECEIVER_HEADER + "flag = len(__name__) > 3\n" + form.format(
+            make=make, cls=cls, method=method, v=value) + "\n"
+        if _skip(ruleset, source, "user.py") is not None:
+            screened += 1
+            assert lint(source, "user.py", unscreened) == [], source
+        elif lint(source, "user.py", ruleset):
+            found += 1
+    assert screened and (found or cls == "SparseBuilder")  # (no stand-in rule of SparseBuilder reads 1.5)

@@ -67,6 +67,23 @@ def test_screen_never_hides_a_finding(path):
         ('x: mode = "a"\nset_capture_flag_on_blocks(t, mode)\n', False),  # an annotation binds nothing
         ('set_capture_flag_on_blocks(t, (mode := "pre"))', False),  # the engine does not follow :=
         ('def set_capture_flag_on_blocks(t, mode="pre"): pass', False),  # a definition, not a call
+        # a wrapper: what its calls in the file pass (reach.py), judged as the call's own argument
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf('pre_rope')\n", False),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(mode='pre')\n", True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(load())\n", False),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nf(M)\n", True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre')\n", True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre_rope')\n", False),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(*modes)\n", False),  # not found after *
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nx = f\"{f('pre')}\"\n", True),  # an f-string
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nwith pytest.raises(E):\n    f('pre')\n", False),
+        ("class C:\n    def g(self, mode):\n        set_capture_flag_on_blocks(t, mode)\n"
+         "    def h(self):\n        self.g('pre_rope')\n", False),
+        ("class C:\n    def g(self, mode):\n        set_capture_flag_on_blocks(t, mode)\n"
+         "    def h(self):\n        self.g(mode='pre')\n", True),
+        ("class C:\n    @staticmethod\n    def g(mode):\n        set_capture_flag_on_blocks(t, mode)\n"
+         "    def h(self):\n        self.g('pre')\n", False),  # a static method is no method called through self
+        ("def f(*modes):\n    set_capture_flag_on_blocks(t, modes)\nf('pre')\n", False),  # a *args parameter
     ],
 )
 def test_screen_decisions(body, may_fire):

@@ -28,7 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from sglang_lint.pynames import resolve_relative
+from sglang_lint.pynames import IGNORED, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -120,12 +120,20 @@ class AstFile:
                     pending.append((child, child_scopes, point, expected or child in raising_body))
         return None
 
-    def calls_named(self, name: str) -> list[CallSite]:
-        """Every call ``name(...)`` of the file (found from its text, then :meth:`call_at`)."""
-        found = []
+    def calls_named(self, name: str, methods: bool = False) -> list[CallSite | bool]:
+        """Every call ``name(...)`` of the file (found from its text, then :meth:`call_at`);
+        ``methods``: ``self.name(...)`` instead. True for a place inside an f-string, where
+        the call cannot be told (the engine reads it)."""
+        found: list[CallSite | bool] = []
         for match in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\b", self.data):
             site = self.call_at(match.end())
-            if isinstance(site, CallSite) and isinstance(site.call.func, ast.Name):
+            if not isinstance(site, CallSite):
+                if site is True:
+                    found.append(True)
+                continue
+            func = site.call.func
+            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                    if methods else isinstance(func, ast.Name)):
                 found.append(site)
         return found
 
@@ -156,6 +164,40 @@ class AstFile:
         if key not in self._bindings:
             self._bindings[key] = _scope_bindings(scope, b":=" in self.data, self.module, self.is_package)
         return self._bindings[key]
+
+    def qualify(self, node: ast.expr, scopes: tuple) -> str | None | object:
+        """resolve.py ``FileModel.qualify`` on ast: the one qualified name a dotted name refers
+        to, seen from ``scopes`` (every binding of its head the same import or top-level
+        definition, qualified as the engine's bindings are); None when it has none;
+        :data:`UNSURE` when its head may be bound elsewhere (a ``global``)."""
+        dotted = ast_dotted_name(node)
+        found = self.lookup(dotted.partition(".")[0], scopes) if dotted is not None else None
+        return qualify_dotted(dotted, found and found[0], _binding_qualified)
+
+    def receiver_may_be(self, receiver: ast.expr, scopes: tuple, wanted: frozenset, on_class: bool) -> bool:
+        """Could the engine show that a method call's receiver, seen from ``scopes``, is an
+        instance of one of the classes ``wanted`` (resolve.py ``instance_of``: ``self`` in such
+        a class, a call of one, a name bound to such a call) or, ``on_class``, one of them
+        itself (``names_class``)? A superset: any class of the file may derive from one."""
+        if isinstance(receiver, ast.Name) and receiver.id == "self":
+            return any(isinstance(scope, ast.ClassDef) for scope in scopes)
+        local = {node.name for node, _ in self.classes()}
+        made = [receiver] if isinstance(receiver, ast.Call) else []
+        if isinstance(receiver, ast.Name):
+            found = self.lookup(receiver.id, scopes)
+            for binding in found[0] if found is not None else ():
+                if binding[0] == GLOBAL:
+                    return True
+                if binding[0] == VALUE and isinstance(binding[1], ast.Call):
+                    made.append(binding[1])  # (the engine takes a name bound once: any of them here)
+        for call in made:
+            qualified = self.qualify(call.func, scopes)
+            if qualified is UNSURE or qualified in wanted or isinstance(call.func, ast.Name) and call.func.id in local:
+                return True
+        if on_class:
+            qualified = self.qualify(receiver, scopes)
+            return qualified is UNSURE or qualified in wanted or isinstance(receiver, ast.Name) and receiver.id in local
+        return False
 
     def lookup(self, name: str, scopes: tuple) -> tuple[list[tuple], tuple] | None:
         """The bindings of ``name`` seen from the innermost of ``scopes`` (a class body only
@@ -192,6 +234,15 @@ def _raising_body(node: ast.AST) -> list[ast.stmt]:
     if isinstance(node, ast.Try) and node.orelse and isinstance(node.orelse[-1], ast.Raise):
         return node.body
     return []
+
+
+def _binding_qualified(binding: tuple) -> object:
+    """A binding's qualified name, as the engine's bindings qualify it (pynames.qualify_dotted)."""
+    if binding[0] == VALUE and isinstance(binding[1], ast.Constant) and binding[1].value is None:
+        return IGNORED
+    if binding[0] == GLOBAL:
+        return UNSURE
+    return binding[1] if binding[0] == IMPORTED else None
 
 
 def _children(node: ast.AST, scopes: tuple):

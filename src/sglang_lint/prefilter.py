@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from sglang_lint.screen import IDENTIFIER_BYTES, FileFacts, screen_call, whole_word
+from sglang_lint.index import IDENTIFIER_BYTES
+from sglang_lint.screen import FileFacts, screen_call
+from sglang_lint.textscan import whole_word
 
 SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
 SKIPPED_BY_SCREEN = "no call the engine could judge (call-site screen)"

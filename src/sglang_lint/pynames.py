@@ -113,6 +113,33 @@ def ast_dotted_name(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+IGNORED = object()  # a binding qualify_dotted passes over
+UNSURE = object()  # a qualified name that cannot be told (the ast side: a ``global`` binding)
+
+
+def qualify_dotted(dotted: str | None, bindings, qualified_of) -> object:
+    """The one qualified name the dotted name ``a.b.c`` refers to, given every binding of its
+    head (``bindings``; None: unbound) and ``qualified_of(binding)``: the binding's qualified
+    name (an import, a top-level definition), None for any other binding, :data:`IGNORED`
+    (``except ImportError: f = None``: where the name is not the import, using it fails
+    anyway) or :data:`UNSURE`. None unless every binding names the same thing. The engine
+    (resolve.py) and the screen (ast_scopes.py) qualify through this one rule."""
+    if dotted is None or bindings is None:
+        return None
+    names = set()
+    for binding in bindings:
+        qualified = qualified_of(binding)
+        if qualified is UNSURE:
+            return UNSURE
+        if qualified is not IGNORED:
+            names.add(qualified)
+    if len(names) != 1 or None in names:
+        return None
+    (qualified,) = names
+    rest = dotted.partition(".")[2]
+    return f"{qualified}.{rest}" if rest else qualified
+
+
 class _Unknown:
     __slots__ = ()
 

@@ -38,7 +38,7 @@ from sglang_lint.bindings import (
 )
 from sglang_lint.model import Span
 from sglang_lint.positions import Positions
-from sglang_lint.pynames import MAX_HOPS, NOT_LITERAL, Ref
+from sglang_lint.pynames import IGNORED, MAX_HOPS, NOT_LITERAL, Ref, qualify_dotted
 from sglang_lint.syntax import dotted_name, literal_value
 
 MAX_DEPTH = MAX_HOPS  # hops before a value counts as unknown (pynames: the screen stops at the same bound)
@@ -89,6 +89,10 @@ def _is_none(value: Binding) -> bool:
     return isinstance(value, cst.Name) and value.value == "None"
 
 
+def _site_qualified(site) -> object:
+    return IGNORED if _is_none(site.value) else _qualified_name(site.value)
+
+
 def _qualified_name(value: Binding) -> str | None:
     if isinstance(value, Imported):
         return value.qualified
@@ -120,18 +124,8 @@ class FileModel:
         """The one qualified name a Name/Attribute chain refers to, seen from ``scope``:
         every binding of its head name must be the same import (or top-level def)."""
         text = dotted_name(node)
-        if text is None:
-            return None
-        head, _, rest = text.partition(".")
-        found = self.lookup(head, scope)
-        if found is None:
-            return None
-        # ``except ImportError: f = None``: where the name is not the import, using it fails anyway
-        names = {_qualified_name(site.value) for site in found[0] if not _is_none(site.value)}
-        if len(names) != 1 or None in names:
-            return None
-        (qualified,) = names
-        return f"{qualified}.{rest}" if rest else qualified
+        found = self.lookup(text.partition(".")[0], scope) if text is not None else None
+        return qualify_dotted(text, found and found[0], _site_qualified)
 
     def lookup(self, name: str, scope: Scope) -> tuple[list[BindingSite], Scope] | None:
         """Every binding of ``name`` visible from ``scope`` (Python's LEGB rule), and the

@@ -39,90 +39,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile
-from sglang_lint.index import IDENTIFIER_BYTES  # noqa: F401  (the prefilter's too)
+from sglang_lint.textscan import call_text, scan_to_end, string_end, whole_word
 from sglang_lint.pynames import (
-    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_literal, condition_passes, find_argument,
+    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
-
-# Bytes that can be part of an identifier (ASCII letters, digits, ``_``, and every byte of a
-# UTF-8 encoded non-ASCII letter) stay; every other byte becomes a space (for bytes.translate).
-_OPENERS = b"([{"
-_CLOSERS = b")]}"
-_INTERESTING = re.compile(rb"[()\[\]{}'\"#]")
-_STATEMENT_END = re.compile(rb"[()\[\]{}'\"#\n]")
-_MAX_CALL = 64_000  # a call longer than this is not screened (it passes)
-
-
-def call_text(data: bytes, open_paren: int) -> bytes | None:
-    """The bytes from ``open_paren`` (a ``(``) to its matching ``)``, strings and comments
-    skipped; None when it cannot be found within :data:`_MAX_CALL` bytes."""
-    end = _scan(data, open_paren, until_newline=False)
-    return data[open_paren:end] if end is not None else None
-
-
-def _scan(data: bytes, start: int, until_newline: bool) -> int | None:
-    """Where the text from ``start`` ends: just past the bracket that closes the one at
-    ``start``, or (``until_newline``) at the newline that ends its logical line; strings,
-    comments and nested brackets are skipped over. None past :data:`_MAX_CALL` bytes."""
-    depth = 0
-    index = start
-    limit = min(len(data), start + _MAX_CALL)
-    at_end = len(data) if until_newline and limit == len(data) else None  # a last line without newline
-    pattern = _STATEMENT_END if until_newline else _INTERESTING
-    while index < limit:
-        match = pattern.search(data, index, limit)
-        if match is None:
-            return at_end
-        index = match.start()
-        char = data[index]
-        if char == ord("\n"):
-            if depth == 0 and data[index - 1] != ord("\\"):
-                return index
-        elif char in _OPENERS:
-            depth += 1
-        elif char in _CLOSERS:
-            depth -= 1
-            if depth == 0 and not until_newline:
-                return index + 1
-        elif char == ord("#"):
-            newline = data.find(b"\n", index, limit)
-            if newline < 0:
-                return at_end
-            index = newline
-            continue
-        else:  # a string: skip to its end
-            end = _string_end(data, index, limit)
-            if end is None:
-                return None
-            index = end
-            continue
-        index += 1
-    return None
-
-
-def whole_word(data: bytes, index: int, end: int) -> bool:
-    """Is ``data[index:end]`` a whole identifier (no identifier byte just before or after)?"""
-    return (index == 0 or IDENTIFIER_BYTES[data[index - 1]] == 32) and (
-        end == len(data) or IDENTIFIER_BYTES[data[end]] == 32
-    )
-
-
-def _string_end(data: bytes, index: int, limit: int) -> int | None:
-    """Where the string literal whose quote is at ``index`` ends (triple-quoted or not,
-    escapes honoured); None when it does not end before ``limit``."""
-    triple = data[index : index + 3]
-    quote = triple if triple in (b"\'\'\'", b'"""') else data[index : index + 1]
-    index += len(quote)
-    while True:
-        end = data.find(quote, index, limit)
-        if end < 0:
-            return None
-        backslashes = 0
-        while data[end - 1 - backslashes] == ord("\\"):
-            backslashes += 1
-        index = end + len(quote)
-        if backslashes % 2 == 0:
-            return index
 
 
 @dataclass
@@ -175,8 +95,8 @@ class FileFacts:
         syntax = self.syntax()
         if syntax is None or screen is None or b"partial" in self.data:
             return True  # (``partial(alias, ...)`` is a call of it too: sites.py)
-        return any(screen(site.call, ScopedFacts(self, syntax, site.scopes))
-                   for site in syntax.calls_named(alias) if not site.expected_raise)
+        return any(site is True or not site.expected_raise and screen(site.call, ScopedFacts(self, syntax, site.scopes))
+                   for site in syntax.calls_named(alias))
 
     def class_look(self, screen: Callable) -> bool:
         """For a config class's ``class Mine(Config):`` line: could a field default written
@@ -192,7 +112,7 @@ class FileFacts:
                 if screen(ast.Call(ast.Name(node.name), [], [ast.keyword(name, value)]), facts):
                     return True
             for site in syntax.calls_named(node.name):
-                if screen(site.call, ScopedFacts(self, syntax, site.scopes)):
+                if site is True or screen(site.call, ScopedFacts(self, syntax, site.scopes)):
                     return True
         return False
 
@@ -291,10 +211,36 @@ class ScopedFacts:
                 literal = NOT_LITERAL if default is None else ast_literal(default)
                 if literal is not NOT_LITERAL and not strict and (fails is None or fails(literal)):
                     return True  # the engine reads a literal default
-                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and self.syntax.is_called(
-                    function.name
-                ):
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._wrapper_may_fail(
+                        name, function, owner, fails, enum, strict):
                     return True  # a wrapper: a call in the file may pass the value (reach.py)
+        return False
+
+    def _wrapper_may_fail(self, name: str, function: ast.AST, owner: tuple, fails, enum, strict: bool) -> bool:
+        """``name`` is a parameter of ``function`` (whose scope chain is ``owner``): could a
+        call of it in the file pass a value the check fails (reach.py ``parameter_wrapper``,
+        ``calls_of``: ``f(...)``, or ``self.f(...)`` for a method; its position counted
+        without ``self``)?"""
+        args = function.args
+        positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+        if name not in positional and name not in {a.arg for a in args.kwonlyargs}:
+            return False  # ``*args``, ``**kwargs``: the engine binds no parameter it follows
+        method = len(owner) > 1 and isinstance(owner[-2], ast.ClassDef) and not any(
+            ast_dotted_name(d) == "staticmethod" for d in function.decorator_list)
+        position = positional.index(name) - method if name in positional else None
+        if position is not None and position < 0:
+            return False  # ``self`` itself
+        for site in self.syntax.calls_named(function.name, methods=method):
+            if site is True:
+                return True  # (in an f-string)
+            if site.expected_raise:
+                continue  # (the engine makes no site of a negative test's call)
+            passed = argument(site.call, name, position, ScopedFacts(self.facts, self.syntax, site.scopes))
+            if passed is None or passed is False:
+                continue
+            if passed is True or value_may_be_known(
+                    passed, ScopedFacts(self.facts, self.syntax, site.scopes, self.depth + 1), fails, enum, strict):
+                return True
         return False
 
     def name_may_be_known(
@@ -428,7 +374,7 @@ def _code_of_line(line: bytes) -> bytes:
     while index < len(line):
         char = line[index]
         if char in b"'\"":
-            end = _string_end(line, index, len(line))
+            end = string_end(line, index, len(line))
             if end is None:
                 return line  # a string that goes on past the line: no comment to find
             index = end
@@ -442,7 +388,7 @@ def _code_of_line(line: bytes) -> bytes:
 def _statement_value(data: bytes, start: int) -> bytes | None:
     """The text from ``start`` to the end of its logical line (brackets and strings
     followed across lines), or None past :data:`_MAX_CALL` bytes."""
-    end = _scan(data, start, until_newline=True)
+    end = scan_to_end(data, start, until_newline=True)
     return data[start:end] if end is not None else None
 
 
@@ -649,6 +595,20 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
             facts.name_may_be_known(found.id, displays=True) or facts.assigned_anyhow(found.id))
 
     return screen
+
+
+def receiver_screen(wanted: frozenset, on_class: bool, screen: Callable | None) -> Callable:
+    """The screen of a method target whose rule asks for receiver evidence (dispatch.py
+    ``effective_target``): on the file's ast, a call whose receiver cannot be shown to be one
+    of ``wanted`` is no call of it; then ``screen``, if any."""
+
+    def receiver_first(call: ast.Call, facts) -> bool:
+        if isinstance(facts, ScopedFacts) and isinstance(call.func, ast.Attribute) and not facts.syntax.receiver_may_be(
+                call.func.value, facts.scopes, wanted, on_class):
+            return False
+        return screen is None or screen(call, facts)
+
+    return receiver_first
 
 
 def screen_call(data: bytes, name_end: int, screen: Callable, facts: FileFacts) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import itertools
 
-from sglang_lint.ast_scopes import GLOBAL, IMPORTED, VALUE
+from sglang_lint.ast_scopes import GLOBAL, VALUE
 from sglang_lint.checks.makers import (
     CST_OPERATORS,
     FACTORIES,
@@ -37,7 +37,7 @@ from sglang_lint.checks.makers import (
     tensor_method,
 )
 from sglang_lint.checks.when import UNKNOWN, Tensor, arithmetic, equal
-from sglang_lint.pynames import NOT_LITERAL, SCALARS, Ref, ast_dotted_name, ast_literal
+from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNSURE, Ref, ast_literal
 
 
 class _Maybe(Exception):
@@ -215,29 +215,10 @@ class AstValues:
         return [list(items) for items in _product(parts)]
 
     def _qualify(self, node: ast.expr, scopes: tuple) -> str | None:
-        """``FileModel.qualify``: the one qualified name a dotted name refers to (every binding
-        of its head the same import or top-level definition, as ast_scopes.py qualifies them
-        the way bindings.py does); None when it has none."""
-        dotted = ast_dotted_name(node)
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        found = self.syntax.lookup(head, scopes)
-        if found is None:
-            return None
-        names = set()
-        for binding in found[0]:
-            if binding[0] == VALUE and isinstance(binding[1], ast.Constant) and binding[1].value is None:
-                continue  # ``except ImportError: f = None`` (as resolve.py)
-            if binding[0] == GLOBAL:
-                raise _Maybe
-            names.add(binding[1] if binding[0] == IMPORTED else NOT_LITERAL)
-        if len(names) != 1 or NOT_LITERAL in names:
-            return None
-        (qualified,) = names
-        if qualified is None:
-            return None  # a nested definition, or the module is not known
-        return f"{qualified}.{rest}" if rest else qualified
+        qualified = self.syntax.qualify(node, scopes)
+        if qualified is UNSURE:
+            raise _Maybe
+        return qualified
 
 
 def _arithmetic(op_type, left, right) -> object:

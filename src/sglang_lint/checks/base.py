@@ -16,6 +16,7 @@ from sglang_lint.pynames import SCALARS, UNKNOWN, condition_passes, find_argumen
 from sglang_lint.syntax import mentions
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
+from sglang_lint.screen import receiver_screen
 
 
 def common_targets(checks) -> tuple:
@@ -112,6 +113,8 @@ def target_trigger(target, *also, screen: Callable | None = None) -> Trigger:
     shape = {"method": "call", "attribute": "member"}.get(target.kind, "config" if target.fields else "callable")
     module = qualified = None
     receivers = sorted({name.rpartition(".")[2] for name in getattr(target, "receivers", ())})
+    if receivers and target.kind == "method":
+        screen = receiver_screen(frozenset(target.receivers), target.on_class, screen)
     if receivers:
         # the receiver is shown to be one of these classes only where the file names it (made
         # there, subclassed there, or its own module): ``build`` alone would pass most files

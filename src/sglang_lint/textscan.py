@@ -1,0 +1,88 @@
+"""Reading Python source as bytes, before anything is parsed: where a call's parentheses close
+and where a logical line ends (strings, comments and nested brackets skipped), and whether a
+name is a whole identifier. The call-site screen (screen.py) and the prefilter read a file
+this way."""
+
+from __future__ import annotations
+
+import re
+
+from sglang_lint.index import IDENTIFIER_BYTES
+
+_OPENERS = b"([{"
+_CLOSERS = b")]}"
+_INTERESTING = re.compile(rb"[()\[\]{}'\"#]")
+_STATEMENT_END = re.compile(rb"[()\[\]{}'\"#\n]")
+_MAX_CALL = 64_000  # a call longer than this is not screened (it passes)
+
+
+def call_text(data: bytes, open_paren: int) -> bytes | None:
+    """The bytes from ``open_paren`` (a ``(``) to its matching ``)``, strings and comments
+    skipped; None when it cannot be found within :data:`_MAX_CALL` bytes."""
+    end = scan_to_end(data, open_paren, until_newline=False)
+    return data[open_paren:end] if end is not None else None
+
+
+def scan_to_end(data: bytes, start: int, until_newline: bool) -> int | None:
+    """Where the text from ``start`` ends: just past the bracket that closes the one at
+    ``start``, or (``until_newline``) at the newline that ends its logical line; strings,
+    comments and nested brackets are skipped over. None past :data:`_MAX_CALL` bytes."""
+    depth = 0
+    index = start
+    limit = min(len(data), start + _MAX_CALL)
+    at_end = len(data) if until_newline and limit == len(data) else None  # a last line without newline
+    pattern = _STATEMENT_END if until_newline else _INTERESTING
+    while index < limit:
+        match = pattern.search(data, index, limit)
+        if match is None:
+            return at_end
+        index = match.start()
+        char = data[index]
+        if char == ord("\n"):
+            if depth == 0 and data[index - 1] != ord("\\"):
+                return index
+        elif char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+            if depth == 0 and not until_newline:
+                return index + 1
+        elif char == ord("#"):
+            newline = data.find(b"\n", index, limit)
+            if newline < 0:
+                return at_end
+            index = newline
+            continue
+        else:  # a string: skip to its end
+            end = string_end(data, index, limit)
+            if end is None:
+                return None
+            index = end
+            continue
+        index += 1
+    return None
+
+
+def whole_word(data: bytes, index: int, end: int) -> bool:
+    """Is ``data[index:end]`` a whole identifier (no identifier byte just before or after)?"""
+    return (index == 0 or IDENTIFIER_BYTES[data[index - 1]] == 32) and (
+        end == len(data) or IDENTIFIER_BYTES[data[end]] == 32
+    )
+
+
+def string_end(data: bytes, index: int, limit: int) -> int | None:
+    """Where the string literal whose quote is at ``index`` ends (triple-quoted or not,
+    escapes honoured); None when it does not end before ``limit``."""
+    triple = data[index : index + 3]
+    quote = triple if triple in (b"\'\'\'", b'"""') else data[index : index + 1]
+    index += len(quote)
+    while True:
+        end = data.find(quote, index, limit)
+        if end < 0:
+            return None
+        backslashes = 0
+        while data[end - 1 - backslashes] == ord("\\"):
+            backslashes += 1
+        index = end + len(quote)
+        if backslashes % 2 == 0:
+            return index
