@@ -235,11 +235,11 @@ class ScopedFacts:
                 return True  # (in an f-string)
             if site.expected_raise:
                 continue  # (the engine makes no site of a negative test's call)
-            passed = argument(site.call, name, position, ScopedFacts(self.facts, self.syntax, site.scopes))
+            at_call = ScopedFacts(self.facts, self.syntax, site.scopes, self.depth + 1)
+            passed = argument(site.call, name, position, at_call)
             if passed is None or passed is False:
                 continue
-            if passed is True or value_may_be_known(
-                    passed, ScopedFacts(self.facts, self.syntax, site.scopes, self.depth + 1), fails, enum, strict):
+            if passed is True or value_may_be_known(passed, at_call, fails, enum, strict):
                 return True
         return False
 

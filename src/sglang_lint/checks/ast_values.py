@@ -22,17 +22,11 @@ import itertools
 
 from sglang_lint.ast_scopes import GLOBAL, VALUE
 from sglang_lint.checks.makers import (
+    BUILTIN_DICT,
     CST_OPERATORS,
-    FACTORIES,
     MAX_DEPTH,
-    MLX_FACTORIES,
-    NAMESPACES,
-    dict_made,
-    factory,
-    made_by_torch,
-    mlx_array,
-    named_device,
-    record_made,
+    made_by,
+    makes,
     scalar_ref,
     tensor_method,
 )
@@ -44,7 +38,7 @@ class _Maybe(Exception):
     """The mirror cannot tell what the engine would compute here."""
 
 
-MAYBE = None  # what :meth:`AstValues.candidates` answers then
+MAYBE = None  # what :meth:`AstValues.combinations` answers then
 MAX_CANDIDATES = 32  # values of one expression, or combinations of a call's arguments
 _OPERATORS = frozenset(CST_OPERATORS.values())
 _SPREAD = object()  # ``**base`` in a dict display
@@ -60,14 +54,6 @@ class AstValues:
         self.scopes = facts.scopes
         self.records = records
         self.enums = enums
-
-    def candidates(self, node: ast.expr) -> list | None:
-        """Every value the engine may give ``node`` at the call (UNKNOWN among them), or
-        :data:`MAYBE`."""
-        try:
-            return self._values(node, self.scopes, 0, frozenset())
-        except (_Maybe, RecursionError):
-            return MAYBE
 
     def combinations(self, nodes: list[ast.expr]) -> list[tuple] | None:
         """Each combination of the nodes' candidate values, or MAYBE (one is MAYBE, or too many)."""
@@ -178,25 +164,10 @@ class AstValues:
                             for base, args in itertools.product(bases, self._arguments(call, scopes, depth, seen))])
         if qualified is None and isinstance(func, ast.Name) and func.id == "dict" \
                 and self.syntax.lookup("dict", scopes) is None:
-            return _unique([dict_made(args) for args in self._arguments(call, scopes, depth, seen)])
-        if qualified in NAMESPACES or qualified in self.records:
-            record = self.records.get(qualified)
-            return _unique([record_made(qualified, record, args)
-                            for args in self._arguments(call, scopes, depth, seen)])
-        if qualified in MLX_FACTORIES:
-            return _unique([mlx_array(qualified, args) for args in self._arguments(call, scopes, depth, seen)])
-        if qualified is None or not qualified.startswith("torch."):
+            qualified = BUILTIN_DICT
+        if not makes(qualified, self.records):
             return [UNKNOWN]
-        results = []
-        for args in self._arguments(call, scopes, depth, seen):
-            if qualified == "torch.device":
-                results.append(named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str)
-                               else UNKNOWN)
-            elif qualified in FACTORIES:
-                results.append(factory(qualified, args))
-            else:
-                results.append(made_by_torch(qualified, args))
-        return _unique(results)
+        return _unique([made_by(qualified, self.records, args) for args in self._arguments(call, scopes, depth, seen)])
 
     def _arguments(self, call: ast.Call, scopes: tuple, depth: int, seen: frozenset) -> list[list]:
         """Each combination of ``CallValues._argument`` pairs (keyword or None, value) the call's

@@ -20,20 +20,16 @@ from sglang_lint.lazycst import libcst as cst
 from sglang_lint.checks.ast_values import MAYBE, AstValues
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
 from sglang_lint.checks.makers import (
+    BUILTIN_DICT,
     CST_OPERATORS,
     DTYPE_METHODS,
     FACTORIES,
     MAX_DEPTH,
-    MLX_FACTORIES,
     NAMESPACES,
     SAME_TENSOR,
     TENSOR_FUNCTIONS,
-    factory,
-    made_by_torch,
-    dict_made,
-    mlx_array,
-    named_device,
-    record_made,
+    made_by,
+    makes,
     scalar_ref,
     tensor_method,
 )
@@ -364,21 +360,10 @@ class CallValues:
         name = self.model.qualify(call.func, scope)
         if name is None and isinstance(call.func, cst.Name) and call.func.value == "dict" \
                 and self.model.lookup("dict", scope) is None:
-            return dict_made([self._argument(a, depth, scope, where) for a in call.args])
-        if name in NAMESPACES or name in self.records:
-            return record_made(name, self.records.get(name),
-                               [self._argument(a, depth, scope, where) for a in call.args])
-        if name in MLX_FACTORIES:
-            return mlx_array(name, [self._argument(a, depth, scope, where) for a in call.args])
-        if name is None or not name.startswith("torch."):
+            name = BUILTIN_DICT
+        if not makes(name, self.records):
             return UNKNOWN
-        args = [self._argument(a, depth, scope, where) for a in call.args]
-        if name == "torch.device":
-            return named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str) \
-                else UNKNOWN
-        if name in FACTORIES:
-            return factory(name, args)
-        return made_by_torch(name, args)
+        return made_by(name, self.records, [self._argument(a, depth, scope, where) for a in call.args])
 
     def _argument(self, arg: cst.Arg, depth: int, scope, where) -> tuple[str | None, object]:
         if arg.star:

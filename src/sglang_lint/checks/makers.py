@@ -230,3 +230,30 @@ def dict_made(args: list[tuple[str | None, object]]) -> object:
     if not isinstance(base, dict):
         return UNKNOWN
     return {**base, **keywords}
+
+
+BUILTIN_DICT = "<builtin dict>"  # the callee name of ``dict(...)`` where ``dict`` is Python's own
+
+
+def makes(name: str | None, records) -> bool:
+    """Does a call of ``name`` (a qualified name, :data:`BUILTIN_DICT`, or None) make a value
+    :func:`made_by` reads (a fails-when rule's ``records`` are its record classes)?"""
+    return name is not None and (name == BUILTIN_DICT or name in NAMESPACES or name in records
+                                 or name in MLX_FACTORIES or name.startswith("torch."))
+
+
+def made_by(name: str, records, args: list[tuple[str | None, object]]) -> object:
+    """What a call of ``name`` (one :func:`makes` accepts) makes from these argument values:
+    a dict, a record or namespace, an mlx array, a torch device or tensor. The engine
+    (fails_when.py ``CallValues._made``) and the screen (ast_values.py) read calls through it."""
+    if name == BUILTIN_DICT:
+        return dict_made(args)
+    if name in NAMESPACES or name in records:
+        return record_made(name, records.get(name), args)
+    if name in MLX_FACTORIES:
+        return mlx_array(name, args)
+    if name == "torch.device":
+        return named_device(args[0][1]) if args and args[0][0] is None and isinstance(args[0][1], str) else UNKNOWN
+    if name in FACTORIES:
+        return factory(name, args)
+    return made_by_torch(name, args)
