@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, fix_fixture_files, fixture_files, lint_in_process, run_lint
-from sglang_lint import cache as cache_module
+from snippets import CAPTURE_IMPORT
+from sglang_lint import cache as cache_module, catalog, ruletable
+from sglang_lint.index import rule_index
 from sglang_lint.model import FileResult
 from sglang_lint.cache import ResultCache, file_key, ruleset_fingerprint
 from sglang_lint.ruletable import RuleSet, load_rules
@@ -96,6 +98,65 @@ def test_the_same_bytes_elsewhere_hit_the_cache(primed: Primed, tmp_path: Path):
     # ... unless the path gives another module name (relative imports depend on it).
     key = file_key(b"x = 1\n", ("a.b", False))
     assert key == file_key(b"x = 1\n", ("a.b", False)) != file_key(b"x = 1\n", ("a.c", False))
+
+
+def test_a_run_the_cache_answers_reads_no_rule(primed: Primed, tmp_path: Path, monkeypatch):
+    """Every file known: the rules are never read (the cache is keyed by the rule folders and
+    the selection, not by the rules); only the project pass reads the few rules that name
+    sglang's launch entry points, since the fixtures are files of no sglang package."""
+    _, cache_dir = primed.copy(tmp_path)
+    ruletable.default_rules.cache_clear()
+    ruletable.default_ruleset.cache_clear()
+    ruletable._BY_CODE.clear()
+    read = []
+    parse_rule = catalog.parse_rule
+    monkeypatch.setattr(catalog, "parse_rule", lambda data, path, kinds: read.append(path.name) or parse_rule(
+        data, path, kinds))
+    second = lint("project", cwd=tmp_path, cache_dir=cache_dir)
+    assert stages(second) == f"sglang-lint: {FILES} files: {FILES} from the cache"
+    assert second.stdout == primed.first.stdout
+    launch = set(rule_index().launch_codes)
+    assert len(launch) == 6 and sorted({name.partition("-")[0] for name in read}) == sorted(launch)
+    # With --ignore the same holds, and the selection keys a cache of its own.
+    read.clear()
+    assert "from the cache" not in stages(lint("--ignore", "SGL011", "project", cwd=tmp_path, cache_dir=cache_dir))
+    assert len(read) > 1000  # the first run of this selection reads the catalog
+    read.clear()
+    ruletable.default_rules.cache_clear()
+    ruletable.default_ruleset.cache_clear()
+    ruletable._BY_CODE.clear()
+    ignoring = lint("--ignore", "SGL011", "project", cwd=tmp_path, cache_dir=cache_dir)
+    assert stages(ignoring) == f"sglang-lint: {FILES} files: {FILES} from the cache"
+    assert {name.partition("-")[0] for name in read} == launch
+
+
+def test_an_extra_rule_edited_after_a_cached_run_takes_effect(tmp_path: Path):
+    """The cache of a configuration with extra rules is keyed by their files: an edit reads
+    them again, and a malformed one is reported (file and field) before anything is linted."""
+    project = tmp_path / "project"
+    team = project / "lint_rules"
+    team.mkdir(parents=True)
+    rule = (ROOT / "rules" / "SGL001-unsupported-capture-mode.toml").read_text()
+    team_rule = rule.replace('code = "SGL001"', 'code = "SGL950"').replace(
+        'name = "unsupported-capture-mode"', 'name = "team-capture-mode"')
+    path = team / "SGL950-team-capture-mode.toml"
+    path.write_text(team_rule)
+    (project / "pyproject.toml").write_text(
+        "[project]\nname = 'x'\n\n[tool.sglang-lint]\nextra-rules = [\"lint_rules\"]\nselect = [\"SGL950\"]\n")
+    call = 'set_capture_flag_on_blocks(blocks, mode="post_rope", enable=True)\n'
+    (project / "app.py").write_text(CAPTURE_IMPORT + call)
+    cache_dir = tmp_path / "cache"
+    assert lint(".", cwd=project, cache_dir=cache_dir).stdout == ""
+    assert stages(lint(".", cwd=project, cache_dir=cache_dir)) == "sglang-lint: 1 file: 1 from the cache"
+    path.write_text(team_rule.replace('values = ["pre_rope", "post_rope"]', 'values = ["pre_rope"]'))
+    edited = lint(".", cwd=project, cache_dir=cache_dir)
+    assert [line.split()[:2] for line in edited.stdout.splitlines()] == [["./app.py:2:41:", "SGL950"]]
+    assert "from the cache" not in stages(edited)
+    path.write_text(team_rule.replace('values = ["pre_rope", "post_rope"]', 'values = "pre_rope"'))
+    broken = lint(".", cwd=project, cache_dir=cache_dir)
+    assert broken.returncode == 2 and broken.stdout == ""
+    assert "bad rule file" in broken.stderr and "SGL950-team-capture-mode.toml" in broken.stderr
+    assert "values" in broken.stderr
 
 
 def _rules_copy(tmp_path: Path) -> Path:

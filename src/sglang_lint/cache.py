@@ -29,7 +29,7 @@ from sglang_lint.index import fingerprint
 from sglang_lint.model import FileResult
 from sglang_lint.places import cache_home
 
-FORMAT = 2
+FORMAT = 3
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
 MAX_ENTRIES = 100_000
 
@@ -45,21 +45,30 @@ def default_cache_dir() -> Path:
 
 def ruleset_fingerprint(ruleset, releases=()) -> str:
     """The rule set's identity; ``releases``: the sglang releases it was narrowed to
-    (``RuleSet.for_releases``), which change what some rules accept, not only which run."""
+    (``RuleSet.for_releases``), which change what some rules accept, not only which run.
+
+    A set read lazily from rule folders (``RuleSet.identity``) is named by those folders and
+    how its rules were picked from them, so that a run the cache answers reads no rule; any
+    other by its rules' codes and the folders they were read from."""
     digest = hashlib.blake2b(digest_size=16)
+    if ruleset.identity is not None:
+        folders, picked = ruleset.identity
+        rules = f"catalog {picked}"
+    else:
+        folders = sorted({str(rule.path.parent) for rule in ruleset.rules})
+        rules = "codes " + ",".join(rule.code for rule in ruleset.rules)
     for part in (
         f"format {FORMAT}", f"sglang-lint {__version__}", f"python {sys.version_info[:2]}",
-        f"libcst {_libcst_stamp()}", f"screen {ruleset.screen}",
-        "codes " + ",".join(rule.code for rule in ruleset.rules), "releases " + ",".join(releases),
+        f"libcst {_libcst_stamp()}", f"screen {ruleset.screen}", rules, "releases " + ",".join(releases),
         "project " + repr(getattr(ruleset, "project_targets", ())),
     ):
         digest.update(part.encode() + b"\0")
     # The rule files and the data tables beside them, as the compiled index keys them (path,
     # size, modification time of every TOML file): no rule file is read for this.
-    parents = {rule.path.parent for rule in ruleset.rules}
     # (a folder inside another, rules/derived in rules, is read with it: not twice)
-    folders = sorted(f for f in parents if not any(p != f and f.is_relative_to(p) for p in parents))
-    digest.update(fingerprint(folders).encode())
+    paths = [Path(folder) for folder in folders]
+    inside = sorted(str(f) for f in paths if not any(p != f and f.is_relative_to(p) for p in paths))
+    digest.update(fingerprint(inside).encode())
     return digest.hexdigest()
 
 

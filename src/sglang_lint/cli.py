@@ -322,8 +322,12 @@ def _main(argv: Sequence[str] | None) -> int:
         else:
             jobs.append(Job(path, display))
     targets = [target_for(config, _target_path(job, args), known, args.sglang_version) for job in jobs]
-    run.ruleset = _with_project(run.ruleset, [job.path for job in jobs if job.data is None])
-    results, rulesets, caches = run.lint_by_target(jobs, targets)
+    try:
+        run.ruleset = _with_project(run.ruleset, [job.path for job in jobs if job.data is None])
+        results, rulesets, caches = run.lint_by_target(jobs, targets)
+    except RuleFileError as exc:  # read when a file first needed it (validated with the index before)
+        err.write(f"sglang-lint: error: bad rule file: {exc}\n")
+        return 2
     for job, result, job_ruleset in zip(jobs, results, rulesets):
         try:
             run.file(job, result, job_ruleset)
@@ -536,9 +540,8 @@ def _with_project(ruleset: RuleSet, paths: list[str]) -> RuleSet:
         return ruleset  # one file: its own helpers are followed by the engine
     from sglang_lint.project import project_targets  # only a run over several files needs it
 
-    shipped = {target for rule in ruleset.catalog for check in rule.checks if check.kind == "server-args"
-               for target in check.targets}
-    return ruleset.with_project_targets(project_targets(paths, sorted(shipped, key=repr)))
+    # sglang's entry points: read only when a file outside sglang is there
+    return ruleset.with_project_targets(project_targets(paths, ruleset.launch_targets))
 
 
 def _target_path(job: Job, args) -> str | None:

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from typing import Sequence
 
+from sglang_lint.index import rule_index
 from sglang_lint.places import default_rules_dir
 from sglang_lint.versions import version_key
 from sglang_lint.rulefile import tomllib
@@ -68,6 +69,8 @@ class Config:
         return PurePosixPath(Path(relative).as_posix()).as_posix()
 
     def excluded(self, path: str) -> bool:
+        if not self.exclude:
+            return False
         relative = self.relative(path)
         if relative is None:
             return False
@@ -79,6 +82,8 @@ class Config:
         return [d for d in diagnostics if not d.code.startswith(ignored)] if ignored else diagnostics
 
     def ignored_codes(self, path: str) -> tuple[str, ...]:
+        if not self.per_file_ignores:
+            return ()
         relative = self.relative(path)
         if relative is None:
             return ()
@@ -111,10 +116,17 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
     from sglang_lint.ruletable import RuleSet, default_ruleset, load_rules, rules_of  # the catalog: once needed
 
     folders = [default_rules_dir(), *config.extra_rules]
+    # The rules are read when a file first needs them (a run the result cache answers reads
+    # none); the folders' index is built from every rule file, each one validated, so a
+    # malformed rule file is reported here, before any file is linted.
+    index = index or rule_index(folders)
+    identity = tuple(str(folder) for folder in folders)
     if codes is not None:
-        ruleset = RuleSet(rules_of(codes, folders, index))
+        picked = "codes " + ",".join(sorted(codes))
+        ruleset = RuleSet(lambda: rules_of(codes, folders, index), identity=(identity, picked),
+                          keeps=codes.__contains__)
     elif config.extra_rules:
-        ruleset = RuleSet(load_rules(folders))
+        ruleset = RuleSet(lambda: load_rules(folders), identity=(identity, "all"))
     else:
         ruleset = default_ruleset()
     if releases is None:
@@ -131,11 +143,10 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
 def known_for(config: Config) -> tuple[str, ...]:
     """The releases the catalog knows (target.known_releases), with those the configuration's
     extra rules name."""
-    from sglang_lint.ruletable import load_rules
 
     if not config.extra_rules:
         return known_releases()
-    return tuple(sorted(set(known_releases()) | set(known_releases(load_rules(config.extra_rules))), key=version_key))
+    return tuple(sorted(set(known_releases()) | set(rule_index(config.extra_rules).releases), key=version_key))
 
 
 def target_for(config: Config, path: str | Path | None, known: Sequence[str],

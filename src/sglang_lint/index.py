@@ -6,9 +6,10 @@ under the cache (``tables/index-<key>.marshal``), in two parts:
 
 * the callee names the rules trigger on (a frozenset, about 75 KB): all a file that mentions
   none of them needs, read on every start;
-* the rule codes, each rule's file, the releases, and the prefilter's trigger table (every
-  rule of every release: a superset of what any target release runs, so a file it skips is
-  skipped by the full prefilter too), unpacked only when a file mentions a name.
+* the rule codes, each rule's file, the releases, the rules with server-argument checks, and
+  the prefilter's trigger table (every rule of every release: a superset of what any target
+  release runs, so a file it skips is skipped by the full prefilter too), unpacked only when
+  a file mentions a name.
 
 The key is a fingerprint of the rule folders, this tool's version and the index format; the
 folders are stamped two ways:
@@ -38,7 +39,7 @@ import zlib
 from sglang_lint import __version__
 from sglang_lint.places import cache_folder, keep_marshal, rules_folder, shipped_rules_folder
 
-FORMAT = 5
+FORMAT = 6
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 
@@ -51,7 +52,7 @@ class RuleIndex:
     def __init__(self, names: frozenset, details, key: str = ""):
         self.names = names
         self.key = key  # the fingerprint of the rule files it was built from
-        self._details = details  # (codes, triggers, paths, releases), or a callable giving them
+        self._details = details  # (codes, triggers, paths, releases, launch codes), or a callable giving them
         self._prefilter = None
         self._paths = None
 
@@ -75,6 +76,12 @@ class RuleIndex:
     def releases(self) -> tuple:
         """Every release the rules and their tables name (target.py)."""
         return self._part(3)
+
+    @property
+    def launch_codes(self) -> tuple:
+        """The rules with a server-argument check (whose targets are sglang's launch entry
+        points, which the project pass starts from: project.py)."""
+        return self._part(4)
 
     def codes_for(self, source: str | bytes, module: str | None = None) -> frozenset[str]:
         """The rules with a trigger written in this text (the text prefilter, per rule): the
@@ -227,8 +234,8 @@ def _tomls(folder: str, lines: list[str]) -> None:
 
 
 def build(dirs) -> tuple:
-    """(trigger names, (codes, triggers by name, rule files, releases)) from the rule files:
-    the catalog loaded in full."""
+    """(trigger names, (codes, triggers by name, rule files, releases, launch codes)) from the
+    rule files: the catalog loaded in full (and validated: a malformed rule file raises here)."""
     from pathlib import Path
 
     from sglang_lint.ruletable import load_rules, rule_triggers  # the heavy part: only to build
@@ -245,7 +252,8 @@ def build(dirs) -> tuple:
     for trigger in triggers:  # (in the rules' order, within each name)
         grouped[trigger[0].encode()] = grouped.get(trigger[0].encode(), ()) + (trigger,)
     paths = tuple(str(rule.path) for rule in rules)
-    return frozenset(grouped), (tuple(rule.code for rule in rules), grouped, paths, known_releases(rules))
+    launch = tuple(rule.code for rule in rules if any(check.kind == "server-args" for check in rule.checks))
+    return frozenset(grouped), (tuple(rule.code for rule in rules), grouped, paths, known_releases(rules), launch)
 
 
 def _read(path: str, folders: tuple) -> tuple | None:
@@ -275,8 +283,8 @@ def _read(path: str, folders: tuple) -> tuple | None:
                 unpacked = marshal.loads(details_blob)
             except (ValueError, EOFError, TypeError):
                 unpacked = None
-        if isinstance(unpacked, tuple) and len(unpacked) == 4 and isinstance(unpacked[1], dict) and all(
-                isinstance(unpacked[i], tuple) for i in (0, 2, 3)) and set(unpacked[1]) == names:
+        if isinstance(unpacked, tuple) and len(unpacked) == 5 and isinstance(unpacked[1], dict) and all(
+                isinstance(unpacked[i], tuple) for i in (0, 2, 3, 4)) and set(unpacked[1]) == names:
             return unpacked
         return _build_and_keep(path, folders)[1]
 

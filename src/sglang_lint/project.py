@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from sglang_lint.catalog import Target
 from sglang_lint.derive.launchers import EntryPoint, launch_entry_points
@@ -39,11 +39,11 @@ def module_name(path: str) -> str | None:
     return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
 
 
-def project_targets(paths: Iterable[str], shipped: Iterable[Target]) -> tuple[Target, ...]:
+def project_targets(paths: Iterable[str],
+                    shipped: Iterable[Target] | Callable[[], Iterable[Target]]) -> tuple[Target, ...]:
     """The functions of these files that hand a parameter on to an sglang launch (a list of
-    flags, a whole command), as targets; ``shipped``: sglang's own entry points."""
-    seeds = [EntryPoint("function", t.name, t.argument, t.position, t.takes, "")
-             for t in shipped if t.kind == "function" and t.argument and t.takes in ("flags", "command")]
+    flags, a whole command), as targets; ``shipped``: sglang's own entry points (or a function
+    giving them, called only when a file outside sglang is there to read)."""
     texts = {}
     for path in paths:
         # sglang's own files: their entry points are the shipped table already (launchers.toml)
@@ -54,6 +54,11 @@ def project_targets(paths: Iterable[str], shipped: Iterable[Target]) -> tuple[Ta
                         texts[path] = handle.read()
             except OSError:
                 continue
+    if not texts:
+        return ()
+    seeds = [EntryPoint("function", t.name, t.argument, t.position, t.takes, "")
+             for t in (shipped() if callable(shipped) else shipped)
+             if t.kind == "function" and t.argument and t.takes in ("flags", "command")]
     words = [re.escape(seed.name.rpartition(".")[2].encode()) for seed in seeds]
     wanted = re.compile(LAUNCHER_WORDS.pattern.encode() + (b"|\\b(?:" + b"|".join(words) + b")\\(" if words else b""))
     modules, read, entries, names = [], set(), [], set()

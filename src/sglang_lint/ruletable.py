@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from sglang_lint import catalog
 from sglang_lint.catalog import Check, Rule, Target
@@ -77,46 +77,81 @@ class Entry:
 
 
 class RuleSet:
-    """The catalog compiled for dispatch: entries keyed by callee name, and the prefilter."""
+    """The catalog compiled for dispatch: entries keyed by callee name, and the prefilter.
 
-    def __init__(self, rules: Sequence[Rule], screen: bool = True, releases: Sequence[str] = (),
-                 project_targets: Sequence[Target] = ()):
-        # Every rule given, of every release; those in force are the ones whose raise site the
-        # target releases all have (no target: the newest, so not the rules of sites it removed).
+    Nothing is read or compiled until it is asked for: a run the result cache answers for
+    every file needs only the set's identity (what rules it holds), never the rules."""
+
+    def __init__(self, rules: Sequence[Rule] | Callable[[], Sequence[Rule]], screen: bool = True,
+                 releases: Sequence[str] = (), project_targets: Sequence[Target] = (),
+                 identity: tuple[tuple[str, ...], str] | None = None, keeps: Callable[[str], bool] | None = None):
+        # ``rules``: every rule, of every release (or a function that reads them, called on
+        # first need); those in force are the ones whose raise site the target releases all
+        # have (no target: the newest, so not the rules of sites it removed).
         # ``project_targets``: the launch helpers of the linted project (project.py), judged by
-        # every server-argument check as sglang's own entry points are.
+        # every server-argument check as sglang's own entry points are. ``identity``: for rules
+        # read lazily, the rule folders they are the catalog of and how they were picked from
+        # it (codes, selection): the result cache's key without reading them (cache.py); with
+        # ``keeps``, which codes of those folders it holds (None: every one).
+        self._given = rules
+        self._keeps = keeps
         self.project_targets = tuple(project_targets)
-        self.catalog = tuple(_with_targets(rule, self.project_targets) for rule in rules) if project_targets \
-            else tuple(rules)
         self.releases = tuple(releases)
-        self.rules = tuple(
+        self.screen = screen  # run the call-site screen (screen.py) after the text prefilter
+        self.identity = identity
+        self._catalog_prefilter: Prefilter | None = None
+
+    @cached_property
+    def catalog(self) -> tuple[Rule, ...]:
+        given = self._given() if callable(self._given) else self._given
+        self._given = None
+        if self.project_targets:
+            return tuple(_with_targets(rule, self.project_targets) for rule in given)
+        return tuple(given)
+
+    @cached_property
+    def rules(self) -> tuple[Rule, ...]:
+        return tuple(
             _rule_for_releases(rule, self.releases) for rule in self.catalog
             if (all(rule.raise_site.applies_to(r) for r in self.releases) if self.releases
                 else rule.raise_site.until is None)
         )
-        self.screen = screen  # run the call-site screen (screen.py) after the text prefilter
-        self.calls: dict[str, list[Entry]] = {}
-        self.attributes: dict[str, list[Entry]] = {}
-        self.classes: list[Entry] = []
-        self.fields: list[Entry] = []  # targets that are dataclass-like configs (fields = true)
-        # methods run by calling an instance (``m(x)`` runs ``forward``), by the instance's class
-        self.instances: dict[str, list[Entry]] = {}
-        for rule in self.rules:
-            for check in rule.checks:
-                kind = CHECK_KINDS[check.kind]
-                if kind.site == "class":
-                    self.classes.append(Entry(rule, check, None))
-                    continue
-                for target in check.targets:
-                    table = self.attributes if target.kind == "attribute" else self.calls
-                    table.setdefault(target.last_name, []).append(Entry(rule, check, target))
-                    if target.fields:
-                        self.fields.append(Entry(rule, check, target))
-                    if target.called:
-                        for receiver in target.receivers:
-                            self.instances.setdefault(receiver, []).append(Entry(rule, check, target))
-        self.prefilter = Prefilter(rule_triggers(self.rules), screen)
-        self._catalog_prefilter: Prefilter | None = None
+
+    @cached_property
+    def _tables(self) -> "_DispatchTables":
+        return _DispatchTables(self.rules)
+
+    @property
+    def calls(self) -> dict[str, list[Entry]]:
+        return self._tables.calls
+
+    @property
+    def attributes(self) -> dict[str, list[Entry]]:
+        return self._tables.attributes
+
+    @property
+    def classes(self) -> list[Entry]:
+        return self._tables.classes
+
+    @property
+    def fields(self) -> list[Entry]:
+        """Targets that are dataclass-like configs (fields = true)."""
+        return self._tables.fields
+
+    @property
+    def instances(self) -> dict[str, list[Entry]]:
+        """Methods run by calling an instance (``m(x)`` runs ``forward``), by the instance's class."""
+        return self._tables.instances
+
+    @cached_property
+    def prefilter(self) -> Prefilter:
+        return Prefilter(rule_triggers(self.rules), self.screen)
+
+    def compiled(self) -> "RuleSet":
+        """The set with its rules read and compiled now (before forking workers, which would
+        each do it again)."""
+        _ = self._tables, self.prefilter
+        return self
 
     def skip_reason(self, source: str | bytes, module: str | None = None, tree=None,
                     is_package: bool = False) -> str | None:
@@ -137,19 +172,44 @@ class RuleSet:
             self._catalog_prefilter = Prefilter(rule_triggers(self.catalog), self.screen)
         return self._catalog_prefilter.skip_reason(source, module, tree) is None
 
+    def launch_targets(self) -> list[Target]:
+        """The targets of the set's server-argument checks (sglang's launch entry points, where
+        the project pass starts: project.py); of a set not read yet, only the rules that have
+        such checks are read (the index names them)."""
+        rules = self.__dict__.get("catalog")
+        if rules is None and self.identity is not None:
+            from sglang_lint.index import rule_index
+
+            folders = [Path(folder) for folder in self.identity[0]]
+            index = rule_index(folders)
+            rules = [rule for rule in rules_of(index.launch_codes, folders, index)
+                     if self._keeps is None or self._keeps(rule.code)]
+        elif rules is None:
+            rules = self.catalog
+        found = {target for rule in rules for check in rule.checks if check.kind == "server-args"
+                 for target in check.targets}
+        return sorted(found, key=repr)
+
+    def _derived(self, rules, releases, targets, picked: str = "", keeps=None) -> "RuleSet":
+        """A set made from this one's catalog (read when the new set needs it)."""
+        identity = None if self.identity is None else (self.identity[0], self.identity[1] + picked)
+        mine = self._keeps
+        both = mine if keeps is None else (keeps if mine is None else (lambda code: mine(code) and keeps(code)))
+        return RuleSet(rules, self.screen, releases, targets, identity, both)
+
     def for_releases(self, releases: Sequence[str]) -> "RuleSet":
         """The rules as they stand for a project on these sglang releases (one pinned release,
         or every release of a pinned range): a rule is on only where its raise site exists in
         every one of them, so that a finding means the call fails on all of them."""
         if not releases:
             return self
-        return RuleSet(self.catalog, self.screen, releases, self.project_targets)
+        return self._derived(lambda: self.catalog, releases, self.project_targets)
 
     def with_project_targets(self, targets: Sequence[Target]) -> "RuleSet":
         """The rule set with the project's launch helpers as targets of the server-argument checks."""
         if not targets:
             return self
-        return RuleSet(self.catalog, self.screen, self.releases, targets)
+        return self._derived(lambda: self.catalog, self.releases, targets)
 
     def select(self, select: Iterable[str] | None, ignore: Iterable[str] | None) -> "RuleSet":
         """A rule set limited by code prefixes, as ``--select``/``--ignore`` ask."""
@@ -157,17 +217,41 @@ class RuleSet:
         ignore = tuple(ignore or ())
         if not select and not ignore:
             return self
-        return RuleSet(
-            [
-                rule
-                for rule in self.catalog
-                if (not select or rule.code.startswith(select))
-                and not (ignore and rule.code.startswith(ignore))
-            ],
-            self.screen,
-            self.releases,
-            self.project_targets,
-        )
+
+        def keeps(code: str) -> bool:
+            return (not select or code.startswith(select)) and not (ignore and code.startswith(ignore))
+
+        def picked() -> list[Rule]:
+            return [rule for rule in self.catalog if keeps(rule.code)]
+
+        return self._derived(picked, self.releases, self.project_targets,
+                             f" select {','.join(select)} ignore {','.join(ignore)}", keeps)
+
+
+class _DispatchTables:
+    """The rules' checks filed for dispatch: by the last name of the callee (or attribute)
+    they target, class-level checks, config fields, and methods run by calling an instance."""
+
+    def __init__(self, rules: Sequence[Rule]):
+        self.calls: dict[str, list[Entry]] = {}
+        self.attributes: dict[str, list[Entry]] = {}
+        self.classes: list[Entry] = []
+        self.fields: list[Entry] = []
+        self.instances: dict[str, list[Entry]] = {}
+        for rule in rules:
+            for check in rule.checks:
+                kind = CHECK_KINDS[check.kind]
+                if kind.site == "class":
+                    self.classes.append(Entry(rule, check, None))
+                    continue
+                for target in check.targets:
+                    table = self.attributes if target.kind == "attribute" else self.calls
+                    table.setdefault(target.last_name, []).append(Entry(rule, check, target))
+                    if target.fields:
+                        self.fields.append(Entry(rule, check, target))
+                    if target.called:
+                        for receiver in target.receivers:
+                            self.instances.setdefault(receiver, []).append(Entry(rule, check, target))
 
 
 def _with_targets(rule: Rule, targets: tuple[Target, ...]) -> Rule:
@@ -232,4 +316,5 @@ def _checks_in_force(checks: tuple[Check, ...], releases: Sequence[str]) -> tupl
 
 @lru_cache(maxsize=None)
 def default_ruleset() -> RuleSet:
-    return RuleSet(default_rules())
+    """The shipped catalog (read on first need)."""
+    return RuleSet(default_rules, identity=((str(default_rules_dir()),), "all"))

@@ -81,6 +81,8 @@ def lint_jobs(
         todo.append((index, data, key))
 
     items = [(jobs[index].display, data) for index, data, _ in todo]
+    if items:
+        ruleset.compiled()  # read the rules once, here, not in each worker (nor at all when the cache knew every file)
     workers = max(1, min(workers, len(items) // MIN_FILES_PER_WORKER))
     if workers > 1:
         fork = "fork" in multiprocessing.get_all_start_methods()
