@@ -39,7 +39,7 @@ import zlib
 from sglang_lint import __version__
 from sglang_lint.places import cache_folder, keep_marshal, rules_folder, shipped_rules_folder
 
-FORMAT = 6
+FORMAT = 7
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 

@@ -146,6 +146,8 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
                 if facts.alias_look(alias.group(1).decode(), trigger.screen):
                     return "fires"
                 found = "screened"
+            elif shape == "file" and facts is not None and trigger.screen is not None:
+                return "fires" if facts.file_look(trigger.screen) else "screened"  # one verdict for the file
             elif shape == "class" and facts is not None and trigger.screen is not None:
                 if facts.class_look(trigger.screen):
                     return "fires"
@@ -161,6 +163,8 @@ def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
     judges); "class" for a config class's ``class`` line; "alias" for ``name as alias`` (an
     import); "other" for any other way it matches."""
     following = _next_char(data, end)
+    if shape == "file":
+        return "file"  # a word anywhere; the screen judges the whole file (a class-level check)
     if shape == "word":
         return "call" if following == ord("(") else "other"
     if shape == "config":

@@ -89,6 +89,12 @@ class FileFacts:
             return False
         return screen is None or screen(site.call, ScopedFacts(self, syntax, site.scopes))
 
+    def file_look(self, screen: Callable) -> bool:
+        """For a check of whole classes (``Trigger`` shape ``file``): could it fire on this
+        file's ast? (``screen`` reads the module; a file that does not parse passes.)"""
+        syntax = self.syntax()
+        return syntax is None or screen(syntax.tree)
+
     def alias_look(self, alias: str, screen: Callable | None) -> bool:
         """``import f as alias`` (or ``from m import f as alias``): could a call ``alias(...)``
         of this file pass ``screen``? (None when unsure.)"""

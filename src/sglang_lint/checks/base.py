@@ -88,7 +88,8 @@ FIX_SAFETY = (
 class Trigger:
     """Text a file must contain for a check to possibly fire there.
 
-    ``name`` written in ``shape`` (``word``: anywhere; ``call``: ``.name(``; ``member``:
+    ``name`` written in ``shape`` (``word``: anywhere; ``file``: anywhere, and ``screen``
+    judges the file's ast module, not a call; ``call``: ``.name(``; ``member``:
     ``.name``; ``callable``: ``name(``, or ``name as`` in an import, or inside a
     ``partial(...)``: every way the engine can see a function or class called; ``config``:
     callable, or on a ``class`` line, defining the config class or a subclass of it), and

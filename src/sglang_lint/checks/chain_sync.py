@@ -7,13 +7,15 @@ replay cannot reproduce, or a mode that replays was never captured."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
 from sglang_lint.lazycst import libcst as cst
 
-from sglang_lint.checks.base import CheckKind, Trigger, mentions
+from sglang_lint.checks.base import CheckKind, Trigger
 from sglang_lint.model import Finding
+from sglang_lint.pynames import ast_dotted_name
 from sglang_lint.syntax import dotted_name
 
 
@@ -40,71 +42,135 @@ def parse(fields, targets):
 
 def triggers(check):
     p: ChainSync = check.params
-    # Both sides must be methods of the file, and something must raise.
+    # Both sides must be methods of the file, and something must raise; then the file's ast
+    # must hold a class whose chains disagree (the check's own reading, on ast).
     capture = re.compile(rf"def \w*{re.escape(p.capture)}\w*\(")
     replay = re.compile(rf"def \w*{re.escape(p.replay)}\w*\(")
-    return [Trigger(p.subject, "word", (f"raise {p.exception}", capture, replay))]
+    return [Trigger(p.subject, "file", (f"raise {p.exception}", capture, replay),
+                    screen=lambda tree: _ast_may_fire(tree, p))]
 
 
-def _predicates(test: cst.BaseExpression, subject: str) -> set[str]:
-    found: set[str] = set()
+class _Spelling:
+    """How one syntax tree (LibCST for the check, ast for its screen) writes what a chain is
+    made of; :func:`_chains` and :func:`_disagreements` read either through it, so the screen
+    and the check cannot read a class differently. Where ast cannot tell two forms apart
+    (``else: raise`` on the else's own line, a one-line class body) it reads them as the
+    check reads the form it may be, so the screen lets through every class the check reports."""
 
-    def visit(node: cst.CSTNode) -> bool:
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value.startswith("is_")
-        ):
-            owner = dotted_name(node.func.value)
-            if owner is not None and owner.rsplit(".", 1)[-1] == subject:
-                found.add(node.func.attr.value)
-        return False
+    def __init__(self, tree: str):
+        self.cst = tree == "cst"
+        if self.cst:
+            self.skip = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+            self.if_node, self.call, self.attribute = cst.If, cst.Call, cst.Attribute
+        else:
+            self.skip = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+            self.if_node, self.call, self.attribute = ast.If, ast.Call, ast.Attribute
 
-    mentions(test, visit)
-    return found
+    def children(self, node) -> list:
+        return list(node.children) if self.cst else list(ast.iter_child_nodes(node))
+
+    def methods(self, class_node) -> list:
+        """(name, statements) of each method written in the class body itself."""
+        if self.cst:
+            body = class_node.body
+            statements = body.body if isinstance(body, cst.IndentedBlock) else ()
+            return [(s.name.value, [s.body]) for s in statements if isinstance(s, cst.FunctionDef)]
+        return [(s.name, s.body) for s in class_node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    def elif_of(self, node):
+        """The ``elif`` of an ``if`` (an ``if`` alone in an ``else`` block is no elif: on ast
+        it is indented deeper than its parent)."""
+        if self.cst:
+            return node.orelse if isinstance(node.orelse, cst.If) else None
+        following = node.orelse
+        if len(following) == 1 and isinstance(following[0], ast.If) and following[0].col_offset == node.col_offset:
+            return following[0]
+        return None
+
+    def else_raises(self, node, exception: str) -> bool:
+        """Does the chain's ``else`` block raise ``exception``?"""
+        if self.cst:
+            if not isinstance(node.orelse, cst.Else) or not isinstance(node.orelse.body, cst.IndentedBlock):
+                return False
+            statements = [small for line in node.orelse.body.body if isinstance(line, cst.SimpleStatementLine)
+                          for small in line.body]
+            raises = [s.exc for s in statements if isinstance(s, cst.Raise) and s.exc is not None]
+        else:
+            raises = [s.exc for s in node.orelse if isinstance(s, ast.Raise) and s.exc is not None]
+        return any(self.dotted(exc.func if isinstance(exc, self.call) else exc) == exception for exc in raises)
+
+    def dotted(self, node) -> str | None:
+        return dotted_name(node) if self.cst else ast_dotted_name(node)
+
+    def predicates(self, test, subject: str) -> set[str]:
+        """The ``<...>.subject.is_x()`` calls anywhere in the test."""
+        found: set[str] = set()
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            stack.extend(self.children(node))
+            if isinstance(node, self.call) and isinstance(node.func, self.attribute):
+                attr = node.func.attr.value if self.cst else node.func.attr
+                if attr.startswith("is_") and (self.dotted(node.func.value) or "").rsplit(".", 1)[-1] == subject:
+                    found.add(attr)
+        return found
 
 
-def _raises(block: cst.BaseSuite, exception: str) -> bool:
-    if not isinstance(block, cst.IndentedBlock):
-        return False
-    for statement in block.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Raise) and small.exc is not None:
-                    exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
-                    if dotted_name(exc) == exception:
-                        return True
-    return False
-
-
-def _chains(function: cst.FunctionDef, p: ChainSync) -> list[tuple[cst.If, frozenset[str]]]:
-    """Every ``if/elif .../else: raise`` chain over the subject's predicates in a method."""
+def _chains(statements: list, p: ChainSync, spelling: _Spelling) -> list:
+    """(head, predicates) of every ``if/elif .../else: raise`` chain over the subject's
+    predicates in a method's statements (not in functions or classes inside it)."""
     chains = []
     elifs: set[int] = set()
-    stack: list[cst.CSTNode] = [function.body]
+    stack = list(reversed(statements))
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, spelling.skip):
             continue
-        stack.extend(reversed(node.children))
-        if not isinstance(node, cst.If) or id(node) in elifs:
+        stack.extend(reversed(spelling.children(node)))
+        if not isinstance(node, spelling.if_node) or id(node) in elifs:
             continue
         predicates: set[str] = set()
         current = node
         while True:
-            found = _predicates(current.test, p.subject)
+            found = spelling.predicates(current.test, p.subject)
             if not found:
                 predicates = set()
                 break
             predicates |= found
-            if isinstance(current.orelse, cst.If):
-                current = current.orelse
-                elifs.add(id(current))
-                continue
-            break
-        if predicates and isinstance(current.orelse, cst.Else) and _raises(current.orelse.body, p.exception):
+            following = spelling.elif_of(current)
+            if following is None:
+                break
+            current = following
+            elifs.add(id(current))
+        if predicates and spelling.else_raises(current, p.exception):
             chains.append((node, frozenset(predicates)))
     return chains
+
+
+def _disagreements(class_node, p: ChainSync, spelling: _Spelling):
+    """(capture method, chain head, its predicates, the replay side's predicates, the replay
+    methods) for each capture chain that tests other modes than the replay chains do."""
+    capture, replay = [], []
+    for name, statements in spelling.methods(class_node):
+        side = p.capture if p.capture in name else p.replay if p.replay in name else None
+        if side is None:
+            continue
+        for head, predicates in _chains(statements, p, spelling):
+            (capture if side == p.capture else replay).append((name, head, predicates))
+    if not capture or not replay:
+        return
+    replayed = frozenset().union(*(preds for _, _, preds in replay))
+    replay_names = ", ".join(sorted({name for name, _, _ in replay}))
+    for name, head, predicates in capture:
+        if predicates != replayed:
+            yield name, head, predicates, replayed, replay_names
+
+
+def _ast_may_fire(tree: ast.Module, p: ChainSync) -> bool:
+    """The screen: could :func:`run` report a class of this file?"""
+    spelling = _Spelling("ast")
+    return any(isinstance(node, ast.ClassDef) and next(_disagreements(node, p, spelling), None) is not None
+               for node in ast.walk(tree))
 
 
 def _show(predicates) -> str:
@@ -113,30 +179,7 @@ def _show(predicates) -> str:
 
 def run(site, rule, check, target):
     p: ChainSync = check.params
-    capture: list[tuple[str, cst.If, frozenset[str]]] = []
-    replay: list[tuple[str, frozenset[str]]] = []
-    body = site.node.body
-    if not isinstance(body, cst.IndentedBlock):
-        return
-    for statement in body.body:
-        if not isinstance(statement, cst.FunctionDef):
-            continue
-        name = statement.name.value
-        side = p.capture if p.capture in name else p.replay if p.replay in name else None
-        if side is None:
-            continue
-        for head, predicates in _chains(statement, p):
-            if side == p.capture:
-                capture.append((name, head, predicates))
-            else:
-                replay.append((name, predicates))
-    if not capture or not replay:
-        return
-    replayed = frozenset().union(*(preds for _, preds in replay))
-    replay_names = ", ".join(sorted({name for name, _ in replay}))
-    for name, head, predicates in capture:
-        if predicates == replayed:
-            continue
+    for name, head, predicates, replayed, replay_names in _disagreements(site.node, p, _Spelling("cst")):
         only_capture = predicates - replayed
         only_replay = replayed - predicates
         detail = []
