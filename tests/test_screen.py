@@ -52,6 +52,9 @@ def test_screen_never_hides_a_finding(path):
          "    def h(self):\n        self.g('x')\n", True),  # a method called through self
         ("def g(mode):\n    set_capture_flag_on_blocks(t, mode)\nx.g('x')\n", False),  # not its call
         ('x = f"{set_capture_flag_on_blocks(t, MODE)}"\nMODE = "pre"\n', True),
+        ('x = f"see set_capture_flag_on_blocks(t, \'pre\') in {doc}"', False),  # an f-string's text, no call
+        ('x = (\n    f"see "\n    f"set_capture_flag_on_blocks(t, \'pre\') {doc}")', False),  # its second line
+        ('x = f"{doc} set_capture_flag_on_blocks(t, \'pre\')"', True),  # after a brace: unsure
         ('[set_capture_flag_on_blocks(t, m) for m in ("pre",)]', False),  # a comprehension's variable
         ('f = lambda mode="pre": set_capture_flag_on_blocks(t, mode)', True),  # a lambda's default
         ('class C:\n    MODE = "pre"\n    def f(self):\n        set_capture_flag_on_blocks(t, MODE)\n', False),

@@ -96,8 +96,8 @@ class AstFile:
     def call_at(self, name_end: int) -> CallSite | None | bool:
         """The call whose callee's name ends at byte ``name_end``, found by walking down only
         the nodes that hold it; None when there is none (the name is in a comment or a
-        string); True when unsure (inside an f-string, whose inner positions older Pythons
-        get wrong)."""
+        string, or the literal part of an f-string); True when unsure (inside an f-string's
+        braces, whose inner positions older Pythons get wrong)."""
         line = bisect.bisect_right(self.starts, name_end)
         column = name_end - self.starts[line - 1]
         shifts = self.shifts or [0] * len(self.tree.body)
@@ -113,7 +113,11 @@ class AstFile:
                 if isinstance(func, (ast.Name, ast.Attribute)) and (func.end_lineno, func.end_col_offset) == point:
                     return CallSite(node, scopes, expected)
             elif isinstance(node, ast.JoinedStr):
-                return True
+                # Before the name, the f-string's text opens no ``{``: the name is in its
+                # literal part, no call. (Positions inside the braces are what older Pythons
+                # get wrong; the string's own start is right.)
+                start = self.starts[node.lineno + (line - point[0]) - 1] + node.col_offset
+                return True if b"{" in self.data[start:name_end] else None
             raising_body = not expected and _raising_body(node)
             for child, child_scopes in _children(node, scopes):
                 if _may_hold(child, point):
