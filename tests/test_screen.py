@@ -87,6 +87,17 @@ def test_screen_never_hides_a_finding(path):
         ("class C:\n    @staticmethod\n    def g(mode):\n        set_capture_flag_on_blocks(t, mode)\n"
          "    def h(self):\n        self.g('pre')\n", False),  # a static method is no method called through self
         ("def f(*modes):\n    set_capture_flag_on_blocks(t, modes)\nf('pre')\n", False),  # a *args parameter
+        # partial(f, ...): a call of f with the arguments it binds (sites.py)
+        ('from functools import partial\np = partial(set_capture_flag_on_blocks, mode="pre")', True),
+        ('import functools\np = functools.partial(set_capture_flag_on_blocks, mode="pre_rope")', False),
+        ('from functools import partial\nrun(partial(set_capture_flag_on_blocks, t, "pre"))', True),
+        ('from functools import partial\np = partial(set_capture_flag_on_blocks, t)', False),  # nothing bound
+        ('from functools import partial\np = partial(set_capture_flag_on_blocks, t)\np(mode="pre")', True),  # called
+        ('from functools import partial\nq = partial(g, 1)\nrun(q, set_capture_flag_on_blocks)', False),  # a callback
+        ('from functools import partial\nimport pytest\nwith pytest.raises(ValueError):\n'
+         '    partial(set_capture_flag_on_blocks, t, "pre")()', False),  # a negative test
+        ('from functools import partial\nfrom other import set_capture_flag_on_blocks as s2\n'
+         'p = partial(s2, t, "pre")', False),  # another module's function of the same name
     ],
 )
 def test_screen_decisions(body, may_fire):
@@ -106,6 +117,20 @@ def test_screen_decisions(body, may_fire):
         (f"import {CAPTURE_MODULE} as m\nm.set_capture_flag_on_blocks(t, 'pre')\n", True),
         (f"import {CAPTURE_MODULE} as m\nm.set_capture_flag_on_blocks(t, 'pre_rope')\n", False),
         ("from other.place import set_capture_flag_on_blocks\nset_capture_flag_on_blocks(t, 'pre')\n", False),
+        # an import under another name: the calls of that name, and the partials of it
+        ("from other.place import set_capture_flag_on_blocks as s2\ns2(t, 'pre')\n", False),
+        (f"from {CAPTURE_MODULE} import helper\nfrom other.place import set_capture_flag_on_blocks as s2\n"
+         "s2(t, 'pre')\n", False),  # sglang's module is imported, but the alias is another module's
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nfrom functools import partial\n"
+         "p = partial(scf, t, 'pre')\n", True),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nfrom functools import partial\n"
+         "p = partial(scf, t, 'pre_rope')\n", False),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nfrom functools import partial\n"
+         "p = partial(scf, t)\np(mode='pre')\n", True),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nimport pytest\n"
+         "with pytest.raises(ValueError):\n    scf(t, 'pre')\n", False),  # a negative test
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nclass C:\n"
+         "    def f(self):\n        scf(t, 'pre')\n", True),
     ],
 )
 def test_screen_follows_import_names(source, may_fire):

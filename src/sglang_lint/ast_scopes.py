@@ -28,7 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from sglang_lint.pynames import IGNORED, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
+from sglang_lint.pynames import IGNORED, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -93,8 +93,9 @@ class AstFile:
             starts[0] = 3  # ast counts the first line's columns after the byte-order mark
         return cls(tree, data, starts, module=module, is_package=is_package)
 
-    def call_at(self, name_end: int) -> CallSite | None | bool:
-        """The call whose callee's name ends at byte ``name_end``, found by walking down only
+    def call_at(self, name_end: int, partial: bool = False) -> CallSite | None | bool:
+        """The call whose callee's name ends at byte ``name_end`` (``partial``: the
+        ``partial(...)`` call whose first argument does), found by walking down only
         the nodes that hold it; None when there is none (the name is in a comment or a
         string, or the literal part of an f-string); True when unsure (inside an f-string's
         braces, whose inner positions older Pythons get wrong)."""
@@ -110,6 +111,8 @@ class AstFile:
             if isinstance(node, ast.Call):
                 func = node.func
                 expected = expected or _callee_name(node) in EXPECTED_RAISE_NAMES
+                if partial:
+                    func = node.args[0] if node.args and _callee_name(node) == PARTIAL else None
                 if isinstance(func, (ast.Name, ast.Attribute)) and (func.end_lineno, func.end_col_offset) == point:
                     return CallSite(node, scopes, expected)
             elif isinstance(node, ast.JoinedStr):
@@ -138,6 +141,15 @@ class AstFile:
             func = site.call.func
             if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
                     if methods else isinstance(func, ast.Name)):
+                found.append(site)
+        return found
+
+    def partials_of(self, name: str) -> list[CallSite | bool]:
+        """Every ``partial(name, ...)`` of the file (True: a place inside an f-string)."""
+        found: list[CallSite | bool] = []
+        for match in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\b", self.data):
+            site = self.call_at(match.end(), partial=True)
+            if site is not None:
                 found.append(site)
         return found
 

@@ -141,9 +141,13 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
                 ):
                     return "fires"
                 found = "screened"
+            elif shape == "partial" and facts is not None:
+                if facts.partial_look(end, trigger.screen, trigger.qualified):
+                    return "fires"
+                found = "screened"
             elif shape == "alias" and facts is not None:
                 alias = _IMPORT_ALIAS.match(data, end)
-                if facts.alias_look(alias.group(1).decode(), trigger.screen):
+                if facts.alias_look(alias.group(1).decode(), trigger.screen, trigger.qualified):
                     return "fires"
                 found = "screened"
             elif shape == "file" and facts is not None and trigger.screen is not None:
@@ -161,7 +165,8 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
 def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
     """None when ``shape`` is not there; "call" for a call ``name(`` (what the screen
     judges); "class" for a config class's ``class`` line; "alias" for ``name as alias`` (an
-    import); "other" for any other way it matches."""
+    import); "partial" for a name just after a ``partial(`` (maybe its function); "other" for
+    any other way it matches."""
     following = _next_char(data, end)
     if shape == "file":
         return "file"  # a word anywhere; the screen judges the whole file (a class-level check)
@@ -180,7 +185,7 @@ def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
         if _IMPORT_ALIAS.match(data, end):
             return "alias"
         if b"partial(" in data[max(0, index - _WINDOW) : index]:
-            return "other"
+            return "partial"
         return None
     if _previous_char(data, index) != ord("."):
         return None

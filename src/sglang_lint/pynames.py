@@ -113,6 +113,7 @@ def ast_dotted_name(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+PARTIAL = "partial"  # ``partial(f, ...)`` (functools.partial, by its last name) binds a call of f
 IGNORED = object()  # a binding qualify_dotted passes over
 UNSURE = object()  # a qualified name that cannot be told (the ast side: a ``global`` binding)
 

@@ -38,7 +38,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile
+from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite
 from sglang_lint.textscan import call_text, scan_to_end, string_end, whole_word
 from sglang_lint.pynames import (
     MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
@@ -95,14 +95,55 @@ class FileFacts:
         syntax = self.syntax()
         return syntax is None or screen(syntax.tree)
 
-    def alias_look(self, alias: str, screen: Callable | None) -> bool:
-        """``import f as alias`` (or ``from m import f as alias``): could a call ``alias(...)``
-        of this file pass ``screen``? (None when unsure.)"""
+    def partial_look(self, name_end: int, screen: Callable | None, qualified: str | None) -> bool:
+        """The name ending at ``name_end`` near a ``partial(``: is it the first argument of a
+        ``partial(f, ...)`` call that may pass ``screen``? (:meth:`_partial_may_pass`)"""
         syntax = self.syntax()
-        if syntax is None or screen is None or b"partial" in self.data:
-            return True  # (``partial(alias, ...)`` is a call of it too: sites.py)
-        return any(site is True or not site.expected_raise and screen(site.call, ScopedFacts(self, syntax, site.scopes))
-                   for site in syntax.calls_named(alias))
+        if syntax is None:
+            return True
+        site = syntax.call_at(name_end, partial=True)
+        if site is None or site is True:
+            return site is True  # no partial of it (a callback, a comment): no call
+        return self._partial_may_pass(syntax, site, screen, qualified)
+
+    def _partial_may_pass(self, syntax: AstFile, site: CallSite, screen: Callable | None,
+                          qualified: str | None) -> bool:
+        """The engine (sites.py) checks ``partial(f, ...)`` as ``f(...)`` with the arguments it
+        binds, and each later ``p(...)`` of ``p = partial(f, ...)`` with both sets of
+        arguments: where ``p`` is called, unsure."""
+        if site.expected_raise:
+            return False
+        bound = site.call
+        if qualified is not None and not _may_name(syntax, bound.args[0], site.scopes, qualified):
+            return False
+        if screen is None:
+            return True
+        assigned = [node.targets[0].id for node in ast.walk(site.scopes[-1]) if isinstance(node, ast.Assign)
+                    and node.value is bound and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+        if assigned and syntax.calls_named(assigned[0]):
+            return True
+        call = ast.copy_location(ast.Call(bound.args[0], bound.args[1:], bound.keywords), bound)
+        return screen(call, ScopedFacts(self, syntax, site.scopes))
+
+    def alias_look(self, alias: str, screen: Callable | None, qualified: str | None = None) -> bool:
+        """``import f as alias`` (or ``from m import f as alias``): could a call ``alias(...)``
+        of this file, or a ``partial(alias, ...)``, pass ``screen`` (and name ``qualified``)?
+        (No screen: unsure; a subclass of an aliased config class is read too, reach.py.)"""
+        syntax = self.syntax()
+        if syntax is None or screen is None:
+            return True
+        for site in syntax.calls_named(alias):
+            if site is True:
+                return True
+            if site.expected_raise or (qualified is not None and not _may_name(
+                    syntax, site.call.func, site.scopes, qualified)):
+                continue
+            if screen(site.call, ScopedFacts(self, syntax, site.scopes)):
+                return True
+        for site in syntax.partials_of(alias):
+            if site is True or self._partial_may_pass(syntax, site, screen, qualified):
+                return True
+        return False
 
     def class_look(self, screen: Callable) -> bool:
         """For a config class's ``class Mine(Config):`` line: could a field default written

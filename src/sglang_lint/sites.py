@@ -12,9 +12,8 @@ from sglang_lint.lazycst import libcst as cst
 from sglang_lint.bindings import BindingCollector
 from sglang_lint.guards import GuardCollector
 from sglang_lint.model import Site
+from sglang_lint.pynames import PARTIAL
 from sglang_lint.syntax import callee_name, dotted_name
-
-PARTIAL = "partial"
 
 
 class SiteCollector:
