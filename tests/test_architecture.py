@@ -22,6 +22,7 @@ LAYERS = [
     {"index"},  # the compiled rule index: what the cheap stage reads
     {"textscan"},  # source read as bytes: a call's text, a logical line, a whole word
     {"catalog", "syntax", "screen", "launch_paths", "positions"},
+    {"argv_screen"},  # the screen of a list of launch flags (over screen's facts)
     # the bindings of a file, and the resolver that reads them
     {"bindings"},
     {"resolve"},

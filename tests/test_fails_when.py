@@ -542,6 +542,31 @@ def test_a_receiver_made_at_the_call_gives_its_state(ruleset, derivation):
     assert found == [n for n, line in enumerate(STATE_CODE.splitlines(), 1) if line.endswith("# bad")]
 
 
+INSTANCE_HEADER = "import torch\n\nfrom sglang.modes.state import TimeEmbed\n\nt = torch.zeros(2, 64)\n"
+
+
+@pytest.mark.parametrize("body, may_fire", [
+    ("embed = TimeEmbed(64, use_cond=True)\n", False),  # made, never called: no forward runs
+    ("embed = TimeEmbed(64, use_cond=True)\nembed(t)\n", True),
+    ("embed = TimeEmbed(64, use_cond=True)\ndef f():\n    embed(t)\n", True),  # called in a function
+    ("a = b = TimeEmbed(64, use_cond=True)\nb(t)\n", True),
+    ("embed, n = TimeEmbed(64, use_cond=True), 3\nembed(t)\n", True),  # unpacked from a display
+    ("embed: TimeEmbed = TimeEmbed(64, use_cond=True)\nembed(t)\n", True),
+    ("class M:\n    def __init__(self):\n        self.embed = TimeEmbed(64, use_cond=True)\n"
+     "    def go(self):\n        self.embed(t)\n", False),  # an attribute: not followed
+    ("run(TimeEmbed(64, use_cond=True))\n", False),
+    ("embed = TimeEmbed(64, use_cond=True)\nother(t)\n", False),
+])
+def test_a_constructor_screens_as_the_instance_calls_it_makes(ruleset, body, may_fire):
+    """``m = Block(...); m(x)`` runs ``forward``: the constructor call goes on only where the
+    instance it makes is bound to a name the file calls (dispatch.py ``_instance_calls``)."""
+    source = INSTANCE_HEADER + body
+    unscreened = RuleSet(ruleset.catalog, screen=False)
+    assert ruleset.may_match(source) is may_fire
+    assert lint(source, "user.py", ruleset) == lint(source, "user.py", unscreened)
+    assert (lint(source, "user.py", unscreened) != []) is may_fire
+
+
 KERNELS_CODE = '''\
 import torch
 

@@ -177,6 +177,43 @@ def test_comments_never_hide_an_argv_list(source):
     assert lint(source, "launch.py", default_ruleset()) == unscreened
 
 
+CALL = 'popen_launch_server("m", "u", 600, other_args={})\n'
+
+
+@pytest.mark.parametrize(
+    "body, may_fire",
+    [
+        ("import sys\n" + CALL.format("sys.argv[1:]"), False),  # a slice of what it cannot read
+        (CALL.format("args or []"), False),  # neither a display nor a name it follows
+        (CALL.format('["--tp-sizee", "2"] if big else []'), False),
+        (CALL.format("make_args()"), False),
+        ('ARGS = ["--tp-sizee", "2"]\n' + CALL.format("ARGS[1:]"), False),  # a part of a list: not followed
+        ('ARGS = ["--tp-sizee", "2"]\n' + CALL.format("ARGS[:]"), True),  # a copy
+        ('ARGS = ["--tp-sizee", "2"]\n' + CALL.format("list(ARGS)"), True),
+        ('ARGS = ["--tp-sizee", "2"]\n' + CALL.format("ARGS.copy()"), True),
+        ('ARGS = ["--tp-sizee", "2"]\n' + CALL.format("ARGS + extra()"), True),
+        ('ARGS = ["--tp-sizee", "2"]\n' + CALL.format("extra() + ARGS"), True),
+        (CALL.format('["--tp-sizee", "2"]'), True),
+        ("args = make_args()\n" + CALL.format("args"), False),  # a name bound to a call
+        ('args = make_args()\nargs.append("--tp-sizee")\n' + CALL.format("args"), True),  # words added later
+        ('args = make_args()\nargs += ["--tp-sizee"]\n' + CALL.format("args"), True),
+        ("def launch(args):\n    " + CALL.format("args"), False),  # a parameter no call feeds
+        ("def launch(args):\n    " + CALL.format("args") + 'launch(["--tp-sizee", "2"])\n', True),  # a wrapper
+        ("class T:\n    def launch(self):\n        " + CALL.format("self.args"), True),  # a class's list
+        (CALL.format("config.args"), False),
+        ("from os import environ as args\n" + CALL.format("args"), False),  # an import is no list
+    ],
+)
+def test_argv_list_decisions(body, may_fire):
+    """A list of flags goes on only where built.py may know a word of it."""
+    source = LAUNCH_IMPORT + body
+    assert default_ruleset().may_match(source) is may_fire
+    if not may_fire:
+        assert lint(source, None, UNSCREENED) == []
+    elif "tp-sizee" in body and "def " not in body and "self." not in body:
+        assert [d.code for d in lint(source, None, UNSCREENED)] == ["SGL009"]
+
+
 def test_a_binding_at_the_very_start_of_the_file():
     """The screen's binding search once read the byte before offset 0 and crashed the file."""
     source = f'MODE: str = "pre"\n{CAPTURE_IMPORT}set_capture_flag_on_blocks(t, MODE)\n'

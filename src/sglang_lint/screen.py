@@ -616,34 +616,6 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
     return conditional
 
 
-def argv_screen(name: str | None, position: int | None, marker: str | None = None) -> Callable:
-    """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
-    literal must name it (``sglang.launch_server``) to start an sglang server."""
-
-    def screen(call: ast.Call, facts: FileFacts) -> bool:
-        found = argument(call, name, position, facts)
-        if found is None:
-            return False
-        if isinstance(found, ast.List) and marker is not None:
-            texts = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None for e in found.elts]
-            if None in texts:
-                return True
-            serve = any(a.rsplit("/", 1)[-1] == "sglang" and b == "serve" for a, b in zip(texts, texts[1:]))
-            return serve or any(marker in text for text in texts)
-        if isinstance(found, ast.Constant):
-            return isinstance(found.value, str) and (marker is None or marker in found.value or "serve" in found.value)
-        if isinstance(found, ast.JoinedStr):
-            return True  # an f-string command line: shell words, its holes opaque
-        if isinstance(found, bool) or isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
-            return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
-        if isinstance(found, ast.Attribute):
-            return isinstance(found.value, ast.Name) and found.value.id in ("self", "cls")  # a class's list
-        return isinstance(found, ast.Name) and (
-            facts.name_may_be_known(found.id, displays=True) or facts.assigned_anyhow(found.id))
-
-    return screen
-
-
 def receiver_screen(wanted: frozenset, on_class: bool, screen: Callable | None) -> Callable:
     """The screen of a method target whose rule asks for receiver evidence (dispatch.py
     ``effective_target``): on the file's ast, a call whose receiver cannot be shown to be one

@@ -37,7 +37,8 @@ from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
-from sglang_lint.screen import argv_screen, mapping_may_be_known, value_may_be_known
+from sglang_lint.argv_screen import argv_screen
+from sglang_lint.screen import mapping_may_be_known, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
