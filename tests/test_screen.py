@@ -227,3 +227,27 @@ def test_second_look_finds_the_call_whatever_the_line_ends(newline, bom):
     source = bom + (CAPTURE_IMPORT + 'x = "é"; set_capture_flag_on_blocks(t, "pre")\n').replace("\n", newline)
     data = source.encode("utf-8")
     assert default_ruleset().may_match(data) and lint(data, None, default_ruleset()) != []
+
+
+SANA_CONFIG = "sglang/multimodal_gen/configs/models/dits/sana_wm.py"
+SANA_IMPORT = "import sglang.multimodal_gen.configs.models.dits.sana_wm as sana_wm\n"
+
+
+@pytest.mark.parametrize("path, source, may_fire", [
+    (SANA_CONFIG, "class SanaWMArchConfig:\n    gdn_backend: str = 'cuda'\n", True),  # the config class itself
+    ("sglang/other/place.py", SANA_IMPORT + "class SanaWMArchConfig:\n    gdn_backend: str = 'cuda'\n",
+     False),  # another module's class of the same name
+    ("sglang/other/place.py",
+     SANA_IMPORT + "class Mine(sana_wm.SanaWMArchConfig):\n    gdn_backend: str = 'cuda'\n", True),  # a subclass
+    ("sglang/other/place.py",
+     SANA_IMPORT + "def f():\n    class SanaWMArchConfig:\n        gdn_backend: str = 'cuda'\n", True),  # nested
+])
+def test_a_config_class_line_is_the_config_class_or_may_be_a_subclass(path, source, may_fire):
+    from sglang_lint.pynames import module_name_for
+
+    module, is_package = module_name_for(path)
+    assert (default_ruleset().skip_reason(source, module, None, is_package) is None) is may_fire
+    if not may_fire:
+        assert lint(source, path, UNSCREENED) == []
+    if path == SANA_CONFIG or "Mine" in source:
+        assert [d.code for d in lint(source, path, UNSCREENED)] == ["SGL003"]

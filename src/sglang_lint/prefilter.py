@@ -153,7 +153,7 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
             elif shape == "file" and facts is not None and trigger.screen is not None:
                 return "fires" if facts.file_look(trigger.screen) else "screened"  # one verdict for the file
             elif shape == "class" and facts is not None and trigger.screen is not None:
-                if facts.class_look(trigger.screen):
+                if facts.class_look(trigger.screen, trigger.qualified):
                     return "fires"
                 found = "screened"
             elif shape:

@@ -145,15 +145,19 @@ class FileFacts:
                 return True
         return False
 
-    def class_look(self, screen: Callable) -> bool:
+    def class_look(self, screen: Callable, qualified: str | None = None) -> bool:
         """For a config class's ``class Mine(Config):`` line: could a field default written
         in a class body of this file, or a keyword of a call of one of its classes, fail
         ``screen``? (reach.py ``field_sites`` and ``subclass_calls``: the engine reads them
-        as keywords of a call of the class.)"""
+        as keywords of a call of the class, for the config class ``qualified`` and its
+        subclasses: a top-level class without bases and of another name is neither.)"""
         syntax = self.syntax()
         if syntax is None:
             return True
         for node, scopes in syntax.classes():
+            if qualified is not None and not node.bases and len(scopes) == 1 and syntax.module is not None \
+                    and f"{syntax.module}.{node.name}" != qualified:
+                continue
             facts = ScopedFacts(self, syntax, scopes + (node,))
             for name, value in _class_fields(node):
                 if screen(ast.Call(ast.Name(node.name), [], [ast.keyword(name, value)]), facts):
