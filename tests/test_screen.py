@@ -251,3 +251,20 @@ def test_a_config_class_line_is_the_config_class_or_may_be_a_subclass(path, sour
         assert lint(source, path, UNSCREENED) == []
     if path == SANA_CONFIG or "Mine" in source:
         assert [d.code for d in lint(source, path, UNSCREENED)] == ["SGL003"]
+
+
+@pytest.mark.parametrize("body, found", [
+    ("p = partial(model.set_dflash_layers_to_capture, None)\n", ["SGL004"]),  # a method bound by partial
+    ("p = partial(model.set_dflash_layers_to_capture, None)\nmodel.set_dflash_layers_to_capture(layers)\n",
+     ["SGL004"]),
+    ("p = partial(model.set_dflash_layers_to_capture, [1, 2])\n", []),
+    ("run(model.set_dflash_layers_to_capture, None)\n", []),  # a callback, no partial
+])
+def test_a_method_bound_by_partial_is_a_call_of_it(body, found):
+    """sites.py reads ``partial(obj.method, ...)`` as a call of the method: the prefilter and
+    the screen must let it through as they do ``obj.method(...)``."""
+    source = "from functools import partial\n\ndef f(model, layers):\n" + "".join(
+        "    " + line + "\n" for line in body.splitlines())
+    assert [d.code for d in lint(source, "p.py", UNSCREENED)] == found
+    assert lint(source, "p.py", default_ruleset()) == lint(source, "p.py", UNSCREENED)
+    assert (default_ruleset().may_match(source)) is bool(found)

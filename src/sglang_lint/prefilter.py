@@ -191,4 +191,7 @@ def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
         return None
     if shape == "member":
         return "other"
-    return "call" if following == ord("(") else None
+    if following == ord("("):
+        return "call"
+    # ``partial(obj.method, ...)``: a call of the method too (sites.py reads attributes there)
+    return "partial" if b"partial(" in data[max(0, index - _WINDOW) : index] else None
