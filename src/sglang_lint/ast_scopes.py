@@ -153,6 +153,13 @@ class AstFile:
                 found.append(site)
         return found
 
+    def bound_name_called(self, value: ast.expr, scope: ast.AST) -> bool:
+        """Is ``value`` (a call written in ``scope``) bound there to a name the file calls,
+        ``m = Block(...)`` then ``m(x)``, ``p = partial(f, ...)`` then ``p(...)``? (Any binding
+        of it counts: a superset of the engine's, which takes a name bound once.)"""
+        return any(self.calls_named(name) for name, sites in self.bindings(scope).items()
+                   if any(site[0] == VALUE and site[1] is value for site in sites))
+
     def is_called(self, name: str) -> bool:
         """Is ``name(...)`` or ``self.name(...)`` written anywhere but its own ``def`` line?
         (The calls the engine follows into a wrapper: reach.py ``calls_of``.)"""

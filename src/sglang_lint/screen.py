@@ -83,11 +83,19 @@ class FileFacts:
         site = syntax.call_at(name_end)
         if site is None or site is True:
             return site is True
+        return self._site_passes(syntax, site, screen, qualified)
+
+    def _site_passes(self, syntax: AstFile, site: CallSite, screen: Callable | None, qualified: str | None,
+                     func: ast.expr | None = None, call: ast.Call | None = None) -> bool:
+        """Is ``site`` a call the engine judges (not in a negative test: guards.py), whose callee
+        ``func`` (default: the site's) may name ``qualified`` (when given), and that ``screen``
+        may pass (``call``: the call it is read as, default the site's own) with names read
+        from the site's scope?"""
         if site.expected_raise:
-            return False  # a negative test's call: not a site of the engine's (guards.py)
-        if qualified is not None and not _may_name(syntax, site.call.func, site.scopes, qualified):
             return False
-        return screen is None or screen(site.call, ScopedFacts(self, syntax, site.scopes))
+        if qualified is not None and not _may_name(syntax, func or site.call.func, site.scopes, qualified):
+            return False
+        return screen is None or screen(call or site.call, ScopedFacts(self, syntax, site.scopes))
 
     def file_look(self, screen: Callable) -> bool:
         """For a check of whole classes (``Trigger`` shape ``file``): could it fire on this
@@ -111,19 +119,11 @@ class FileFacts:
         """The engine (sites.py) checks ``partial(f, ...)`` as ``f(...)`` with the arguments it
         binds, and each later ``p(...)`` of ``p = partial(f, ...)`` with both sets of
         arguments: where ``p`` is called, unsure."""
-        if site.expected_raise:
-            return False
         bound = site.call
-        if qualified is not None and not _may_name(syntax, bound.args[0], site.scopes, qualified):
-            return False
-        if screen is None:
-            return True
-        assigned = [node.targets[0].id for node in ast.walk(site.scopes[-1]) if isinstance(node, ast.Assign)
-                    and node.value is bound and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
-        if assigned and syntax.calls_named(assigned[0]):
-            return True
+        if syntax.bound_name_called(bound, site.scopes[-1]):
+            return self._site_passes(syntax, site, None, qualified, bound.args[0])
         call = ast.copy_location(ast.Call(bound.args[0], bound.args[1:], bound.keywords), bound)
-        return screen(call, ScopedFacts(self, syntax, site.scopes))
+        return self._site_passes(syntax, site, screen, qualified, bound.args[0], call)
 
     def alias_look(self, alias: str, screen: Callable | None, qualified: str | None = None) -> bool:
         """``import f as alias`` (or ``from m import f as alias``): could a call ``alias(...)``
@@ -133,12 +133,7 @@ class FileFacts:
         if syntax is None or screen is None:
             return True
         for site in syntax.calls_named(alias):
-            if site is True:
-                return True
-            if site.expected_raise or (qualified is not None and not _may_name(
-                    syntax, site.call.func, site.scopes, qualified)):
-                continue
-            if screen(site.call, ScopedFacts(self, syntax, site.scopes)):
+            if site is True or self._site_passes(syntax, site, screen, qualified):
                 return True
         for site in syntax.partials_of(alias):
             if site is True or self._partial_may_pass(syntax, site, screen, qualified):

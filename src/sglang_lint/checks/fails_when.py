@@ -46,7 +46,6 @@ from sglang_lint.checks.when import (
 )
 from sglang_lint.model import Finding
 from sglang_lint.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_dotted_name, ast_literal
-from sglang_lint.ast_scopes import VALUE
 from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments
 from sglang_lint.syntax import literal_value
 
@@ -458,7 +457,7 @@ def _screen(params: FailsWhen, constructor: bool = False):
 
         extra_keywords = keywords_read_by(value_of)
         if constructor:
-            if isinstance(facts, ScopedFacts) and not _instance_called(call, facts):
+            if isinstance(facts, ScopedFacts) and not facts.syntax.bound_name_called(call, facts.scopes[-1]):
                 return False  # no m(...) of an m this call makes: the engine runs no method of it
             env = bind(params, lambda name, position: NOT_FOUND, value_of, lambda named: UNKNOWN, from_receiver)
             return holds(params.expression, env) is not False  # the method's arguments are not here
@@ -489,14 +488,6 @@ def _may_hold(expression: ast.expr, values: AstValues, bind_with) -> bool:
         if holds(expression, bind_with(lambda node: next(given))) is True:
             return True
     return False
-
-
-def _instance_called(call: ast.Call, facts: ScopedFacts) -> bool:
-    """Is the instance this constructor call makes bound to a name that the file calls
-    (dispatch.py ``_instance_calls``: ``m(x)``, ``m`` bound to the call)?"""
-    bound = facts.syntax.bindings(facts.scopes[-1])
-    return any(facts.syntax.calls_named(name) for name, sites in bound.items()
-               if any(site[0] == VALUE and site[1] is call for site in sites))
 
 
 def _may_be_made(receiver: ast.expr, facts) -> bool:
