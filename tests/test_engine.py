@@ -34,6 +34,36 @@ def test_prefilter_needs_every_word_of_a_trigger():
     assert ruleset.may_match("model . set_dflash_layers_to_capture (\n None)")
 
 
+@pytest.mark.parametrize(
+    "imported, fires",
+    [
+        ("from sglang.srt.layers.vocab_parallel_embedding import VocabParallelEmbedding", True),
+        # the module's name only inside other words: no import of the rule's module
+        ("from mine.vocab_parallel_embedding_v2 import VocabParallelEmbedding", False),
+        ("from mine import my_vocab_parallel_embedding\nVocabParallelEmbedding = my_vocab_parallel_embedding.X", False),
+    ],
+)
+def test_a_trigger_module_word_is_a_whole_identifier_as_an_import_writes_it(imported, fires):
+    # prefilter.CompiledTrigger.words are read from the text's identifiers, not as substrings:
+    # where the module's name is no whole word, the engine (prefilter and screen bypassed)
+    # cannot qualify the call to the rule's class either
+    from sglang_lint.engine import _analyse_parsed
+    from sglang_lint.bindings import FileBindings
+
+    source = imported + "\nVocabParallelEmbedding(8, use_presharded_weights=True, org_num_embeddings=4)\n"
+    ruleset = default_ruleset()
+    assert ruleset.may_match(source) is fires
+    found, _ = _analyse_parsed(source, FileBindings.for_path("user.py"), ruleset, True, None)
+    assert ("SGL3359" in [d.code for d in found]) is fires
+
+
+def test_a_trigger_word_that_is_no_identifier_is_a_substring():
+    # SGL010's trigger word is the first word of its fields' names, which the keyword spelling
+    # writes inside one identifier (and the flag spelling between dashes)
+    source = "import sglang as sgl\nsgl.Engine(model_path='m', speculative_dflash_block_size=0)\n"
+    assert [(d.line, d.code) for d in lint(source, "user.py")] == [(2, "SGL010")]
+
+
 def test_arguments_after_a_splat_have_unknown_positions():
     assert found(IMPORT + "set_capture_flag_on_blocks(*args, 'pre', enable=True)\n") == []
     assert found(IMPORT + "set_capture_flag_on_blocks(*args, mode='pre', enable=True)\n") == [(2, 39, "SGL001")]

@@ -32,6 +32,7 @@ from types import SimpleNamespace
 from sglang.modes.objects import Backend, WindowConfig, backend_path, block_sizes, fused_norm
 from sglang.modes.objects import pack_sizes, resolve_window
 from sglang.modes.paths import patchify, plan_layers, target_depth
+from sglang.modes import objects as objects_module
 """
 
 # (the call with ``{}`` where the argument goes, values for it: the rule's bad ones and good ones)
@@ -49,6 +50,8 @@ CALLS = [
     ("resolve_window({}, server_window=4)", ["WindowConfig(window=8)", "WindowConfig(window=2)",
                                              "SimpleNamespace(window=8)", "SimpleNamespace(window=4)"]),
     ("backend_path({})", ["Backend.VMOBA", "Backend.SDPA", "Backend.SLIDING", "None"]),
+    # an enum member through a module's name: the dotted name's head is an import (textscan.qualifying_names)
+    ("backend_path({})", ["objects_module.Backend.VMOBA", "objects_module.Backend.SDPA", "holder.Backend.VMOBA"]),
     ("pack_sizes({})", ["[4096, 6000]", "[4096, 0, 8192]", "(64, 128)", "[64 * 3, 100 + 28]"]),
 ]
 
@@ -85,6 +88,20 @@ FORMS = [
     "from ... import WindowConfig\n{direct}",
     "x = {value}\nBASE = {{'num_hidden_layers': 0}}\n{call}",
     "BASE = {{'num_hidden_layers': 5}}\nx = {value}\n{call}",
+    # a ``**`` mapping, read as resolve.py's dict_literal reads one
+    "kw = {{'start_layer': {value}}}\nplan_layers(**kw, end_layer=8)\n",
+    "kw = dict(start_layer={value})\nplan_layers(**kw, end_layer=8)\n",
+    "kw = make_kwargs()\nplan_layers(**kw, end_layer=8)\n",
+    "def f(**kw):\n    plan_layers(**kw, end_layer=8)\nf(start_layer={value})\n",
+    "kw = {{}}\nkw['start_layer'] = {value}\nplan_layers(**kw, end_layer=8)\n",
+    # the bindings the text screen must see as assignments (textscan.may_assign)
+    "x: object = {value}\n{call}",
+    "x, y = {value}, {other}\n{call}",
+    "(y,\n x) = {other}, {value}\n{call}",
+    "[y, \\\n x] = {other}, {value}\n{call}",
+    "if (x := {value}) is not None:\n    {call}\n",
+    "class K:\n    x = {value}\n    {call}\n",
+    "def g():\n    global x\n    x = {value}\ng()\n{call}",
 ]
 
 
@@ -153,6 +170,9 @@ def _stage(ruleset, body: str) -> str | None:
         "class T:\n    def test(self):\n        with self.assertRaises(ValueError):\n            plan_layers(9, 8)\n",
         "try:\n    plan_layers(9, 8)\nexcept ValueError:\n    pass\nelse:\n    raise AssertionError\n",
         "x = torch.zeros(4, 8)\nwith pytest.raises(ValueError):\n    fused_norm(x)\n",
+        # a ``**`` mapping bound to a call that is no ``dict(...)``: never read as a dict
+        "def f():\n    kw = make_kwargs()\n    plan_layers(**kw, end_layer=8)\n",
+        "kw = dict(base, start_layer=9)\nplan_layers(**kw, end_layer=8)\n",
     ],
 )
 def test_forms_the_screen_rules_out(ruleset, body):
@@ -163,16 +183,16 @@ def test_forms_the_screen_rules_out(ruleset, body):
 @pytest.mark.parametrize(
     "body, line",
     [
-        ("x = torch.zeros(4, 8)\nfused_norm(x)\n", 9),
+        ("x = torch.zeros(4, 8)\nfused_norm(x)\n", 10),
         ('x = torch.zeros(4, 8, device="cuda")\nx = x.cpu()\nfused_norm(x)\n', None),  # .cpu(): not followed
-        ("x = torch.zeros(4, 8)\ny = x.view(8, 4)\nfused_norm(y)\n", 10),
+        ("x = torch.zeros(4, 8)\ny = x.view(8, 4)\nfused_norm(y)\n", 11),
         ("x = torch.zeros(4, 8)\nx = x.view(8, 4)\nfused_norm(x)\n", None),  # a name rebound from itself
-        ("cfg = WindowConfig(window=8)\nresolve_window(cfg, server_window=4)\n", 9),
-        ("LENS = [64, 100]\nLENS2 = LENS\npack_sizes(LENS2)\n", 10),
+        ("cfg = WindowConfig(window=8)\nresolve_window(cfg, server_window=4)\n", 10),
+        ("LENS = [64, 100]\nLENS2 = LENS\npack_sizes(LENS2)\n", 11),
         # a call that may pass a bad value in some way the engine reads: parsed, whatever the verdict
         ("if flag:\n    n = 9\nelse:\n    n = 0\nplan_layers(n, 8)\n", None),
         ("n = 0\ndef g():\n    global n\n    n = 9\n    plan_layers(n, 8)\n", None),  # a ``global``
-        ("try:\n    plan_layers(9, 8)\nexcept ValueError:\n    pass\nelse:\n    print('no raise')\n", 9),
+        ("try:\n    plan_layers(9, 8)\nexcept ValueError:\n    pass\nelse:\n    print('no raise')\n", 10),
     ],
 )
 def test_forms_the_screen_lets_through(ruleset, body, line):
@@ -238,3 +258,37 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
         elif lint(source, "user.py", ruleset):
             found += 1
     assert screened and (found or cls == "SparseBuilder")  # (no stand-in rule of SparseBuilder reads 1.5)
+
+
+@pytest.mark.parametrize(
+    "body, ast_read",
+    [
+        # an attribute whose head no import or definition binds: never an enum member or dtype
+        ("def f(self):\n    backend_path(self.backend)\n", False),
+        ("def f(cfg):\n    fused_norm(cfg.model.tensor)\n", False),
+        # a name no statement of the file assigns (a parameter, a loop variable)
+        ("def f(y):\n    plan_layers(y, 8)\n", False),
+        ("for n in range(3):\n    plan_layers(n, 8)\n", False),
+        ("def f(n):\n    if n == 3:\n        plan_layers(n, 8)\n", False),
+        # what the file's words may make known: read on the ast
+        ("def f(self):\n    backend_path(objects_module.Backend.VMOBA)\n", True),  # a module alias heads it
+        ("class Mode:\n    VMOBA = 1\ndef f():\n    backend_path(Mode.VMOBA)\n", True),  # a class of the file
+        ("def f(y):\n    y2, n = y, 9\n    plan_layers(n, 8)\n", True),  # an unpacking assigns n
+        ("def f():\n    global n\n    plan_layers(n, 8)\n", True),
+    ],
+)
+def test_what_the_text_screen_decides_before_the_ast(ruleset, body, ast_read, monkeypatch):
+    # textscan.qualifying_names / may_assign: decided on the call's own text and the file's
+    # words, the file's ast never read; a file it rules out has no finding without the screen
+    from sglang_lint import ast_scopes
+
+    reads = []
+    real_read = ast_scopes.AstFile.read.__func__
+    monkeypatch.setattr(ast_scopes.AstFile, "read", classmethod(lambda cls, *a, **k: reads.append(1)
+                                                                or real_read(cls, *a, **k)))
+    skipped = _stage(ruleset, body)
+    assert reads == ([1] if ast_read else [])
+    monkeypatch.undo()
+    if not ast_read:
+        assert skipped == SKIPPED_BY_SCREEN
+        assert lint(HEADER + body, "user.py", RuleSet(ruleset.rules, screen=False)) == []

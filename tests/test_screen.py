@@ -214,6 +214,36 @@ def test_argv_list_decisions(body, may_fire):
         assert [d.code for d in lint(source, None, UNSCREENED)] == ["SGL009"]
 
 
+@pytest.mark.parametrize(
+    "args, codes",
+    [
+        # a display of literals is judged by the check itself (server_args._display_judge)
+        ('["--tp-size", "2", "--attention-backend", "triton"]', None),
+        ('("--tp-size", "2", "--trust-remote-code")', None),
+        ('["--tp-size", str(tp), "--context-length", 8192, "--mem-fraction-static", 0.5 + x]', None),
+        ('["--tp-sizee", "2"]', ["SGL009"]),
+        ('["--tp", "2", "--attention-backend", "tritn"]', ["SGL007"]),
+        ('["--tp-size", "2", "--enable-lora", "--lora-backend", "tritn"]', ["SGL006"]),  # plugin choices
+        # what the engine may know more of: a name, an f-string's prefix, a ``*`` list
+        ('["--tp-size", TP]', "may"),
+        ('[f"--tp-sizee={tp}"]', ["SGL009"]),
+        ('["--trust-remote-code", *EXTRA]', "may"),
+    ],
+)
+def test_a_display_of_flags_is_judged_by_its_check(args, codes):
+    source = LAUNCH_IMPORT + CALL.format(args)
+    found = [d.code for d in lint(source, None, UNSCREENED)]
+    if codes is None:
+        assert default_ruleset().skip_reason(source) is not None
+        assert found == []
+    elif codes == "may":
+        assert default_ruleset().may_match(source)
+    else:
+        assert default_ruleset().may_match(source)
+        assert sorted(set(found)) == codes
+        assert [d.code for d in lint(source, None)] == found
+
+
 def test_a_binding_at_the_very_start_of_the_file():
     """The screen's binding search once read the byte before offset 0 and crashed the file."""
     source = f'MODE: str = "pre"\n{CAPTURE_IMPORT}set_capture_flag_on_blocks(t, MODE)\n'
@@ -268,3 +298,57 @@ def test_a_method_bound_by_partial_is_a_call_of_it(body, found):
     assert [d.code for d in lint(source, "p.py", UNSCREENED)] == found
     assert lint(source, "p.py", default_ruleset()) == lint(source, "p.py", UNSCREENED)
     assert (default_ruleset().may_match(source)) is bool(found)
+
+
+# -- the text facts the fails-when screen reads before any parse (textscan.py) ---------------
+
+
+def test_qualifying_names_are_every_name_an_import_definition_or_global_may_bind():
+    from sglang_lint.textscan import qualifying_names
+
+    source = (
+        b"import os.path, sys as system\n"
+        b"from pkg import (  # a comment with a ) in it\n"
+        b"    alpha,\n"
+        b"    beta as gamma,\n"
+        b")\n"
+        b"from pkg.sub import delta, \\\n"
+        b"    epsilon\n"
+        b"def func(arg):\n"
+        b"    global counter, total\n"
+        b"    nonlocal_ish = 1\n"
+        b"class Mode:\n"
+        b"    pass\n"
+        b"value = other.attr\n"
+    )
+    names = qualifying_names(source)
+    for name in (b"os", b"system", b"alpha", b"gamma", b"delta", b"epsilon", b"func", b"counter", b"total",
+                 b"Mode"):
+        assert name in names, name
+    for name in (b"value", b"other", b"arg", b"attr", b"nonlocal_ish"):
+        assert name not in names, name
+
+
+@pytest.mark.parametrize(
+    "source, assigned",
+    [
+        (b"x = 1\n", True),
+        (b"x: int = 1\n", True),
+        (b"x: 'Dict[str, int]' = {}\n", True),
+        (b"if (x := f()):\n    pass\n", True),
+        (b"y, x = 1, 2\n", True),
+        (b"(y,\n x) = 1, 2\n", True),
+        (b"[y, \\\n x] = 1, 2\n", True),
+        (b"f(x=1)\n", True),  # a keyword: a superset, only costs a parse
+        (b"x == 1\n", False),
+        (b"x += 1\n", False),
+        (b"self.x = 1\n", False),
+        (b"for x in y:\n    pass\n", False),
+        (b"def f(x):\n    return x\n", False),
+        (b"print(x)\ny = 2\n", False),
+    ],
+)
+def test_may_assign_reads_every_statement_that_binds_a_name_to_a_value(source, assigned):
+    from sglang_lint.textscan import may_assign
+
+    assert may_assign(source, b"x") is assigned

@@ -12,9 +12,12 @@ from sglang_lint.ast_scopes import IMPORTED, VALUE
 from sglang_lint.screen import FileFacts, ScopedFacts, argument
 
 
-def argv_screen(name: str | None, position: int | None, marker: str | None = None) -> Callable:
+def argv_screen(name: str | None, position: int | None, marker: str | None = None,
+                judge: Callable | None = None) -> Callable:
     """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
-    literal must name it (``sglang.launch_server``) to start an sglang server."""
+    literal must name it (``sglang.launch_server``) to start an sglang server. ``judge``: the
+    check's own verdict on a display's elements (True, False, or None: not sure), for a list
+    of flags written out at the call."""
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
         found = argument(call, name, position, facts)
@@ -33,6 +36,10 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
         if isinstance(found, bool):
             return found
         if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
+            if judge is not None and isinstance(found, (ast.List, ast.Tuple)):
+                verdict = judge(found.elts)
+                if verdict is not None:
+                    return verdict
             return _list_may_know(found, facts)
         if isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
             return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations

@@ -39,9 +39,18 @@ import zlib
 from sglang_lint import __version__
 from sglang_lint.places import cache_folder, keep_marshal, rules_folder, shipped_rules_folder
 
-FORMAT = 7
+FORMAT = 8
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
+
+
+class Identifier(str):
+    """A trigger's other word that code can only write as a whole identifier: the last name
+    of a rule's module (an import spells a module's parts between dots) or a receiver class's
+    name. The prefilter finds it among the text's identifiers (one set lookup); any other word
+    is a substring (``speculative`` of ``speculative_dflash_block_size=``)."""
+
+    __slots__ = ()
 
 
 class RuleIndex:
@@ -138,7 +147,8 @@ class _Trigger:
         self.name, self.shape, self.module, self.screen, self.code = name, shape, module, None, code
         import re
 
-        self.also = tuple(word[1] if word[0] == "s" else re.compile(word[1], word[2]) for word in also)
+        self.also = tuple(word[1] if word[0] == "s" else Identifier(word[1]) if word[0] == "w"
+                          else re.compile(word[1], word[2]) for word in also)
 
 
 _LOADED: dict = {}
@@ -245,8 +255,8 @@ def build(dirs) -> tuple:
     triggers = []
     for rule in rules:
         for trigger in rule_triggers([rule]):
-            also = tuple(("s", word) if isinstance(word, str) else ("r", word.pattern, word.flags)
-                         for word in trigger.also)
+            also = tuple(("w" if isinstance(word, Identifier) else "s", str(word)) if isinstance(word, str)
+                         else ("r", word.pattern, word.flags) for word in trigger.also)
             triggers.append((trigger.name, trigger.shape, also, trigger.module, rule.code))
     grouped: dict[bytes, tuple] = {}
     for trigger in triggers:  # (in the rules' order, within each name)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from sglang_lint.index import IDENTIFIER_BYTES
+from sglang_lint.index import IDENTIFIER_BYTES, Identifier
 from sglang_lint.screen import FileFacts, screen_call
 from sglang_lint.textscan import whole_word
 
@@ -28,7 +28,8 @@ class CompiledTrigger:
     """A check's :class:`~sglang_lint.checks.base.Trigger` compiled for the bytes scan."""
 
     shape: str
-    also: tuple  # bytes, or compiled bytes patterns
+    words: frozenset  # the trigger's other words written as whole identifiers (index.Identifier)
+    also: tuple  # the rest: bytes to find as they are, or compiled bytes patterns
     module: str | None
     screen: object  # see Trigger.screen
     qualified: str | None  # see Trigger.qualified
@@ -36,12 +37,15 @@ class CompiledTrigger:
 
     @classmethod
     def of(cls, trigger) -> "CompiledTrigger":
-        also = tuple(
-            word.encode() if isinstance(word, str) else re.compile(word.pattern.encode(), word.flags & ~re.UNICODE)
-            for word in trigger.also
-        )
-        return cls(trigger.shape, also, trigger.module, trigger.screen, getattr(trigger, "qualified", None),
-                   getattr(trigger, "code", None))
+        words, also = set(), []
+        for word in trigger.also:
+            if isinstance(word, Identifier):
+                words.add(word.encode())
+            else:
+                also.append(word.encode() if isinstance(word, str)
+                            else re.compile(word.pattern.encode(), word.flags & ~re.UNICODE))
+        return cls(trigger.shape, frozenset(words), tuple(also), trigger.module, trigger.screen,
+                   getattr(trigger, "qualified", None), getattr(trigger, "code", None))
 
 
 class Prefilter:
@@ -89,7 +93,8 @@ class Prefilter:
     def _written(self, data: bytes, module: str | None):
         """(name, trigger) for each trigger whose name is one of the text's identifiers and
         whose other words are there too (or the file is the trigger's own module)."""
-        present = self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
+        identifiers = set(data.translate(IDENTIFIER_BYTES).split())
+        present = self.names.intersection(identifiers)
         found: dict = {}  # each word's answer, once per text (many triggers share their words)
 
         def holds(word) -> bool:
@@ -99,7 +104,8 @@ class Prefilter:
 
         for name in present:
             for trigger in self.by_name[name]:
-                if (module is not None and module == trigger.module) or all(map(holds, trigger.also)):
+                if (module is not None and module == trigger.module) or (
+                        trigger.words <= identifiers and all(map(holds, trigger.also))):
                     yield name, trigger
 
 

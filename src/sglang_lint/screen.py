@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite
-from sglang_lint.textscan import call_text, scan_to_end, string_end, whole_word
+from sglang_lint.textscan import call_text, may_assign, qualifying_names, scan_to_end, string_end, whole_word
 from sglang_lint.pynames import (
     MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
@@ -58,6 +58,7 @@ class FileFacts:
     _bound: dict[str, bool] = field(default_factory=dict)
     _called_params: set[str] | None = None
     _ast: AstFile | None | bool = False
+    _qualifying: frozenset | None = None
 
     def syntax(self) -> AstFile | None:
         """The file's ast facts (ast_scopes.py), read on first need; None when it does not parse."""
@@ -206,6 +207,18 @@ class FileFacts:
         word = re.escape(name.encode())
         return re.search(rb"\bas[ \t]+" + word + rb"\b", self.data) is not None or self.assigned_anyhow(name)
 
+    def may_qualify(self, head: str) -> bool:
+        """Could a dotted name headed by ``head`` qualify (an import, a definition, a
+        ``global``: textscan.qualifying_names), and so be an enum member or a dtype?"""
+        if self._qualifying is None:
+            self._qualifying = qualifying_names(self.data)
+        return head.encode() in self._qualifying
+
+    def may_hold_value(self, name: str) -> bool:
+        """Could a bare ``name`` have a binding the engine evaluates (an assignment, or a
+        ``global``: unsure)?"""
+        return may_assign(self.data, name.encode()) or self.may_qualify(name)
+
     def assigned_anyhow(self, name: str) -> bool:
         """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),
         to whatever value? A list built in steps may start from a call (``list(BASE)``)."""
@@ -294,13 +307,15 @@ class ScopedFacts:
     ) -> bool:
         return self.facts.name_may_be_known(name, strict, attributes, displays)
 
-    def may_be_bound_to(self, name: str, kinds: tuple, called_parameters: bool = False) -> bool:
+    def may_be_bound_to(self, name: str, kinds: tuple | Callable, called_parameters: bool = False) -> bool:
         """Could ``name``, seen from this scope, hold an expression of one of these ast node
-        types (a binding to one, or a ``global``/``nonlocal`` one)? ``called_parameters``: a
-        parameter of a function the file calls (or of a lambda) counts too (a wrapper)."""
+        types, or one ``kinds(node)`` accepts (a binding to one, or a ``global``/``nonlocal``
+        one)? ``called_parameters``: a parameter of a function the file calls (or of a lambda)
+        counts too (a wrapper)."""
         found = self.syntax.lookup(name, self.scopes)
+        accepts = kinds if callable(kinds) else (lambda node: isinstance(node, kinds))
         return found is not None and any(
-            binding[0] == GLOBAL or binding[0] == VALUE and isinstance(binding[1], kinds)
+            binding[0] == GLOBAL or binding[0] == VALUE and accepts(binding[1])
             or called_parameters and binding[0] == PARAM and (
                 not isinstance(binding[1], (ast.FunctionDef, ast.AsyncFunctionDef))
                 or self.syntax.is_called(binding[1].name))
@@ -498,7 +513,7 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
                 and not value.args and all(k.arg is not None for k in value.keywords):
             names.append(value)  # ``**dict(a=1)``: the engine reads it unless ``dict`` is rebound
             return None
-        if isinstance(value, ast.Name) and mapping_may_be_known(value, facts):
+        if isinstance(value, ast.Name) and mapping_may_be_known(value, facts, literal=True):
             names.append(value)
         return None
 
@@ -508,18 +523,28 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
     return None if found is None else found[0]
 
 
-def mapping_may_be_known(node: ast.expr, facts) -> bool:
-    """Could the engine read ``**node`` as a dict (resolve.py ``dict_literal``: a display, a
-    ``dict(...)`` call, or a name whose one reaching binding is one), or follow it to the calls
-    of the function whose ``**kwargs`` it is (reach.py ``parameter_wrapper``, a function the
-    file calls)? Without the call's scope (the text screen): yes for any name."""
+def mapping_may_be_known(node: ast.expr, facts, literal: bool = False) -> bool:
+    """Could the engine read ``**node`` as a dict, or follow it to the calls of the function
+    whose ``**kwargs`` it is (reach.py ``parameter_wrapper``, a function the file calls)?
+    ``literal``: as an argument's lookup reads it (resolve.py ``dict_literal``: a display, a
+    ``dict(...)`` of keywords, or a name whose one reaching binding is one); else as
+    built.py's ``dict_of`` (a name bound to any call may be a dict built in steps). Without
+    the call's scope (the text screen): yes for any name."""
     if isinstance(node, (ast.Dict, ast.Call)):
         return True
     if not isinstance(node, ast.Name):
         return False
     if not isinstance(facts, ScopedFacts):
         return True
-    return facts.may_be_bound_to(node.id, (ast.Dict, ast.Call), called_parameters=True)
+    return facts.may_be_bound_to(node.id, _is_dict_literal if literal else (ast.Dict, ast.Call), called_parameters=True)
+
+
+def _is_dict_literal(node: ast.expr) -> bool:
+    """resolve.py ``dict_literal`` of one binding: a display, or ``dict(...)`` of keywords only
+    (whatever ``dict`` is bound to: a superset)."""
+    return isinstance(node, ast.Dict) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+        and not node.args and all(keyword.arg is not None for keyword in node.keywords))
 
 
 def ast_call_arguments(call: ast.Call) -> list[tuple[str | None, str, ast.expr]]:

@@ -5,6 +5,7 @@ this way."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from sglang_lint.index import IDENTIFIER_BYTES
@@ -86,3 +87,41 @@ def string_end(data: bytes, index: int, limit: int) -> int | None:
         index = end + len(quote)
         if backslashes % 2 == 0:
             return index
+
+
+# ``def f``, ``class C``, ``import m as f`` (and ``with ... as f``: more names only ever cost a parse)
+_DEFINED = re.compile(rb"\b(?:def|class|as)[ \t]+(\w+)")
+_NAME_LIST = re.compile(rb"\b(?:import|global|nonlocal)\b[ \t]*")
+_PARENTHESIZED = re.compile(rb"\((?:[^)#]|#[^\n]*)*\)?")  # a comment may hold a ")"
+_CONTINUED_LINE = re.compile(rb"(?:[^\n]*\\\r?\n)*[^\n]*")
+_WORD = re.compile(rb"\w+")
+
+
+def qualifying_names(data: bytes) -> frozenset[bytes]:
+    """Every name an import, a ``def`` or ``class`` statement, a ``global`` or a ``nonlocal``
+    may bind in this text (a superset: the words of those statements, in strings too). Only
+    through such a name does a dotted name ``a.b`` qualify (pynames.qualify_dotted: an import
+    or a definition; a ``global`` is unsure), so no other name can head an enum member or a
+    dtype the engine knows."""
+    names = set(_DEFINED.findall(data))
+    for match in _NAME_LIST.finditer(data):
+        listed = _PARENTHESIZED.match(data, match.end()) or _CONTINUED_LINE.match(data, match.end())
+        names.update(_WORD.findall(listed.group()))
+    return frozenset(names)
+
+
+def may_assign(data: bytes, name: bytes) -> bool:
+    """Could a statement of this text bind ``name`` to a value: ``name = ...``, ``name: T =
+    ...``, ``name := ...``, or ``name`` among the targets of an unpacking (``a, (b,\\n c) =
+    ...``)? A superset read from the text (a keyword argument ``f(name=1)`` matches too); an
+    augmented assignment, a loop or ``with`` target, an import is no value."""
+    return _assignment_of(name).search(data) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _assignment_of(name: bytes) -> re.Pattern:
+    # the name (not an attribute), then target text (words, brackets, commas, an annotation,
+    # a line break after an opening bracket, a comma or a backslash) up to one ``=``
+    return re.compile(
+        rb"(?<![\w.])" + re.escape(name) + rb"\b(?:[ \t\w,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
+    )

@@ -519,14 +519,18 @@ _READ_CALLS = frozenset(
 
 def _may_know(node: ast.expr, facts, calls: frozenset = _READ_CALLS, depth: int = 0) -> bool:
     """The text screen's question, before the file's ast is read: could the engine know the
-    value of this argument (CallValues.value)? A superset: any name (what it is bound to is
-    read on the ast, ast_values.py), a call of a tensor maker, a record class or ``dict`` by
-    its name or by a name the file may rename one to, a method of such a tensor, a dotted
-    name, a display or dict holding one."""
-    if depth > MAX_DEPTH or isinstance(node, ast.Name):
+    value of this argument (CallValues.value)? A superset: a name the file may assign (what
+    it is bound to is read on the ast, ast_values.py), a call of a tensor maker, a record
+    class or ``dict`` by its name or by a name the file may rename one to, a method of such a
+    tensor, a dotted name whose head the file may import or define, a display or dict holding
+    one."""
+    if depth > MAX_DEPTH:
         return True
-    if isinstance(node, ast.Attribute):  # an enum member or a dtype: a dotted name
-        return ast_dotted_name(node) is not None
+    if isinstance(node, ast.Name):  # AstValues._name: the value of an assignment
+        return facts.may_hold_value(node.id)
+    if isinstance(node, ast.Attribute):  # an enum member or a dtype: a dotted name that qualifies
+        dotted = ast_dotted_name(node)
+        return dotted is not None and facts.may_qualify(dotted.partition(".")[0])
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Name):

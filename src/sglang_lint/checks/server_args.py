@@ -28,11 +28,12 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.built import Entry, dict_versions
+from sglang_lint.index import Identifier
 from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
-    FlagUse, Launch, after_launcher, flag_uses, python_words, shell_launches,
+    ArgWord, FlagUse, Launch, after_launcher, flag_uses, python_words, shell_launches,
 )
-from sglang_lint.model import Finding, Fix
+from sglang_lint.model import Finding, Fix, Span
 from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
@@ -101,7 +102,7 @@ def triggers(check):
     found = []
     for target in check.targets:
         module = target.name.rpartition(".")[0]
-        also = (module.rpartition(".")[2],)
+        also = (Identifier(module.rpartition(".")[2]),)
         if _takes(target) in ("command", "shell") and params.marker:
             also += (LAUNCHER_WORDS,)  # a command line must name the launcher to start a server
         if params.aspect == "relations":
@@ -116,8 +117,9 @@ def _screen(params: ServerArgsCheck, target):
     """A call may fire when it passes a keyword no field has (unknown names), or a value the
     engine may know and this aspect may reject; an argv target, when its list may be known."""
     if target.argument is not None or target.position is not None:
-        marker = params.marker if _takes(target) in ("command", "shell") else None
-        return argv_screen(target.argument, target.position, marker)
+        if _takes(target) in ("command", "shell"):
+            return argv_screen(target.argument, target.position, params.marker)
+        return argv_screen(target.argument, target.position, judge=_display_judge(params))
     fields = params.table.fields
     names = set(fields) | set(params.extra_names)
     related = set(params.positive) | set(sum(params.at_least, ()))
@@ -147,6 +149,28 @@ def _screen(params: ServerArgsCheck, target):
         return False
 
     return screen
+
+
+def _display_judge(params: ServerArgsCheck):
+    """For a list of flags written as a display (``other_args=["--tp", "2"]``): does this aspect
+    find anything in its words, read as the engine reads them (launch_flags._word: a string
+    literal is its text, anything else an unknown word)? None where the engine may know more
+    (a name it follows to a string, a ``*`` it expands, an f-string's prefix) or where a word
+    it cannot read could change the verdict (relations: a later value of the same field)."""
+    if params.aspect == "relations":
+        return None
+
+    def judge(elements: list[ast.expr]) -> bool | None:
+        words = []
+        for element in elements:
+            if isinstance(element, (ast.Name, ast.Starred, ast.JoinedStr)):
+                return None
+            text = element.value if isinstance(element, ast.Constant) and isinstance(element.value, str) else None
+            # each word its own place (the findings are counted, never shown)
+            words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
+        return any(True for _ in _judge_uses(params, _unique_uses(params, [Launch(words)])))
+
+    return judge
 
 
 # A list, tuple or set written for a field with choices (``lora_target_modules=["q_proj"]``)
