@@ -31,45 +31,45 @@ class WhenError(ValueError):
 
 def parse_when(text: str, parameters) -> ast.expr:
     """The expression, checked: only the grammar's nodes, only names that are parameters,
-    builtins, ``torch``/``math`` or None/True/False."""
+    builtins, ``torch``/``math`` or None/True/False. (One walk of the tree: every rule file
+    of the catalog is read through here.)"""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise WhenError(f"not a Python expression: {error.msg}") from None
+    nodes = list(ast.walk(tree))
     allowed = set(parameters) | BUILTINS | MODULES
-    looped = _loop_names(tree)
+    looped = _loop_names(nodes)
     if looped & allowed:
         raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
-    for node in ast.walk(tree):
+    # a generator is read as the one argument of an aggregate; a starred name inside a display
+    aggregated = {id(node.args[0]) for node in nodes if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id in ("any", "all", *AGGREGATES) and len(node.args) == 1 and not node.keywords}
+    displayed = {id(element) for node in nodes if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+                 for element in node.elts}
+    for node in nodes:
         if not isinstance(node, _NODES):
             raise WhenError(f"{type(node).__name__} is not in the fails-when grammar")
-        if isinstance(node, ast.Name) and node.id not in allowed | looped:
+        if isinstance(node, ast.Name) and node.id not in allowed and node.id not in looped:
             raise WhenError(f"name {node.id!r} is neither a parameter nor a builtin the evaluator knows")
-        if isinstance(node, ast.GeneratorExp) and not _is_aggregated(node, tree):
+        if isinstance(node, ast.GeneratorExp) and id(node) not in aggregated:
             raise WhenError("a generator is read only as the one argument of any, all, tuple, sum...")
-        if isinstance(node, ast.Starred) and not any(isinstance(parent, (ast.Tuple, ast.List, ast.Set)) and node in
-                                                     parent.elts for parent in ast.walk(tree)):
+        if isinstance(node, ast.Starred) and id(node) not in displayed:
             raise WhenError("a starred name outside a display")
     return tree.body
 
 
-def _loop_names(tree: ast.AST) -> set[str]:
+def _loop_names(nodes: list[ast.AST]) -> set[str]:
     """The variables of the generators: ``any(n % 64 for n in sizes)`` binds ``n`` (one plain
     name per generator, no nested ones)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.GeneratorExp):
             if len(node.generators) != 1 or node.generators[0].is_async \
                     or not isinstance(node.generators[0].target, ast.Name):
                 raise WhenError("a generator of one plain loop variable only")
             names.add(node.generators[0].target.id)
     return names
-
-
-def _is_aggregated(generator: ast.GeneratorExp, tree: ast.AST) -> bool:
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-               and node.func.id in ("any", "all", *AGGREGATES) and len(node.args) == 1 and node.args[0] is generator
-               and not node.keywords for node in ast.walk(tree))
 
 
 @functools.lru_cache(maxsize=8192)  # (a rule's expression is read at every call the screen or engine binds)
