@@ -343,6 +343,8 @@ def test_qualifying_names_are_every_name_an_import_definition_or_global_may_bind
         (b"x == 1\n", False),
         (b"x += 1\n", False),
         (b"self.x = 1\n", False),
+        (b"self.x, x = 1, 2\n", True),
+        (b"ax = 1\n", False),
         (b"for x in y:\n    pass\n", False),
         (b"def f(x):\n    return x\n", False),
         (b"print(x)\ny = 2\n", False),

@@ -115,13 +115,25 @@ def may_assign(data: bytes, name: bytes) -> bool:
     ...``, ``name := ...``, or ``name`` among the targets of an unpacking (``a, (b,\\n c) =
     ...``)? A superset read from the text (a keyword argument ``f(name=1)`` matches too); an
     augmented assignment, a loop or ``with`` target, an import is no value."""
-    return _assignment_of(name).search(data) is not None
+    # (the name first, so that the regex engine looks for it as a literal: a lookbehind
+    # before it made every search a walk of the whole text)
+    pattern = _assignment_of(name)
+    match = pattern.search(data)
+    while match is not None:
+        start = match.start()
+        if start == 0 or data[start - 1] not in _NAME_OR_DOT:
+            return True
+        match = pattern.search(data, start + 1)  # (``self.x, x = ...``: the next one may be inside)
+    return False
+
+
+_NAME_OR_DOT = frozenset(b"._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 
 @functools.lru_cache(maxsize=4096)
 def _assignment_of(name: bytes) -> re.Pattern:
-    # the name (not an attribute), then target text (words, brackets, commas, an annotation,
-    # a line break after an opening bracket, a comma or a backslash) up to one ``=``
+    # the name, then target text (words, brackets, commas, an annotation, a line break after
+    # an opening bracket, a comma or a backslash) up to one ``=``
     return re.compile(
-        rb"(?<![\w.])" + re.escape(name) + rb"\b(?:[ \t\w,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
+        re.escape(name) + rb"\b(?:[ \t\w,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
     )
