@@ -13,6 +13,7 @@ import ast
 from typing import Iterator
 
 from sglang_lint import __version__
+from sglang_lint.gcpolicy import keep_for_good
 from sglang_lint.index import rule_index
 
 # Nothing heavy is imported until a file may call a catalog name (the compiled rule index says
@@ -105,6 +106,7 @@ class SglangLintPlugin:
             if (codes, ()) not in cls.rulesets:
                 cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.loaded_index()))
             cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(target.releases)
+            keep_for_good()  # (the rules just read, and this file's ast: flake8 keeps it till the file is done)
         return cls.rulesets[key]
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:

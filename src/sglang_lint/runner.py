@@ -12,6 +12,7 @@ from typing import Sequence
 
 from sglang_lint.cache import ResultCache, file_key
 from sglang_lint.engine import analyse
+from sglang_lint.gcpolicy import keep_for_good
 from sglang_lint.model import FileResult, SourceError
 from sglang_lint.pynames import module_name_for
 from sglang_lint.ruletable import RuleSet, load_rule_file
@@ -83,6 +84,7 @@ def lint_jobs(
     items = [(jobs[index].display, data) for index, data, _ in todo]
     if items:
         ruleset.compiled()  # read the rules once, here, not in each worker (nor at all when the cache knew every file)
+        keep_for_good()
     workers = max(1, min(workers, len(items) // MIN_FILES_PER_WORKER))
     if workers > 1:
         fork = "fork" in multiprocessing.get_all_start_methods()
