@@ -261,3 +261,56 @@ def test_the_quick_answer_reads_the_configuration_s_extra_rules(tmp_path):
                                      "team_capture_helper(t, mode='PRE_ROPE', enable=True)\n")
     result = _front(["app.py"], tmp_path)
     assert result.stdout.splitlines()[-1] == "LIBCST 1" and "app.py:2:" in result.stdout  # not answered quickly
+
+
+# -- the parsed rules kept in the cache (ruletable.load_rules) -------------------------------
+
+
+@pytest.fixture
+def curated_copy(tmp_path):
+    """The curated rules alone (and the data tables they read): a small folder to read."""
+    folder = tmp_path / "curated"
+    shutil.copytree(RULES, folder, ignore=lambda where, names: [n for n in names if n.startswith("SGL")
+                                                                and Path(where) != RULES] + ["codes.lock"])
+    return folder
+
+
+def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, curated_copy, monkeypatch):
+    from sglang_lint import catalog, ruletable
+
+    first = ruletable.load_rules([curated_copy])
+    assert len(list(private_cache.glob("parsed-*.pickle"))) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed the rule files again")
+
+    monkeypatch.setattr(catalog, "load_rules", refuse)
+    again = ruletable.load_rules([curated_copy])
+    assert [r.code for r in again] == [r.code for r in first] and again == first
+
+
+@pytest.mark.parametrize("change", ["edit a rule", "corrupt the kept file"])
+def test_kept_rules_are_parsed_again_when_their_files_change_or_are_damaged(private_cache, curated_copy, change):
+    from sglang_lint import ruletable
+
+    ruletable.load_rules([curated_copy])
+    (kept,) = private_cache.glob("parsed-*.pickle")
+    if change == "edit a rule":
+        rule = next(curated_copy.glob("SGL001-*.toml"))
+        rule.write_text(rule.read_text().replace('title = "', 'title = "Edited: ', 1))
+    else:
+        kept.write_bytes(kept.read_bytes()[:100])
+    rules = ruletable.load_rules([curated_copy])
+    title = next(r.title for r in rules if r.code == "SGL001")
+    assert title.startswith("Edited: ") is (change == "edit a rule")
+
+
+def test_a_few_rule_files_are_read_without_a_kept_set_and_kept_sets_are_pruned(private_cache, tmp_path):
+    from sglang_lint.rulefile import KEEP_FROM, KEEP_SETS, read_tomls
+
+    paths = sorted((RULES / "derived").glob("SGL*.toml"))
+    read_tomls(paths[:3])
+    assert list(private_cache.glob("rules-*.marshal")) == []  # a few: parsed one by one
+    for start in range(KEEP_SETS + 3):  # as many edited folders: only the newest few are kept
+        read_tomls(paths[start:start + KEEP_FROM])
+    assert len(list(private_cache.glob("rules-*.marshal"))) == KEEP_SETS + 1  # (and the one just written)

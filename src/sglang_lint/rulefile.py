@@ -173,6 +173,8 @@ def read_tomls(paths: list[Path]) -> list[dict]:
     and kept together as marshal data under the hash of all their names and bytes, so that a
     run that changes no rule file parses none (tomllib takes 0.2 ms a file), and one that
     changes any parses them again."""
+    if len(paths) < KEEP_FROM:
+        return [read_toml(path) for path in paths]  # (each file's own parse is kept: read_toml)
     raws = []
     digest = hashlib.blake2b(sys.version.encode(), digest_size=16)
     for path in paths:
@@ -190,9 +192,26 @@ def read_tomls(paths: list[Path]) -> list[dict]:
     except (OSError, ValueError, EOFError, TypeError):
         pass
     parsed = [_parse(path, raw) for path, raw in zip(paths, raws)]
-    if paths:
-        keep_marshal(cached, parsed)
+    keep_marshal(cached, parsed)
+    _prune(cached)
     return parsed
+
+
+KEEP_FROM = 100  # fewer files than this are parsed one by one: a kept set for each few would pile up
+KEEP_SETS = 8  # kept sets of parsed rule files (other folders, versions, edits), newest first
+
+
+def _prune(keep: Path) -> None:
+    """Remove all but the newest :data:`KEEP_SETS` kept sets (and ``keep``): every edit of a
+    rule folder makes a new one."""
+    try:
+        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(keep.parent)
+                        if entry.name.startswith("rules-") and entry.name.endswith(".marshal")
+                        and entry.name != keep.name), reverse=True)
+        for _, old in found[KEEP_SETS:]:
+            os.remove(old)
+    except OSError:
+        pass  # another process pruned it first, or the cache is read-only: it only costs disk
 
 
 def _parse(path: Path, raw: bytes) -> dict:

@@ -28,8 +28,68 @@ def load_rule_file(path: Path) -> Rule:
 
 
 def load_rules(dirs: Iterable[Path] | None = None) -> tuple[Rule, ...]:
-    """Every rule file under the given folders (default: the shipped catalog), validated."""
-    return catalog.load_rules([default_rules_dir()] if dirs is None else dirs, CHECK_KINDS)
+    """Every rule file under the given folders (default: the shipped catalog), validated;
+    read once and kept, parsed, in the cache (:func:`kept_rules_path`): about a second of
+    every run over many files was parsing 5,000 rule files again."""
+    folders = [Path(d) for d in ([default_rules_dir()] if dirs is None else dirs)]
+    path = kept_rules_path(folders)
+    rules = _read_kept(path)
+    if rules is None:
+        rules = catalog.load_rules(folders, CHECK_KINDS)
+        _keep(path, rules)
+    return rules
+
+
+KEEP_RULE_SETS = 4  # kept parsed catalogs of other folders or versions, newest first
+
+
+def kept_rules_path(folders: Sequence[Path]) -> str:
+    """Where the folders' parsed rules are kept: named by the index's fingerprint of the rule
+    files (index.fingerprint: every TOML file, the tool's version, Python's) and by every
+    source file of this package (size and time), since the kept objects are what this code
+    made of the files: an edited check kind reads them again."""
+    import os
+    import sys
+
+    from sglang_lint.index import _digest, fingerprint
+    from sglang_lint.places import cache_folder
+
+    package = Path(__file__).resolve().parent
+    stamps = sorted(f"{p.relative_to(package)} {p.stat().st_size} {p.stat().st_mtime_ns}"
+                    for p in package.rglob("*.py"))
+    key = _digest("\n".join([fingerprint(folders), sys.version, *stamps]).encode("utf-8", "surrogateescape"))
+    return os.path.join(cache_folder(), "tables", f"parsed-{key}.pickle")
+
+
+def _read_kept(path: str) -> tuple[Rule, ...] | None:
+    """The kept rules, or None (none kept, or unreadable: read the files again)."""
+    import pickle
+
+    try:
+        with open(path, "rb") as stream:
+            rules = pickle.load(stream)
+    except Exception:  # missing, cut short, made by other classes: only costs a read of the files
+        return None
+    return rules if isinstance(rules, tuple) and all(isinstance(rule, Rule) for rule in rules) else None
+
+
+def _keep(path: str, rules: tuple[Rule, ...]) -> None:
+    import os
+    import pickle
+
+    try:
+        folder, name = os.path.split(path)
+        os.makedirs(folder, exist_ok=True)
+        temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+        with open(temporary, "wb") as stream:
+            pickle.dump(rules, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, path)
+        kept = sorted((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder)
+                      if entry.name.startswith("parsed-") and entry.name.endswith(".pickle") and entry.path != path)
+        for _, old in kept[:max(0, len(kept) - KEEP_RULE_SETS)]:
+            os.remove(old)
+    except Exception:  # a read-only cache, a rule that cannot be pickled: only costs time
+        pass
 
 
 @lru_cache(maxsize=None)
