@@ -314,3 +314,33 @@ def test_a_few_rule_files_are_read_without_a_kept_set_and_kept_sets_are_pruned(p
     for start in range(KEEP_SETS + 3):  # as many edited folders: only the newest few are kept
         read_tomls(paths[start:start + KEEP_FROM])
     assert len(list(private_cache.glob("rules-*.marshal"))) == KEEP_SETS + 1  # (and the one just written)
+
+
+def test_kept_rules_hold_the_same_singletons_as_parsed_ones():
+    # checks compare with ``is`` (a parameter's default ``is NOT_LITERAL``): a kept rule read back
+    # must hold those very objects, not copies (a copy once made every default a literal)
+    import dataclasses
+    import pickle
+
+    from sglang_lint.bindings import OPAQUE
+    from sglang_lint.checks.values import UNKNOWN as UNKNOWN_VALUE
+    from sglang_lint.pynames import NOT_LITERAL, UNKNOWN
+
+    singletons = {type(one): one for one in (NOT_LITERAL, UNKNOWN, UNKNOWN_VALUE, OPAQUE)}
+    pending, seen, found = [pickle.loads(pickle.dumps(default_rules()))], set(), set()
+    while pending:
+        item = pending.pop()
+        if id(item) in seen or isinstance(item, (str, bytes, int, float, type(None))):
+            continue
+        seen.add(id(item))
+        assert type(item) is not object, "an object() sentinel cannot survive a kept rule set"
+        if type(item) in singletons:
+            assert item is singletons[type(item)]
+            found.add(type(item))
+        elif isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, (tuple, list, set, frozenset)):
+            pending += list(item)
+        elif dataclasses.is_dataclass(item):
+            pending += [getattr(item, f.name) for f in dataclasses.fields(item)]
+    assert NOT_LITERAL.__class__ in found  # (the walk reaches the parameters' defaults)

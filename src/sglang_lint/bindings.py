@@ -26,6 +26,9 @@ class _Opaque:
     def __repr__(self) -> str:
         return "OPAQUE"
 
+    def __reduce__(self) -> str:  # (kept rules, ruletable.load_rules: unpickled as the one instance)
+        return "OPAQUE"
+
 
 OPAQUE = _Opaque()
 

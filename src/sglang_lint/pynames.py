@@ -33,6 +33,9 @@ class _NotLiteral:
     def __repr__(self) -> str:
         return "NOT_LITERAL"
 
+    def __reduce__(self) -> str:  # (kept rules, ruletable.load_rules: unpickled as the one instance)
+        return "NOT_LITERAL"
+
 
 NOT_LITERAL = _NotLiteral()  # what a literal reader returns for anything that is not one
 SCALARS = (str, int, float, bool)  # the literal types the checks compare
@@ -145,6 +148,9 @@ class _Unknown:
     __slots__ = ()
 
     def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __reduce__(self) -> str:
         return "UNKNOWN"
 
 

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 
 from sglang_lint import catalog
 from sglang_lint.catalog import Check, Rule, Target
-from sglang_lint.places import default_rules_dir
+from sglang_lint.places import cache_folder, default_rules_dir
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
 from sglang_lint.checks.server_args import ServerArgsCheck
@@ -52,7 +52,6 @@ def kept_rules_path(folders: Sequence[Path]) -> str:
     import sys
 
     from sglang_lint.index import _digest, fingerprint
-    from sglang_lint.places import cache_folder
 
     package = Path(__file__).resolve().parent
     stamps = sorted(f"{p.relative_to(package)} {p.stat().st_size} {p.stat().st_mtime_ns}"

@@ -16,6 +16,9 @@ class _Unknown:
     def __repr__(self) -> str:
         return "?"
 
+    def __reduce__(self) -> str:  # (kept rules, ruletable.load_rules: unpickled as the one instance)
+        return "UNKNOWN"
+
     def __bool__(self) -> bool:  # never decided by Python's truth: a bug if it is
         raise TypeError("an unknown value has no truth")
 
