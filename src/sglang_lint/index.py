@@ -37,7 +37,7 @@ import sys
 import zlib
 
 from sglang_lint import __version__
-from sglang_lint.places import cache_folder, keep_marshal, rules_folder, shipped_rules_folder
+from sglang_lint.places import cache_folder, keep_marshal, prune_kept, rules_folder, shipped_rules_folder
 
 FORMAT = 8
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
@@ -171,19 +171,8 @@ def _build_and_keep(path: str, folders: tuple) -> tuple:
     names, details = build(folders)
     names_blob, details_blob = marshal.dumps(names), marshal.dumps(details)
     keep_marshal(path, (FORMAT, _digest(names_blob), names_blob, _digest(details_blob), details_blob))
-    _prune(os.path.dirname(path), keep=os.path.basename(path))
+    prune_kept(path, "index-", ".marshal", KEEP_INDEXES)
     return names, details
-
-
-def _prune(folder: str, keep: str) -> None:
-    """Remove all but the newest :data:`KEEP_INDEXES` index files (and ``keep``)."""
-    try:
-        found = [(entry.stat().st_mtime_ns, entry.name) for entry in os.scandir(folder)
-                 if entry.name.startswith("index-") and entry.name.endswith(".marshal") and entry.name != keep]
-        for _, name in sorted(found, reverse=True)[KEEP_INDEXES:]:
-            os.remove(os.path.join(folder, name))
-    except OSError:
-        pass  # another process pruned it first, or the cache is read-only: it only costs disk
 
 
 def fingerprint(dirs) -> str:

@@ -46,16 +46,42 @@ def cache_home():
 
 
 def keep_marshal(path, data) -> None:
-    """Write ``data`` as marshal to ``path`` (a str or a Path), atomically (a temporary file,
-    then a rename); a cache that cannot be written only costs time."""
-    path = os.fspath(path)
+    """Write ``data`` as marshal to ``path`` (a str or a Path), atomically (:func:`keep_file`);
+    a cache that cannot be written only costs time."""
     try:
         blob = marshal.dumps(data)
+    except ValueError:
+        return
+    keep_file(path, blob)
+
+
+def keep_file(path, blob: bytes) -> bool:
+    """Write ``blob`` to ``path`` (a str or a Path) atomically: a temporary file, then a
+    rename, so that a reader never sees half of it. False when the cache cannot be written
+    (it only costs time)."""
+    path = os.fspath(path)
+    try:
         folder, name = os.path.split(path)
         os.makedirs(folder, exist_ok=True)
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
         with open(temporary, "wb") as stream:
             stream.write(blob)
         os.replace(temporary, path)
-    except (OSError, ValueError):
-        pass
+        return True
+    except OSError:
+        return False
+
+
+def prune_kept(path, prefix: str, suffix: str, count: int) -> None:
+    """Remove all but the newest ``count`` files named ``prefix...suffix`` beside ``path`` (a
+    file just kept, which stays): each cache of this kind grows by one file whenever its
+    inputs change (a rule edited, another folder or version)."""
+    folder, keep = os.path.split(os.fspath(path))
+    try:
+        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder)
+                        if entry.name.startswith(prefix) and entry.name.endswith(suffix) and entry.name != keep),
+                       reverse=True)
+        for _, old in found[count:]:
+            os.remove(old)
+    except OSError:
+        pass  # another process pruned it first, or the cache is read-only: it only costs disk

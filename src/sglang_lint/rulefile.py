@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from sglang_lint.places import cache_home, keep_marshal
+from sglang_lint.places import cache_home, keep_marshal, prune_kept
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -193,25 +193,12 @@ def read_tomls(paths: list[Path]) -> list[dict]:
         pass
     parsed = [_parse(path, raw) for path, raw in zip(paths, raws)]
     keep_marshal(cached, parsed)
-    _prune(cached)
+    prune_kept(cached, "rules-", ".marshal", KEEP_SETS)
     return parsed
 
 
 KEEP_FROM = 100  # fewer files than this are parsed one by one: a kept set for each few would pile up
 KEEP_SETS = 8  # kept sets of parsed rule files (other folders, versions, edits), newest first
-
-
-def _prune(keep: Path) -> None:
-    """Remove all but the newest :data:`KEEP_SETS` kept sets (and ``keep``): every edit of a
-    rule folder makes a new one."""
-    try:
-        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(keep.parent)
-                        if entry.name.startswith("rules-") and entry.name.endswith(".marshal")
-                        and entry.name != keep.name), reverse=True)
-        for _, old in found[KEEP_SETS:]:
-            os.remove(old)
-    except OSError:
-        pass  # another process pruned it first, or the cache is read-only: it only costs disk
 
 
 def _parse(path: Path, raw: bytes) -> dict:

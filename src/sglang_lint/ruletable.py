@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 
 from sglang_lint import catalog
 from sglang_lint.catalog import Check, Rule, Target
-from sglang_lint.places import cache_folder, default_rules_dir
+from sglang_lint.places import cache_folder, default_rules_dir, keep_file, prune_kept
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
 from sglang_lint.checks.server_args import ServerArgsCheck
@@ -54,8 +54,8 @@ def kept_rules_path(folders: Sequence[Path]) -> str:
     from sglang_lint.index import _digest, fingerprint
 
     package = Path(__file__).resolve().parent
-    stamps = sorted(f"{p.relative_to(package)} {p.stat().st_size} {p.stat().st_mtime_ns}"
-                    for p in package.rglob("*.py"))
+    stamps = sorted(f"{p.relative_to(package)} {stat.st_size} {stat.st_mtime_ns}"
+                    for p in package.rglob("*.py") for stat in [p.stat()])
     key = _digest("\n".join([fingerprint(folders), sys.version, *stamps]).encode("utf-8", "surrogateescape"))
     return os.path.join(cache_folder(), "tables", f"parsed-{key}.pickle")
 
@@ -73,22 +73,14 @@ def _read_kept(path: str) -> tuple[Rule, ...] | None:
 
 
 def _keep(path: str, rules: tuple[Rule, ...]) -> None:
-    import os
     import pickle
 
     try:
-        folder, name = os.path.split(path)
-        os.makedirs(folder, exist_ok=True)
-        temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as stream:
-            pickle.dump(rules, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)
-        kept = sorted((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder)
-                      if entry.name.startswith("parsed-") and entry.name.endswith(".pickle") and entry.path != path)
-        for _, old in kept[:max(0, len(kept) - KEEP_RULE_SETS)]:
-            os.remove(old)
-    except Exception:  # a read-only cache, a rule that cannot be pickled: only costs time
-        pass
+        blob = pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a rule that cannot be pickled: it only costs time
+        return
+    if keep_file(path, blob):
+        prune_kept(path, "parsed-", ".pickle", KEEP_RULE_SETS)
 
 
 @lru_cache(maxsize=None)
