@@ -21,6 +21,7 @@ LAYERS = [
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
     {"textscan"},  # source read as bytes: a call's text, a logical line, a whole word
+    {"text_bindings"},  # the values a file's statements bind a name to, read from its text
     {"catalog", "syntax", "screen", "launch_paths", "positions"},
     {"argv_screen"},  # the screen of a list of launch flags (over screen's facts)
     # the bindings of a file, and the resolver that reads them

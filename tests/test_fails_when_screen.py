@@ -102,6 +102,23 @@ FORMS = [
     "if (x := {value}) is not None:\n    {call}\n",
     "class K:\n    x = {value}\n    {call}\n",
     "def g():\n    global x\n    x = {value}\ng()\n{call}",
+    # the values the text screen reads off each binding (screen.py ``_assigned_values``)
+    "def f(x):\n    {call}\nf(x={value})\n",
+    "def f(y, x):\n    {call}\nf(1,\n  x={value})\n",
+    "def f(x: object = {value}):\n    {call}\n",
+    "x: dict[str, object] = {value}\n{call}",
+    "x = (\n    {value}\n)  # note\n{call}",
+    "if flag: x = {value}\n{call}",
+    "y = x = {value}\n{call}",
+    "x = y = {value}\n{call}",
+    "x = {value}; y = 1\n{call}",
+    "print(f'{{(x := {value})}}')\n{call}",
+    "for x in [{value}]:\n    {call}\n",
+    "x, *rest = {value}, {other}\n{call}",
+    "(x,) = ({value},)\n{call}",
+    "x = make()\nx.attr = {value}\n{call}",
+    "x = {value}\ntable[x] = {other}\n{call}",
+    "print('x = {value}')  # x = {value}\nx = make()\n{call}",
 ]
 
 
@@ -270,6 +287,18 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
         ("def f(y):\n    plan_layers(y, 8)\n", False),
         ("for n in range(3):\n    plan_layers(n, 8)\n", False),
         ("def f(n):\n    if n == 3:\n        plan_layers(n, 8)\n", False),
+        # what the file assigns the name, read statement by statement (screen.py ``_assigned_values``)
+        ("def f(n=9):\n    plan_layers(n, 8)\n", False),  # a parameter's default: not read by the engine
+        ("def f(n):\n    plan_layers(n, 8)\nf(n=9)\n", False),  # a keyword argument binds nothing here
+        ("n = make()\nplan_layers(n, 8)\n", False),  # a value the engine cannot know
+        ("n = other = make()\n# n = 9\nprint('n = 9')\nn.x = 9\nd[n] = 9\nplan_layers(n, 8)\n", False),
+        ("def f(n: dict[str, int] = {}):\n    plan_layers(n, 8)\n", False),
+        ("n = 9\nplan_layers(n, 8)\n", True),  # a literal
+        ("n = make()\nm = n\nplan_layers(m, 8)\n", False),  # through a name, to what it holds
+        ("n = 9\nm = n\nplan_layers(m, 8)\n", True),
+        ("n: dict[str, int] = 9\nplan_layers(n, 8)\n", True),
+        ("print(f'{(n := 9)}')\nplan_layers(n, 8)\n", True),  # ``:=`` in an f-string
+        ("n, m = 9, 1\nplan_layers(n, 8)\n", True),  # an unpacking: unsure
         # what the file's words may make known: read on the ast
         ("def f(self):\n    backend_path(objects_module.Backend.VMOBA)\n", True),  # a module alias heads it
         ("class Mode:\n    VMOBA = 1\ndef f():\n    backend_path(Mode.VMOBA)\n", True),  # a class of the file

@@ -199,7 +199,25 @@ CALL = 'popen_launch_server("m", "u", 600, other_args={})\n'
         ('args = make_args()\nargs += ["--tp-sizee"]\n' + CALL.format("args"), True),
         ("def launch(args):\n    " + CALL.format("args"), False),  # a parameter no call feeds
         ("def launch(args):\n    " + CALL.format("args") + 'launch(["--tp-sizee", "2"])\n', True),  # a wrapper
-        ("class T:\n    def launch(self):\n        " + CALL.format("self.args"), True),  # a class's list
+        ("def launch(args):\n    " + CALL.format("args") + 'launch(["--tp-size", "2"])\n', False),  # fed clean
+        ("def launch(args):\n    " + CALL.format("args") + "launch(make_args())\n", False),  # fed unknowable
+        ("def launch(args):\n    " + CALL.format("args + ['--tp', '2']") + 'launch(["--tp-sizee"])\n', True),
+        ("class T:\n    def launch(self):\n        " + CALL.format("self.args"), False),  # no value anywhere
+        ("class T:\n    args = ['--tp-sizee', '2']\n    def launch(self):\n        " + CALL.format("self.args"),
+         True),  # a class's list
+        ("class T:\n    args = ['--tp-size', '2']\n    def launch(self):\n        " + CALL.format("self.args"),
+         False),  # a class's list, every word fine
+        ("class T:\n    def setup(self):\n        self.args = ['--tp-sizee']\n    def launch(self):\n        "
+         + CALL.format("self.args"), True),  # the list a method sets
+        ("class T:\n    args: list = []\n    def launch(self):\n        " + CALL.format("['--tp-size', *self.args]"),
+         False),  # a class default that is empty
+        ("class T:\n    args: list = []\n    def launch(self):\n        self.args.append('--tp-sizee')\n        "
+         + CALL.format("['--tp-size', *self.args]"), True),  # changed in place: unsure
+        ("args = make_args()\nargs = args + ['--tp-size', '2']\n" + CALL.format("args"), False),  # x = x + [...]
+        ("args = make_args()\nargs = args + ['--tp-sizee', '2']\n" + CALL.format("args"), True),
+        (CALL.format("['--tp-size', '2'] + make_args() + ['--trust-remote-code']"), False),  # a concatenation
+        (CALL.format("['--tp-size'] + ['2', '--attention-backend', 'tritn']"), True),  # read together
+        ("for args in ([], ['--tp-sizee']):\n    " + CALL.format("args"), False),  # a loop target: not followed
         (CALL.format("config.args"), False),
         ("from os import environ as args\n" + CALL.format("args"), False),  # an import is no list
     ],
@@ -208,10 +226,14 @@ def test_argv_list_decisions(body, may_fire):
     """A list of flags goes on only where built.py may know a word of it."""
     source = LAUNCH_IMPORT + body
     assert default_ruleset().may_match(source) is may_fire
+    found = [d.code for d in lint(source, None, UNSCREENED)]
     if not may_fire:
-        assert lint(source, None, UNSCREENED) == []
-    elif "tp-sizee" in body and "def " not in body and "self." not in body:
-        assert [d.code for d in lint(source, None, UNSCREENED)] == ["SGL009"]
+        assert found == []
+    elif "tp-sizee" in body and "append" not in body:  # (an in-place change: the engine knows nothing)
+        assert found == ["SGL009"]
+    elif "tritn" in body:
+        assert found == ["SGL007"]
+    assert [d.code for d in lint(source, None)] == found
 
 
 @pytest.mark.parametrize(
@@ -227,7 +249,12 @@ def test_argv_list_decisions(body, may_fire):
         # what the engine may know more of: a name, an f-string's prefix, a ``*`` list
         ('["--tp-size", TP]', "may"),
         ('[f"--tp-sizee={tp}"]', ["SGL009"]),
-        ('["--trust-remote-code", *EXTRA]', "may"),
+        ('[f"--tp-size={tp}", f"--attention-backend={backend}"]', None),  # an f-string's literal prefix
+        ('[f"--tp-size={tp}", f"--speculative-dflash-block-size=0"]', ["SGL010"]),
+        ('["--speculative-dflash-block-size", "0"]', ["SGL010"]),  # relations: a field of one set
+        ('["--trust-remote-code", *EXTRA]', None),  # a list it cannot read: one unknown word
+        ('["--trust-remote-code", *make_args(), "--tp-size", "2"]', None),
+        ('["--trust-remote-code", *[FLAG]]', "may"),
     ],
 )
 def test_a_display_of_flags_is_judged_by_its_check(args, codes):

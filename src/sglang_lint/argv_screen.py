@@ -1,15 +1,19 @@
 """The call-site screen of a check on a list of launch flags (server_args.py): could
-built.py know a word of the list the call passes? (screen.py's stages read it like any
-other screen.)"""
+built.py know a word of the list the call passes, and could the check find anything in the
+words it knows? (screen.py's stages read it like any other screen.)"""
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from typing import Callable
 
-from sglang_lint.ast_scopes import IMPORTED, VALUE
+from sglang_lint.ast_scopes import IMPORTED, OPAQUE, PARAM, VALUE
 from sglang_lint.screen import FileFacts, ScopedFacts, argument
+
+MAX_DEPTH = 8  # past it the screen is unsure (yes)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def argv_screen(name: str | None, position: int | None, marker: str | None = None,
@@ -17,74 +21,199 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
     literal must name it (``sglang.launch_server``) to start an sglang server. ``judge``: the
     check's own verdict on a display's elements (True, False, or None: not sure), for a list
-    of flags written out at the call."""
+    of flags whose words built.py reads from displays (server_args.py ``_display_judge``)."""
+    flags = ListReading(judge, follow=True)
+    command = ListReading(None, follow=False)
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
         found = argument(call, name, position, facts)
         if found is None:
             return False
-        if isinstance(found, ast.List) and marker is not None:
+        if isinstance(found, bool):
+            return found
+        if isinstance(found, ast.Constant):
+            return isinstance(found.value, str) and (marker is None or marker in found.value or "serve" in found.value)
+        if isinstance(found, ast.JoinedStr):
+            return True  # an f-string command line: shell words, its holes opaque
+        if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
+            return flags.may_know(found, facts)
+        if isinstance(found, ast.List):
             texts = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None for e in found.elts]
             if None in texts:
                 return True
             serve = any(a.rsplit("/", 1)[-1] == "sglang" and b == "serve" for a, b in zip(texts, texts[1:]))
             return serve or any(marker in text for text in texts)
-        if isinstance(found, ast.Constant):
-            return isinstance(found.value, str) and (marker is None or marker in found.value or "serve" in found.value)
-        if isinstance(found, ast.JoinedStr):
-            return True  # an f-string command line: shell words, its holes opaque
-        if isinstance(found, bool):
-            return found
-        if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
-            if judge is not None and isinstance(found, (ast.List, ast.Tuple)):
-                verdict = judge(found.elts)
-                if verdict is not None:
-                    return verdict
-            return _list_may_know(found, facts)
-        if isinstance(found, (ast.List, ast.BinOp, ast.Call, ast.Subscript)):
+        if isinstance(found, (ast.BinOp, ast.Call, ast.Subscript)):
             return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
-        return _list_may_know(found, facts)
+        # (a command line: its words are judged after the launcher, wherever that is written)
+        return command.may_know(found, facts)
 
     return screen
 
 
-def _list_may_know(node: ast.expr, facts: FileFacts, depth: int = 0) -> bool:
-    """Could built.py (``Builder.list_of``) know a word of this list expression? A display,
-    a concatenation of one, a copy (``x[:]``, ``x.copy()``, ``list(x)``, ``copy.copy(x)``),
-    a name it follows, ``self.x``/``cls.x``; any other expression (a call, ``sys.argv[1:]``,
-    ``x or []``, ``a if c else b``) is a list it knows nothing of."""
-    if depth > 8:
-        return True
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _list_may_know(node.left, facts, depth + 1) or _list_may_know(node.right, facts, depth + 1)
+@dataclass(frozen=True)
+class ListReading:
+    """How the screen reads a list expression. ``judge``: the check's verdict on the words of
+    a whole list written out (None: any list with a word it may know is a "may"); ``follow``:
+    judge what ``self.x`` and a wrapper's parameter stand for (else any value is a "may")."""
+
+    judge: Callable | None
+    follow: bool
+
+    def may_know(self, node: ast.expr, facts: FileFacts, depth: int = 0, whole: bool = True,
+                 seen: frozenset = frozenset()) -> bool:
+        """Could built.py (``Builder.list_of``) know a word of this list expression on which
+        the check may find something? A display, a concatenation of one, a copy (``x[:]``,
+        ``x.copy()``, ``list(x)``, ``copy.copy(x)``), a name it follows to its values,
+        ``self.x``/``cls.x`` (each value the file gives it), a wrapper's parameter (what the
+        wrapper's calls in the file pass, which the engine judges as a list of its own there);
+        any other expression (a call, ``sys.argv[1:]``, ``x or []``, ``a if c else b``) is a
+        list it knows nothing of. ``whole``: ``node`` is the whole list, not a part of a
+        concatenation (whose words the check reads together); ``seen``: the bindings being
+        read (``x = x + [...]`` reads the other bindings of ``x``)."""
+        if depth > MAX_DEPTH:
+            return True
+        judge = self.judge if whole else None
+        if isinstance(node, (ast.List, ast.Tuple)):
+            verdict = judge(node.elts, DisplayReader(self, facts, depth + 1, seen)) if judge is not None else None
+            return True if verdict is None else verdict
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            if judge is not None:
+                reader = DisplayReader(self, facts, depth + 1, seen)
+                joined = reader.joined(node)
+                verdict = judge(joined, reader) if joined is not None else None
+                if verdict is not None:
+                    return verdict
+            return self.may_know(node.left, facts, depth + 1, False, seen) or self.may_know(
+                node.right, facts, depth + 1, False, seen)
+        copied = _copied(node)
+        if copied is not None:
+            return self.may_know(copied, facts, depth + 1, whole, seen)
+        if isinstance(node, (ast.Subscript, ast.Call)):
+            return False  # a part (``x[1:]``) or a call's list: built.py knows nothing of it
+        if isinstance(node, ast.Attribute):
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                return False  # built.py follows only a class's own list
+            if not isinstance(facts, ScopedFacts):
+                return True
+            # every value the file gives the attribute (a superset of the versions built.py
+            # reads: the enclosing class's, or the ones its methods set), each read alone
+            values = facts.syntax.attribute_values(node.attr)
+            if not self.follow:
+                return bool(values)
+            return any(value is None or self.may_know(value, facts.facts, depth + 1, whole, seen) for value in values)
+        if not isinstance(node, ast.Name):
+            return False
+        return self._name_may_know(node.id, facts, depth, whole, seen)
+
+    def _name_may_know(self, name: str, facts: FileFacts, depth: int, whole: bool, seen: frozenset) -> bool:
+        if not isinstance(facts, ScopedFacts):  # the text screen: the name's bindings are not read yet
+            return facts.name_may_be_known(name, displays=True) or facts.assigned_anyhow(name)
+        found = facts.syntax.lookup(name, facts.scopes)
+        if found is None:
+            return False  # unbound here: built.py has no version of it
+        if re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\.\s*(?:append|extend|insert)\s*\(", facts.facts.data):
+            return True  # words added in steps (after a part it may not know)
+        owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
+        for binding in found[0]:
+            kind = binding[0]
+            if kind == VALUE:
+                if id(binding[1]) not in seen and self.may_know(
+                        binding[1], owner, depth + 1, whole, seen | {id(binding[1])}):
+                    return True
+            elif kind == PARAM:
+                function = binding[1]
+                if not self.follow or not isinstance(function, _FUNCTIONS):
+                    return True  # a lambda's: its calls are not followed here
+                if any(passed is True or self.may_know(passed[0], passed[1], depth + 1)
+                       for passed in owner.wrapper_arguments(name, function, found[1])):
+                    return True  # a wrapper: a call of it in the file may pass a list with such a word
+            elif kind not in (IMPORTED, OPAQUE):
+                return True  # ``+=``, a ``global``: unsure
+        return False
+
+
+_UNSURE = ListReading(None, follow=False)
+
+
+@dataclass
+class DisplayReader:
+    """What the display judge (server_args.py ``_display_judge``) asks of the file about the
+    parts of one list: how many words a ``*x`` makes, an f-string's source."""
+
+    reading: ListReading
+    facts: FileFacts
+    depth: int
+    seen: frozenset
+
+    def starred_words(self, node: ast.expr) -> int | None:
+        """How many words built.py makes of ``*node`` in a display, where the screen can tell:
+        1 for a list it knows nothing of (one unknown word, built.py ``UNKNOWN_LIST``), 0 for
+        ``self.x``/``cls.x`` whose every value in the file is an empty display and which
+        nothing changes in place (a class's default ``other_args = []``); None otherwise."""
+        facts = self.facts
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") \
+                and isinstance(facts, ScopedFacts):
+            values = facts.syntax.attribute_values(node.attr)
+            changed = re.search(rb"\b(?:self|cls)\s*\.\s*" + node.attr.encode() + rb"\s*[.\[]", facts.facts.data)
+            if values and not changed and all(isinstance(v, (ast.List, ast.Tuple)) and not v.elts for v in values):
+                return 0
+        if isinstance(node, ast.Name) and self.reading.follow and isinstance(facts, ScopedFacts):
+            found = facts.syntax.lookup(node.id, facts.scopes)
+            if found is not None and all(b[0] == PARAM and isinstance(b[1], _FUNCTIONS) for b in found[0]):
+                # a wrapper's parameter: one unknown word here (built.py ``Gap``); what the
+                # wrapper's calls pass is judged there, as a list of its own
+                owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
+                return None if any(
+                    passed is True or self.reading.may_know(passed[0], passed[1], self.depth + 1)
+                    for binding in found[0] for passed in owner.wrapper_arguments(node.id, binding[1], found[1])
+                ) else 1
+        return None if _UNSURE.may_know(node, facts, self.depth, False, self.seen) else 1
+
+    def joined(self, node: ast.BinOp) -> list[ast.expr] | None:
+        """A concatenation ``[...] + x + [...]`` as the display built.py's ``_joined`` reads
+        it (``[..., *x, ...]``), when the words of each part that is no display can be told."""
+        parts: list[ast.expr] = []
+        pending: list[ast.expr] = [node]
+        while pending:
+            part = pending.pop()
+            if isinstance(part, ast.BinOp) and isinstance(part.op, ast.Add):
+                pending += [part.right, part.left]
+            elif isinstance(part, (ast.List, ast.Tuple)):
+                parts += part.elts
+            elif self.starred_words(part) is not None:
+                parts.append(ast.Starred(part, ast.Load()))
+            else:
+                return None
+        return parts
+
+    def source_of(self, node: ast.expr) -> str | None:
+        """The source text of a one-line expression (None where positions may be off: a
+        document parsed again in parts, ast_reparse.py)."""
+        if not isinstance(self.facts, ScopedFacts):
+            return None
+        syntax = self.facts.syntax
+        if syntax.shifts is not None or node.lineno != node.end_lineno:
+            return None
+        start = syntax.starts[node.lineno - 1]
+        return syntax.data[start + node.col_offset:start + node.end_col_offset].decode("utf-8", "replace")
+
+
+def _copied(node: ast.expr) -> ast.expr | None:
+    """What ``x[:]``, ``x.copy()``, ``list(x)``, ``copy(x)``, ``deepcopy(x)`` copy (a superset
+    of built.py ``_copied``: any function of those names)."""
     if isinstance(node, ast.Subscript):
-        whole = isinstance(node.slice, ast.Slice) and node.slice.lower is None and node.slice.upper is None \
-            and node.slice.step is None
-        return whole and _list_may_know(node.value, facts, depth + 1)
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args and not node.keywords:
-            return _list_may_know(func.value, facts, depth + 1)  # x.copy()
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if name in ("list", "copy", "deepcopy") and len(node.args) == 1 and not node.keywords \
-                and not isinstance(node.args[0], ast.Starred):
-            return _list_may_know(node.args[0], facts, depth + 1)
-        return False
-    if isinstance(node, ast.Attribute):
-        return isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")  # a class's list
-    if not isinstance(node, ast.Name):
-        return False
-    if not isinstance(facts, ScopedFacts):  # the text screen: the name's bindings are not read yet
-        return facts.name_may_be_known(node.id, displays=True) or facts.assigned_anyhow(node.id)
-    found = facts.syntax.lookup(node.id, facts.scopes)
-    if found is None:
-        return False  # unbound here: built.py has no version of it
-    if re.search(rb"\b" + re.escape(node.id.encode()) + rb"\s*\.\s*(?:append|extend|insert)\s*\(", facts.facts.data):
-        return True  # words added in steps (after a part it may not know)
-    owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
-    # a parameter (the wrapper's callers' list), ``+=``, a ``global``, a loop target: unsure;
-    # an import or a ``def`` is no list
-    return any(binding[0] != IMPORTED and (binding[0] != VALUE or _list_may_know(binding[1], owner, depth + 1))
-               for binding in found[0])
+        whole = node.slice
+        if isinstance(whole, ast.Slice) and whole.lower is None and whole.upper is None and whole.step is None:
+            return node.value
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "copy" and not node.args and not node.keywords:
+        return func.value
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name in ("list", "copy", "deepcopy") and len(node.args) == 1 and not node.keywords \
+            and not isinstance(node.args[0], ast.Starred):
+        return node.args[0]
+    return None

@@ -73,6 +73,7 @@ class AstFile:
     _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
     _called: dict[str, bool] = field(default_factory=dict)
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
+    _attribute_writes: dict[str, list[ast.expr | None]] | None = None
 
     @classmethod
     def read(cls, data: bytes, tree: ast.Module | None = None, module: str | None = None,
@@ -169,6 +170,33 @@ class AstFile:
             self._called[name] = calls > len(re.findall(rb"\bdef[ \t]+" + word + rb"[ \t]*\(", self.data))
         return self._called[name]
 
+    def attribute_values(self, attr: str) -> list[ast.expr | None]:
+        """Every value ``self.attr``/``cls.attr`` may be given (built.py ``_attribute``): a
+        class body's binding of ``attr`` (any class of the file), ``self.attr = ...`` or
+        ``cls.attr = ...`` anywhere; None for one the screen cannot read (unpacking into it, a
+        class-body binding that is no value)."""
+        if self._attribute_writes is None:
+            self._attribute_writes = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Assign):
+                    targets, value = node.targets, node.value
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    targets, value = [node.target], node.value
+                else:
+                    continue
+                for target in targets:
+                    if isinstance(target, (ast.Tuple, ast.List)):
+                        for element in ast.walk(target):
+                            if _self_attribute(element):
+                                self._attribute_writes.setdefault(element.attr, []).append(None)
+                    elif _self_attribute(target):
+                        self._attribute_writes.setdefault(target.attr, []).append(value)
+        values = list(self._attribute_writes.get(attr, ()))
+        for node, _ in self.classes():
+            for binding in self.bindings(node).get(attr, ()):
+                values.append(binding[1] if binding[0] == VALUE else None)
+        return values
+
     def classes(self) -> list[tuple[ast.ClassDef, tuple]]:
         """Every class statement of the file, with the scopes it sits in."""
         if self._classes is None:
@@ -234,6 +262,10 @@ class AstFile:
             if found:
                 return found, scopes[: depth + 1]
         return None
+
+
+def _self_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
 
 
 # Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``): the

@@ -39,7 +39,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite
-from sglang_lint.textscan import call_text, may_assign, qualifying_names, scan_to_end, string_end, whole_word
+from sglang_lint.textscan import (
+    BracketMap, call_text, may_assign, qualifying_names, string_end, whole_word,
+)
+from sglang_lint.text_bindings import BINDING, assigned_values, statement_value
 from sglang_lint.pynames import (
     MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
@@ -59,6 +62,7 @@ class FileFacts:
     _called_params: set[str] | None = None
     _ast: AstFile | None | bool = False
     _qualifying: frozenset | None = None
+    _brackets: BracketMap | None = None
 
     def syntax(self) -> AstFile | None:
         """The file's ast facts (ast_scopes.py), read on first need; None when it does not parse."""
@@ -187,7 +191,7 @@ class FileFacts:
         while index >= 0:
             end = index + len(name)
             if whole_word(data, index, end):
-                match = _BINDING.match(data, end)
+                match = BINDING.match(data, end)
                 # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
                 if match is not None and _previous_byte(data, index) not in _NOT_BINDING_BEFORE:
                     if match.group("walrus") or (match.group("literal") and not strict):
@@ -214,10 +218,25 @@ class FileFacts:
             self._qualifying = qualifying_names(self.data)
         return head.encode() in self._qualifying
 
-    def may_hold_value(self, name: str) -> bool:
+    def may_hold_value(self, name: str, known: Callable | None = None, reading: object = None) -> bool:
         """Could a bare ``name`` have a binding the engine evaluates (an assignment, or a
-        ``global``: unsure)?"""
-        return may_assign(self.data, name.encode()) or self.may_qualify(name)
+        ``global``: unsure)? ``known(value)``: could the engine know this value assigned to
+        it (asked of each statement ``name = value`` of the file; any other way the text may
+        bind it is a yes); ``reading``: what ``known``'s answers depend on (they are kept)."""
+        if self.may_qualify(name):
+            return True
+        if known is None:
+            return may_assign(self.data, name.encode())
+        key = ("value", name, id(reading))
+        if key not in self._bound:
+            self._bound[key] = True  # (``x = x + 1``: while its values are read, unsure)
+            self._bound[key] = any(value is None or known(value) for value in self._assigned_values(name.encode()))
+        return self._bound[key]
+
+    def _assigned_values(self, name: bytes):
+        if self._brackets is None:
+            self._brackets = BracketMap(self.data)
+        return assigned_values(self.data, self._brackets, name)
 
     def assigned_anyhow(self, name: str) -> bool:
         """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),
@@ -277,30 +296,36 @@ class ScopedFacts:
 
     def _wrapper_may_fail(self, name: str, function: ast.AST, owner: tuple, fails, enum, strict: bool) -> bool:
         """``name`` is a parameter of ``function`` (whose scope chain is ``owner``): could a
-        call of it in the file pass a value the check fails (reach.py ``parameter_wrapper``,
-        ``calls_of``: ``f(...)``, or ``self.f(...)`` for a method; its position counted
-        without ``self``)?"""
+        call of it in the file pass a value the check fails?"""
+        return any(passed is True or value_may_be_known(passed[0], passed[1], fails, enum, strict)
+                   for passed in self.wrapper_arguments(name, function, owner))
+
+    def wrapper_arguments(self, name: str, function: ast.AST, owner: tuple):
+        """What the calls of ``function`` in the file pass for its parameter ``name`` (reach.py
+        ``parameter_wrapper``, ``calls_of``: ``f(...)``, or ``self.f(...)`` for a method; its
+        position counted without ``self``): ``(expression, the call's facts)`` each, or True
+        where the screen cannot tell (a call in an f-string, a ``**`` mapping it may hold)."""
         args = function.args
         positional = [a.arg for a in (*args.posonlyargs, *args.args)]
         if name not in positional and name not in {a.arg for a in args.kwonlyargs}:
-            return False  # ``*args``, ``**kwargs``: the engine binds no parameter it follows
+            return  # ``*args``, ``**kwargs``: the engine binds no parameter it follows
         method = len(owner) > 1 and isinstance(owner[-2], ast.ClassDef) and not any(
             ast_dotted_name(d) == "staticmethod" for d in function.decorator_list)
         position = positional.index(name) - method if name in positional else None
         if position is not None and position < 0:
-            return False  # ``self`` itself
+            return  # ``self`` itself
         for site in self.syntax.calls_named(function.name, methods=method):
             if site is True:
-                return True  # (in an f-string)
+                yield True  # (in an f-string)
+                continue
             if site.expected_raise:
                 continue  # (the engine makes no site of a negative test's call)
             at_call = ScopedFacts(self.facts, self.syntax, site.scopes, self.depth + 1)
             passed = argument(site.call, name, position, at_call)
-            if passed is None or passed is False:
-                continue
-            if passed is True or value_may_be_known(passed, at_call, fails, enum, strict):
-                return True
-        return False
+            if passed is True:
+                yield True
+            elif passed is not None and passed is not False:
+                yield passed, at_call
 
     def name_may_be_known(
         self, name: str, strict: bool = False, attributes: bool = False, displays: bool = False
@@ -391,7 +416,7 @@ def _never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) 
     never evaluates: a call, a subscript, ``await``...; an attribute unless ``attributes``
     (enum members); a list, a dict or an operation unless ``displays`` (argv lists)?
     False when unsure."""
-    text = _statement_value(data, start)
+    text = statement_value(data, start)
     if text is None:
         return False
     if _ends_with_comma(text):
@@ -446,19 +471,14 @@ def _code_of_line(line: bytes) -> bytes:
     return line
 
 
-def _statement_value(data: bytes, start: int) -> bytes | None:
-    """The text from ``start`` to the end of its logical line (brackets and strings
-    followed across lines), or None past :data:`_MAX_CALL` bytes."""
-    end = scan_to_end(data, start, until_newline=True)
-    return data[start:end] if end is not None else None
-
-
 _NEVER_EVALUATED = (
     ast.Call, ast.Subscript, ast.Await, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
     ast.GeneratorExp, ast.Compare, ast.JoinedStr,
 )
 
 
+_DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
+_PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
 _NOT_BINDING_BEFORE = frozenset(b":.")  # ints: _previous_byte gives -1 at the start of the file
 
 
@@ -467,14 +487,6 @@ def _previous_byte(data: bytes, index: int) -> int:
     while index >= 0 and data[index] in b" \t":
         index -= 1
     return data[index] if index >= 0 else -1
-
-
-_BINDING = re.compile(
-    rb"[ \t]*(?:(?P<walrus>:=)|(?::[^=,()\n]*)?(?P<equals>=)(?!=)[ \t]*"
-    rb"(?P<literal>[-\"'0-9.]|[rRbBuUfF]{1,2}[\"']|None\b|True\b|False\b)?)"
-)
-_DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
-_PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
 
 
 class _Everything(set):

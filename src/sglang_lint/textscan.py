@@ -5,6 +5,7 @@ this way."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -64,6 +65,69 @@ def scan_to_end(data: bytes, start: int, until_newline: bool) -> int | None:
     return None
 
 
+class BracketMap:
+    """Where the brackets of a text open and close, and where its strings and comments are
+    (one pass, on first need): how deep in brackets a byte is, and whether it is code."""
+
+    def __init__(self, data: bytes):
+        self.changes: list[int] = [0]  # offsets where the depth changes (after the bracket)...
+        self.depths: list[int] = [0]  # ...and the depth from there
+        self.spans: list[int] = []  # start, end, start, end...: strings and comments
+        self.f_strings: set[int] = set()  # the starts of f-strings (their braces hold code)
+        depth, index = 0, 0
+        while True:
+            match = _INTERESTING.search(data, index)
+            if match is None:
+                break
+            index = match.start()
+            char = data[index]
+            if char in _OPENERS or char in _CLOSERS:
+                depth += 1 if char in _OPENERS else -1
+                self.changes.append(index + 1)
+                self.depths.append(depth)
+                index += 1
+                continue
+            if char == ord("#"):
+                end = data.find(b"\n", index)
+                end = len(data) if end < 0 else end
+            else:
+                end = string_end(data, index, len(data))
+                if end is None:
+                    end = len(data)
+                prefix = index
+                while prefix > 0 and data[prefix - 1] in b"rRbBuUfF":
+                    prefix -= 1
+                if b"f" in data[prefix:index].lower():
+                    self.f_strings.add(index)
+            self.spans += [index, end]
+            index = end
+
+    def depth_at(self, index: int) -> int:
+        return self.depths[bisect.bisect_right(self.changes, index) - 1]
+
+    def in_call_or_subscript(self, data: bytes, index: int) -> bool:
+        """Is the innermost bracket around ``index`` a call's or a subscript's (its opener
+        follows a name or a closing bracket)? (Not a display: an unpacking's target.)"""
+        at = bisect.bisect_right(self.changes, index) - 1
+        depth = self.depths[at]
+        while at > 0 and not (self.depths[at] == depth and self.depths[at - 1] == depth - 1):
+            at -= 1
+        if at == 0 or depth <= 0:
+            return False
+        before = self.changes[at] - 2  # the byte before the opener
+        while before >= 0 and data[before] in b" \t":
+            before -= 1
+        return before >= 0 and (IDENTIFIER_BYTES[data[before]] != 32 or data[before] in b")]")
+
+    def code_at(self, index: int) -> bool | None:
+        """True for code; False inside a comment or a string; None inside an f-string."""
+        at = bisect.bisect_right(self.spans, index)
+        if at % 2 == 0:
+            return True
+        start = self.spans[at - 1]
+        return None if start in self.f_strings else False
+
+
 def whole_word(data: bytes, index: int, end: int) -> bool:
     """Is ``data[index:end]`` a whole identifier (no identifier byte just before or after)?"""
     return (index == 0 or IDENTIFIER_BYTES[data[index - 1]] == 32) and (
@@ -115,6 +179,12 @@ def may_assign(data: bytes, name: bytes) -> bool:
     ...``, ``name := ...``, or ``name`` among the targets of an unpacking (``a, (b,\\n c) =
     ...``)? A superset read from the text (a keyword argument ``f(name=1)`` matches too); an
     augmented assignment, a loop or ``with`` target, an import is no value."""
+    return next(assignments(data, name), None) is not None
+
+
+def assignments(data: bytes, name: bytes):
+    """Where :func:`may_assign` finds ``name`` bound: the offsets where each match starts and
+    where its ``=`` is."""
     # (the name first, so that the regex engine looks for it as a literal: a lookbehind
     # before it made every search a walk of the whole text)
     pattern = _assignment_of(name)
@@ -122,9 +192,8 @@ def may_assign(data: bytes, name: bytes) -> bool:
     while match is not None:
         start = match.start()
         if start == 0 or data[start - 1] not in _NAME_OR_DOT:
-            return True
+            yield start, match.end() - 1
         match = pattern.search(data, start + 1)  # (``self.x, x = ...``: the next one may be inside)
-    return False
 
 
 _NAME_OR_DOT = frozenset(b"._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")

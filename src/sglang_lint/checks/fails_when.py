@@ -527,7 +527,7 @@ def _may_know(node: ast.expr, facts, calls: frozenset = _READ_CALLS, depth: int 
     if depth > MAX_DEPTH:
         return True
     if isinstance(node, ast.Name):  # AstValues._name: the value of an assignment
-        return facts.may_hold_value(node.id)
+        return facts.may_hold_value(node.id, lambda value: _may_know(value, facts, calls, depth + 1), calls)
     if isinstance(node, ast.Attribute):  # an enum member or a dtype: a dotted name that qualifies
         dotted = ast_dotted_name(node)
         return dotted is not None and facts.may_qualify(dotted.partition(".")[0])

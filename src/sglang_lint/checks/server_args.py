@@ -11,6 +11,7 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from sglang_lint.lazycst import libcst as cst
@@ -154,23 +155,59 @@ def _screen(params: ServerArgsCheck, target):
 def _display_judge(params: ServerArgsCheck):
     """For a list of flags written as a display (``other_args=["--tp", "2"]``): does this aspect
     find anything in its words, read as the engine reads them (launch_flags._word: a string
-    literal is its text, anything else an unknown word)? None where the engine may know more
-    (a name it follows to a string, a ``*`` it expands, an f-string's prefix) or where a word
-    it cannot read could change the verdict (relations: a later value of the same field)."""
-    if params.aspect == "relations":
-        return None
+    literal is its text, an f-string its literal prefix, anything else an unknown word;
+    built.py: ``*x`` of a list it knows nothing of, one unknown word of no step)? None where
+    the engine may know more (a name it follows to a string, a ``*`` it expands). Relations:
+    yes where a word sets a field of a relation (a superset of ``_relations``' findings).
+    ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
+    the screen can tell, and the source text of an f-string."""
+    related = set(params.positive) | set(sum(params.at_least, ()))
 
-    def judge(elements: list[ast.expr]) -> bool | None:
+    def judge(elements: list[ast.expr], reader=None) -> bool | None:
         words = []
         for element in elements:
+            count = reader.starred_words(element.value) if isinstance(element, ast.Starred) and reader else None
+            if count is not None:
+                words += [ArgWord(None, False, Span(0, 0, "", False), -1, False)] * count  # built.py UNKNOWN_LIST
+                continue
+            prefix = _fstring_prefix(element, reader) if isinstance(element, ast.JoinedStr) else None
+            if prefix is not None:
+                words.append(ArgWord(prefix[0], prefix[1], Span(0, 0, prefix[0], False)))
+                continue
             if isinstance(element, (ast.Name, ast.Starred, ast.JoinedStr)):
                 return None
             text = element.value if isinstance(element, ast.Constant) and isinstance(element.value, str) else None
             # each word its own place (the findings are counted, never shown)
             words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
-        return any(True for _ in _judge_uses(params, _unique_uses(params, [Launch(words)])))
+        uses = _unique_uses(params, [Launch(words)])
+        if params.aspect == "relations":
+            return any(use.field is not None and use.field.name in related for use in uses)
+        return any(True for _ in _judge_uses(params, uses))
 
     return judge
+
+
+# One f-string literal on one line, no backslash, no ``{{``: its literal parts in the ast are
+# the source text LibCST gives (FormattedStringText.value), and it is no implicit concatenation.
+_PLAIN_FSTRING = re.compile(r"""[fF](["'])(?:(?!\1)[^\\\n])*\1""")
+
+
+_SELF_DOCUMENTING = re.compile(r"=\s*[}!:]")  # ``{x=}``: the ast's literal part holds "x=", LibCST's not
+
+
+def _fstring_prefix(node: ast.JoinedStr, reader) -> tuple[str, bool] | None:
+    """launch_flags._word of an f-string: its literal prefix, and whether that is all of it;
+    None when the source is not plainly one f-string."""
+    source = reader.source_of(node) if reader is not None else None
+    if source is None or not _PLAIN_FSTRING.fullmatch(source) or "{{" in source or "}}" in source \
+            or _SELF_DOCUMENTING.search(source):
+        return None
+    prefix = ""
+    for part in node.values:
+        if not isinstance(part, ast.Constant):
+            return prefix, False
+        prefix += part.value
+    return prefix, True
 
 
 # A list, tuple or set written for a field with choices (``lora_target_modules=["q_proj"]``)
