@@ -225,7 +225,9 @@ class FileFacts:
         bind it is a yes); ``reading``: what ``known``'s answers depend on (they are kept)."""
         if self.may_qualify(name):
             return True
-        if known is None:
+        if known is None or self.tree is not None:
+            # (with the file's ast at hand, flake8's or the language server's, the second look
+            # reads the bindings themselves: reading their values from the text only costs)
             return may_assign(self.data, name.encode())
         key = ("value", name, id(reading))
         if key not in self._bound:
