@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from sglang_lint.ast_scopes import IMPORTED, OPAQUE, PARAM, VALUE
+from sglang_lint.ast_scopes import IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.screen import FileFacts, ScopedFacts, argument
 
 MAX_DEPTH = 8  # past it the screen is unsure (yes)
@@ -92,7 +92,7 @@ class ListReading:
         if isinstance(node, (ast.Subscript, ast.Call)):
             return False  # a part (``x[1:]``) or a call's list: built.py knows nothing of it
         if isinstance(node, ast.Attribute):
-            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            if not self_attribute(node):
                 return False  # built.py follows only a class's own list
             if not isinstance(facts, ScopedFacts):
                 return True
@@ -122,15 +122,20 @@ class ListReading:
                         binding[1], owner, depth + 1, whole, seen | {id(binding[1])}):
                     return True
             elif kind == PARAM:
-                function = binding[1]
-                if not self.follow or not isinstance(function, _FUNCTIONS):
+                if not self.follow or not isinstance(binding[1], _FUNCTIONS):
                     return True  # a lambda's: its calls are not followed here
-                if any(passed is True or self.may_know(passed[0], passed[1], depth + 1)
-                       for passed in owner.wrapper_arguments(name, function, found[1])):
+                if self.wrapper_may_know(name, binding[1], owner, found[1], depth):
                     return True  # a wrapper: a call of it in the file may pass a list with such a word
             elif kind not in (IMPORTED, OPAQUE):
                 return True  # ``+=``, a ``global``: unsure
         return False
+
+    def wrapper_may_know(self, name: str, function: ast.AST, facts: ScopedFacts, owner: tuple, depth: int) -> bool:
+        """``name`` is a parameter of ``function`` (scope chain ``owner``): could a call of it
+        in the file pass a list with a word the check may find something in? (The engine's
+        wrapper jobs judge what each call passes as a list of its own.)"""
+        return any(passed is True or self.may_know(passed[0], passed[1], depth + 1)
+                   for passed in facts.wrapper_arguments(name, function, owner))
 
 
 _UNSURE = ListReading(None, follow=False)
@@ -152,8 +157,7 @@ class DisplayReader:
         ``self.x``/``cls.x`` whose every value in the file is an empty display and which
         nothing changes in place (a class's default ``other_args = []``); None otherwise."""
         facts = self.facts
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") \
-                and isinstance(facts, ScopedFacts):
+        if self_attribute(node) and isinstance(facts, ScopedFacts):
             values = facts.syntax.attribute_values(node.attr)
             changed = re.search(rb"\b(?:self|cls)\s*\.\s*" + node.attr.encode() + rb"\s*[.\[]", facts.facts.data)
             if values and not changed and all(isinstance(v, (ast.List, ast.Tuple)) and not v.elts for v in values):
@@ -164,10 +168,8 @@ class DisplayReader:
                 # a wrapper's parameter: one unknown word here (built.py ``Gap``); what the
                 # wrapper's calls pass is judged there, as a list of its own
                 owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
-                return None if any(
-                    passed is True or self.reading.may_know(passed[0], passed[1], self.depth + 1)
-                    for binding in found[0] for passed in owner.wrapper_arguments(node.id, binding[1], found[1])
-                ) else 1
+                return None if any(self.reading.wrapper_may_know(node.id, binding[1], owner, found[1], self.depth)
+                                   for binding in found[0]) else 1
         return None if _UNSURE.may_know(node, facts, self.depth, False, self.seen) else 1
 
     def joined(self, node: ast.BinOp) -> list[ast.expr] | None:

@@ -187,9 +187,9 @@ class AstFile:
                 for target in targets:
                     if isinstance(target, (ast.Tuple, ast.List)):
                         for element in ast.walk(target):
-                            if _self_attribute(element):
+                            if self_attribute(element):
                                 self._attribute_writes.setdefault(element.attr, []).append(None)
-                    elif _self_attribute(target):
+                    elif self_attribute(target):
                         self._attribute_writes.setdefault(target.attr, []).append(value)
         values = list(self._attribute_writes.get(attr, ()))
         for node, _ in self.classes():
@@ -264,7 +264,8 @@ class AstFile:
         return None
 
 
-def _self_attribute(node: ast.AST) -> bool:
+def self_attribute(node: ast.AST) -> bool:
+    """Is ``node`` ``self.x`` or ``cls.x`` (a class's own attribute, as built.py follows it)?"""
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
 
 

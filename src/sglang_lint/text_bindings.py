@@ -33,17 +33,17 @@ def assigned_values(data: bytes, brackets: BracketMap, name: bytes):
         if code is None or walrus:
             yield None
             continue
-        if brackets.depth_at(start) > 0 and match is not None:
+        depth = brackets.depth_at(start)
+        if depth > 0 and match is not None:
             continue  # a keyword argument or a parameter's default
         following = data[start + len(name):equals].lstrip()[:1]
         if match is None:
-            if brackets.depth_at(equals) > 0 or following in (b".", b"[") \
-                    or brackets.in_call_or_subscript(data, start):
+            if brackets.depth_at(equals) > 0 or following in (b".", b"[") or brackets.in_call_or_subscript(start):
                 continue  # a keyword's ``=`` (``f(name, k=1)``), ``name.x = ...``, ``a[name] = ...``
             if following != b":":
                 yield None  # an unpacking (or what the text cannot tell)
                 continue
-            if brackets.depth_at(start) > 0:
+            if depth > 0:
                 continue  # ``def f(name: Dict[str, int] = ...)``: a parameter's default
             value_start = equals + 1  # ``name: Dict[str, int] = ...``
         else:

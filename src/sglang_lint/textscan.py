@@ -70,6 +70,7 @@ class BracketMap:
     (one pass, on first need): how deep in brackets a byte is, and whether it is code."""
 
     def __init__(self, data: bytes):
+        self.data = data
         self.changes: list[int] = [0]  # offsets where the depth changes (after the bracket)...
         self.depths: list[int] = [0]  # ...and the depth from there
         self.spans: list[int] = []  # start, end, start, end...: strings and comments
@@ -105,7 +106,7 @@ class BracketMap:
     def depth_at(self, index: int) -> int:
         return self.depths[bisect.bisect_right(self.changes, index) - 1]
 
-    def in_call_or_subscript(self, data: bytes, index: int) -> bool:
+    def in_call_or_subscript(self, index: int) -> bool:
         """Is the innermost bracket around ``index`` a call's or a subscript's (its opener
         follows a name or a closing bracket)? (Not a display: an unpacking's target.)"""
         at = bisect.bisect_right(self.changes, index) - 1
@@ -114,6 +115,7 @@ class BracketMap:
             at -= 1
         if at == 0 or depth <= 0:
             return False
+        data = self.data
         before = self.changes[at] - 2  # the byte before the opener
         while before >= 0 and data[before] in b" \t":
             before -= 1
