@@ -1,6 +1,6 @@
 """`catalog derive` and `catalog verify`: on a small stand-in tree (every guard shape it
 must turn into a rule or skip), then on sglang 0.5.23 itself (byte-for-byte regeneration,
-no drift, and exactly the drift planted in a copy)."""
+no drift; the drift planted in a copy is test_derive_drift.py's)."""
 
 from __future__ import annotations
 
@@ -496,30 +496,11 @@ def test_the_merged_catalog_holds_another_release_as_its_own_tree_has_it(sglang_
 
 
 @pytest.mark.corpus
-def test_no_drift_against_0_5_23_and_exactly_the_planted_drift(tmp_path, sglang_tree, sglang_derivation):
-    rules = list(load_rules([ROOT / "rules"]))
-    clean = verify(rules, sglang_derivation)
+def test_no_drift_against_0_5_23(sglang_derivation):
+    """(The planted drift is checked in test_derive_drift.py: its own derivation of a copy of the
+    tree, in a file of its own so that another worker runs it while this one derives 0.5.23.)"""
+    clean = verify(list(load_rules([ROOT / "rules"])), sglang_derivation)
     assert (clean.missing, clean.changed, clean.new) == ([], [], [])
-    # A copy (links, and real files for the two changed ones) with one allowed value added
-    # at a raise site and one raise site deleted.
-    copy = tmp_path / "tree"
-    shutil.copytree(sglang_tree / "sglang", copy / "sglang", copy_function=os.link)
-    serving = copy / "sglang" / "benchmark" / "serving.py"
-    refiner = copy / "sglang" / "multimodal_gen" / "runtime" / "pipelines_core" / "stages" / (
-        "model_specific_stages/sana_wm/streaming_refiner.py"
-    )
-    for path, old, new in (
-        (serving, '"truss": async_request_truss,\n', '"truss": async_request_truss,\n    "sglang-grpc": None,\n'),
-        (refiner, 'raise ValueError(f"unsupported capture mode: {mode}")', "return"),
-    ):
-        text = path.read_text(encoding="utf-8")
-        assert text.count(old) == 1
-        path.unlink()
-        path.write_text(text.replace(old, new), encoding="utf-8")
-    drift = verify(rules, derive_sites(copy, index_raises=True))
-    assert len(drift.missing) == 1 and drift.missing[0].startswith("SGL001 ")
-    assert len(drift.changed) == 1 and "'truss', 'sglang-grpc')" in drift.changed[0], drift.changed
-    assert drift.new == []
 
 
 def test_server_argument_table(derivation, written):

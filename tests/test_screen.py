@@ -5,12 +5,16 @@ screen off; and the screen's own decisions on small calls."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import fix_fixture_files
 from snippets import CAPTURE_IMPORT, CAPTURE_MODULE, LAUNCH_IMPORT
 from sglang_lint import lint
 from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
+from sglang_lint.screen import FileFacts
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 
@@ -381,3 +385,21 @@ def test_may_assign_reads_every_statement_that_binds_a_name_to_a_value(source, a
     from sglang_lint.textscan import may_assign
 
     assert may_assign(source, b"x") is assigned
+
+
+# --- the text questions, against the patterns they answer -----------------------------------
+
+_PIECES = ["x", "xy", "as", "has", " ", "\t", "\n", "\r\n", "=", "==", "+", "|", "+=", "|=", "(", ".", "é", "_"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14), st.sampled_from(["x", "xy", "as", "_"]))
+def test_the_text_binding_questions_answer_as_their_patterns(pieces, name):
+    """may_rename and assigned_anyhow search from the name (fast) for what one regex tried at
+    every byte of the file: the same answer on any text."""
+    data = "".join(pieces).encode()
+    word = re.escape(name.encode())
+    bound = re.search(rb"^[ \t]*" + word + rb"[ \t]*(\+|\|)?=[^=]", data, re.M) is not None
+    renamed = re.search(rb"\bas[ \t]+" + word + rb"\b", data) is not None or bound
+    facts = FileFacts(data)
+    assert (facts.assigned_anyhow(name), facts.may_rename(name)) == (bound, renamed)

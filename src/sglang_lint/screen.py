@@ -208,8 +208,13 @@ class FileFacts:
 
     def may_rename(self, name: str) -> bool:
         """Could ``name`` be another name for something (``import X as name``, ``name = X``)?"""
-        word = re.escape(name.encode())
-        return re.search(rb"\bas[ \t]+" + word + rb"\b", self.data) is not None or self.assigned_anyhow(name)
+        # (the answer of ``\bas[ \t]+name\b``, searched for from "as" and the name: a pattern
+        # that starts with ``\b`` has no literal prefix, and tried every byte of the file)
+        data = self.data
+        for match in re.finditer(rb"as[ \t]+" + re.escape(name.encode()) + rb"\b", data):
+            if match.start() == 0 or data[match.start() - 1] not in _REGEX_WORD:
+                return True
+        return self.assigned_anyhow(name)
 
     def may_qualify(self, head: str) -> bool:
         """Could a dotted name headed by ``head`` qualify (an import, a definition, a
@@ -243,7 +248,14 @@ class FileFacts:
     def assigned_anyhow(self, name: str) -> bool:
         """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),
         to whatever value? A list built in steps may start from a call (``list(BASE)``)."""
-        return re.search(rb"^[ \t]*" + re.escape(name.encode()) + rb"[ \t]*(\+|\|)?=[^=]", self.data, re.M) is not None
+        # (the answer of ``^[ \t]*name[ \t]*(\+|\|)?=[^=]`` in multi-line mode, searched for from the
+        # name, then its line checked: a pattern that starts with ``^`` was tried at every byte)
+        data = self.data
+        for match in re.finditer(re.escape(name.encode()) + rb"[ \t]*[+|]?=[^=]", data):
+            line_start = data.rfind(b"\n", 0, match.start()) + 1
+            if not data[line_start : match.start()].strip(b" \t"):
+                return True
+        return False
 
     def called_parameters(self) -> set[str]:
         """Parameter names of the functions this file defines and also calls (by name or as
@@ -481,6 +493,7 @@ _NEVER_EVALUATED = (
 
 _DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
 _PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
+_REGEX_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")  # ``\w`` of a bytes pattern
 _NOT_BINDING_BEFORE = frozenset(b":.")  # ints: _previous_byte gives -1 at the start of the file
 
 
