@@ -155,6 +155,10 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
                 alias = _IMPORT_ALIAS.match(data, end)
                 if facts.alias_look(alias.group(1).decode(), trigger.screen, trigger.qualified):
                     return "fires"
+                if trigger.shape == "config":
+                    # ``import Config as Cfg`` ... ``class Mine(Cfg):`` (no class line names Config)
+                    if trigger.screen is None or facts.class_look(trigger.screen, trigger.qualified):
+                        return "fires"
                 found = "screened"
             elif shape == "file" and facts is not None and trigger.screen is not None:
                 return "fires" if facts.file_look(trigger.screen) else "screened"  # one verdict for the file

@@ -44,7 +44,8 @@ from sglang_lint.textscan import (
 )
 from sglang_lint.text_bindings import BINDING, assigned_values, statement_value
 from sglang_lint.pynames import (
-    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
+    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes,
+    find_argument,
 )
 
 
@@ -150,13 +151,12 @@ class FileFacts:
         in a class body of this file, or a keyword of a call of one of its classes, fail
         ``screen``? (reach.py ``field_sites`` and ``subclass_calls``: the engine reads them
         as keywords of a call of the class, for the config class ``qualified`` and its
-        subclasses: a top-level class without bases and of another name is neither.)"""
+        subclasses: ``_may_be_a`` tells which classes of the file may be either.)"""
         syntax = self.syntax()
         if syntax is None:
             return True
         for node, scopes in syntax.classes():
-            if qualified is not None and not node.bases and len(scopes) == 1 and syntax.module is not None \
-                    and f"{syntax.module}.{node.name}" != qualified:
+            if qualified is not None and not _may_be_a(syntax, node, scopes, qualified):
                 continue
             facts = ScopedFacts(self, syntax, scopes + (node,))
             for name, value in _class_fields(node):
@@ -389,6 +389,27 @@ def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) ->
         if binding[0] == GLOBAL or (binding[0] == IMPORTED and binding[1] is None):
             return True
         if binding[0] == IMPORTED and (f"{binding[1]}.{rest}" if rest else binding[1]) == qualified:
+            return True
+    return False
+
+
+def _may_be_a(syntax: AstFile, node: ast.ClassDef, scopes: tuple, qualified: str, depth: int = 0) -> bool:
+    """Could the engine find the class ``node`` (defined in ``scopes``) to be the class
+    ``qualified`` or a subclass (resolve.py ``class_is_a``)? Its own name qualifies only at
+    the top level of its module; a base, where its name qualifies to it (or may: a
+    ``global``) or names a class of this file that may be one."""
+    if depth > MAX_HOPS:
+        return True
+    if len(scopes) == 1 and (syntax.module is None or f"{syntax.module}.{node.name}" == qualified):
+        return True
+    for base in node.bases:
+        found = syntax.qualify(base, scopes)
+        if found is UNSURE or found == qualified:
+            return True
+        if isinstance(base, ast.Name) and any(
+            other is not node and other.name == base.id and _may_be_a(syntax, other, other_scopes, qualified, depth + 1)
+            for other, other_scopes in syntax.classes()
+        ):
             return True
     return False
 
