@@ -28,7 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from sglang_lint.pynames import IGNORED, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
+from sglang_lint.pynames import IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -210,6 +210,26 @@ class AstFile:
                     pending.extend(_children(node, scopes))
         return self._classes
 
+    def may_be_a(self, node: ast.ClassDef, scopes: tuple, qualified: str, depth: int = 0) -> bool:
+        """Could the engine find the class ``node`` (defined in ``scopes``) to be the class
+        ``qualified`` or a subclass (resolve.py ``class_is_a``)? Its own name qualifies only at
+        the top level of its module; a base, where its name qualifies to it (or may: a
+        ``global``) or names a class of this file that may be one."""
+        if depth > MAX_HOPS:
+            return True
+        if len(scopes) == 1 and (self.module is None or f"{self.module}.{node.name}" == qualified):
+            return True
+        for base in node.bases:
+            found = self.qualify(base, scopes)
+            if found is UNSURE or found == qualified:
+                return True
+            if isinstance(base, ast.Name) and any(
+                other is not node and other.name == base.id and self.may_be_a(other, other_scopes, qualified, depth + 1)
+                for other, other_scopes in self.classes()
+            ):
+                return True
+        return False
+
     def bindings(self, scope: ast.AST) -> dict[str, list[tuple]]:
         key = id(scope)
         if key not in self._bindings:
@@ -272,6 +292,23 @@ def self_attribute(node: ast.AST) -> bool:
 # Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``): the
 # engine makes no site of them (guards.py), the screen rules them out (``CallSite.expected_raise``).
 EXPECTED_RAISE_NAMES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def class_fields(node: ast.ClassDef):
+    """A class body's ``name = value`` and ``name: T = value`` (``field(default=value)``)."""
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            name, value = statement.target.id, statement.value
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            name, value = statement.targets[0].id, statement.value
+        else:
+            continue
+        if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and (
+                getattr(value.func, "id", None) or value.func.attr) == "field":
+            value = next((k.value for k in value.keywords if k.arg == "default"), None)
+        if value is not None:
+            yield name, value
 
 
 def _callee_name(call: ast.Call) -> str | None:

@@ -38,14 +38,13 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite
+from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite, class_fields
 from sglang_lint.textscan import (
     BracketMap, call_text, may_assign, qualifying_names, string_end, whole_word,
 )
 from sglang_lint.text_bindings import BINDING, assigned_values, statement_value
 from sglang_lint.pynames import (
-    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes,
-    find_argument,
+    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
 
 
@@ -151,15 +150,15 @@ class FileFacts:
         in a class body of this file, or a keyword of a call of one of its classes, fail
         ``screen``? (reach.py ``field_sites`` and ``subclass_calls``: the engine reads them
         as keywords of a call of the class, for the config class ``qualified`` and its
-        subclasses: ``_may_be_a`` tells which classes of the file may be either.)"""
+        subclasses: ``AstFile.may_be_a`` tells which classes of the file may be either.)"""
         syntax = self.syntax()
         if syntax is None:
             return True
         for node, scopes in syntax.classes():
-            if qualified is not None and not _may_be_a(syntax, node, scopes, qualified):
+            if qualified is not None and not syntax.may_be_a(node, scopes, qualified):
                 continue
             facts = ScopedFacts(self, syntax, scopes + (node,))
-            for name, value in _class_fields(node):
+            for name, value in class_fields(node):
                 if screen(ast.Call(ast.Name(node.name), [], [ast.keyword(name, value)]), facts):
                     return True
             for site in syntax.calls_named(node.name):
@@ -391,44 +390,6 @@ def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) ->
         if binding[0] == IMPORTED and (f"{binding[1]}.{rest}" if rest else binding[1]) == qualified:
             return True
     return False
-
-
-def _may_be_a(syntax: AstFile, node: ast.ClassDef, scopes: tuple, qualified: str, depth: int = 0) -> bool:
-    """Could the engine find the class ``node`` (defined in ``scopes``) to be the class
-    ``qualified`` or a subclass (resolve.py ``class_is_a``)? Its own name qualifies only at
-    the top level of its module; a base, where its name qualifies to it (or may: a
-    ``global``) or names a class of this file that may be one."""
-    if depth > MAX_HOPS:
-        return True
-    if len(scopes) == 1 and (syntax.module is None or f"{syntax.module}.{node.name}" == qualified):
-        return True
-    for base in node.bases:
-        found = syntax.qualify(base, scopes)
-        if found is UNSURE or found == qualified:
-            return True
-        if isinstance(base, ast.Name) and any(
-            other is not node and other.name == base.id and _may_be_a(syntax, other, other_scopes, qualified, depth + 1)
-            for other, other_scopes in syntax.classes()
-        ):
-            return True
-    return False
-
-
-def _class_fields(node: ast.ClassDef):
-    """A class body's ``name = value`` and ``name: T = value`` (``field(default=value)``)."""
-    for statement in node.body:
-        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-            name, value = statement.target.id, statement.value
-        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
-                statement.targets[0], ast.Name):
-            name, value = statement.targets[0].id, statement.value
-        else:
-            continue
-        if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) and (
-                getattr(value.func, "id", None) or value.func.attr) == "field":
-            value = next((k.value for k in value.keywords if k.arg == "default"), None)
-        if value is not None:
-            yield name, value
 
 
 def _inside_brackets(data: bytes, line_start: int) -> bool:
