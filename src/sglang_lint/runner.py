@@ -93,7 +93,7 @@ def lint_jobs(
         rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
         initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets)
         # Biggest files first, in small chunks: a worker left with one long chunk of big
-        # files (sglang's models sit together) at the end kept the others waiting.
+        # files (sglang's models sit together) at the end could keep the others waiting.
         order = sorted(range(len(items)), key=lambda at: -len(items[at][1]))
         with context.Pool(workers, _start_worker, initargs) as pool:
             done = pool.map(_work, [items[at] for at in order], chunksize=max(1, min(16, len(items) // (workers * 8))))
