@@ -40,7 +40,7 @@ from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite, class_fields
 from sglang_lint.textscan import (
-    BracketMap, call_text, may_assign, qualifying_names, string_end, whole_word,
+    BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, string_end, whole_word,
 )
 from sglang_lint.text_bindings import BINDING, assigned_values, statement_value
 from sglang_lint.pynames import (
@@ -207,13 +207,7 @@ class FileFacts:
 
     def may_rename(self, name: str) -> bool:
         """Could ``name`` be another name for something (``import X as name``, ``name = X``)?"""
-        # (the answer of ``\bas[ \t]+name\b``, searched for from "as" and the name: a pattern
-        # that starts with ``\b`` has no literal prefix, and tried every byte of the file)
-        data = self.data
-        for match in re.finditer(rb"as[ \t]+" + re.escape(name.encode()) + rb"\b", data):
-            if match.start() == 0 or data[match.start() - 1] not in _REGEX_WORD:
-                return True
-        return self.assigned_anyhow(name)
+        return named_by_as(self.data, name.encode()) or self.assigned_anyhow(name)
 
     def may_qualify(self, head: str) -> bool:
         """Could a dotted name headed by ``head`` qualify (an import, a definition, a
@@ -247,14 +241,7 @@ class FileFacts:
     def assigned_anyhow(self, name: str) -> bool:
         """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),
         to whatever value? A list built in steps may start from a call (``list(BASE)``)."""
-        # (the answer of ``^[ \t]*name[ \t]*(\+|\|)?=[^=]`` in multi-line mode, searched for from the
-        # name, then its line checked: a pattern that starts with ``^`` was tried at every byte)
-        data = self.data
-        for match in re.finditer(re.escape(name.encode()) + rb"[ \t]*[+|]?=[^=]", data):
-            line_start = data.rfind(b"\n", 0, match.start()) + 1
-            if not data[line_start : match.start()].strip(b" \t"):
-                return True
-        return False
+        return assigned_by_statement(self.data, name.encode())
 
     def called_parameters(self) -> set[str]:
         """Parameter names of the functions this file defines and also calls (by name or as
@@ -475,7 +462,6 @@ _NEVER_EVALUATED = (
 
 _DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
 _PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
-_REGEX_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")  # ``\w`` of a bytes pattern
 _NOT_BINDING_BEFORE = frozenset(b":.")  # ints: _previous_byte gives -1 at the start of the file
 
 

@@ -198,7 +198,30 @@ def assignments(data: bytes, name: bytes):
         match = pattern.search(data, start + 1)  # (``self.x, x = ...``: the next one may be inside)
 
 
-_NAME_OR_DOT = frozenset(b"._0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_WORD_BYTES = frozenset(b"_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")  # ``\w`` of a bytes pattern
+_NAME_OR_DOT = _WORD_BYTES | {ord(".")}
+
+
+# The two questions below are answered as these patterns would answer them, but searched for
+# from the name (a literal the regex engine finds fast), as :func:`assignments` does: a pattern
+# that starts with ``\b`` or ``^`` has no literal prefix and was tried at every byte.
+
+def assigned_by_statement(data: bytes, name: bytes) -> bool:
+    r"""``^[ \t]*name[ \t]*(\+|\|)?=[^=]`` (multi-line): a statement of its own binds or grows
+    ``name`` (``name = ...``, ``name += ...``, ``name |= ...``)."""
+    for match in re.finditer(re.escape(name) + rb"[ \t]*[+|]?=[^=]", data):
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if not data[line_start : match.start()].strip(b" \t"):
+            return True
+    return False
+
+
+def named_by_as(data: bytes, name: bytes) -> bool:
+    r"""``\bas[ \t]+name\b``: ``import X as name``, ``with ... as name``, ``except ... as name``."""
+    for match in re.finditer(rb"as[ \t]+" + re.escape(name) + rb"\b", data):
+        if match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES:
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=4096)
