@@ -389,6 +389,9 @@ def test_verify_reports_exactly_the_drift(tmp_path, written, derivation):
     text = text.replace('        raise ValueError("name must be set")\n', "        pass\n")
     source.write_text(text)
     drift = verify(rules, derive_sites(tree, index_raises=True))
+    # `catalog verify` reads no fails-when rule: it derives none, and finds the same
+    lean = derive_sites(tree, index_raises=True, paths=False)
+    assert lean.paths == [] and verify(rules, lean) == drift
     code = {r.raise_site.function: r.code for r in rules}
     assert drift.missing == [
         f"{code['truthy']} sglang.modes.capture.truthy: no raise of 'name must be set' there any more"
@@ -398,6 +401,14 @@ def test_verify_reports_exactly_the_drift(tmp_path, written, derivation):
         "now mode in ('pre_rope', 'post_rope', 'mid_rope')"
     ]
     assert drift.new == []
+
+
+def test_an_older_release_s_rules_need_no_fails_when_paths():
+    """releases.release_rules derives older releases without their fails-when rules (paths=False):
+    their one-parameter rules come out the same."""
+    full, lean = derive_sites(TREE), derive_sites(TREE, paths=False)
+    assert full.paths and not lean.paths
+    assert rules_of(lean, "9.9.9") == rules_of(full, "9.9.9") != {}
 
 
 def test_catalog_commands(tmp_path):

@@ -342,7 +342,7 @@ def release_rules(version: str) -> dict[str, dict]:
     path = cache_dir() / "rules" / f"{RULES_FORMAT}-{version}.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
-    derivation = derive_sites(fetch_tree(version))
+    derivation = derive_sites(fetch_tree(version), paths=False)  # (one-parameter rules only)
     if derivation.version == UNKNOWN_VERSION:
         derivation.version = version
     found = rules_of(derivation, version)
