@@ -14,6 +14,8 @@ from conftest import fix_fixture_files
 from snippets import CAPTURE_IMPORT, CAPTURE_MODULE, LAUNCH_IMPORT
 from sglang_lint import lint
 from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
+from sglang_lint.ast_scopes import AstFile
+from sglang_lint.pynames import UNSURE
 from sglang_lint.screen import FileFacts
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
@@ -58,7 +60,19 @@ def test_screen_never_hides_a_finding(path):
         ('x = f"{set_capture_flag_on_blocks(t, MODE)}"\nMODE = "pre"\n', True),
         ('x = f"see set_capture_flag_on_blocks(t, \'pre\') in {doc}"', False),  # an f-string's text, no call
         ('x = (\n    f"see "\n    f"set_capture_flag_on_blocks(t, \'pre\') {doc}")', False),  # its second line
-        ('x = f"{doc} set_capture_flag_on_blocks(t, \'pre\')"', True),  # after a brace: unsure
+        ('x = f"{doc} set_capture_flag_on_blocks(t, \'pre\')"', False),  # in the text after a field: no call
+        # a name a condition in force tests: the engine does not guess at its value (ast_guards.py)
+        ('MODE = "pre"\nif MODE:\n    set_capture_flag_on_blocks(t, MODE)', False),
+        ('def g(mode):\n    if mode is None:\n        return\n    set_capture_flag_on_blocks(t, mode)\n\n\ng("pre")',
+         False),
+        ('def g(mode):\n    set_capture_flag_on_blocks(t, mode)\n\n\nM = "pre"\nassert M\ng(M)', False),
+        ('MODE = "pre"\nif flag:\n    set_capture_flag_on_blocks(t, MODE)', True),
+        ('def g(mode):\n    set_capture_flag_on_blocks(t, mode)\n\n\nM = "pre"\ng(M)\nassert M', True),
+        ('x = f"{doc} {set_capture_flag_on_blocks(t, \'pre\')}"', True),  # in a field: a call
+        ('x = f"{{doc}} {set_capture_flag_on_blocks(t, \'pre\')}"', True),  # after doubled braces, a field
+        ('x = f"{{ set_capture_flag_on_blocks(t, \'pre\')"', False),  # a doubled brace is text
+        ('x = f"{w:{n}} set_capture_flag_on_blocks(t, \'pre\')"', False),  # a nested field, closed
+        ('x = f"{d[\'}\']} set_capture_flag_on_blocks(t, \'pre\')"', True),  # a quote in a field: unsure
         ('[set_capture_flag_on_blocks(t, m) for m in ("pre",)]', False),  # a comprehension's variable
         ('f = lambda mode="pre": set_capture_flag_on_blocks(t, mode)', True),  # a lambda's default
         ('class C:\n    MODE = "pre"\n    def f(self):\n        set_capture_flag_on_blocks(t, MODE)\n', False),
@@ -424,3 +438,24 @@ def test_the_text_binding_questions_answer_as_their_patterns(pieces, name):
     renamed = re.search(rb"\bas[ \t]+" + word + rb"\b", data) is not None or bound
     facts = FileFacts(data)
     assert (facts.assigned_anyhow(name), facts.may_rename(name)) == (bound, renamed)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # rebound through ``global`` in the function: the engine sees an unknown binding there
+        ("def f():\n    global cfg\n    cfg = load()\n    return cfg.x\n", None),
+        ("import numpy as cfg\n\n\ndef f():\n    global cfg\n    cfg = load()\n    return cfg.x\n", None),
+        # an import through ``global``, or a ``global`` alone (the module's import): not told
+        ("def f():\n    global cfg\n    import numpy as cfg\n    return cfg.x\n", UNSURE),
+        ("import numpy as cfg\n\n\ndef f():\n    global cfg\n    return cfg.x\n", UNSURE),
+        ("import numpy as cfg\n\n\ndef f():\n    return cfg.x\n", "numpy.x"),
+    ],
+)
+def test_a_name_bound_through_global_qualifies_as_the_engine_reads_it(source, expected):
+    """pynames.qualify_dotted: a ``global`` binding leaves the screen unsure, unless another
+    binding the engine sees too rules every qualified name out (the engine: None)."""
+    syntax = AstFile.read(source.encode())
+    function = syntax.tree.body[-1]
+    qualified = syntax.qualify(function.body[-1].value, (syntax.tree, function))
+    assert qualified is expected if expected in (None, UNSURE) else qualified == expected

@@ -135,6 +135,7 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
         "walrus": call(f"(value := {v})"),
         "negative-test": f"import pytest\n\nwith pytest.raises(ValueError):\n    {call(v)}\n",
         "in-loop": f"for VALUE in ({v}, {w}):\n    {call('VALUE')}\n",
+        **_guard_forms(call, v, w),
     }
     if checked.argument is not None:
         name = checked.argument
@@ -166,6 +167,30 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
     return forms
 
 
+def _guard_forms(call, v: str, w: str) -> dict[str, str]:
+    """The argument a name that a condition in force at the call may test (guards.py): the
+    engine does not guess at its value there, nor the screen (ast_guards.py)."""
+    return {
+        "guard-assert": f"VALUE = {v}\nassert VALUE\n{call('VALUE')}\n",
+        "guard-early-exit": f"def run(value={v}):\n    if value is None:\n        return\n    {call('value')}\n",
+        "guard-wrapper": (f"def run(value):\n    if not value:\n        raise ValueError\n    {call('value')}\n\n\n"
+                          f"run({v})\n"),
+        "guard-at-wrapper-call": f"def run(value):\n    {call('value')}\n\n\nVALUE = {v}\nif VALUE:\n    run(VALUE)\n",
+        "guard-and": f"VALUE = {v}\nVALUE and {call('VALUE')}\n",
+        "guard-if-expression": f"VALUE = {v}\n{call('VALUE')} if VALUE else None\n",
+        "guard-attribute": f"VALUE = {v}\nif config.VALUE:\n    {call('VALUE')}\n",
+        "guard-rebound": f"VALUE = {v}\nif VALUE is None:\n    VALUE = {w}\n{call('VALUE')}\n",
+        "guard-before-def": f"VALUE = {v}\nassert VALUE\n\n\ndef run():\n    {call('VALUE')}\n",
+        "guard-elif": f"VALUE = {v}\nif flag:\n    pass\nelif VALUE is None:\n    raise ValueError\n{call('VALUE')}\n",
+        # not in force: another name tested, an exit with an ``else``, a test after the call
+        "unguarded-other-name": f"VALUE = {v}\nif flag:\n    {call('VALUE')}\n",
+        "unguarded-exit-with-else": (f"VALUE = {v}\nif VALUE is None:\n    raise ValueError\nelse:\n    pass\n"
+                                     f"{call('VALUE')}\n"),
+        "unguarded-test-after": f"VALUE = {v}\n{call('VALUE')}\nassert VALUE\n",
+    }
+
+
+GUARDED_FORMS = sorted(name for name in _guard_forms(str, "1", "2") if name.startswith("guard-"))
 FORM_NAMES = sorted({name for checked in CHECKED for name in _forms(checked, "1", "2")})
 
 
@@ -230,7 +255,7 @@ def test_the_forms_reach_findings():
     silent = []
     for form in FORM_NAMES:
         if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed",
-                    "other-base-field"):
+                    "other-base-field", *GUARDED_FORMS):
             continue  # forms the engine deliberately does not judge (a class of another base is no config)
         cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
         if not any(
@@ -261,3 +286,21 @@ def test_config_class_forms_agree(form):
                 assert screened == lint(source, path, UNSCREENED), source
                 found += bool(screened)
     assert (found > 20) is (form != "other-base-field"), found
+
+
+@pytest.mark.parametrize("form", sorted(_guard_forms(str, "1", "2")))
+def test_guard_forms_agree(form):
+    """Every curated check and every fifth derived one, its argument a name a condition in
+    force may test, with values each side of the check: the screen agrees with the engine,
+    which reports the failing values where no guard is in force, and only there."""
+    found = 0
+    for checked in [*CURATED, *CHECKED[::5]]:
+        middle = checked.values[len(checked.values) // 2]
+        for value in dict.fromkeys(repr(v) for v in (checked.values[0], middle, None)):
+            forms = _forms(checked, value, value)
+            if form in forms:
+                source = checked.header + forms[form]
+                screened = lint(source, "example.py", SCREENED)
+                assert screened == lint(source, "example.py", UNSCREENED), source
+                found += any(d.code == checked.code for d in screened)  # (not another rule's, of an argument left out)
+    assert (found > 0) is (form not in GUARDED_FORMS), found

@@ -28,6 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from sglang_lint.ast_guards import tested_names
 from sglang_lint.pynames import IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -53,6 +54,14 @@ class CallSite:
     call: ast.Call
     scopes: tuple
     expected_raise: bool = False
+    path: tuple = ()  # the nodes holding the call, the module first
+    _tested: frozenset | None = field(default=None, repr=False, compare=False)
+
+    def tested(self) -> frozenset[str]:
+        """The names the conditions in force at the call test (ast_guards.py)."""
+        if self._tested is None:
+            self._tested = tested_names((*self.path, self.call))
+        return self._tested
 
 
 @dataclass
@@ -103,29 +112,29 @@ class AstFile:
         line = bisect.bisect_right(self.starts, name_end)
         column = name_end - self.starts[line - 1]
         shifts = self.shifts or [0] * len(self.tree.body)
-        pending: list[tuple[ast.AST, tuple, tuple[int, int], bool]] = [
-            (statement, (self.tree,), (line - shift, column), False)
+        pending: list[tuple[ast.AST, tuple, tuple[int, int], bool, tuple]] = [
+            (statement, (self.tree,), (line - shift, column), False, (self.tree,))
             for statement, shift in zip(self.tree.body, shifts) if _may_hold(statement, (line - shift, column))
         ]
         while pending:
-            node, scopes, point, expected = pending.pop()
+            node, scopes, point, expected, path = pending.pop()
             if isinstance(node, ast.Call):
                 func = node.func
                 expected = expected or _callee_name(node) in EXPECTED_RAISE_NAMES
                 if partial:
                     func = node.args[0] if node.args and _callee_name(node) == PARTIAL else None
                 if isinstance(func, (ast.Name, ast.Attribute)) and (func.end_lineno, func.end_col_offset) == point:
-                    return CallSite(node, scopes, expected)
+                    return CallSite(node, scopes, expected, path)
             elif isinstance(node, ast.JoinedStr):
-                # Before the name, the f-string's text opens no ``{``: the name is in its
-                # literal part, no call. (Positions inside the braces are what older Pythons
-                # get wrong; the string's own start is right.)
+                # The name is in the f-string's literal part (no ``{`` left open before it):
+                # no call. (Positions inside the braces are what older Pythons get wrong; the
+                # string's own start is right.)
                 start = self.starts[node.lineno + (line - point[0]) - 1] + node.col_offset
-                return True if b"{" in self.data[start:name_end] else None
+                return True if _in_braces(self.data[start:name_end]) else None
             raising_body = not expected and _raising_body(node)
             for child, child_scopes in _children(node, scopes):
                 if _may_hold(child, point):
-                    pending.append((child, child_scopes, point, expected or child in raising_body))
+                    pending.append((child, child_scopes, point, expected or child in raising_body, (*path, node)))
         return None
 
     def calls_named(self, name: str, methods: bool = False) -> list[CallSite | bool]:
@@ -282,6 +291,29 @@ class AstFile:
             if found:
                 return found, scopes[: depth + 1]
         return None
+
+
+def _in_braces(text: bytes) -> bool:
+    """Does an f-string's text up to a point leave a replacement field (``{...``) open? Yes
+    too where it cannot tell: a quote inside a field (a string there may hold a brace)."""
+    depth = 0
+    index, end = 0, len(text)
+    while index < end:
+        byte = text[index]
+        if depth == 0:
+            if byte == 0x7B:  # ``{``, unless ``{{`` (a brace of the text)
+                if text[index + 1: index + 2] == b"{":
+                    index += 1
+                else:
+                    depth = 1
+        elif byte in (0x22, 0x27):  # a quote in a field
+            return True
+        elif byte == 0x7B:
+            depth += 1
+        elif byte == 0x7D:
+            depth -= 1
+        index += 1
+    return depth > 0
 
 
 def self_attribute(node: ast.AST) -> bool:

@@ -127,17 +127,24 @@ def qualify_dotted(dotted: str | None, bindings, qualified_of) -> object:
     name (an import, a top-level definition), None for any other binding, :data:`IGNORED`
     (``except ImportError: f = None``: where the name is not the import, using it fails
     anyway) or :data:`UNSURE`. None unless every binding names the same thing. The engine
-    (resolve.py) and the screen (ast_scopes.py) qualify through this one rule."""
+    (resolve.py) and the screen (ast_scopes.py) qualify through this one rule. An UNSURE
+    binding (the screen's ``global x``, bound elsewhere too) cannot change a None that the
+    others give for certain (``global args; args = parse()``: the engine sees that assignment)."""
     if dotted is None or bindings is None:
         return None
     names = set()
+    unsure = False
     for binding in bindings:
         qualified = qualified_of(binding)
         if qualified is UNSURE:
-            return UNSURE
-        if qualified is not IGNORED:
+            unsure = True
+        elif qualified is not IGNORED:
             names.add(qualified)
-    if len(names) != 1 or None in names:
+    if len(names) > 1 or None in names:
+        return None
+    if unsure:
+        return UNSURE
+    if not names:
         return None
     (qualified,) = names
     rest = dotted.partition(".")[2]

@@ -100,7 +100,7 @@ class FileFacts:
             return False
         if qualified is not None and not _may_name(syntax, func or site.call.func, site.scopes, qualified):
             return False
-        return screen is None or screen(call or site.call, ScopedFacts(self, syntax, site.scopes))
+        return screen is None or screen(call or site.call, ScopedFacts(self, syntax, site.scopes, site=site))
 
     def file_look(self, screen: Callable) -> bool:
         """For a check of whole classes (``Trigger`` shape ``file``): could it fire on this
@@ -162,7 +162,7 @@ class FileFacts:
                 if screen(ast.Call(ast.Name(node.name), [], [ast.keyword(name, value)]), facts):
                     return True
             for site in syntax.calls_named(node.name):
-                if site is True or screen(site.call, ScopedFacts(self, syntax, site.scopes)):
+                if site is True or screen(site.call, ScopedFacts(self, syntax, site.scopes, site=site)):
                     return True
         return False
 
@@ -266,8 +266,14 @@ class ScopedFacts:
     scope the call sits in (ast_scopes.py), all of them; lists built in steps (argv) are
     still judged from the file's text, as built.py follows them across scopes."""
 
-    def __init__(self, facts: FileFacts, syntax: AstFile, scopes: tuple, depth: int = 0):
+    def __init__(self, facts: FileFacts, syntax: AstFile, scopes: tuple, depth: int = 0, site: CallSite | None = None):
         self.facts, self.syntax, self.scopes, self.depth = facts, syntax, scopes, depth
+        self.site = site  # the call judged (None: a binding's scope, a class body)
+
+    def guarded(self, name: str) -> bool:
+        """Does a condition in force at the call judged test ``name`` (checks/base.py
+        ``guarded_on``: the engine does not guess at its value there)?"""
+        return self.site is not None and name in self.site.tested()
 
     def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
         if self.depth > MAX_HOPS:
@@ -297,8 +303,9 @@ class ScopedFacts:
     def _wrapper_may_fail(self, name: str, function: ast.AST, owner: tuple, fails, enum, strict: bool) -> bool:
         """``name`` is a parameter of ``function`` (whose scope chain is ``owner``): could a
         call of it in the file pass a value the check fails?"""
-        return any(passed is True or value_may_be_known(passed[0], passed[1], fails, enum, strict)
-                   for passed in self.wrapper_arguments(name, function, owner))
+        # (each call of the wrapper is judged as a call of the target: a name tested there is not guessed at)
+        return any(passed is True or not _guarded_name(*passed) and value_may_be_known(
+            passed[0], passed[1], fails, enum, strict) for passed in self.wrapper_arguments(name, function, owner))
 
     def wrapper_arguments(self, name: str, function: ast.AST, owner: tuple):
         """What the calls of ``function`` in the file pass for its parameter ``name`` (reach.py
@@ -320,7 +327,7 @@ class ScopedFacts:
                 continue
             if site.expected_raise:
                 continue  # (the engine makes no site of a negative test's call)
-            at_call = ScopedFacts(self.facts, self.syntax, site.scopes, self.depth + 1)
+            at_call = ScopedFacts(self.facts, self.syntax, site.scopes, self.depth + 1, site)
             passed = argument(site.call, name, position, at_call)
             if passed is True:
                 yield True
@@ -592,9 +599,15 @@ def value_screen(
             return omitted
         if isinstance(found, bool):
             return found
-        return value_may_be_known(found, facts, fails, enum, strict)
+        return not _guarded_name(found, facts) and value_may_be_known(found, facts, fails, enum, strict)
 
     return screen
+
+
+def _guarded_name(node: ast.expr, facts) -> bool:
+    """Is the argument a name that a condition in force at its call tests? The value checks
+    skip every value that came through it (checks/base.py ``guarded_on`` of ``known.via[0]``)."""
+    return isinstance(node, ast.Name) and isinstance(facts, ScopedFacts) and facts.guarded(node.id)
 
 
 def conditions_screen(conditions, screen: Callable) -> Callable:

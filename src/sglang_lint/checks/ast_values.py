@@ -52,6 +52,7 @@ class AstValues:
     def __init__(self, facts, records: dict, enums: dict):
         self.syntax = facts.syntax
         self.scopes = facts.scopes
+        self.guarded = facts.guarded
         self.records = records
         self.enums = enums
 
@@ -128,6 +129,8 @@ class AstValues:
         being evaluated already (``x = x * 2`` reads ``x``) is left out: the engine reads the
         bindings that reach that point; where one reaches itself (a loop), its own value is
         past the engine's depth, so the bindings cannot agree and the value is UNKNOWN."""
+        if scopes[-1] is self.scopes[-1] and self.guarded(name):
+            return [UNKNOWN]  # (CallValues._name: a test in force at the call reads it)
         found = self.syntax.lookup(name, scopes)
         if found is None:
             return [UNKNOWN]
