@@ -18,6 +18,7 @@ from sglang_lint.checks.when import (
 )
 from sglang_lint.derive.expressions import rooted_at_torch
 from sglang_lint.derive.solve import goals, matching_tensors, solve
+from sglang_lint.derive.tree import walk_all
 from sglang_lint.pynames import NOT_LITERAL, Ref
 
 if TYPE_CHECKING:  # annotations only
@@ -54,7 +55,7 @@ def candidates(name: str, expression: ast.expr, parameter: Parameter, extra: fro
     their neighbours), small numbers, None, booleans, strings, tensors and sequences where the
     expression reads a shape or a length."""
     numbers, strings, dtypes = {0, 1, 2, -1}, {"", "x"}, {"float32", "bfloat16", "float8_e4m3fn", "int32"}
-    for node in ast.walk(expression):
+    for node in walk_all(expression):
         if isinstance(node, ast.Constant):
             if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
                 numbers |= {node.value, node.value - 1, node.value + 1}
@@ -70,9 +71,9 @@ def candidates(name: str, expression: ast.expr, parameter: Parameter, extra: fro
         values.append(parameter.default)
     if isinstance(parameter.default, bool):  # a flag: its examples pass a flag
         values = [True, False, *values]
-    reads = {node.attr for node in ast.walk(expression) if isinstance(node, ast.Attribute)
+    reads = {node.attr for node in walk_all(expression) if isinstance(node, ast.Attribute)
              and isinstance(node.value, ast.Name) and node.value.id == name}
-    calls = {node.func.id for node in ast.walk(expression) if isinstance(node, ast.Call)
+    calls = {node.func.id for node in walk_all(expression) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and any(isinstance(a, ast.Name) and a.id == name for a in node.args)}
     sizes = sorted({n for n in numbers if isinstance(n, int) and 0 < n <= 4096} | set(_SIZES))
     if reads & _TENSOR_READS:
@@ -86,20 +87,20 @@ def candidates(name: str, expression: ast.expr, parameter: Parameter, extra: fro
             kind = rng.choice(("cuda", "cpu"))  # (the current accelerator: its index is not known)
             values.append(Tensor(shape, dtype_ref(dtype), Device(kind, None if kind == "cpu" else UNKNOWN), grad))
     iterated = any(isinstance(loop, ast.comprehension) and isinstance(loop.iter, ast.Name) and loop.iter.id == name
-                   for loop in ast.walk(expression))
+                   for loop in walk_all(expression))
     if calls & {"len", "sum", "min", "max", "any", "all", "sorted", "tuple", "list"} or reads & {"get", "keys"} \
             or iterated:
         small = [n for n in numbers if isinstance(n, int) and -2 <= n <= 8]
         for length in range(0, 5):
             values.append([small[i % len(small)] for i in range(length)])
             values.append([1] * length)
-        if iterated and any(isinstance(node, ast.Name) and node.id == "tuple" for node in ast.walk(expression)):
+        if iterated and any(isinstance(node, ast.Name) and node.id == "tuple" for node in walk_all(expression)):
             # its items tested for tuples (``isinstance(s, tuple)``): sequences of them, and of both
             values += [[(2, 2)] * length for length in range(1, 4)] + [[4, (2, 2)], [(2, 2), 4, (2, 2)]]
     if reads & {"get", "keys", "values"} or any(
             isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
             and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
-            for node in ast.walk(expression)):
+            for node in walk_all(expression)):
         keys = sorted(s for s in strings if s)
         values.append({})
         values += [{k: v} for k in keys for v in (0, 1, 2, None, True, False, "x", *sorted(strings))][:60]
@@ -122,12 +123,12 @@ def _namespaces(name: str, expression: ast.expr, attributes: list[str], most: in
     pools = []
     for attribute in attributes:
         values = {None, True, False, 0, 1, ""}
-        for node in ast.walk(expression):
+        for node in walk_all(expression):
             if isinstance(node, ast.Compare) and any(
                     isinstance(side, ast.Attribute) and side.attr == attribute and isinstance(side.value, ast.Name)
                     and side.value.id == name for side in (node.left, *node.comparators)):
                 for side in (node.left, *node.comparators):
-                    for constant in ast.walk(side):
+                    for constant in walk_all(side):
                         if isinstance(constant, ast.Constant) and isinstance(constant.value, (int, float, str)):
                             values.add(constant.value)
                             if isinstance(constant.value, int) and not isinstance(constant.value, bool):
@@ -172,10 +173,10 @@ def _compared_with_members(expression: ast.expr, enums) -> set[str]:
     """The names a comparison in ``expression`` sets against an enum's member."""
     classes = {enum.qualified for enum in enums}
     found = set()
-    for node in ast.walk(expression):
+    for node in walk_all(expression):
         if isinstance(node, ast.Compare) and any(
-                isinstance(n, ast.Attribute) and ast.unparse(n.value) in classes for n in ast.walk(node)):
-            found |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                isinstance(n, ast.Attribute) and ast.unparse(n.value) in classes for n in walk_all(node)):
+            found |= {n.id for n in walk_all(node) if isinstance(n, ast.Name)}
     return found
 
 
@@ -222,7 +223,7 @@ def passes(site: PathSite, called: dict) -> bool:
 
 def state_variants(expression: ast.expr) -> list[ast.expr]:
     """The path with torch's state queries replaced by each of True, False and None."""
-    queries = sorted({ast.dump(node) for node in ast.walk(expression) if _is_state_query(node)})
+    queries = sorted({ast.dump(node) for node in walk_all(expression) if _is_state_query(node)})
     if not queries or len(queries) > 2:
         return []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.tree import Module, import_base
+from sglang_lint.derive.tree import Module, import_base, walk_all
 
 LAZY_IMPORTERS = frozenset({"LazyImport"})  # sglang.utils.LazyImport(module, name)
 
@@ -47,7 +47,7 @@ def _lazy_attributes(function: ast.FunctionDef, module: Module):
     (``return X``) gives (X, m.X); ``if name in {"A", "B"}: from p import config as c``
     (``return getattr(c, name)``) gives (A, p.config.A) and (B, p.config.B)."""
     argument = function.args.args[0].arg
-    for test in (n for n in ast.walk(function) if isinstance(n, ast.If)):
+    for test in (n for n in walk_all(function) if isinstance(n, ast.If)):
         names = _names_tested(test.test, argument)
         if not names:
             continue
@@ -72,12 +72,12 @@ def _table_attributes(function: ast.FunctionDef, module: Module, names: set[str]
     ``TABLE[name]``) and returns ``getattr(import_module(owner), name)``: (f, owner.f) for each
     entry whose module (absolute, or under the package) is in the tree."""
     argument = function.args.args[0].arg
-    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+    calls = [n for n in walk_all(function) if isinstance(n, ast.Call)]
     if not any(isinstance(c.func, ast.Name) and c.func.id == "getattr" and len(c.args) == 2
                and isinstance(c.args[1], ast.Name) and c.args[1].id == argument and isinstance(c.args[0], ast.Call)
                and ast.unparse(c.args[0].func).endswith("import_module") for c in calls):
         return
-    for node in ast.walk(function):
+    for node in walk_all(function):
         looked = _table_looked_up(node, argument)
         table = module.constants.get(looked.id) if isinstance(looked, ast.Name) else None
         if not isinstance(table, ast.Dict):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sglang_lint.checks.base import condition_passes
 from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal, within_bounds
-from sglang_lint.derive.tree import Module
+from sglang_lint.derive.tree import Module, walk_all
 from sglang_lint.pynames import NOT_LITERAL, ast_literal, literal_in
 
 
@@ -461,7 +461,7 @@ def match_constraint(statement: ast.Match, params: Params) -> tuple[str, Constra
 
 def ends_in_raise(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Raise) and not any(
-        isinstance(n, ast.Return) for s in body for n in ast.walk(s)
+        isinstance(n, ast.Return) for s in body for n in walk_all(s)
     )
 
 

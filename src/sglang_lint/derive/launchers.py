@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.tree import Module, walk_local
+from sglang_lint.derive.tree import Module, no_gc, walk_all, walk_local
 
 LAUNCHERS_TABLE = "launchers.toml"
 DIFFUSION_PACKAGE = "sglang.multimodal_gen."
@@ -185,6 +185,11 @@ def launch_entry_points(modules: list[Module], seeds: list[EntryPoint] = ()) -> 
     its name) that takes launch flags, or a whole launch command, in a parameter. ``seeds``:
     entry points outside the tree its functions may hand their parameter on to (sglang's own,
     for a user's project: sglang-lint's project pass)."""
+    with no_gc():  # (a whole tree's nodes are alive: the collector would rescan them again and again)
+        return _entry_points(modules, seeds)
+
+
+def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
     tree = Tree(modules)
     found: dict[tuple, dict[str, Found]] = {}  # callee key -> parameter -> what it takes
     for seed in seeds:
@@ -543,7 +548,7 @@ def serve_other_flags(modules: list[Module]) -> list[str]:
     for module in modules:
         if not module.name.startswith(DIFFUSION_PACKAGE):
             continue
-        for node in ast.walk(module.tree):
+        for node in walk_all(module.tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("--"):
                 word = node.value.split("=", 1)[0].split(None, 1)[0] if node.value.strip() else ""
                 if len(word) > 2 and all(c.isalnum() or c in "-_." for c in word[2:]):

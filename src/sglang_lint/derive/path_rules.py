@@ -25,7 +25,7 @@ from sglang_lint.derive.paths import derive_path, enums_read
 from sglang_lint.derive.solve import NOT_TRUE, goals, solve
 from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
-from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_local
+from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_all, walk_local
 from sglang_lint.pynames import NOT_LITERAL
 
 
@@ -277,7 +277,7 @@ def _covered(rule_sites: list, target: tuple) -> tuple[str, ...]:
 def _records_read(site: PathSite, function: ast.FunctionDef, module: Module, modules: dict) -> tuple:
     """The record classes (derive/records.py) that the parameters the path reads attributes of
     are annotated with; a call that makes one is then followed."""
-    read = {node.value.id for node in ast.walk(site.expression)
+    read = {node.value.id for node in walk_all(site.expression)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
     args = function.args
     found = {}
@@ -362,7 +362,7 @@ def _failing_alone(site: PathSite, group: list[PathSite], binding: dict, one_par
 
 def _string_parts(group: list[PathSite]) -> list[str]:
     """The first character and the first eight of each longer string the checks read."""
-    texts = sorted({node.value for site in group for node in ast.walk(site.expression)
+    texts = sorted({node.value for site in group for node in walk_all(site.expression)
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 1})
     return list(dict.fromkeys(part for text in texts for part in (text[:1], text[:8])))
 

@@ -36,7 +36,7 @@ from sglang_lint.derive.expressions import (
     classes_only_tested, conjuncts, held_by_self, immutable, negate, rooted_at_torch,
 )
 from sglang_lint.derive.guards import Skip
-from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
+from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_all, walk_local
 
 # Methods whose call the evaluator knows (checks/when.py): a receiver's method outside this set
 # is a value the derivation does not follow.
@@ -461,7 +461,7 @@ class _Path:
     def _forget_calls_in(self, value: ast.expr | None) -> None:
         if value is None:
             return
-        for node in ast.walk(value):
+        for node in walk_all(value):
             if isinstance(node, ast.Call) and not _harmless(node) and not self._pure_helper(node) \
                     and not self._known_call(node):
                 self._forget_call(node)
@@ -544,7 +544,7 @@ def _plain_imports(module: Module) -> frozenset:
     key = id(module.tree)
     if key not in _PLAIN_IMPORTS:
         names = set()
-        for node in ast.walk(module.tree):
+        for node in walk_all(module.tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             if isinstance(node, ast.Import):
@@ -568,7 +568,7 @@ def _base_names(node: ast.expr) -> list[str]:
 
 def _as_load(node: ast.expr) -> ast.expr:
     node = copy.deepcopy(node)
-    for child in ast.walk(node):
+    for child in walk_all(node):
         if hasattr(child, "ctx"):
             child.ctx = ast.Load()
     return node
@@ -599,7 +599,7 @@ def _may_exit_block(statements: list[ast.stmt]) -> bool:
 
 def enums_read(expression: ast.expr, classes) -> tuple:
     """The enums (records.PlainClasses.enum) whose members ``expression`` reads (``sglang.x.E.NAME``)."""
-    found = {classes.enums[ast.unparse(node.value)] for node in ast.walk(expression)
+    found = {classes.enums[ast.unparse(node.value)] for node in walk_all(expression)
              if isinstance(node, ast.Attribute) and classes.enums.get(ast.unparse(node.value)) is not None}
     return tuple(sorted(found, key=lambda enum: enum.qualified))
 
@@ -646,7 +646,7 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     if not classes_only_tested(parsed, members=members):
         raise Skip("the path to the raise reads an sglang class other than in isinstance")
     if any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Constant) and node.value.value is None
-           for node in ast.walk(parsed)):
+           for node in walk_all(parsed)):
         raise Skip("the path to the raise reads an attribute of None (a global set at run time)")
     read = names_read(parsed)
     if not read & {p.name for p in parameters}:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import Skip, is_none
-from sglang_lint.derive.tree import Module
+from sglang_lint.derive.tree import Module, walk_all
 from sglang_lint.pynames import NOT_LITERAL, SCALARS, ast_literal
 
 FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
@@ -220,7 +220,7 @@ class ChoiceReader:
             raise Skip(f"{name} is not a function of the tree")
         scope = self.locals_of(function, module)
         found, extensible = [], False
-        for node in ast.walk(function):
+        for node in walk_all(function):
             if isinstance(node, ast.Return) and node.value is not None:
                 try:
                     value, more = self._eval(node.value, module, scope, depth + 1)
@@ -240,7 +240,7 @@ class ChoiceReader:
         bound: dict[str, list] = {}
         imported: dict[str, str] = {}
         added: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(function):
+        for node in walk_all(function):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 bound.setdefault(node.targets[0].id, []).append(node.value)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -412,7 +412,7 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
     action (deprecated spellings) stay hand-registered flags only."""
     for function in module.functions:
         scope = None
-        for node in ast.walk(function):
+        for node in walk_all(function):
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
             if node.func.attr != "add_argument":
@@ -446,7 +446,7 @@ def manual_flags(modules: list[Module]) -> list[str]:
     for module in modules:
         if module.name != SERVER_ARGS_MODULE and not module.name.startswith(ARG_GROUPS_PACKAGE):
             continue
-        for node in ast.walk(module.tree):
+        for node in walk_all(module.tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
                 for arg in node.args:
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("-"):
@@ -516,7 +516,7 @@ def deprecated_flags(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
     sglang keeps such a spelling for a few releases, warning (or, for ``DeprecatedAction``,
     stopping the launch), then removes it."""
     found = {}
-    for node in ast.walk(tree):
+    for node in walk_all(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         if node.func.attr != "add_argument":
@@ -543,18 +543,18 @@ def deprecated_values(trees: list[ast.Module]) -> dict[str, dict[str, tuple[str,
     ``tokenspeed_mla`` also sets an FP8 KV cache: not exact)."""
     found: dict[str, dict[str, tuple[str, bool]]] = {}
     for tree in trees:
-        for function in ast.walk(tree):
+        for function in walk_all(tree):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             mappings = {
-                node.targets[0].id: pairs for node in ast.walk(function)
+                node.targets[0].id: pairs for node in walk_all(function)
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and (pairs := _string_pairs(node.value))
             }
             if not mappings:
                 continue
             looped = _getattr_loops(function)
-            for node in ast.walk(function):
+            for node in walk_all(function):
                 test = node.test if isinstance(node, ast.If) else None
                 if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)
                         and isinstance(test.comparators[0], ast.Name) and test.comparators[0].id in mappings):
@@ -568,7 +568,7 @@ def deprecated_values(trees: list[ast.Module]) -> dict[str, dict[str, tuple[str,
                 else:
                     names = []
                 mapping = mappings[test.comparators[0].id]
-                elsewhere = Counter(n.value for n in ast.walk(function)
+                elsewhere = Counter(n.value for n in walk_all(function)
                                     if isinstance(n, ast.Constant) and isinstance(n.value, str))
                 for name in names:
                     found.setdefault(name, {}).update({
@@ -593,14 +593,14 @@ def _string_pairs(node: ast.AST) -> dict[str, str] | None:
 def _getattr_loops(function: ast.AST) -> dict[str, list[str]]:
     """``for attr in ("a", "b"): x = getattr(obj, attr, ...)`` -> {"x": ["a", "b"]}."""
     found = {}
-    for loop in ast.walk(function):
+    for loop in walk_all(function):
         if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)
                 and isinstance(loop.iter, (ast.Tuple, ast.List))):
             continue
         names = [e.value for e in loop.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         if len(names) != len(loop.iter.elts):
             continue
-        for node in ast.walk(loop):
+        for node in walk_all(loop):
             call = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
             if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "getattr"
                     and len(call.args) >= 2 and isinstance(call.args[1], ast.Name)
@@ -613,5 +613,5 @@ def _says_deprecated(body: list[ast.stmt]) -> bool:
     """Does the branch warn that something is deprecated (a string that says so)?"""
     return any(
         isinstance(node, ast.Constant) and isinstance(node.value, str) and "deprecated" in node.value.lower()
-        for statement in body for node in ast.walk(statement)
+        for statement in body for node in walk_all(statement)
     )

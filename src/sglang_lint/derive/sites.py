@@ -58,6 +58,7 @@ from sglang_lint.derive.tree import (
     read_modules,
     sglang_version,
     method_owners,
+    walk_all,
     walk_local,
 )
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
@@ -418,9 +419,9 @@ def _first_raise(statement: ast.stmt) -> ast.Raise | None:
 
 
 def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)) or any(
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk_all(node)) or any(
         isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in names
-        for n in ast.walk(node)
+        for n in walk_all(node)
     )
 
 
@@ -613,7 +614,7 @@ def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | N
                 held.pop(key, None)
                 if isinstance(statement.value, ast.Name) and statement.value.id in params.all:
                     held[key] = statement.value.id
-            for node in ast.walk(target):
+            for node in walk_all(target):
                 if isinstance(node, ast.Name) and node.id in params.all:
                     params.dead.add(node.id)  # rebound: what it holds now is not the caller's
         if isinstance(statement, ast.Return):
@@ -680,7 +681,7 @@ def raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]]
                 ]
             for name, function in functions:
                 messages = found.setdefault((module.name, name), set())
-                for sub in ast.walk(function):
+                for sub in walk_all(function):
                     if isinstance(sub, (ast.Raise, ast.Assert)):
                         raised = assert_as_raise(sub) if isinstance(sub, ast.Assert) else sub
                         messages.add(normalize_message(shown_message(*raise_message(raised))))

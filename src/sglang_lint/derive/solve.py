@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 
 from sglang_lint.checks.when import FLOAT_DTYPES, Device, Tensor, dtype_ref, evaluate, holds, names_read
+from sglang_lint.derive.tree import walk_all
 from sglang_lint.pynames import Ref
 
 NOT_TRUE = "not true"  # a wanted outcome: false or unknown (another check may not fire)
@@ -103,7 +104,7 @@ def _sizes_computed(expression: ast.expr, env: dict) -> tuple[int, ...]:
     their sums and products two at a time: what one size of a tensor often has to be (``x.shape[1]`` must be
     ``HV * V`` plus twice ``H * K``)."""
     values = set()
-    for node in ast.walk(expression):
+    for node in walk_all(expression):
         if isinstance(node, (ast.BinOp, ast.Subscript, ast.Call, ast.Attribute, ast.Constant)):
             value = evaluate(node, env)
             if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 4096:
@@ -118,7 +119,7 @@ def matching_tensors(expression: ast.expr, env: dict) -> dict[str, list]:
     """Tensors that meet the path's equality tests of a tensor's shape or dtype with what the
     other arguments give (``out.shape != (x.shape[0], 1)``): few random tensors would."""
     found: dict[str, list] = {}
-    for node in ast.walk(expression):
+    for node in walk_all(expression):
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
             continue
         for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.derive.constants import parameters_of
 from sglang_lint.derive.paths import _Path, _Unknown, _body
-from sglang_lint.derive.tree import Module, defined_at
+from sglang_lint.derive.tree import Module, defined_at, walk_all
 from sglang_lint.pynames import ast_dotted_name
 
 # Hooks that make an attribute read or write run code of the class's own.
@@ -111,7 +111,7 @@ def _set_elsewhere(cls: ast.ClassDef, module: Module, modules: dict[str, Module]
         selves = {"self", "cls"}
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and [*item.args.posonlyargs, *item.args.args]:
             selves.add([*item.args.posonlyargs, *item.args.args][0].arg)
-        for node in ast.walk(item):
+        for node in walk_all(item):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 names.add(node.attr)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
