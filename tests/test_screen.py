@@ -459,3 +459,27 @@ def test_a_name_bound_through_global_qualifies_as_the_engine_reads_it(source, ex
     function = syntax.tree.body[-1]
     qualified = syntax.qualify(function.body[-1].value, (syntax.tree, function))
     assert qualified is expected if expected in (None, UNSURE) else qualified == expected
+
+
+GATHER_IMPORT = ("from functools import partial\n"
+                 "from sglang.kernels.ops.attention.flash_attn.cute.topk_gather_kv import CpasyncGatherKVManager\n"
+                 "from other import Info\n")
+
+
+@pytest.mark.parametrize(
+    "body, may_fire",
+    [
+        # ``p = partial(obj.method, ...)`` then ``p(...)``: the arguments are not read there, the
+        # receiver still is (a method rule that asks for receiver evidence, SGL4419's ``create``)
+        ("p = partial(Info.create, 1)\np(2)", False),
+        ("p = partial(thing.create, 1)\np(2)", False),
+        ("p = partial(CpasyncGatherKVManager.create, 1)\np(2)", True),
+        ("p = partial(Info.create, 1)", False),
+    ],
+)
+def test_a_bound_partial_of_a_method_is_judged_by_its_receiver(body, may_fire):
+    source = GATHER_IMPORT + body + "\n"
+    assert default_ruleset().may_match(source) is may_fire
+    assert UNSCREENED.may_match(source)
+    if not may_fire:
+        assert lint(source, None, UNSCREENED) == []

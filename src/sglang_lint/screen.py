@@ -125,9 +125,11 @@ class FileFacts:
         binds, and each later ``p(...)`` of ``p = partial(f, ...)`` with both sets of
         arguments: where ``p`` is called, unsure."""
         bound = site.call
-        if syntax.bound_name_called(bound, site.scopes[-1]):
-            return self._site_passes(syntax, site, None, qualified, bound.args[0])
         call = ast.copy_location(ast.Call(bound.args[0], bound.args[1:], bound.keywords), bound)
+        if syntax.bound_name_called(bound, site.scopes[-1]):
+            # (the arguments of those calls are not read here; the callee's receiver is the partial's)
+            return self._site_passes(syntax, site, getattr(screen, "receiver_only", None), qualified, bound.args[0],
+                                     call)
         return self._site_passes(syntax, site, screen, qualified, bound.args[0], call)
 
     def alias_look(self, alias: str, screen: Callable | None, qualified: str | None = None) -> bool:
@@ -645,6 +647,7 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
                 return False
         return screen(call, facts)
 
+    conditional.receiver_only = getattr(screen, "receiver_only", None)
     return conditional
 
 
@@ -653,12 +656,15 @@ def receiver_screen(wanted: frozenset, on_class: bool, screen: Callable | None) 
     ``effective_target``): on the file's ast, a call whose receiver cannot be shown to be one
     of ``wanted`` is no call of it; then ``screen``, if any."""
 
-    def receiver_first(call: ast.Call, facts) -> bool:
-        if isinstance(facts, ScopedFacts) and isinstance(call.func, ast.Attribute) and not facts.syntax.receiver_may_be(
-                call.func.value, facts.scopes, wanted, on_class):
-            return False
-        return screen is None or screen(call, facts)
+    def receiver_only(call: ast.Call, facts) -> bool:
+        return not (isinstance(facts, ScopedFacts) and isinstance(call.func, ast.Attribute)
+                    and not facts.syntax.receiver_may_be(call.func.value, facts.scopes, wanted, on_class))
 
+    def receiver_first(call: ast.Call, facts) -> bool:
+        return receiver_only(call, facts) and (screen is None or screen(call, facts))
+
+    # (where the call's arguments cannot be read, a ``p(...)`` of ``p = partial(obj.method, ...)``)
+    receiver_first.receiver_only = receiver_only
     return receiver_first
 
 
