@@ -144,6 +144,12 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
             "dict-literal": f"{checked.callee}(**{{{name!r}: {v}}})",
             "dict-name": f"options = {{{name!r}: {v}}}\n{checked.callee}(**options)",
             "dict-changed": f"options = {{{name!r}: {v}}}\noptions[{name!r}] = {w}\n{checked.callee}(**options)",
+            # dicts that do not hold the argument (ast_scopes.mapping_lacks): one read, two in branches
+            "dict-lacks-it": f"options = {{'zz_other': 1}}\n{checked.callee}({name}={v}, **options)",
+            "dict-lacks-it-branches": (f"if flag:\n    options = {{'zz_other': 1}}\nelse:\n    options = dict(zz=2)\n"
+                                       f"{checked.callee}(**options)"),
+            "dict-has-it-in-a-branch": (f"if flag:\n    options = {{{name!r}: {v}}}\nelse:\n    options = {{}}\n"
+                                        f"{checked.callee}(**options)"),
             "partial": f"import functools\n\nrun = functools.partial({checked.callee}, {name}={v})\nrun()\n",
             "keyword-parenthesized": f"{checked.callee}({name}=({v}))",
         })
@@ -255,7 +261,7 @@ def test_the_forms_reach_findings():
     silent = []
     for form in FORM_NAMES:
         if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed",
-                    "other-base-field", *GUARDED_FORMS):
+                    "other-base-field", "dict-lacks-it-branches", "dict-has-it-in-a-branch", *GUARDED_FORMS):
             continue  # forms the engine deliberately does not judge (a class of another base is no config)
         cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
         if not any(
@@ -304,3 +310,17 @@ def test_guard_forms_agree(form):
                 assert screened == lint(source, "example.py", UNSCREENED), source
                 found += any(d.code == checked.code for d in screened)  # (not another rule's, of an argument left out)
     assert (found > 0) is (form not in GUARDED_FORMS), found
+
+
+@pytest.mark.parametrize("form", ["dict-name", "dict-lacks-it", "dict-lacks-it-branches", "dict-has-it-in-a-branch"])
+def test_mapping_forms_agree(form):
+    """A ``**name`` mapping whose dicts do not hold the argument, or hold it in one branch only,
+    for every curated check and every fifth derived one, values each side: screened ==
+    unscreened (the engine reads one dict display, not two)."""
+    for checked in [*CURATED, *CHECKED[::5]]:
+        middle = checked.values[len(checked.values) // 2]
+        for value in dict.fromkeys(repr(v) for v in (checked.values[0], middle, None)):
+            forms = _forms(checked, value, value)
+            if form in forms:
+                source = checked.header + forms[form]
+                assert lint(source, "example.py", SCREENED) == lint(source, "example.py", UNSCREENED), source

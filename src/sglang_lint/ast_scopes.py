@@ -279,6 +279,30 @@ class AstFile:
             return qualified is UNSURE or qualified in wanted or isinstance(receiver, ast.Name) and receiver.id in local
         return False
 
+    def mapping_lacks(self, mapping: str, key: str, scopes: tuple) -> bool:
+        """Is ``key`` certainly not among the keys the engine may read in ``**mapping`` seen
+        from ``scopes`` (resolve.py ``dict_literal``: the one reaching binding, a dict display
+        or ``dict(...)`` of keywords, never changed)? No binding is a parameter or a
+        ``global``, no display or call among them names the key, spreads another mapping or
+        takes positional arguments, and the file does nothing with the name but pass it (no
+        ``m[...]``, no ``m.method(...)``, no ``m |= ...``). Any other value the engine reads
+        no keys from."""
+        found = self.lookup(mapping, scopes)
+        if found is None or re.search(rb"\b" + re.escape(mapping.encode()) + rb"\s*(?:\[|\.\s*\w+\s*\(|\|=)",
+                                      self.data):
+            return False
+        for binding in found[0]:
+            if binding[0] in (PARAM, GLOBAL):
+                return False  # a wrapper's ``**kwargs`` (reach.py follows it), or bound elsewhere
+            value = binding[1] if binding[0] == VALUE else None
+            if isinstance(value, ast.Dict) and any(
+                    k is None or not (isinstance(k, ast.Constant) and isinstance(k.value, str)) or k.value == key
+                    for k in value.keys):
+                return False
+            if isinstance(value, ast.Call) and (value.args or any(k.arg in (None, key) for k in value.keywords)):
+                return False
+        return True
+
     def lookup(self, name: str, scopes: tuple) -> tuple[list[tuple], tuple] | None:
         """The bindings of ``name`` seen from the innermost of ``scopes`` (a class body only
         from its own statements), and the scope chain that owns them; None when unbound."""

@@ -517,6 +517,9 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
                 and not value.args and all(k.arg is not None for k in value.keywords):
             names.append(value)  # ``**dict(a=1)``: the engine reads it unless ``dict`` is rebound
             return None
+        if isinstance(value, ast.Name) and name is not None and isinstance(facts, ScopedFacts) \
+                and facts.syntax.mapping_lacks(value.id, name, facts.scopes):
+            return []  # none of the dicts the name may hold has the key: not in this mapping
         if isinstance(value, ast.Name) and mapping_may_be_known(value, facts, literal=True):
             names.append(value)
         return None
