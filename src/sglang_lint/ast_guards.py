@@ -24,7 +24,8 @@ def tested_names(path: tuple) -> frozenset[str]:
     for parent, child in zip(path, path[1:]):
         if isinstance(parent, (ast.If, ast.While)):
             # ``if``/``while`` body, ``if`` else (and so each ``elif`` under it)
-            if _holds(parent.body, child) or isinstance(parent, ast.If) and _holds(parent.orelse, child):
+            if _position(parent.body, child) is not None or isinstance(parent, ast.If) and _position(
+                    parent.orelse, child) is not None:
                 names |= _names(parent.test)
         elif isinstance(parent, ast.IfExp):
             if child is parent.body or child is parent.orelse:
@@ -37,8 +38,9 @@ def tested_names(path: tuple) -> frozenset[str]:
                 names |= _names(operand)
         for field in ("body", "orelse", "finalbody"):
             statements = getattr(parent, field, None)
-            if isinstance(statements, list) and _holds(statements, child):
-                for earlier in statements[: _index(statements, child)]:
+            index = _position(statements, child) if isinstance(statements, list) else None
+            if index is not None:
+                for earlier in statements[:index]:
                     names |= _established(earlier)
     return frozenset(names)
 
@@ -87,9 +89,6 @@ def _names(node: ast.AST) -> set[str]:
     return found
 
 
-def _holds(statements: list, child: ast.AST) -> bool:
-    return any(statement is child for statement in statements)
-
-
-def _index(statements: list, child: ast.AST) -> int:
-    return next(i for i, statement in enumerate(statements) if statement is child)
+def _position(statements: list, child: ast.AST) -> int | None:
+    """Where ``child`` is in a list of statements (by identity), None when not there."""
+    return next((i for i, statement in enumerate(statements) if statement is child), None)
