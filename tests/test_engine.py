@@ -306,6 +306,45 @@ def test_the_collector_runs_less_during_a_lint_and_as_before_after_it():
     assert gc.get_threshold() == before
 
 
+def test_freezing_the_rules_frees_the_garbage_waiting_for_a_collection_first():
+    """gcpolicy.keep_for_good: cyclic garbage alive at the freeze (a flake8 worker's, of the
+    files checked before) would be kept for good; it is collected first."""
+    import gc
+    import weakref
+
+    from sglang_lint.gcpolicy import keep_for_good
+
+    class Node:
+        pass
+
+    gc.disable()
+    try:
+        cycle = Node()
+        cycle.me = cycle
+        alive = weakref.ref(cycle)
+        del cycle
+        assert alive() is not None  # garbage, waiting for a collection
+        keep_for_good()
+        assert alive() is None
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_the_flake8_plugin_freezes_each_time_its_rule_sets_double(monkeypatch):
+    from sglang_lint import flake8_plugin
+
+    frozen = []
+    plugin = flake8_plugin.SglangLintPlugin
+    monkeypatch.setattr(flake8_plugin, "keep_for_good", lambda: frozen.append(len(plugin.rulesets)))
+    monkeypatch.setattr(plugin, "rulesets", {})
+    monkeypatch.setattr(plugin, "frozen_at", 0)
+    for made in range(1, 40):
+        plugin.rulesets[made] = None
+        plugin._keep_rules()
+    assert frozen == [1, 2, 4, 8, 16, 32]
+
+
 def test_libcst_takes_the_place_of_its_stand_in_once_loaded():
     """lazycst.py: once LibCST is imported, every module of ours that held the stand-in holds
     the module itself (a stand-in left in place answers, but through one more lookup)."""

@@ -57,6 +57,7 @@ class SglangLintPlugin:
     def parse_options(cls, options) -> None:
         cls.sglang_version = getattr(options, "sglang_version", None)
         cls.rulesets = {}
+        cls.frozen_at = 0
         cls.index = None
         cls.selected = None
         cls.decide = None
@@ -106,8 +107,19 @@ class SglangLintPlugin:
             if (codes, ()) not in cls.rulesets:
                 cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.loaded_index()))
             cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(target.releases)
-            keep_for_good()  # (the rules just read, and this file's ast: flake8 keeps it till the file is done)
+            cls._keep_rules()
         return cls.rulesets[key]
+
+    frozen_at = 0  # how many rule sets were made when the objects alive were last frozen
+
+    @classmethod
+    def _keep_rules(cls) -> None:
+        """Freeze what is alive (gcpolicy.keep_for_good: the rules read so far) each time the
+        rule sets made have doubled: a few collections in a run, not one per new set of codes
+        (a thousand on sglang's tree, each scanning flake8's own objects)."""
+        if len(cls.rulesets) >= 2 * cls.frozen_at:
+            cls.frozen_at = len(cls.rulesets)
+            keep_for_good()
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)

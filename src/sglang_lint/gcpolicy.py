@@ -27,5 +27,11 @@ def keep_for_good() -> None:
     the rules are read, some million objects that live as long as the process. Each full
     collection scanned them again: about 5 ms a file in the flake8 plugin, where the
     thresholds go back to flake8's own after each file. Forked workers also keep sharing
-    their pages (the collector writes to the headers of the objects it scans)."""
+    their pages (the collector writes to the headers of the objects it scans).
+
+    A collection first: garbage in cycles that is waiting for one (a flake8 worker's, of the
+    files it has checked) would otherwise be frozen with the rules and never freed. Without
+    it a flake8 process freezing as its rules grew held 639 MB and ran 2.5 times as long on a
+    quarter of sglang's tree (137 MB with it)."""
+    gc.collect()
     gc.freeze()
