@@ -78,6 +78,7 @@ LAZY = {
     ("cli", "docs"), ("cli", "derive"),  # subcommands
     ("cli", "project"),  # a run over several files only
     ("index", "prefilter"), ("index", "ruletable"), ("index", "target"),  # the index builds on first need only
+    ("index", "rulefile"),  # the rule data beside the index are written from the rule files on first need
     # the plugin loads the catalog and LibCST only for a file the index says may call a catalog name
     ("flake8_plugin", "target"), ("flake8_plugin", "ruletable"), ("flake8_plugin", "catalog"),
     ("flake8_plugin", "pynames"), ("flake8_plugin", "engine"), ("flake8_plugin", "model"),

@@ -344,3 +344,116 @@ def test_kept_rules_hold_the_same_singletons_as_parsed_ones():
         elif dataclasses.is_dataclass(item):
             pending += [getattr(item, f.name) for f in dataclasses.fields(item)]
     assert NOT_LITERAL.__class__ in found  # (the walk reaches the parameters' defaults)
+
+
+# The rule data kept beside the index (index.RuleData): each rule file's table, read one rule
+# at a time by rules_of instead of parsing the rule's TOML file.
+
+def _sample_codes(index) -> list[str]:
+    return [code for number, code in enumerate(index.codes) if number % 40 == 0 or code < "SGL100"]
+
+
+def _plain(value):
+    """A rule as plain data to compare (a parsed ``when`` expression is an ``ast`` node, equal
+    only to itself)."""
+    import ast
+    import dataclasses
+
+    if isinstance(value, ast.AST):
+        return ast.dump(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__,) + tuple(_plain(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(item) for item in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return tuple(sorted((repr(key), _plain(item)) for key, item in value.items()))
+    return value
+
+
+def _fresh_rules(codes, dirs=None) -> dict:
+    from sglang_lint import ruletable
+
+    ruletable._BY_CODE.clear()
+    return {rule.code: _plain(rule) for rule in rules_of(codes, dirs)}
+
+
+def _expected(codes) -> dict:
+    return {rule.code: _plain(rule) for rule in default_rules() if rule.code in codes}
+
+
+def _data_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("ruledata-*.bin"))
+
+
+def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cache, monkeypatch):
+    from sglang_lint import rulefile
+
+    index = rule_index()
+    codes = _sample_codes(index)
+    expected = _expected(codes)
+    assert _fresh_rules(codes) == expected  # (writes the rule data)
+    (kept,) = _data_files(private_cache)
+    assert kept.name == f"ruledata-{index.key}.bin"
+    index_module._LOADED.clear()
+
+    parse = rulefile._parse
+
+    def no_rule_file(path, raw):  # (a data table some rules name, launchers.toml, is read as before)
+        assert not Path(path).name.startswith("SGL"), f"{path} parsed"
+        return parse(path, raw)
+
+    monkeypatch.setattr(rulefile, "_parse", no_rule_file)
+    monkeypatch.setattr(rulefile, "_READ", {})
+    assert _fresh_rules(codes) == expected  # every table from the kept data: no TOML parsed
+
+
+def test_without_the_rule_data_the_rule_files_are_read(private_cache, monkeypatch):
+    codes = _sample_codes(rule_index())
+    monkeypatch.setattr(index_module.RuleData, "table", lambda self, code: None)
+    assert _fresh_rules(codes) == _expected(codes)
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty", "cut short", "a table changed", "another key"])
+def test_damaged_rule_data_is_written_again_never_trusted(private_cache, damage):
+    import marshal
+
+    index = rule_index()
+    codes = _sample_codes(index)
+    expected = _fresh_rules(codes)
+    assert expected == _expected(codes)
+    (kept,) = _data_files(private_cache)
+    good = kept.read_bytes()
+    size = int.from_bytes(good[:8], "little")
+    if damage == "missing":
+        kept.unlink()
+    elif damage == "empty":
+        kept.write_bytes(b"")
+    elif damage == "cut short":
+        kept.write_bytes(good[: len(good) // 2])
+    elif damage == "a table changed":  # SGL001's title, its checksum as it was
+        offset, length, _ = marshal.loads(good[8: 8 + size])[2]["SGL001"]
+        start = 8 + size + offset
+        table = good[start: start + length]
+        changed = table.replace(b"SANA-WM", b"SANA-XX")
+        assert changed != table
+        kept.write_bytes(good[:start] + changed + good[start + length:])
+    else:
+        fmt, _, spans = marshal.loads(good[8: 8 + size])
+        header = marshal.dumps((fmt, "another-key", spans))
+        kept.write_bytes(len(header).to_bytes(8, "little") + header + good[8 + size:])
+    index_module._LOADED.clear()
+    assert _fresh_rules(codes) == expected
+    assert kept.read_bytes() == good  # written again, as it was
+
+
+def test_an_edited_rule_file_is_read_anew_through_the_rule_data(private_cache, rules_copy):
+    index = rule_index([rules_copy])
+    assert _fresh_rules(["SGL001"], [rules_copy])["SGL001"][3].startswith("SANA-WM")  # (its title)
+    rule = rules_copy / SGL001.name
+    rule.write_text(rule.read_text().replace('title = "SANA-WM', 'title = "Edited SANA-WM', 1))
+    edited = rule_index([rules_copy])
+    assert edited.key != index.key
+    assert _fresh_rules(["SGL001"], [rules_copy])["SGL001"][3].startswith("Edited SANA-WM")
+    assert len(_data_files(private_cache)) == 2

@@ -12,7 +12,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from sglang_lint.gcpolicy import few_collections
 from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
@@ -308,12 +308,19 @@ def load_rule_file(path: Path, kinds: Mapping[str, Any]) -> Rule:
 
 
 def load_rule_files(paths: Iterable[Path], folder: Path, kinds: Mapping[str, Any],
-                    aliases: Mapping[str, tuple[str, ...]] | None = None) -> tuple[Rule, ...]:
+                    aliases: Mapping[str, tuple[str, ...]] | None = None,
+                    tables: Sequence[Mapping | None] | None = None) -> tuple[Rule, ...]:
     """These rule files of ``folder`` (a rule folder, whose ``exports.toml`` tables apply:
-    ``aliases``, when the caller has read them already), read as :func:`load_rules` reads them."""
+    ``aliases``, when the caller has read them already), read as :func:`load_rules` reads them.
+    ``tables``: each file's table where the caller has it already (the index's rule data;
+    None: the file is read)."""
     aliases = exports(Path(folder)) if aliases is None else aliases
     paths = list(paths)
-    return tuple(with_aliases(parse_rule(data, path, kinds), aliases) for path, data in zip(paths, read_tomls(paths)))
+    tables = list(tables) if tables is not None else [None] * len(paths)
+    unread = [path for path, table in zip(paths, tables) if table is None]
+    read = iter(read_tomls(unread) if unread else ())
+    return tuple(with_aliases(parse_rule(table if table is not None else next(read), path, kinds), aliases)
+                 for path, table in zip(paths, tables))
 
 
 def load_rules(dirs: Iterable[Path], kinds: Mapping[str, Any]) -> tuple[Rule, ...]:

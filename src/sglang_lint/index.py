@@ -11,6 +11,11 @@ under the cache (``tables/index-<key>.marshal``), in two parts:
   release runs, so a file it skips is skipped by the full prefilter too), unpacked only when
   a file mentions a name.
 
+Beside it, ``tables/ruledata-<key>.bin`` holds each rule file's table (what tomllib reads from
+it) as marshal data, found by code and read one rule at a time (:class:`RuleData`): a run
+that needs a few thousand rules (flake8's worker on a large tree) reads them in
+milliseconds instead of parsing as many TOML files (0.8 ms each).
+
 The key is a fingerprint of the rule folders, this tool's version and the index format; the
 folders are stamped two ways:
 
@@ -37,7 +42,7 @@ import sys
 import zlib
 
 from sglang_lint import __version__
-from sglang_lint.places import cache_folder, keep_marshal, prune_kept, rules_folder, shipped_rules_folder
+from sglang_lint.places import cache_folder, keep_file, keep_marshal, prune_kept, rules_folder, shipped_rules_folder
 
 FORMAT = 8
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first
@@ -58,12 +63,14 @@ class RuleIndex:
     asked of a file, :meth:`codes_for` says which rules a file needs loaded. Only ``names`` is
     read up front; the rest (``codes``, ``paths``, ``releases``, the triggers) on first use."""
 
-    def __init__(self, names: frozenset, details, key: str = ""):
+    def __init__(self, names: frozenset, details, key: str = "", data_path: str | None = None):
         self.names = names
         self.key = key  # the fingerprint of the rule files it was built from
         self._details = details  # (codes, triggers, paths, releases, launch codes), or a callable giving them
         self._prefilter = None
         self._paths = None
+        self._data_path = data_path  # where the rule data are kept (None: read every rule file)
+        self._data = None
 
     def _part(self, index: int):
         if callable(self._details):
@@ -85,6 +92,13 @@ class RuleIndex:
     def releases(self) -> tuple:
         """Every release the rules and their tables name (target.py)."""
         return self._part(3)
+
+    def table_of(self, code: str) -> dict | None:
+        """The table of ``code``'s rule file from the rule data kept beside the index (None:
+        not there or damaged; the caller reads the file itself)."""
+        if self._data is None:
+            self._data = RuleData(self, self._data_path)
+        return self._data.table(code)
 
     @property
     def launch_codes(self) -> tuple:
@@ -163,7 +177,8 @@ def rule_index(dirs=None) -> RuleIndex:
         path = os.path.join(cache_folder(), "tables", f"index-{key}.marshal")
         found = _read(path, folders)
         names, details = found if found is not None else _build_and_keep(path, folders)
-        _LOADED[key] = RuleIndex(names, details, key=key)
+        _LOADED[key] = RuleIndex(names, details, key=key,
+                                 data_path=os.path.join(cache_folder(), "tables", f"ruledata-{key}.bin"))
     return _LOADED[key]
 
 
@@ -288,3 +303,85 @@ def _read(path: str, folders: tuple) -> tuple | None:
         return _build_and_keep(path, folders)[1]
 
     return names, details
+
+
+class RuleData:
+    """Each rule file's table, kept in one file: ``8-byte length | header | tables``, the
+    header a marshal ``(FORMAT, key, {code: (offset, length, crc32)})`` and each table a
+    marshal dict at its offset (counted from the header's end). Read one rule at a time
+    (``os.pread``); a table whose checksum fails, a header that does not load or names
+    another key, or a file that is missing is never trusted: the file is written again from
+    the rule files (once per process), and a rule it still cannot give is read from its own
+    file by the caller."""
+
+    def __init__(self, index: RuleIndex, path: str | None):
+        self.index, self.path = index, path
+        self._spans: dict | None = None
+        self._start = 0  # where the tables begin
+        self._rebuilt = False
+
+    def table(self, code: str) -> dict | None:
+        if self.path is None:
+            return None
+        found = self._read(code)
+        if found is None and not self._rebuilt:
+            self._rebuilt = True
+            self._keep()
+            found = self._read(code)
+        return found
+
+    def _read(self, code: str) -> dict | None:
+        if self._spans is None:
+            self._spans = self._header() or {}
+        span = self._spans.get(code)
+        if span is None:
+            return None
+        offset, length, checksum = span
+        try:
+            with open(self.path, "rb") as stream:
+                blob = os.pread(stream.fileno(), length, self._start + offset)
+            if len(blob) != length or zlib.crc32(blob) != checksum:
+                return None
+            table = marshal.loads(blob)
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        return table if isinstance(table, dict) else None
+
+    def _header(self) -> dict | None:
+        try:
+            with open(self.path, "rb") as stream:
+                size = int.from_bytes(stream.read(8), "little")
+                header = marshal.loads(stream.read(size)) if 0 < size < 1 << 28 else None
+                self._start = 8 + size
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        if not (isinstance(header, tuple) and len(header) == 3 and header[:2] == (FORMAT, self.index.key)
+                and isinstance(header[2], dict)):
+            return None
+        spans = header[2]
+        if not all(isinstance(span, tuple) and len(span) == 3 and all(isinstance(n, int) for n in span)
+                   for span in spans.values()):
+            return None
+        return spans
+
+    def _keep(self) -> None:
+        """Write the file from every rule file of the index (read as the catalog reads them)."""
+        from pathlib import Path
+
+        from sglang_lint.rulefile import read_tomls
+
+        codes = self.index.codes
+        try:
+            tables = read_tomls([Path(self.index.paths[code]) for code in codes])
+        except Exception:
+            self._spans = {}
+            return  # a rule file that cannot be read: each caller reads (and reports) its own
+        blobs = [marshal.dumps(table) for table in tables]
+        spans, offset = {}, 0
+        for code, blob in zip(codes, blobs):
+            spans[code] = (offset, len(blob), zlib.crc32(blob))
+            offset += len(blob)
+        header = marshal.dumps((FORMAT, self.index.key, spans))
+        self._spans, self._start = spans, 8 + len(header)
+        if keep_file(self.path, len(header).to_bytes(8, "little") + header + b"".join(blobs)):
+            prune_kept(self.path, "ruledata-", ".bin", KEEP_INDEXES)
