@@ -264,8 +264,11 @@ def test_argv_list_decisions(body, may_fire):
         ('["--tp-sizee", "2"]', ["SGL009"]),
         ('["--tp", "2", "--attention-backend", "tritn"]', ["SGL007"]),
         ('["--tp-size", "2", "--enable-lora", "--lora-backend", "tritn"]', ["SGL006"]),  # plugin choices
-        # what the engine may know more of: a name, an f-string's prefix, a ``*`` list
-        ('["--tp-size", TP]', "may"),
+        # a name bound nowhere in the file: a word of no value the engine knows (a bound one:
+        # test_argv_screen_agreement's name forms)
+        ('["--tp-size", TP]', None),
+        ('["--tp-sizee", TP]', ["SGL009"]),
+        # what the engine may know more of: an f-string's prefix, a ``*`` list
         ('[f"--tp-sizee={tp}"]', ["SGL009"]),
         ('[f"--tp-size={tp}", f"--attention-backend={backend}"]', None),  # an f-string's literal prefix
         ('[f"--tp-size={tp}", f"--speculative-dflash-block-size=0"]', ["SGL010"]),

@@ -9,11 +9,13 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from sglang_lint.ast_scopes import IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
-from sglang_lint.screen import FileFacts, ScopedFacts, argument
+from sglang_lint.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
+from sglang_lint.screen import FileFacts, ScopedFacts, argument, value_may_be_known
 
 MAX_DEPTH = 8  # past it the screen is unsure (yes)
+MAX_STEPS = 4  # more ``name += [...]`` of one list: unsure (each subset of them is judged)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def argv_screen(name: str | None, position: int | None, marker: str | None = None,
@@ -115,6 +117,9 @@ class ListReading:
         if re.search(rb"\b" + re.escape(name.encode()) + rb"\s*\.\s*(?:append|extend|insert)\s*\(", facts.facts.data):
             return True  # words added in steps (after a part it may not know)
         owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
+        steps = [binding[1] for binding in found[0] if binding[0] == AUGMENTED]
+        if steps:
+            return self._steps_may_know(name, found, steps, owner, depth, whole, seen)
         for binding in found[0]:
             kind = binding[0]
             if kind == VALUE:
@@ -128,6 +133,45 @@ class ListReading:
                     return True  # a wrapper: a call of it in the file may pass a list with such a word
             elif kind not in (IMPORTED, OPAQUE):
                 return True  # ``+=``, a ``global``: unsure
+        return False
+
+    def _steps_may_know(self, name: str, found: tuple, steps: list, owner: ScopedFacts, depth: int, whole: bool,
+                        seen: frozenset) -> bool:
+        """A list built with ``name += [...]``: built.py (``_name``) reads each such statement
+        as the versions of the list before it with its display's words after them. Judged here
+        on a superset of those versions: every display bound to the name (a parameter's as
+        empty), followed by any subset of the ``+=`` displays in the order they are written.
+        Unsure where a step is no display of words, sits in a loop, or there are too many."""
+        judge = self.judge if whole else None
+        if judge is None or len(steps) > MAX_STEPS or any(
+                not isinstance(step.op, ast.Add) or not isinstance(step.value, (ast.List, ast.Tuple))
+                or any(isinstance(e, ast.Starred) for e in step.value.elts) for step in steps):
+            return True
+        scope = found[1][-1]
+        looped = {id(node) for loop in ast.walk(scope) if isinstance(loop, _LOOPS)
+                  for node in ast.walk(loop) if isinstance(node, ast.AugAssign)}
+        if any(id(step) in looped for step in steps):
+            return True  # the same words added again and again
+        bases: list[list] = []
+        for binding in found[0]:
+            kind = binding[0]
+            if kind == AUGMENTED:
+                continue
+            if kind == VALUE and isinstance(binding[1], (ast.List, ast.Tuple)):
+                bases.append(list(binding[1].elts))
+            elif kind == PARAM and self.follow and isinstance(binding[1], _FUNCTIONS):
+                if self.wrapper_may_know(name, binding[1], owner, found[1], depth):
+                    return True
+                bases.append([])
+            elif kind not in (IMPORTED, OPAQUE):
+                return True
+        steps = sorted(steps, key=lambda step: (step.lineno, step.col_offset))
+        reader = DisplayReader(self, owner, depth + 1, seen)
+        for base in bases:
+            for chosen in range(1 << len(steps)):
+                words = base + [e for i, step in enumerate(steps) if chosen >> i & 1 for e in step.value.elts]
+                if judge(words, reader) is not False:
+                    return True
         return False
 
     def wrapper_may_know(self, name: str, function: ast.AST, facts: ScopedFacts, owner: tuple, depth: int) -> bool:
@@ -171,6 +215,12 @@ class DisplayReader:
                 return None if any(self.reading.wrapper_may_know(node.id, binding[1], owner, found[1], self.depth)
                                    for binding in found[0]) else 1
         return None if _UNSURE.may_know(node, facts, self.depth, False, self.seen) else 1
+
+    def may_evaluate(self, node: ast.Name) -> bool:
+        """Could the engine evaluate this name to a value (resolve.py ``evaluate``, which
+        launch_flags._word reads a name word by)? No where none of its bindings seen from the
+        display is a literal, a literal default, or a name or branch that may be one."""
+        return value_may_be_known(node, self.facts)
 
     def joined(self, node: ast.BinOp) -> list[ast.expr] | None:
         """A concatenation ``[...] + x + [...]`` as the display built.py's ``_joined`` reads

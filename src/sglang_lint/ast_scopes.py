@@ -38,7 +38,7 @@ _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
 # What a binding is (the first item of a binding tuple).
 VALUE = "value"  # (VALUE, expression)
 PARAM = "param"  # (PARAM, function or lambda, default expression or None)
-AUGMENTED = "augmented"  # (AUGMENTED,): ``name += ...``
+AUGMENTED = "augmented"  # (AUGMENTED, the ast.AugAssign): ``name += ...``
 GLOBAL = "global"  # (GLOBAL,): ``global``/``nonlocal``: bound elsewhere
 IMPORTED = "imported"  # (IMPORTED, qualified name or None): an import, or a ``def``/``class`` statement
 # (None: a nested definition, or one of a file whose module is not known: the engine qualifies neither)
@@ -487,7 +487,7 @@ def _scope_bindings(scope: ast.AST, walrus: bool = True, module: str | None = No
             bind(node.target.id, (VALUE, node.value))
         elif isinstance(node, ast.AugAssign):
             if isinstance(node.target, ast.Name):
-                bind(node.target.id, (AUGMENTED,))
+                bind(node.target.id, (AUGMENTED, node))
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             _bind_targets(node.target, bind)
         elif isinstance(node, ast.withitem):

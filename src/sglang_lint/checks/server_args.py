@@ -155,9 +155,11 @@ def _screen(params: ServerArgsCheck, target):
 def _display_judge(params: ServerArgsCheck):
     """For a list of flags written as a display (``other_args=["--tp", "2"]``): does this aspect
     find anything in its words, read as the engine reads them (launch_flags._word: a string
-    literal is its text, an f-string its literal prefix, anything else an unknown word;
-    built.py: ``*x`` of a list it knows nothing of, one unknown word of no step)? None where
-    the engine may know more (a name it follows to a string, a ``*`` it expands). Relations:
+    literal is its text, an f-string its literal prefix, a name the value it evaluates to,
+    anything else an unknown word; built.py: ``*x`` of a list it knows nothing of, one unknown
+    word of no step)? A name the reader shows can have no value the engine evaluates is an
+    unknown word. None where the engine may know more (a name it may follow to a string, a
+    ``*`` it expands). Relations:
     yes where a word sets a field of a relation (a superset of ``_relations``' findings).
     ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
     the screen can tell, and the source text of an f-string."""
@@ -173,6 +175,9 @@ def _display_judge(params: ServerArgsCheck):
             prefix = _fstring_prefix(element, reader) if isinstance(element, ast.JoinedStr) else None
             if prefix is not None:
                 words.append(ArgWord(prefix[0], prefix[1], Span(0, 0, prefix[0], False)))
+                continue
+            if isinstance(element, ast.Name) and reader is not None and not reader.may_evaluate(element):
+                words.append(ArgWord(None, False, Span(0, 0, "", False)))  # a name of no value it knows
                 continue
             if isinstance(element, (ast.Name, ast.Starred, ast.JoinedStr)):
                 return None
