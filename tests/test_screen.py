@@ -149,6 +149,17 @@ def test_screen_decisions(body, may_fire):
          "with pytest.raises(ValueError):\n    scf(t, 'pre')\n", False),  # a negative test
         (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nclass C:\n"
          "    def f(self):\n        scf(t, 'pre')\n", True),
+        # two imports of one name in one function: the engine qualifies it to neither
+        (f"def f(x):\n    if x:\n        from {CAPTURE_MODULE} import set_capture_flag_on_blocks\n"
+         "        set_capture_flag_on_blocks(t, 'pre')\n    else:\n"
+         "        from other.place import set_capture_flag_on_blocks\n        set_capture_flag_on_blocks(t, 'pre')\n",
+         False),
+        (f"def f(x):\n    if x:\n        from {CAPTURE_MODULE} import set_capture_flag_on_blocks\n"
+         "        set_capture_flag_on_blocks(t, 'pre')\n", True),
+        (f"import {CAPTURE_MODULE} as m\ndef f():\n    m = other()\n    m.set_capture_flag_on_blocks(t, 'pre')\n",
+         False),  # a local name of the head: the module import is not seen from the call
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks\ndef set_capture_flag_on_blocks(t, mode):\n"
+         "    pass\nset_capture_flag_on_blocks(t, 'pre')\n", False),  # bound to the import and a def
     ],
 )
 def test_screen_follows_import_names(source, may_fire):

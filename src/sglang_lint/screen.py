@@ -38,13 +38,13 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sglang_lint.ast_scopes import GLOBAL, IMPORTED, PARAM, VALUE, AstFile, CallSite, class_fields
+from sglang_lint.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, class_fields
 from sglang_lint.textscan import (
     BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, string_end, whole_word,
 )
 from sglang_lint.text_bindings import BINDING, assigned_values, statement_value
 from sglang_lint.pynames import (
-    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
+    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
 
 
@@ -365,27 +365,14 @@ class ScopedFacts:
 
 def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) -> bool:
     """Could ``func`` qualify to ``qualified`` (dispatch.py ``effective_target``: the engine
-    follows the head name's imports, resolve.py ``qualify``)? Yes when its head is bound, where
-    the call is, to an import that spells it out, a relative import, a ``def``/``class`` or a
-    ``global``; no for ``tensor.select(...)``, ``self.x.f(...)`` or another module's class of
-    the same name."""
-    parts = []
-    head = func
-    while isinstance(head, ast.Attribute):
-        parts.append(head.attr)
-        head = head.value
-    if not isinstance(head, ast.Name):
-        return False
-    found = syntax.lookup(head.id, scopes)
-    if found is None:
-        return False
-    rest = ".".join(reversed(parts))
-    for binding in found[0]:
-        if binding[0] == GLOBAL or (binding[0] == IMPORTED and binding[1] is None):
-            return True
-        if binding[0] == IMPORTED and (f"{binding[1]}.{rest}" if rest else binding[1]) == qualified:
-            return True
-    return False
+    qualifies it, resolve.py ``qualify``)? The same rule on the file's ast (AstFile.qualify:
+    every binding of its head, seen from the call, the same import or top-level definition;
+    unsure where a ``global`` may bind it elsewhere): no for ``tensor.select(...)``,
+    ``self.x.f(...)``, another module's function of the same name, or a name two imports in
+    one function bind to different modules (``from a import f`` in one branch, ``from b
+    import f`` in another: the engine qualifies it to neither)."""
+    found = syntax.qualify(func, scopes)
+    return found is UNSURE or found == qualified
 
 
 def _inside_brackets(data: bytes, line_start: int) -> bool:
