@@ -149,6 +149,13 @@ def test_screen_decisions(body, may_fire):
          "with pytest.raises(ValueError):\n    scf(t, 'pre')\n", False),  # a negative test
         (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks as scf\nclass C:\n"
          "    def f(self):\n        scf(t, 'pre')\n", True),
+        # a ``**`` dict the file changes in place: the engine reads no key of it (dict_literal)
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks\nkw = {{'mode': 'pre'}}\n"
+         "set_capture_flag_on_blocks(t, **kw)\n", True),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks\nkw = {{'mode': 'pre'}}\nkw.update(x=1)\n"
+         "set_capture_flag_on_blocks(t, **kw)\n", False),
+        (f"from {CAPTURE_MODULE} import set_capture_flag_on_blocks\nkw = {{'mode': 'pre'}}\n"
+         "def f():\n    kw['x'] = 1\nset_capture_flag_on_blocks(t, **kw)\n", False),
         # two imports of one name in one function: the engine qualifies it to neither
         (f"def f(x):\n    if x:\n        from {CAPTURE_MODULE} import set_capture_flag_on_blocks\n"
          "        set_capture_flag_on_blocks(t, 'pre')\n    else:\n"

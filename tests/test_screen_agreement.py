@@ -150,6 +150,14 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
                                        f"{checked.callee}(**options)"),
             "dict-has-it-in-a-branch": (f"if flag:\n    options = {{{name!r}: {v}}}\nelse:\n    options = {{}}\n"
                                         f"{checked.callee}(**options)"),
+            # a dict the file changes in place (any method called on it, an item set, anywhere):
+            # the engine reads no key of it (resolve.py dict_literal)
+            "dict-updated": (f"options = {{{name!r}: {v}}}\noptions.update(zz_other=1)\n"
+                             f"{checked.callee}(**options)"),
+            "dict-read-by-a-method": (f"options = {{{name!r}: {v}}}\nprint(options.get('zz'))\n"
+                                      f"{checked.callee}(**options)"),
+            "dict-changed-elsewhere": (f"options = dict({name}={v})\n\n\ndef later():\n    options['zz'] = 1\n\n\n"
+                                       f"{checked.callee}(**options)"),
             "partial": f"import functools\n\nrun = functools.partial({checked.callee}, {name}={v})\nrun()\n",
             "keyword-parenthesized": f"{checked.callee}({name}=({v}))",
         })
@@ -261,7 +269,8 @@ def test_the_forms_reach_findings():
     silent = []
     for form in FORM_NAMES:
         if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed",
-                    "other-base-field", "dict-lacks-it-branches", "dict-has-it-in-a-branch", *GUARDED_FORMS):
+                    "other-base-field", "dict-lacks-it-branches", "dict-has-it-in-a-branch", "dict-updated",
+                    "dict-read-by-a-method", "dict-changed-elsewhere", *GUARDED_FORMS):
             continue  # forms the engine deliberately does not judge (a class of another base is no config)
         cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
         if not any(
@@ -317,8 +326,10 @@ def test_guard_forms_agree(form):
     assert (found > 0) is (form not in GUARDED_FORMS), found
 
 
-@pytest.mark.parametrize("form", ["dict-name", "dict-lacks-it", "dict-lacks-it-branches", "dict-has-it-in-a-branch"])
+@pytest.mark.parametrize("form", ["dict-name", "dict-lacks-it", "dict-lacks-it-branches", "dict-has-it-in-a-branch",
+                                  "dict-updated", "dict-read-by-a-method", "dict-changed-elsewhere"])
 def test_mapping_forms_agree(form):
     """A ``**name`` mapping whose dicts do not hold the argument, or hold it in one branch only
-    (the engine reads one dict display, not two): the screen agrees with the engine."""
+    (the engine reads one dict display, not two), or that the file changes in place: the
+    screen agrees with the engine."""
     assert len(list(_agreeing_in(form))) > 20  # (every program checked, not only the first)

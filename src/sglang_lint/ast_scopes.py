@@ -81,6 +81,7 @@ class AstFile:
     is_package: bool = False
     _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
     _called: dict[str, bool] = field(default_factory=dict)
+    _mutated: frozenset | None = None
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
     _attribute_writes: dict[str, list[ast.expr | None]] | None = None
 
@@ -278,6 +279,25 @@ class AstFile:
             qualified = self.qualify(receiver, scopes)
             return qualified is UNSURE or qualified in wanted or isinstance(receiver, ast.Name) and receiver.id in local
         return False
+
+    def changed_names(self) -> frozenset[str]:
+        """Names the engine counts as changed in place anywhere in the file (bindings.py
+        ``mutated_names``), where the ast shows it as surely: ``name.method(...)`` (any
+        method) and ``name[...] = ...``. The engine reads no keys from ``**name`` then
+        (resolve.py ``dict_literal``). A subset of the engine's set: it also counts
+        ``del name[...]``, ``name[...] += ...``."""
+        if self._mutated is None:
+            found = set()
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                        found.add(func.value.id)
+                elif isinstance(node, ast.Assign):
+                    found.update(target.value.id for target in node.targets
+                                 if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name))
+            self._mutated = frozenset(found)
+        return self._mutated
 
     def mapping_lacks(self, mapping: str, key: str, scopes: tuple) -> bool:
         """Is ``key`` certainly not among the keys the engine may read in ``**mapping`` seen
