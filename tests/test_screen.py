@@ -38,7 +38,9 @@ def test_screen_never_hides_a_finding(path):
         ("set_capture_flag_on_blocks(t, *modes)", False),  # after *args: the engine cannot find it either
         ("set_capture_flag_on_blocks(t, **options)", False),  # an unbound name: no mapping the engine reads
         ('options = {"mode": "pre"}\nset_capture_flag_on_blocks(t, **options)', True),  # a mapping may hold it
-        ("options = dict(mode=m)\nset_capture_flag_on_blocks(t, **options)", True),
+        ("options = dict(mode=m)\nset_capture_flag_on_blocks(t, **options)", False),  # its value: an unbound name
+        ("options = dict(mode='pre')\nset_capture_flag_on_blocks(t, **options)", True),
+        ('options = {"mode": "pre_rope"}\nset_capture_flag_on_blocks(t, **options)', False),  # a passing value
         ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\n", False),  # a parameter no call feeds
         ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\nf(mode='x')\n", True),
         ('set_capture_flag_on_blocks(t, **{"mode": "pre"})', True),  # a display's keys are read

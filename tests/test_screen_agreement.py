@@ -158,6 +158,12 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
                                       f"{checked.callee}(**options)"),
             "dict-changed-elsewhere": (f"options = dict({name}={v})\n\n\ndef later():\n    options['zz'] = 1\n\n\n"
                                        f"{checked.callee}(**options)"),
+            # a dict bound once (ast_scopes.one_dict: its values judged as the call's own)
+            "dict-call-name": f"options = dict({name}={v}, zz_other=2)\n{checked.callee}(**options)",
+            "dict-name-in-a-function": (f"OPTIONS = {{{name!r}: {v}}}\n\n\ndef go():\n"
+                                        f"    {checked.callee}(**OPTIONS)\n"),
+            "dict-name-rebound-by-global": (f"options = {{{name!r}: {v}}}\n\n\ndef reset():\n    global options\n"
+                                            f"    options = {{}}\n\n\n{checked.callee}(**options)"),
             "partial": f"import functools\n\nrun = functools.partial({checked.callee}, {name}={v})\nrun()\n",
             "keyword-parenthesized": f"{checked.callee}({name}=({v}))",
         })
@@ -270,7 +276,7 @@ def test_the_forms_reach_findings():
     for form in FORM_NAMES:
         if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed",
                     "other-base-field", "dict-lacks-it-branches", "dict-has-it-in-a-branch", "dict-updated",
-                    "dict-read-by-a-method", "dict-changed-elsewhere", *GUARDED_FORMS):
+                    "dict-read-by-a-method", "dict-changed-elsewhere", "dict-name-rebound-by-global", *GUARDED_FORMS):
             continue  # forms the engine deliberately does not judge (a class of another base is no config)
         cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
         if not any(
@@ -327,7 +333,8 @@ def test_guard_forms_agree(form):
 
 
 @pytest.mark.parametrize("form", ["dict-name", "dict-lacks-it", "dict-lacks-it-branches", "dict-has-it-in-a-branch",
-                                  "dict-updated", "dict-read-by-a-method", "dict-changed-elsewhere"])
+                                  "dict-updated", "dict-read-by-a-method", "dict-changed-elsewhere", "dict-call-name",
+                                  "dict-name-in-a-function", "dict-name-rebound-by-global"])
 def test_mapping_forms_agree(form):
     """A ``**name`` mapping whose dicts do not hold the argument, or hold it in one branch only
     (the engine reads one dict display, not two), or that the file changes in place: the

@@ -299,6 +299,33 @@ class AstFile:
             self._mutated = frozenset(found)
         return self._mutated
 
+    def changed_mapping(self, name: str, scopes: tuple) -> bool:
+        """Is ``name``, seen from ``scopes``, a dict the file changes in place
+        (:meth:`changed_names`), bound by no parameter (whose ``**kwargs`` reach.py follows
+        whatever is done to it) nor a ``global``?"""
+        if name not in self.changed_names():
+            return False
+        found = self.lookup(name, scopes)
+        return found is not None and all(binding[0] not in (PARAM, GLOBAL) for binding in found[0])
+
+    def one_dict(self, name: str, scopes: tuple) -> list[tuple[str, ast.expr]] | None:
+        """The string keys and values of the one dict display or ``dict(...)`` of keywords that
+        binds ``name`` seen from ``scopes`` (its scope binds it no other way), as an
+        argument's lookup reads them (checks/base.py ``_mapping_items``); None otherwise. The
+        engine (resolve.py ``dict_literal``) reads that dict where it is the one binding
+        reaching the call, and nothing elsewhere: judging its values is a superset of both."""
+        found = self.lookup(name, scopes)
+        if found is None or len(found[0]) != 1 or found[0][0][0] != VALUE:
+            return None
+        value = found[0][0][1]
+        if isinstance(value, ast.Dict):
+            return [(key.value, item) for key, item in zip(value.keys, value.values)
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+                and not value.args and all(keyword.arg is not None for keyword in value.keywords):
+            return [(keyword.arg, keyword.value) for keyword in value.keywords]
+        return None
+
     def mapping_lacks(self, mapping: str, key: str, scopes: tuple) -> bool:
         """Is ``key`` certainly not among the keys the engine may read in ``**mapping`` seen
         from ``scopes`` (resolve.py ``dict_literal``: the one reaching binding, a dict display

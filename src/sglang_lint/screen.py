@@ -309,14 +309,6 @@ class ScopedFacts:
         return any(passed is True or not _guarded_name(*passed) and value_may_be_known(
             passed[0], passed[1], fails, enum, strict) for passed in self.wrapper_arguments(name, function, owner))
 
-    def changed_mapping(self, name: str) -> bool:
-        """Is ``name``, seen from here, a dict the file changes in place, bound by no parameter
-        (whose ``**kwargs`` reach.py follows whatever is done to it) nor a ``global``?"""
-        if name not in self.syntax.changed_names():
-            return False
-        found = self.syntax.lookup(name, self.scopes)
-        return found is not None and all(binding[0] not in (PARAM, GLOBAL) for binding in found[0])
-
     def wrapper_arguments(self, name: str, function: ast.AST, owner: tuple):
         """What the calls of ``function`` in the file pass for its parameter ``name`` (reach.py
         ``parameter_wrapper``, ``calls_of``: ``f(...)``, or ``self.f(...)`` for a method; its
@@ -515,8 +507,12 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
         if isinstance(value, ast.Name) and name is not None and isinstance(facts, ScopedFacts) \
                 and facts.syntax.mapping_lacks(value.id, name, facts.scopes):
             return []  # none of the dicts the name may hold has the key: not in this mapping
-        if isinstance(value, ast.Name) and isinstance(facts, ScopedFacts) and facts.changed_mapping(value.id):
-            return None  # changed in place (``kw.update(...)``, ``kw[k] = v``): the engine reads no key of it
+        if isinstance(value, ast.Name) and isinstance(facts, ScopedFacts):
+            if facts.syntax.changed_mapping(value.id, facts.scopes):
+                return None  # changed in place (``kw.update(...)``, ``kw[k] = v``): the engine reads no key of it
+            held = facts.syntax.one_dict(value.id, facts.scopes)
+            if held is not None:
+                return held  # its one binding's keys: the engine reads those or none
         if isinstance(value, ast.Name) and mapping_may_be_known(value, facts, literal=True):
             names.append(value)
         return None
