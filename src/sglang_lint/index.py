@@ -309,7 +309,7 @@ class RuleData:
     """Each rule file's table, kept in one file: ``8-byte length | header | tables``, the
     header a marshal ``(FORMAT, key, {code: (offset, length, crc32)})`` and each table a
     marshal dict at its offset (counted from the header's end). Read one rule at a time
-    (``os.pread``); a table whose checksum fails, a header that does not load or names
+    (a seek and a read); a table whose checksum fails, a header that does not load or names
     another key, or a file that is missing is never trusted: the file is written again from
     the rule files (once per process), and a rule it still cannot give is read from its own
     file by the caller."""
@@ -339,7 +339,8 @@ class RuleData:
         offset, length, checksum = span
         try:
             with open(self.path, "rb") as stream:
-                blob = os.pread(stream.fileno(), length, self._start + offset)
+                stream.seek(self._start + offset)
+                blob = stream.read(length)
             if len(blob) != length or zlib.crc32(blob) != checksum:
                 return None
             table = marshal.loads(blob)
