@@ -317,14 +317,7 @@ class AstFile:
         found = self.lookup(name, scopes)
         if found is None or len(found[0]) != 1 or found[0][0][0] != VALUE:
             return None
-        value = found[0][0][1]
-        if isinstance(value, ast.Dict):
-            return [(key.value, item) for key, item in zip(value.keys, value.values)
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str)]
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
-                and not value.args and all(keyword.arg is not None for keyword in value.keywords):
-            return [(keyword.arg, keyword.value) for keyword in value.keywords]
-        return None
+        return dict_items(found[0][0][1])
 
     def mapping_lacks(self, mapping: str, key: str, scopes: tuple) -> bool:
         """Is ``key`` certainly not among the keys the engine may read in ``**mapping`` seen
@@ -362,6 +355,20 @@ class AstFile:
             if found:
                 return found, scopes[: depth + 1]
         return None
+
+
+def dict_items(node: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """The string keys and values of a dict display, or the keywords of ``dict(...)`` with
+    keywords only (whatever ``dict`` is bound to: a superset of resolve.py ``_dict_call``), as
+    an argument's lookup reads a mapping (checks/base.py ``_mapping_items``); None for any
+    other expression."""
+    if isinstance(node, ast.Dict):
+        return [(key.value, item) for key, item in zip(node.keys, node.values)
+                if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+            and not node.args and all(keyword.arg is not None for keyword in node.keywords):
+        return [(keyword.arg, keyword.value) for keyword in node.keywords]
+    return None
 
 
 def _in_braces(text: bytes) -> bool:

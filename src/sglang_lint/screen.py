@@ -38,7 +38,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sglang_lint.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, class_fields
+from sglang_lint.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, class_fields, dict_items
 from sglang_lint.textscan import (
     BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, string_end, whole_word,
 )
@@ -498,10 +498,8 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
 
     def expand(value):
         if isinstance(value, ast.Dict):
-            return [(key.value, item) for key, item in zip(value.keys, value.values)
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str)]
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
-                and not value.args and all(k.arg is not None for k in value.keywords):
+            return dict_items(value)
+        if isinstance(value, ast.Call) and dict_items(value) is not None:
             names.append(value)  # ``**dict(a=1)``: the engine reads it unless ``dict`` is rebound
             return None
         if isinstance(value, ast.Name) and name is not None and isinstance(facts, ScopedFacts) \
@@ -542,9 +540,7 @@ def mapping_may_be_known(node: ast.expr, facts, literal: bool = False) -> bool:
 def _is_dict_literal(node: ast.expr) -> bool:
     """resolve.py ``dict_literal`` of one binding: a display, or ``dict(...)`` of keywords only
     (whatever ``dict`` is bound to: a superset)."""
-    return isinstance(node, ast.Dict) or (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
-        and not node.args and all(keyword.arg is not None for keyword in node.keywords))
+    return dict_items(node) is not None
 
 
 def ast_call_arguments(call: ast.Call) -> list[tuple[str | None, str, ast.expr]]:
