@@ -411,7 +411,7 @@ def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cac
 
 def test_without_the_rule_data_the_rule_files_are_read(private_cache, monkeypatch):
     codes = _sample_codes(rule_index())
-    monkeypatch.setattr(index_module.RuleData, "table", lambda self, code: None)
+    monkeypatch.setattr(index_module.RuleData, "tables", lambda self, codes: [None] * len(codes))
     assert _fresh_rules(codes) == _expected(codes)
 
 

@@ -93,12 +93,12 @@ class RuleIndex:
         """Every release the rules and their tables name (target.py)."""
         return self._part(3)
 
-    def table_of(self, code: str) -> dict | None:
-        """The table of ``code``'s rule file from the rule data kept beside the index (None:
-        not there or damaged; the caller reads the file itself)."""
+    def tables_of(self, codes: list[str]) -> list[dict | None]:
+        """The table of each code's rule file from the rule data kept beside the index (None
+        for one not there or damaged: the caller reads that file itself)."""
         if self._data is None:
             self._data = RuleData(self, self._data_path)
-        return self._data.table(code)
+        return self._data.tables(codes)
 
     @property
     def launch_codes(self) -> tuple:
@@ -320,27 +320,33 @@ class RuleData:
         self._start = 0  # where the tables begin
         self._rebuilt = False
 
-    def table(self, code: str) -> dict | None:
+    def tables(self, codes: list[str]) -> list[dict | None]:
         if self.path is None:
-            return None
-        found = self._read(code)
-        if found is None and not self._rebuilt:
+            return [None] * len(codes)
+        found = self._read(codes)
+        if None in found and not self._rebuilt:
             self._rebuilt = True
             self._keep()
-            found = self._read(code)
+            found = self._read(codes)
         return found
 
-    def _read(self, code: str) -> dict | None:
+    def _read(self, codes: list[str]) -> list[dict | None]:
+        """Each code's table, through one open of the file."""
         if self._spans is None:
             self._spans = self._header() or {}
-        span = self._spans.get(code)
+        try:
+            with open(self.path, "rb") as stream:
+                return [self._table(stream, self._spans.get(code)) for code in codes]
+        except OSError:
+            return [None] * len(codes)
+
+    def _table(self, stream, span: tuple | None) -> dict | None:
         if span is None:
             return None
         offset, length, checksum = span
         try:
-            with open(self.path, "rb") as stream:
-                stream.seek(self._start + offset)
-                blob = stream.read(length)
+            stream.seek(self._start + offset)
+            blob = stream.read(length)
             if len(blob) != length or zlib.crc32(blob) != checksum:
                 return None
             table = marshal.loads(blob)

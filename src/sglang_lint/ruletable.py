@@ -109,7 +109,7 @@ def rules_of(codes: Iterable[str], dirs: Sequence[Path] | None = None, index=Non
             continue
         if (index.key, folder) not in _EXPORTS:
             _EXPORTS[index.key, folder] = catalog.exports(folder)
-        tables = [index.table_of(code) for code in mine]  # (kept beside the index: no TOML parsed)
+        tables = index.tables_of(mine)  # (kept beside the index: no TOML parsed)
         for code, rule in zip(mine, catalog.load_rule_files(paths, folder, CHECK_KINDS, _EXPORTS[index.key, folder],
                                                             tables)):
             _BY_CODE[index.key, code] = rule
