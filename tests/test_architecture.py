@@ -16,7 +16,8 @@ LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
     # (__init__, the package root: __version__; lint is lazy)
     {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places", "gcpolicy", "lazycst",
-     "ast_guards"},  # (ast_guards: the names the guards in force at a call test, on ast)
+     "ast_guards", "ast_flow"},  # (ast_guards: the names the guards in force at a call test, on ast;
+    # ast_flow: which of a name's bindings reach a call, on ast)
     {"rulefile", "ast_scopes"},  # the rule file reader (over places); a file's ast read for the screen
     {"ast_reparse"},  # a document's ast kept between edits (the language server's screen)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen

@@ -119,6 +119,17 @@ FORMS = [
     "x = make()\nx.attr = {value}\n{call}",
     "x = {value}\ntable[x] = {other}\n{call}",
     "print('x = {value}')  # x = {value}\nx = make()\n{call}",
+    # only the bindings that reach the call (ast_flow.py), or all that may
+    "if flag:\n    x = {other}\nx = {value}\n{call}",
+    "if flag:\n    x = {other}\nelse:\n    x = {value}\n    {call}\n",
+    "x = {value}\n{call}\nx = {other}\n",
+    "x = {other}\nx = {value}; {call}\n",
+    "x = {other}\nx = {value}; \\\n{call}\n",
+    "x = {other}\ndef f():\n    {call}\nx = {value}\n",
+    "def f():\n    x = {value}\n    y = [{call} for _ in range(2)]\n    x = {other}\n",
+    "def f(x={other}):\n    x = {value}\n    {call}\n",
+    "x = {value}\ny = x\nx = {other}\n{call_y}",
+    "x = {other}\nfor _ in range(2):\n    {call}\n    x = {value}\n",
 ]
 
 

@@ -53,6 +53,21 @@ def test_screen_never_hides_a_finding(path):
         ('def g():\n    MODE = "pre"\n\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', False),  # other scope
         ('MODE = "pre"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', True),  # the module's
         ('MODE = "pre"\ndef h():\n    MODE = "pre_rope"\n    set_capture_flag_on_blocks(t, MODE)\n', False),
+        # only the bindings that reach the call (ast_flow.py, the engine's may_be_last_binding)
+        ('if flag:\n    MODE = "pre"\nelse:\n    MODE = "pre_rope"\n    set_capture_flag_on_blocks(t, MODE)\n', False),
+        ('if flag:\n    MODE = "pre"\nMODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)\n', False),
+        ('MODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)\nMODE = "pre"\n', False),  # rebound after it
+        ('MODE = "pre"\nif flag:\n    MODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)\n', True),
+        ('MODE = "pre"\nMODE = "pre_rope"; set_capture_flag_on_blocks(t, MODE)\n', True),  # one line: one place
+        ('MODE = "pre"\nMODE = "pre_rope"; \\\nset_capture_flag_on_blocks(t, MODE)\n', True),  # continued
+        # (seen from a function: the module's last binding)
+        ('MODE = "pre"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\nMODE = "pre_rope"\n', False),
+        ('MODE = "pre"\nif flag:\n    MODE = "x"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', True),
+        ('def h(mode="pre"):\n    mode = "pre_rope"\n    set_capture_flag_on_blocks(t, mode)\n', False),
+        ('def h():\n    MODE = "pre"\n    [set_capture_flag_on_blocks(t, MODE) for _ in x]\n    MODE = "pre_rope"\n',
+         True),  # (a comprehension is no scope of the engine's: the call's statement is the use)
+        ('for _ in x:\n    MODE = "pre_rope"\n    set_capture_flag_on_blocks(t, MODE)\n    MODE = "pre"\n', False),
+        ('MODE = "pre_rope"\nfor _ in x:\n    set_capture_flag_on_blocks(t, MODE)\n    MODE = "pre"\n', True),
         ('def h():\n    global MODE\n    MODE = "pre"\n    set_capture_flag_on_blocks(t, MODE)\n', True),  # global
         ('def g():\n    global MODE\n    MODE = "pre"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', False),
         ("def h(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef k():\n    return h('x')\n", True),  # a wrapper

@@ -15,6 +15,7 @@ more (and random ones), as in test_fuzz.py.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
 
@@ -136,6 +137,7 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
         "negative-test": f"import pytest\n\nwith pytest.raises(ValueError):\n    {call(v)}\n",
         "in-loop": f"for VALUE in ({v}, {w}):\n    {call('VALUE')}\n",
         **_guard_forms(call, v, w),
+        **_flow_forms(call, v, w),
     }
     if checked.argument is not None:
         name = checked.argument
@@ -210,6 +212,40 @@ def _guard_forms(call, v: str, w: str) -> dict[str, str]:
     }
 
 
+def _flow_forms(call, v: str, w: str) -> dict[str, str]:
+    """The argument a name bound more than once, where only some bindings reach the call
+    (ast_flow.py: the engine's may_be_last_binding), and where they all may."""
+    return {
+        "flow-rebound-after-a-branch": f"if flag:\n    VALUE = {v}\nVALUE = {w}\n{call('VALUE')}\n",
+        "flow-in-a-branch": (f"def go(flag):\n    if flag:\n        VALUE = {v}\n        {call('VALUE')}\n"
+                             f"    else:\n        VALUE = {w}\n"),
+        "flow-in-the-else-branch": f"if flag:\n    VALUE = {w}\nelse:\n    VALUE = {v}\n    {call('VALUE')}\n",
+        "flow-in-an-elif": (f"if flag:\n    VALUE = {w}\nelif other:\n    VALUE = {v}\n    {call('VALUE')}\n"
+                            f"else:\n    VALUE = {w}\n"),
+        "flow-rebound-after-it": f"VALUE = {v}\n{call('VALUE')}\nVALUE = {w}\n",
+        "flow-one-line": f"VALUE = {v}\nVALUE = {w}; {call('VALUE')}\n",
+        "flow-one-continued-line": f"VALUE = {v}\nVALUE = {w}; \\\n{call('VALUE')}\n",
+        "flow-semicolon-at-the-end": f"VALUE = {w};\nVALUE = {v}\n{call('VALUE')}\n",
+        "flow-suite": f"VALUE = {v}\nif flag: VALUE = {w}; {call('VALUE')}\n",
+        "flow-from-a-function": f"VALUE = {w}\n\n\ndef go():\n    {call('VALUE')}\n\n\nVALUE = {v}\n",
+        "flow-branch-from-a-function": f"VALUE = {v}\nif flag:\n    VALUE = {w}\n\n\ndef go():\n    {call('VALUE')}\n",
+        "flow-comprehension": (f"def go():\n    VALUE = {v}\n    out = [{call('VALUE')} for _ in range(2)]\n"
+                               f"    VALUE = {w}\n    return out\n"),
+        "flow-lambda": f"VALUE = {w}\nrun = lambda: {call('VALUE')}\nVALUE = {v}\n",
+        "flow-class-body": f"VALUE = {w}\n\n\nclass Holder:\n    VALUE = {v}\n    {call('VALUE')}\n",
+        "flow-parameter-rebound": f"def go(value={w}):\n    value = {v}\n    {call('value')}\n",
+        "flow-parameter-in-a-branch": f"def go(value={v}):\n    if flag:\n        value = {w}\n    {call('value')}\n",
+        "flow-try": f"try:\n    VALUE = {v}\nexcept Exception:\n    VALUE = {w}\n{call('VALUE')}\n",
+        "flow-with": f"VALUE = {w}\nwith lock:\n    VALUE = {v}\n{call('VALUE')}\n",
+        "flow-loop-rebinds-later": f"VALUE = {v}\nfor _ in range(2):\n    {call('VALUE')}\n    VALUE = {w}\n",
+        "flow-match": (f"match flag:\n    case 1:\n        VALUE = {w}\n    case _:\n        VALUE = {v}\n"
+                       f"{call('VALUE')}\n"),
+        "flow-decorator": f"VALUE = {v}\n\n\n@{call('VALUE')}\ndef go():\n    pass\n\n\nVALUE = {w}\n",
+        "flow-chain": f"VALUE = {v}\nOTHER = VALUE\nVALUE = {w}\n{call('OTHER')}\n",
+    }
+
+
+FLOW_FORMS = sorted(_flow_forms(str, "1", "2"))
 GUARDED_FORMS = sorted(name for name in _guard_forms(str, "1", "2") if name.startswith("guard-"))
 FORM_NAMES = sorted({name for checked in CHECKED for name in _forms(checked, "1", "2")})
 
@@ -340,3 +376,22 @@ def test_mapping_forms_agree(form):
     (the engine reads one dict display, not two), or that the file changes in place: the
     screen agrees with the engine."""
     assert len(list(_agreeing_in(form))) > 20  # (every program checked, not only the first)
+
+
+@pytest.mark.parametrize("form", FLOW_FORMS)
+def test_flow_forms_agree(form):
+    """A name bound more than once, of which only some bindings reach the call (a rebinding
+    dominates it, comes after it, or is in another branch) or all may (one line, a loop, a
+    branch seen from a function): the screen reads the bindings the engine reads, and the
+    engine finds the failing value that reaches the call (``v``: the value drawn; ``w`` the
+    one that does not reach it, or may)."""
+    found = 0
+    for checked in [*CURATED, *CHECKED[::10]]:
+        middle = checked.values[len(checked.values) // 2]
+        values = list(dict.fromkeys(repr(v) for v in (checked.values[0], middle, None)))
+        for v, w in itertools.permutations(values, 2):
+            source = checked.header + _forms(checked, v, w)[form]
+            screened = lint(source, "example.py", SCREENED)
+            assert screened == lint(source, "example.py", UNSCREENED), source
+            found += any(d.code == checked.code for d in screened)
+    assert found > 0

@@ -28,6 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from sglang_lint.ast_flow import StatementPlaces
 from sglang_lint.ast_guards import tested_names
 from sglang_lint.pynames import IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
 
@@ -82,6 +83,7 @@ class AstFile:
     _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
     _called: dict[str, bool] = field(default_factory=dict)
     _mutated: frozenset | None = None
+    _places: StatementPlaces | None = None
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
     _attribute_writes: dict[str, list[ast.expr | None]] | None = None
 
@@ -342,6 +344,19 @@ class AstFile:
             if isinstance(value, ast.Call) and (value.args or any(k.arg in (None, key) for k in value.keywords)):
                 return False
         return True
+
+    def reaching(self, name: str, scopes: tuple, site: CallSite | None) -> tuple[list[tuple], tuple] | None:
+        """:meth:`lookup`, less the bindings that cannot reach the call ``site`` (ast_flow.py:
+        the engine's ``reaching``); all of them where there is no site, a ``global`` is among
+        them, or the statements' lines are not the text's (a document's kept statements)."""
+        found = self.lookup(name, scopes)
+        if found is None or site is None or len(found[0]) < 2 or self.shifts is not None or any(
+                binding[0] == GLOBAL for binding in found[0]):
+            return found
+        if self._places is None:
+            self._places = StatementPlaces(self.tree, self.data, self.starts)
+        use = self._places.use_place(site.path, site.scopes, found[1])
+        return found if use is None else (self._places.reaching(found[0], use), found[1])
 
     def lookup(self, name: str, scopes: tuple) -> tuple[list[tuple], tuple] | None:
         """The bindings of ``name`` seen from the innermost of ``scopes`` (a class body only

@@ -280,7 +280,7 @@ class ScopedFacts:
     def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
         if self.depth > MAX_HOPS:
             return True  # past the engine's own limit it knows nothing: unsure, so yes
-        found = self.syntax.lookup(name, self.scopes)
+        found = self.syntax.reaching(name, self.scopes, self.site)  # (at the call: those that reach it)
         if found is None:
             return False  # unbound here (a builtin, a star import): the engine knows no value
         bindings, owner = found

@@ -53,6 +53,7 @@ class AstValues:
         self.syntax = facts.syntax
         self.scopes = facts.scopes
         self.guarded = facts.guarded
+        self.site = facts.site  # the call judged (ast_scopes.CallSite), or None
         self.records = records
         self.enums = enums
 
@@ -131,7 +132,9 @@ class AstValues:
         past the engine's depth, so the bindings cannot agree and the value is UNKNOWN."""
         if scopes[-1] is self.scopes[-1] and self.guarded(name):
             return [UNKNOWN]  # (CallValues._name: a test in force at the call reads it)
-        found = self.syntax.lookup(name, scopes)
+        # (at the call itself, none of its bindings read yet: those that reach it; the engine
+        # reads a binding's own names where that binding is, which the screen does not place)
+        found = self.syntax.reaching(name, scopes, None if seen else self.site)
         if found is None:
             return [UNKNOWN]
         bindings, owner = found
