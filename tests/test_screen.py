@@ -290,6 +290,33 @@ def test_argv_list_decisions(body, may_fire):
 
 
 @pytest.mark.parametrize(
+    "command, may_fire, found",
+    [
+        ('[sys.executable, "-m", "sglang.launch_server", "--tp-sizee", "2"]', True, ["SGL009"]),
+        ('[sys.executable, "-c", f"import {module}", "--tp-sizee", "2"]', False, []),  # runs code, no launcher
+        ('[sys.executable, "-m", f"sglang.launch_server", "--tp-sizee", "2"]', True, ["SGL009"]),  # no field
+        ('[sys.executable, "-m", f"{pkg}.launch_server", "--tp-sizee", "2"]', False, []),  # known up to its field
+        ('LAUNCHER = "sglang.launch_server"\nsubprocess.run([sys.executable, "-m", LAUNCHER, "--tp-sizee", "2"])',
+         True, ["SGL009"]),  # a name: may be the launcher
+        ('HEAD = ["python", "-m", "sglang.launch_server"]\nsubprocess.run([*HEAD, "--tp-sizee", "2"])', True,
+         ["SGL009"]),  # spliced words: may be
+        ('[shutil.which("sglang"), "serve", "--tp-sizee", "2"]', False, []),  # a call: no command the engine knows
+        ('["/opt/bin/sglang", "serve", "--tp-sizee", "2"]', True, ["SGL009"]),
+        ('[sys.executable, "-m", "sglang.launch_server", "--tp-size", "2"]', True, []),  # (its flags: the engine's)
+    ],
+)
+def test_subprocess_command_decisions(command, may_fire, found):
+    """A command list goes on only where the engine may find sglang's launcher in its words
+    (launch_flags.after_launcher)."""
+    call = command if "subprocess.run" in command else f"subprocess.run({command})"
+    # (the comment passes the text stage: the launcher's name is in the file)
+    source = f"import shutil\nimport subprocess\nimport sys\n\n# not sglang.launch_server, sglang serve\n{call}\n"
+    assert default_ruleset().may_match(source) is may_fire
+    assert [d.code for d in lint(source, None, UNSCREENED)] == found
+    assert [d.code for d in lint(source, None)] == found
+
+
+@pytest.mark.parametrize(
     "args, codes",
     [
         # a display of literals is judged by the check itself (server_args._display_judge)

@@ -283,6 +283,19 @@ def _argv_forms(flag: str, value: str) -> dict[str, str]:
         "named-parts": f"BASE = [{head}]\nsubprocess.Popen(BASE + [{flag!r}, {value!r}])",
         "changed": f"command = [{head}]\ncommand += [{flag!r}, {value!r}]\nsubprocess.Popen(command)",
         "wrapped-launcher": f"subprocess.Popen([\"nsys\", \"profile\", {head}, {flag!r}, {value!r}])",
+        # words the engine reads as no launcher (argv_screen._may_name_launcher), and those it may
+        "python-c": f"import sys\nsubprocess.run([sys.executable, '-c', f'import {{m}}', {flag!r}, {value!r}])",
+        "executable": (f"import sys\n"
+                       f"subprocess.run([sys.executable, '-m', 'sglang.launch_server', {flag!r}, {value!r}])"),
+        "launcher-f-string": f"subprocess.run(['python', '-m', f'sglang.launch_server', {flag!r}, {value!r}])",
+        "launcher-field": f"subprocess.run(['python', '-m', f'{{pkg}}.launch_server', {flag!r}, {value!r}])",
+        "launcher-name": (f"LAUNCHER = 'sglang.launch_server'\n"
+                          f"subprocess.run(['python', '-m', LAUNCHER, {flag!r}, {value!r}])"),
+        "launcher-spliced": f"HEAD = [{head}]\nsubprocess.run([*HEAD, {flag!r}, {value!r}])",
+        "serve": f"subprocess.run(['sglang', 'serve', {flag!r}, {value!r}])",
+        "serve-path": f"subprocess.run([f'/opt/bin/sglang', 'serve', {flag!r}, {value!r}])",
+        "serve-field": f"subprocess.run([f'{{root}}/sglang', 'serve', {flag!r}, {value!r}])",
+        "serve-call": f"import shutil\nsubprocess.run([shutil.which('sglang'), 'serve', {flag!r}, {value!r}])",
     }
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from sglang_lint.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
+from sglang_lint.launch_text import LAUNCHERS
 from sglang_lint.screen import FileFacts, ScopedFacts, argument, value_may_be_known
 
 MAX_DEPTH = 8  # past it the screen is unsure (yes)
@@ -40,17 +41,42 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
         if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
             return flags.may_know(found, facts)
         if isinstance(found, ast.List):
-            texts = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None for e in found.elts]
-            if None in texts:
-                return True
-            serve = any(a.rsplit("/", 1)[-1] == "sglang" and b == "serve" for a, b in zip(texts, texts[1:]))
-            return serve or any(marker in text for text in texts)
+            return _may_name_launcher(found.elts, marker)
         if isinstance(found, (ast.BinOp, ast.Call, ast.Subscript)):
             return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
         # (a command line: its words are judged after the launcher, wherever that is written)
         return command.may_know(found, facts)
 
     return screen
+
+
+def _may_name_launcher(elements: list[ast.expr], marker: str) -> bool:
+    """Could the words built.py reads off this list display name the launcher
+    (launch_flags.after_launcher: a whole word holding ``marker``, or ``serve`` after an
+    ``sglang`` command)? A name may stand for any string and a ``*spliced`` list for any
+    words; an attribute, a call, an operation is no word the engine knows, and an f-string
+    with a field is known only up to its first field (never whole): none of them names it
+    (``[sys.executable, "-c", f"import {module}"]`` starts no server)."""
+    words: list[tuple[str | None, bool]] = []  # (the text known, whether it is the whole word)
+    for element in elements:
+        if isinstance(element, (ast.Name, ast.Starred)):
+            return True
+        if isinstance(element, ast.Constant):
+            words.append((element.value, True) if isinstance(element.value, str) else (None, False))
+        elif isinstance(element, ast.JoinedStr):
+            prefix, whole = "", True
+            for part in element.values:
+                if not isinstance(part, ast.Constant):
+                    whole = False
+                    break
+                prefix += part.value
+            words.append((prefix, whole))
+        else:
+            words.append((None, False))
+    if any(whole and marker in text for text, whole in words):
+        return True
+    return any(command is not None and LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1]) == text and whole
+               for (command, _), (text, whole) in zip(words, words[1:]))
 
 
 @dataclass(frozen=True)
