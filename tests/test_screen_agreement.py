@@ -166,6 +166,10 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
                                         f"    {checked.callee}(**OPTIONS)\n"),
             "dict-name-rebound-by-global": (f"options = {{{name!r}: {v}}}\n\n\ndef reset():\n    global options\n"
                                             f"    options = {{}}\n\n\n{checked.callee}(**options)"),
+            # a wrapper's mapping: followed by the server-argument checks only (reach.py)
+            "kwargs-wrapper": f"def run(**options):\n    {checked.callee}(**options)\n\n\nrun({name}={v})\n",
+            "dict-parameter-wrapper": (f"def run(options):\n    {checked.callee}(**options)\n\n\n"
+                                       f"run({{{name!r}: {v}}})\n"),
             "partial": f"import functools\n\nrun = functools.partial({checked.callee}, {name}={v})\nrun()\n",
             "keyword-parenthesized": f"{checked.callee}({name}=({v}))",
         })
@@ -325,7 +329,8 @@ def test_the_forms_reach_findings():
     for form in FORM_NAMES:
         if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed",
                     "other-base-field", "dict-lacks-it-branches", "dict-has-it-in-a-branch", "dict-updated",
-                    "dict-read-by-a-method", "dict-changed-elsewhere", "dict-name-rebound-by-global", *GUARDED_FORMS):
+                    "dict-read-by-a-method", "dict-changed-elsewhere", "dict-name-rebound-by-global", "kwargs-wrapper",
+                    "dict-parameter-wrapper", *GUARDED_FORMS):
             continue  # forms the engine deliberately does not judge (a class of another base is no config)
         cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
         if not any(
@@ -381,7 +386,8 @@ def test_guard_forms_agree(form):
     assert (found > 0) is (form not in GUARDED_FORMS), found
 
 
-@pytest.mark.parametrize("form", ["dict-name", "dict-lacks-it", "dict-lacks-it-branches", "dict-has-it-in-a-branch",
+@pytest.mark.parametrize("form", ["kwargs-wrapper", "dict-parameter-wrapper",
+                                  "dict-name", "dict-lacks-it", "dict-lacks-it-branches", "dict-has-it-in-a-branch",
                                   "dict-updated", "dict-read-by-a-method", "dict-changed-elsewhere", "dict-call-name",
                                   "dict-name-in-a-function", "dict-name-rebound-by-global"])
 def test_mapping_forms_agree(form):

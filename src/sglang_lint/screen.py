@@ -522,19 +522,22 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
 
 
 def mapping_may_be_known(node: ast.expr, facts, literal: bool = False) -> bool:
-    """Could the engine read ``**node`` as a dict, or follow it to the calls of the function
-    whose ``**kwargs`` it is (reach.py ``parameter_wrapper``, a function the file calls)?
-    ``literal``: as an argument's lookup reads it (resolve.py ``dict_literal``: a display, a
-    ``dict(...)`` of keywords, or a name whose one reaching binding is one); else as
-    built.py's ``dict_of`` (a name bound to any call may be a dict built in steps). Without
-    the call's scope (the text screen): yes for any name."""
+    """Could the engine read ``**node`` as a dict? ``literal``: as an argument's lookup reads
+    it (resolve.py ``dict_literal``: a display, a ``dict(...)`` of keywords, or a name whose
+    one reaching binding is one; never a parameter); else as built.py's ``dict_of`` (a name
+    bound to any call may be a dict built in steps), or followed to the calls of the
+    function whose ``**kwargs`` or dict parameter it is (reach.py ``parameter_wrapper``, a
+    function the file calls). Without the call's scope (the text screen): yes for any name."""
     if isinstance(node, (ast.Dict, ast.Call)):
         return True
     if not isinstance(node, ast.Name):
         return False
     if not isinstance(facts, ScopedFacts):
         return True
-    return facts.may_be_bound_to(node.id, _is_dict_literal if literal else (ast.Dict, ast.Call), called_parameters=True)
+    # (a wrapper's ``**kwargs`` or dict parameter is followed to its calls only by the
+    # server-argument checks, reach.py; an argument's lookup reads no parameter's dict)
+    return facts.may_be_bound_to(node.id, _is_dict_literal if literal else (ast.Dict, ast.Call),
+                                 called_parameters=not literal)
 
 
 def _is_dict_literal(node: ast.expr) -> bool:
