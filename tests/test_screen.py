@@ -291,6 +291,35 @@ def test_argv_list_decisions(body, may_fire):
     assert [d.code for d in lint(source, None)] == found
 
 
+KIMI = ("from functools import partial\n\nfrom sglang.srt.configs.kimi_k3 import KimiK3Config\n"
+        "from sglang.srt.models.kimi_k3 import KimiK3ForConditionalGeneration\n\n"
+        "model = KimiK3ForConditionalGeneration(KimiK3Config(encoder_only=True))\n")
+
+
+@pytest.mark.parametrize(
+    "body, may_fire, found",
+    [
+        ("model.set_dspark_layers_to_capture([8])", True, ["SGL005"]),
+        ("head = model.lm_head", True, ["SGL005"]),  # an attribute target: its receiver judged too
+        ("KimiK3ForConditionalGeneration(KimiK3Config(encoder_only=True)).lm_head", True, ["SGL005"]),
+        ("capture = partial(model.set_dspark_layers_to_capture, [8])\ncapture()", True, ["SGL005"]),
+        ("class K(KimiK3ForConditionalGeneration):\n    def f(self):\n        return self.lm_head", False, []),
+        ("class K(KimiK3ForConditionalGeneration):\n    def f(self, ids):\n"
+         "        self.language_model.set_dspark_layers_to_capture(ids)", False, []),  # no constructor call
+        ("models = [model]\nmodels[0].set_dspark_layers_to_capture([8])", False, []),  # a subscript
+        ("# model.lm_head is None for an encoder-only model", False, []),  # a comment
+        ("other = load()\nother.set_dspark_layers_to_capture([8])", True, []),  # made by a call: the engine's
+    ],
+)
+def test_guarded_member_decisions(body, may_fire, found):
+    """A guarded member (a method or an attribute) goes on only where the engine may find
+    the call that made its receiver (guarded_member.made_receiver)."""
+    source = KIMI + body + "\n"
+    assert default_ruleset().may_match(source) is may_fire
+    assert [d.code for d in lint(source, None, UNSCREENED)] == found
+    assert [d.code for d in lint(source, None)] == found
+
+
 @pytest.mark.parametrize(
     "command, may_fire, found",
     [

@@ -106,9 +106,10 @@ class AstFile:
             starts[0] = 3  # ast counts the first line's columns after the byte-order mark
         return cls(tree, data, starts, module=module, is_package=is_package)
 
-    def call_at(self, name_end: int, partial: bool = False) -> CallSite | None | bool:
+    def call_at(self, name_end: int, partial: bool = False, member: bool = False) -> CallSite | None | bool:
         """The call whose callee's name ends at byte ``name_end`` (``partial``: the
-        ``partial(...)`` call whose first argument does), found by walking down only
+        ``partial(...)`` call whose first argument does; ``member``: the attribute ``x.name``
+        that does, as a call of it without arguments), found by walking down only
         the nodes that hold it; None when there is none (the name is in a comment or a
         string, or the literal part of an f-string); True when unsure (inside an f-string's
         braces, whose inner positions older Pythons get wrong)."""
@@ -121,6 +122,8 @@ class AstFile:
         ]
         while pending:
             node, scopes, point, expected, path = pending.pop()
+            if member and isinstance(node, ast.Attribute) and (node.end_lineno, node.end_col_offset) == point:
+                return CallSite(ast.copy_location(ast.Call(node, [], []), node), scopes, expected, path)
             if isinstance(node, ast.Call):
                 func = node.func
                 expected = expected or _callee_name(node) in EXPECTED_RAISE_NAMES

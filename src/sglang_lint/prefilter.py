@@ -162,6 +162,10 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
                 found = "screened"
             elif shape == "file" and facts is not None and trigger.screen is not None:
                 return "fires" if facts.file_look(trigger.screen) else "screened"  # one verdict for the file
+            elif shape == "member" and facts is not None and trigger.screen is not None:
+                if facts.member_look(end, trigger.screen):
+                    return "fires"
+                found = "screened"
             elif shape == "class" and facts is not None and trigger.screen is not None:
                 if facts.class_look(trigger.screen, trigger.qualified):
                     return "fires"
@@ -175,8 +179,8 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
 def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
     """None when ``shape`` is not there; "call" for a call ``name(`` (what the screen
     judges); "class" for a config class's ``class`` line; "alias" for ``name as alias`` (an
-    import); "partial" for a name just after a ``partial(`` (maybe its function); "other" for
-    any other way it matches."""
+    import); "partial" for a name just after a ``partial(`` (maybe its function); "member"
+    for an attribute ``x.name``; "other" for any other way it matches."""
     following = _next_char(data, end)
     if shape == "file":
         return "file"  # a word anywhere; the screen judges the whole file (a class-level check)
@@ -200,7 +204,7 @@ def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
     if _previous_char(data, index) != ord("."):
         return None
     if shape == "member":
-        return "other"
+        return "member"  # ``x.name``: read (by a screen) as a call of it, its receiver judged
     if following == ord("("):
         return "call"
     # ``partial(obj.method, ...)``: a call of the method too (sites.py reads attributes there)

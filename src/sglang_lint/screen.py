@@ -102,6 +102,19 @@ class FileFacts:
             return False
         return screen is None or screen(call or site.call, ScopedFacts(self, syntax, site.scopes, site=site))
 
+    def member_look(self, name_end: int, screen: Callable) -> bool:
+        """The attribute ``x.name`` whose name ends at ``name_end`` (an attribute target's
+        site, sites.py ``visit_Attribute``): does ``screen`` pass it, read as a call of it
+        without arguments, with names read from its scope? (Not in a comment or a string,
+        not in a negative test.)"""
+        syntax = self.syntax()
+        if syntax is None:
+            return True
+        site = syntax.call_at(name_end, member=True)
+        if site is None or site is True:
+            return site is True
+        return self._site_passes(syntax, site, screen, None)
+
     def file_look(self, screen: Callable) -> bool:
         """For a check of whole classes (``Trigger`` shape ``file``): could it fire on this
         file's ast? (``screen`` reads the module; a file that does not parse passes.)"""

@@ -7,12 +7,14 @@ built in the same scope, from a config whose flag is a literal ``True``."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
 from sglang_lint.model import Finding
+from sglang_lint.screen import ScopedFacts
 from sglang_lint.syntax import dotted_name, literal_value
 
 
@@ -43,7 +45,28 @@ def parse(fields, targets):
 def triggers(check):
     params: GuardedMember = check.params
     owner = params.receiver_class.rsplit(".", 1)[-1]
-    return [target_trigger(target, owner, params.flag) for target in check.targets]
+    return [target_trigger(target, owner, params.flag, screen=made_receiver) for target in check.targets]
+
+
+def made_receiver(call: ast.Call, facts) -> bool:
+    """The call-site screen (of a method call, or of an attribute read as a call of it): the
+    engine judges only a receiver it finds the constructor call of (resolve.py
+    ``constructor_call``: a call, or a name whose one binding is a call), never ``self``, an
+    attribute or a subscript; a name, where any of its bindings is a call. (The text screen
+    parses the call's arguments alone: the receiver is not there to see.)"""
+    if not isinstance(facts, ScopedFacts):
+        return True
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Call):
+        return True
+    return isinstance(receiver, ast.Name) and facts.may_be_bound_to(receiver.id, (ast.Call,))
+
+
+# (a later ``p(...)`` of ``p = partial(obj.method, ...)``: judged by the same receiver)
+made_receiver.receiver_only = made_receiver
 
 
 def _flag_is_true(model, config: cst.BaseExpression, scope, flag: str) -> bool:
