@@ -114,6 +114,10 @@ def test_screen_never_hides_a_finding(path):
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nf(M)\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre')\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre_rope')\n", False),
+        # (a call of the name where it is bound to something else: no call of the wrapper, reach.py)
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g():\n    from m import f\n    f('pre')\n", False),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(f):\n    f('pre')\n", False),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g():\n    f('pre')\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(*modes)\n", False),  # not found after *
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nx = f\"{f('pre')}\"\n", True),  # an f-string
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nwith pytest.raises(E):\n    f('pre')\n", False),
@@ -316,6 +320,24 @@ def test_guarded_member_decisions(body, may_fire, found):
     the call that made its receiver (guarded_member.made_receiver)."""
     source = KIMI + body + "\n"
     assert default_ruleset().may_match(source) is may_fire
+    assert [d.code for d in lint(source, None, UNSCREENED)] == found
+    assert [d.code for d in lint(source, None)] == found
+
+
+ENGINE_WRAPPER = ("def Engine(*args, **kwargs):\n    from sglang.srt.entrypoints.engine import Engine\n\n"
+                  "    return Engine(*args, **kwargs)\n")
+
+
+@pytest.mark.parametrize("caller, found", [
+    ("", []),  # (sglang/lang/api.py: the inner call is sglang's Engine, no call of the wrapper)
+    ("\n\nEngine(model_path='m', tp_sizee=2)\n", ["SGL009"]),  # the wrapper called: its keywords judged
+    ("\n\ndef go():\n    from sglang import Engine\n    Engine(model_path='m')\n", []),
+])
+def test_a_wrapper_named_as_what_it_wraps(caller, found):
+    """A wrapper's ``**kwargs`` are followed to the calls of the wrapper (reach.py), which are
+    the calls of its name where the name is bound to it, not to an import of the same name."""
+    source = ENGINE_WRAPPER + caller
+    assert default_ruleset().may_match(source) is bool(found)
     assert [d.code for d in lint(source, None, UNSCREENED)] == found
     assert [d.code for d in lint(source, None)] == found
 

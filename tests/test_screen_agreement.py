@@ -125,6 +125,9 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
         "annotated-constant": f"VALUE: object = {v}\n{call('VALUE')}",
         "default": f"def run(value={v}):\n    {call('value')}\n",
         "wrapper": f"def run(value):\n    {call('value')}\n\n\nrun({v})\n",
+        "wrapper-called-in-a-function": f"def run(value):\n    {call('value')}\n\n\ndef go():\n    run({v})\n",
+        "wrapper-shadowed": (f"def run(value):\n    {call('value')}\n\n\ndef go():\n    from elsewhere import run\n"
+                             f"    run({v})\n"),
         "method-wrapper": (
             f"class Runner:\n    def run(self, value):\n        {call('value')}\n\n"
             f"    def go(self):\n        self.run({v})\n"
@@ -330,7 +333,7 @@ def test_the_forms_reach_findings():
         if form in ("negative-test", "guarded", "walrus", "in-loop", "positional-after-star", "dict-changed",
                     "other-base-field", "dict-lacks-it-branches", "dict-has-it-in-a-branch", "dict-updated",
                     "dict-read-by-a-method", "dict-changed-elsewhere", "dict-name-rebound-by-global", "kwargs-wrapper",
-                    "dict-parameter-wrapper", *GUARDED_FORMS):
+                    "wrapper-shadowed", "dict-parameter-wrapper", *GUARDED_FORMS):
             continue  # forms the engine deliberately does not judge (a class of another base is no config)
         cases = [c for c in CHECKED if form in _forms(c, "1", "2")]
         if not any(

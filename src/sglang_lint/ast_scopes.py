@@ -81,7 +81,6 @@ class AstFile:
     module: str | None = None
     is_package: bool = False
     _bindings: dict[int, dict[str, list[tuple]]] = field(default_factory=dict)
-    _called: dict[str, bool] = field(default_factory=dict)
     _mutated: frozenset | None = None
     _places: StatementPlaces | None = None
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
@@ -160,6 +159,25 @@ class AstFile:
                 found.append(site)
         return found
 
+    def calls_of(self, function: ast.AST, owner: tuple, method: bool) -> list[CallSite | bool]:
+        """The calls of the file that may reach ``function`` (whose scope chain is ``owner``,
+        the function last), as reach.py ``calls_of`` finds a wrapper's calls: ``self.name(...)``
+        for a method; else each ``name(...)`` where the name may be bound to this ``def`` (one
+        of its bindings there is the ``def``'s, or a ``global``: a superset of
+        ``calls_bound_to``, which asks that all of them be), not where it is only an import or
+        another name (``def Engine(**kw): from x import Engine; return Engine(**kw)``)."""
+        if method:
+            return self.calls_named(function.name, methods=True)
+        top_level = len(owner) == 2 and self.module is not None
+        definition = (IMPORTED, f"{self.module}.{function.name}" if top_level else None)
+        found: list[CallSite | bool] = []
+        for site in self.calls_named(function.name):
+            bindings = site is True or self.lookup(function.name, site.scopes)
+            if bindings is True or bindings is not None and any(
+                    binding == definition or binding[0] == GLOBAL for binding in bindings[0]):
+                found.append(site)
+        return found
+
     def partials_of(self, name: str) -> list[CallSite | bool]:
         """Every ``partial(name, ...)`` of the file (True: a place inside an f-string)."""
         found: list[CallSite | bool] = []
@@ -175,15 +193,6 @@ class AstFile:
         of it counts: a superset of the engine's, which takes a name bound once.)"""
         return any(self.calls_named(name) for name, sites in self.bindings(scope).items()
                    if any(site[0] == VALUE and site[1] is value for site in sites))
-
-    def is_called(self, name: str) -> bool:
-        """Is ``name(...)`` or ``self.name(...)`` written anywhere but its own ``def`` line?
-        (The calls the engine follows into a wrapper: reach.py ``calls_of``.)"""
-        if name not in self._called:
-            word = re.escape(name.encode())
-            calls = len(re.findall(rb"(?:(?<![\w.])|\bself\.)" + word + rb"[ \t]*\(", self.data))
-            self._called[name] = calls > len(re.findall(rb"\bdef[ \t]+" + word + rb"[ \t]*\(", self.data))
-        return self._called[name]
 
     def attribute_values(self, attr: str) -> list[ast.expr | None]:
         """Every value ``self.attr``/``cls.attr`` may be given (built.py ``_attribute``): a

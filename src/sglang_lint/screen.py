@@ -331,12 +331,11 @@ class ScopedFacts:
         positional = [a.arg for a in (*args.posonlyargs, *args.args)]
         if name not in positional and name not in {a.arg for a in args.kwonlyargs}:
             return  # ``*args``, ``**kwargs``: the engine binds no parameter it follows
-        method = len(owner) > 1 and isinstance(owner[-2], ast.ClassDef) and not any(
-            ast_dotted_name(d) == "staticmethod" for d in function.decorator_list)
+        method = _is_method(function, owner)
         position = positional.index(name) - method if name in positional else None
         if position is not None and position < 0:
             return  # ``self`` itself
-        for site in self.syntax.calls_named(function.name, methods=method):
+        for site in self.syntax.calls_of(function, owner, method):
             if site is True:
                 yield True  # (in an f-string)
                 continue
@@ -365,7 +364,7 @@ class ScopedFacts:
             binding[0] == GLOBAL or binding[0] == VALUE and accepts(binding[1])
             or called_parameters and binding[0] == PARAM and (
                 not isinstance(binding[1], (ast.FunctionDef, ast.AsyncFunctionDef))
-                or self.syntax.is_called(binding[1].name))
+                or bool(self.syntax.calls_of(binding[1], found[1], _is_method(binding[1], found[1]))))
             for binding in found[0]
         )
 
@@ -374,6 +373,13 @@ class ScopedFacts:
 
     def called_parameters(self) -> set[str]:
         return self.facts.called_parameters()
+
+
+def _is_method(function: ast.AST, owner: tuple) -> bool:
+    """Is ``function`` (whose scope chain is ``owner``, the function last) a method called
+    through ``self`` (reach.py ``parameter_wrapper``: defined in a class body, not static)?"""
+    return len(owner) > 1 and isinstance(owner[-2], ast.ClassDef) and not any(
+        ast_dotted_name(d) == "staticmethod" for d in function.decorator_list)
 
 
 def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) -> bool:
