@@ -73,6 +73,8 @@ FORMS = [
     "x = {other}\ndef g():\n    global x\n    x = {value}\n{call}",
     "x = {value}\nif x is not None:\n    {call}\n",
     "x = {value}\nx.update(a=1)\n{call}",
+    "x = {value}\nx.append(1)\n{call}",
+    "x = {value}\n# x.append(1)\ny.x.append(1)\n'x.append(1)'\n{call}",
     "with pytest.raises(ValueError):\n    {direct}\n",
     "with pytest.raises(ValueError, match='x'):\n    x = {value}\n    {call}\n",
     "class T:\n    def test(self):\n        with self.assertRaises(ValueError):\n            {direct}\n",

@@ -324,6 +324,35 @@ def test_guarded_member_decisions(body, may_fire, found):
     assert [d.code for d in lint(source, None)] == found
 
 
+ENCODER_OUTPUT = "from sglang.srt.multimodal.encoder_preprocessing import EncoderPreprocessOutput\n\n"
+
+
+@pytest.mark.parametrize("body, found", [
+    # (fails-when, ``not list(mm_items)``: an empty display is a value the engine knows)
+    ("items = []\nEncoderPreprocessOutput({}, mm_items=items)\n", True),
+    ("items = ()\nEncoderPreprocessOutput({}, mm_items=items)\n", True),
+    ("items = [1]\nEncoderPreprocessOutput({}, mm_items=items)\n", False),
+    ("items = make()\nEncoderPreprocessOutput({}, mm_items=items)\n", False),
+    # changed in place (a method called on it): the engine gives it no value (CallValues._name)
+    ("items = []\nitems.append(make())\nEncoderPreprocessOutput({}, mm_items=items)\n", False),
+    ("items = []\n# items.append(make())\nEncoderPreprocessOutput({}, mm_items=items)\n", True),
+    ("items = []\nx.items.append(make())\nEncoderPreprocessOutput({}, mm_items=items)\n", True),
+    ("def f():\n    items = []\n    for x in xs:\n        items.append(x)\n"
+     "    return EncoderPreprocessOutput({}, mm_items=items)\n", False),
+])
+def test_an_empty_display_is_a_known_value(body, found):
+    """The fails-when screen reads a name's values off the file's statements before the ast
+    (ast_values.TextValues) and on it (AstValues): an empty list is one it must read (the
+    text screen once read only the values inside displays, and hid this finding), and a list
+    the file changes in place is one the engine does not."""
+    source = ENCODER_OUTPUT + body
+    codes = [d.code for d in lint(source, None, UNSCREENED)]
+    rule = next(r for r in default_ruleset().rules if "EncoderPreprocessOutput requires at least one item" in r.title)
+    assert (rule.code in codes) is found
+    assert default_ruleset().may_match(source) is found
+    assert [d.code for d in lint(source, None)] == codes
+
+
 ENGINE_WRAPPER = ("def Engine(*args, **kwargs):\n    from sglang.srt.entrypoints.engine import Engine\n\n"
                   "    return Engine(*args, **kwargs)\n")
 

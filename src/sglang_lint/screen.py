@@ -32,17 +32,15 @@ mutation). When unsure it says yes.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from dataclasses import dataclass, field
 from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, class_fields, dict_items
 from sglang_lint.textscan import (
-    BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, string_end, whole_word,
+    BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, whole_word,
 )
-from sglang_lint.text_bindings import BINDING, assigned_values, statement_value
+from sglang_lint.text_bindings import BINDING, assigned_values, inside_brackets, method_called_on, never_evaluated
 from sglang_lint.pynames import (
     MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
@@ -58,7 +56,7 @@ class FileFacts:
     tree: object = None
     module: str | None = None  # the file's module name, and whether it is a package's __init__
     is_package: bool = False
-    _bound: dict[str, bool] = field(default_factory=dict)
+    _bound: dict = field(default_factory=dict)  # each question's answer, asked once
     _called_params: set[str] | None = None
     _ast: AstFile | None | bool = False
     _qualifying: frozenset | None = None
@@ -213,8 +211,8 @@ class FileFacts:
                     line_start = data.rfind(b"\n", 0, index) + 1
                     if (
                         not data[line_start:index].strip(b" \t")
-                        and not _inside_brackets(data, line_start)
-                        and not _never_evaluated(data, match.end("equals"), attributes, displays)
+                        and not inside_brackets(data, line_start)
+                        and not never_evaluated(data, match.end("equals"), attributes, displays)
                     ):
                         return True  # a statement binding the name to something the engine may follow
             index = data.find(name, end)
@@ -245,13 +243,28 @@ class FileFacts:
         key = ("value", name, id(reading))
         if key not in self._bound:
             self._bound[key] = True  # (``x = x + 1``: while its values are read, unsure)
-            self._bound[key] = any(value is None or known(value) for value in self._assigned_values(name.encode()))
+            self._bound[key] = any(value is None or known(value) for value in self.assigned_values(name.encode()))
         return self._bound[key]
 
-    def _assigned_values(self, name: bytes):
+    def assigned_values(self, name: bytes) -> list:
+        """The value of each statement of the file binding ``name`` (None: one it cannot read),
+        each parsed once."""
+        key = ("assigned", name)
+        if key not in self._bound:
+            self._bound[key] = list(assigned_values(self.data, self.brackets(), name))
+        return self._bound[key]
+
+    def method_called_on(self, name: str) -> bool:
+        """Is a method called on ``name`` in the file's code (the engine's ``mutated_names``)?"""
+        key = ("changed", name)
+        if key not in self._bound:
+            self._bound[key] = method_called_on(self.data, self.brackets(), name.encode())
+        return self._bound[key]
+
+    def brackets(self) -> BracketMap:
         if self._brackets is None:
             self._brackets = BracketMap(self.data)
-        return assigned_values(self.data, self._brackets, name)
+        return self._brackets
 
     def assigned_anyhow(self, name: str) -> bool:
         """Is ``name`` bound or grown by a statement of its own (``name = ...``, ``name += ...``),
@@ -392,87 +405,6 @@ def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) ->
     import f`` in another: the engine qualifies it to neither)."""
     found = syntax.qualify(func, scopes)
     return found is UNSURE or found == qualified
-
-
-def _inside_brackets(data: bytes, line_start: int) -> bool:
-    """Does the line starting at ``line_start`` continue an open bracket (the code line
-    before it ends with ``(``, ``[``, ``{``, ``,`` or a backslash)? Then ``name=value`` on
-    it is a keyword argument, not a statement."""
-    end = line_start - 1
-    while end > 0:
-        start = data.rfind(b"\n", 0, end) + 1
-        line = data[start:end]
-        code = _code_of_line(line).rstrip()
-        if code.strip():
-            return code.endswith((b"(", b"[", b"{", b",", b"\\"))
-        end = start - 1
-    return False
-
-
-def _never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) -> bool:
-    """Is the value written from ``start`` (to the end of its statement) one the engine
-    never evaluates: a call, a subscript, ``await``...; an attribute unless ``attributes``
-    (enum members); a list, a dict or an operation unless ``displays`` (argv lists)?
-    False when unsure."""
-    text = statement_value(data, start)
-    if text is None:
-        return False
-    if _ends_with_comma(text):
-        return True  # a tuple (or a keyword argument): never a value the engine knows
-    try:
-        value = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    if isinstance(value, _NEVER_EVALUATED):
-        return True
-    if isinstance(value, ast.Attribute):
-        return not attributes
-    if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.BinOp, ast.BoolOp)):
-        return not displays
-    return False
-
-
-def _ends_with_comma(text: bytes) -> bool:
-    """Is the last token of ``text`` a comma? Comments are not code: a ``# note`` after an
-    element of a list written over several lines must not make it look like a tuple (and a
-    ``#`` inside a string is no comment), so this reads tokens, not bytes."""
-    last = None
-    try:
-        for token in tokenize.tokenize(io.BytesIO(text.strip()).readline):
-            if token.type not in _NOT_CODE:
-                last = token
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return False
-    return last is not None and last.type == tokenize.OP and last.string == ","
-
-
-_NOT_CODE = frozenset(
-    {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENCODING, tokenize.ENDMARKER,
-     tokenize.INDENT, tokenize.DEDENT}
-)
-
-
-def _code_of_line(line: bytes) -> bytes:
-    """``line`` without its comment; a ``#`` inside a (one-line) string is not one."""
-    index = 0
-    while index < len(line):
-        char = line[index]
-        if char in b"'\"":
-            end = string_end(line, index, len(line))
-            if end is None:
-                return line  # a string that goes on past the line: no comment to find
-            index = end
-            continue
-        if char == ord("#"):
-            return line[:index]
-        index += 1
-    return line
-
-
-_NEVER_EVALUATED = (
-    ast.Call, ast.Subscript, ast.Await, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-    ast.GeneratorExp, ast.Compare, ast.JoinedStr,
-)
 
 
 _DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")

@@ -31,7 +31,7 @@ from sglang_lint.checks.makers import (
     tensor_method,
 )
 from sglang_lint.checks.when import UNKNOWN, Tensor, arithmetic, equal
-from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNSURE, Ref, ast_literal
+from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNSURE, Ref, ast_dotted_name, ast_literal
 
 
 class _Maybe(Exception):
@@ -54,6 +54,7 @@ class AstValues:
         self.scopes = facts.scopes
         self.guarded = facts.guarded
         self.site = facts.site  # the call judged (ast_scopes.CallSite), or None
+        self.changed = facts.facts.method_called_on  # (read off the text: a subset of the engine's)
         self.records = records
         self.enums = enums
 
@@ -144,7 +145,7 @@ class AstValues:
                 raise _Maybe
             if binding[0] == VALUE and id(binding) not in seen:
                 values += self._values(binding[1], owner, depth + 1, seen | {id(binding)})
-        return _unique(values)
+        return _unchanged(_unique(values), lambda: self.changed(name))
 
     def _attribute(self, node: ast.Attribute, scopes: tuple) -> object:
         """``CallValues.value`` of an attribute: an enum member or a dtype, where the dotted
@@ -196,6 +197,50 @@ class AstValues:
         if qualified is UNSURE:
             raise _Maybe
         return qualified
+
+
+class TextValues(AstValues):
+    """:class:`AstValues` before the file's ast is read (the text screen): a name's values are
+    those the file's statements ``name = value`` assign, in any scope (screen.py
+    ``FileFacts.assigned_values``: a superset of the bindings that reach the call, each
+    value parsed alone); where the text cannot show what the engine would read (a binding
+    it cannot read, a name an import or ``global`` may bind, a call the engine may read
+    (``may_know``: fails_when.py ``_may_know``), a dotted name that may qualify), MAYBE."""
+
+    def __init__(self, facts, may_know):
+        self.facts, self.may_know = facts, may_know
+        self.scopes, self.site, self.records, self.enums = (), None, {}, {}
+
+    def _name(self, name: str, scopes: tuple, depth: int, seen: frozenset) -> list:
+        if self.facts.may_qualify(name):
+            raise _Maybe
+        values = [UNKNOWN]
+        for value in self.facts.assigned_values(name.encode()):  # (parsed once: ``seen`` holds their ids)
+            if value is None:
+                raise _Maybe
+            if id(value) not in seen:
+                values += self._values(value, scopes, depth + 1, seen | {id(value)})
+        return _unchanged(_unique(values), lambda: self.facts.method_called_on(name))
+
+    def _attribute(self, node: ast.Attribute, scopes: tuple) -> object:
+        dotted = ast_dotted_name(node)
+        if dotted is not None and self.facts.may_qualify(dotted.partition(".")[0]):
+            raise _Maybe  # (an enum member or a dtype, where its head is imported)
+        return UNKNOWN
+
+    def _made(self, call: ast.Call, scopes: tuple, depth: int, seen: frozenset) -> list:
+        if self.may_know(call):
+            raise _Maybe
+        return [UNKNOWN]
+
+
+def _unchanged(values: list, changed) -> list:
+    """A name's values, where the file changes it in place (``changed()``: a method is called
+    on it, screen.py ``FileFacts.method_called_on``, asked only where it matters): the engine
+    then gives it no value but a tensor whose shape nothing changes (fails_when.py
+    ``CallValues._name``), so only its tensors remain beside UNKNOWN."""
+    kept = [value for value in values if value is UNKNOWN or isinstance(value, Tensor)]
+    return kept if len(kept) < len(values) and changed() else values
 
 
 def _arithmetic(op_type, left, right) -> object:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from sglang_lint.lazycst import libcst as cst
 
-from sglang_lint.checks.ast_values import MAYBE, AstValues
+from sglang_lint.checks.ast_values import MAYBE, AstValues, TextValues
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
 from sglang_lint.checks.makers import (
     BUILTIN_DICT,
@@ -466,9 +466,11 @@ def _screen(params: FailsWhen, constructor: bool = False):
             return verdict
         if any(mapping) or any(later):
             return True
-        if not isinstance(facts, ScopedFacts):  # the text screen: what a name holds is not known yet
-            return any(_may_know(node, facts, calls) for node in hidden)
-        return _may_hold(params.expression, AstValues(facts, records, enums),
+        if not isinstance(facts, ScopedFacts):  # the text screen: a name's values, read off every statement binding it
+            values = TextValues(facts, lambda node: _may_know(node, facts, calls))
+        else:
+            values = AstValues(facts, records, enums)
+        return _may_hold(params.expression, values,
                          lambda read: bind(params, found, read, keywords_read_by(read), from_receiver))
 
     return screen
