@@ -203,6 +203,8 @@ def _stage(ruleset, body: str) -> str | None:
         # a ``**`` mapping bound to a call that is no ``dict(...)``: never read as a dict
         "def f():\n    kw = make_kwargs()\n    plan_layers(**kw, end_layer=8)\n",
         "kw = dict(base, start_layer=9)\nplan_layers(**kw, end_layer=8)\n",
+        # ``self`` in a class that cannot derive from the receiver's (ast_scopes.receiver_may_be)
+        "from sglang.modes.objects import DenseBuilder\nclass Other:\n    def go(self):\n        self.set_rate(1.5)\n",
     ],
 )
 def test_forms_the_screen_rules_out(ruleset, body):
@@ -259,6 +261,15 @@ RECEIVER_FORMS = [
     "class Mine({cls}):\n    def go(self):\n        self.{method}({v})\n",
     "class Mine({cls}):\n    def go(self):\n        super().{method}({v})\n",
     "class Other:\n    def go(self):\n        self.{method}({v})\n",
+    # ``self`` of a method: its class may be the receiver's only where it may derive from it
+    "class Base({cls}):\n    pass\nclass Mine(Base):\n    def go(self):\n        self.{method}({v})\n",
+    "class Mine({cls}):\n    def go(self):\n        def inner():\n            self.{method}({v})\n        inner()\n",
+    "class Mine({cls}):\n    def go(self):\n        return lambda: self.{method}({v})\n",
+    "class Mine({cls}):\n    def go(self):\n        self = make()\n        self.{method}({v})\n",
+    "class Other:\n    def go(self):\n        def inner():\n            self.{method}({v})\n        inner()\n",
+    "class Other:\n    @staticmethod\n    def go(self):\n        self.{method}({v})\n",
+    "def go(self):\n    self.{method}({v})\n",
+    "class Other(Unknown):\n    def go(self):\n        self.{method}({v})\n",
     "class Mine({cls}):\n    pass\nMine().{method}({v})\n",
     "class Mine({cls}):\n    pass\nMine.{method}({v})\n",
     "{cls}.{method}({v})",

@@ -237,12 +237,12 @@ class AstFile:
     def may_be_a(self, node: ast.ClassDef, scopes: tuple, qualified: str, depth: int = 0) -> bool:
         """Could the engine find the class ``node`` (defined in ``scopes``) to be the class
         ``qualified`` or a subclass (resolve.py ``class_is_a``)? Its own name qualifies only at
-        the top level of its module; a base, where its name qualifies to it (or may: a
+        the top level of a known module (bindings.py ``_qualified``); a base, where its name qualifies to it (or may: a
         ``global``) or names a class of this file that may be one."""
         if depth > MAX_HOPS:
             return True
-        if len(scopes) == 1 and (self.module is None or f"{self.module}.{node.name}" == qualified):
-            return True
+        if len(scopes) == 1 and self.module is not None and f"{self.module}.{node.name}" == qualified:
+            return True  # (in a file of no known module, the engine qualifies no class of its own)
         for base in node.bases:
             found = self.qualify(base, scopes)
             if found is UNSURE or found == qualified:
@@ -275,6 +275,9 @@ class AstFile:
         a class, a call of one, a name bound to such a call) or, ``on_class``, one of them
         itself (``names_class``)? A superset: any class of the file may derive from one."""
         if isinstance(receiver, ast.Name) and receiver.id == "self":
+            method = self._method_of_self(scopes)
+            if method is not None:  # (resolve.py ``enclosing_class_of_self``, then ``class_is_a``)
+                return any(self.may_be_a(method[0], method[1], qualified) for qualified in wanted)
             return any(isinstance(scope, ast.ClassDef) for scope in scopes)
         local = {node.name for node, _ in self.classes()}
         made = [receiver] if isinstance(receiver, ast.Call) else []
@@ -293,6 +296,19 @@ class AstFile:
             qualified = self.qualify(receiver, scopes)
             return qualified is UNSURE or qualified in wanted or isinstance(receiver, ast.Name) and receiver.id in local
         return False
+
+    def _method_of_self(self, scopes: tuple) -> tuple[ast.ClassDef, tuple] | None:
+        """The class whose method binds ``self`` seen from ``scopes`` (its one binding, the
+        method's first parameter), and the scopes that class is defined in; None when the
+        screen cannot tell as surely as the engine would."""
+        found = self.lookup("self", scopes)
+        if found is None or len(found[0]) != 1 or found[0][0][0] != PARAM:
+            return None
+        function, owner = found[0][0][1], found[1]
+        positional = [*function.args.posonlyargs, *function.args.args] if isinstance(function, _FUNCTIONS) else []
+        if not positional or positional[0].arg != "self" or len(owner) < 3 or not isinstance(owner[-2], ast.ClassDef):
+            return None
+        return owner[-2], owner[:-2]
 
     def changed_names(self) -> frozenset[str]:
         """Names the engine counts as changed in place anywhere in the file (bindings.py
