@@ -5,6 +5,8 @@ screen off; and the screen's own decisions on small calls."""
 
 from __future__ import annotations
 
+import ast
+
 import re
 
 import pytest
@@ -351,6 +353,7 @@ def test_an_empty_display_is_a_known_value(body, found):
     assert (rule.code in codes) is found
     assert default_ruleset().may_match(source) is found
     assert [d.code for d in lint(source, None)] == codes
+    assert [d.code for d in lint(source, None, tree=ast.parse(source))] == codes  # (flake8's way: its ast given)
 
 
 ENGINE_WRAPPER = ("def Engine(*args, **kwargs):\n    from sglang.srt.entrypoints.engine import Engine\n\n"

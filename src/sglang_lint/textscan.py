@@ -218,9 +218,12 @@ def assigned_by_statement(data: bytes, name: bytes) -> bool:
 
 def named_by_as(data: bytes, name: bytes) -> bool:
     r"""``\bas[ \t]+name\b``: ``import X as name``, ``with ... as name``, ``except ... as name``."""
-    for match in re.finditer(rb"as[ \t]+" + re.escape(name) + rb"\b", data):
+    pattern = re.compile(rb"as[ \t]+" + re.escape(name) + rb"\b")
+    match = pattern.search(data)
+    while match is not None:
         if match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES:
             return True
+        match = pattern.search(data, match.start() + 1)  # (overlapping: ``xas as as``)
     return False
 
 

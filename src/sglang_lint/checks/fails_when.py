@@ -466,6 +466,10 @@ def _screen(params: FailsWhen, constructor: bool = False):
             return verdict
         if any(mapping) or any(later):
             return True
+        if not isinstance(facts, ScopedFacts) and facts.tree is not None:
+            # (the caller has the ast, flake8 or the language server: the second look reads the
+            # bindings themselves, and reading their values off the text first only costs)
+            return any(_may_know(node, facts, calls) for node in hidden)
         if not isinstance(facts, ScopedFacts):  # the text screen: a name's values, read off every statement binding it
             values = TextValues(facts, lambda node: _may_know(node, facts, calls))
         else:
