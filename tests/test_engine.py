@@ -78,12 +78,19 @@ def test_arguments_after_a_splat_have_unknown_positions():
         "set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "def f(MODE):\n    set_capture_flag_on_blocks(t, MODE, enable=True)\n",
         "MODE = f'pre'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
-        "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
+        "MODE, OTHER = make()\nset_capture_flag_on_blocks(t, MODE, enable=True)\n",
     ],
-    ids=["two-bindings", "loop", "global-rebound", "parameter", "f-string", "unpacking"],
+    ids=["two-bindings", "loop", "global-rebound", "parameter", "f-string", "unpacking-a-call"],
 )
 def test_values_the_resolver_does_not_follow_are_never_guessed(body):
     assert found(IMPORT + body) == []
+
+
+def test_an_unpacked_display_binds_each_name_to_its_element():
+    # (bindings.py ``_unpacks_a_display``; the text screen once hid this finding: it saw no
+    # binding of MODE in ``MODE, OTHER = ...``, while the engine reads MODE = 'pre')
+    body = "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n"
+    assert [code for _, _, code in found(IMPORT + body)] == ["SGL001"]
 
 
 def test_constant_in_an_enclosing_scope_and_shadowing():

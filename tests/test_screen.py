@@ -326,6 +326,32 @@ def test_guarded_member_decisions(body, may_fire, found):
     assert [d.code for d in lint(source, None)] == found
 
 
+@pytest.mark.parametrize("body, ast_read", [
+    ('MODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)', False),  # a value the check accepts
+    ('MODE = "pre"\nset_capture_flag_on_blocks(t, MODE)', True),  # one it rejects: the ast decides
+    ('MODE = "pre_rope" if c else "post_rope"\nset_capture_flag_on_blocks(t, MODE)', False),
+    ('BASE = "pre_rope"\nMODE = BASE\nset_capture_flag_on_blocks(t, MODE)', False),  # through a name
+    ('A = MODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)', False),  # a chained assignment
+    ('A = MODE = "pre"\nset_capture_flag_on_blocks(t, MODE)', True),
+    ('x, MODE = 1, "pre_rope"\nset_capture_flag_on_blocks(t, MODE)', True),  # an unpacking: unsure
+    ('def f(mode="pre_rope"):\n    set_capture_flag_on_blocks(t, mode)', True),  # a default: unsure
+    ("MODE = load()\nset_capture_flag_on_blocks(t, MODE)", False),  # a value the engine never knows
+])
+def test_the_text_stage_judges_the_values_a_name_is_assigned(body, ast_read, monkeypatch):
+    """Before the file's ast is read, a bare name at a call is judged by every value the
+    file's statements assign it (FileFacts.name_may_fail), each as the check judges a literal
+    at the call; the file's ast is read only where one of them may fail (or cannot be read)."""
+    reads = []
+    real_read = AstFile.read.__func__
+    monkeypatch.setattr(AstFile, "read", classmethod(lambda cls, *a, **k: reads.append(1) or real_read(cls, *a, **k)))
+    source = CAPTURE_IMPORT + body + "\n"
+    may_fire = default_ruleset().may_match(source)
+    assert bool(reads) is ast_read
+    monkeypatch.undo()
+    assert may_fire is ("pre\"" in body.replace("pre_rope", ""))  # (the ast's verdict where it is read)
+    assert [d.code for d in lint(source, None)] == [d.code for d in lint(source, None, UNSCREENED)]
+
+
 ENCODER_OUTPUT = "from sglang.srt.multimodal.encoder_preprocessing import EncoderPreprocessOutput\n\n"
 
 

@@ -72,8 +72,36 @@ class FileFacts:
 
     def name_may_fail(self, name: str, fails: Callable | None, enum, strict: bool) -> bool:
         """Could a bare ``name`` at a call hold a value the engine knows and the check
-        rejects? From the file's text: whether the name is bound anywhere it could be."""
-        return self.name_may_be_known(name, strict, enum is not None)
+        rejects? From the file's text: each value a statement of the file assigns it (in any
+        scope), judged as the value at a call is (:func:`value_may_be_known`: a literal by
+        ``fails``, a name through its own values, a conditional by its branches; a binding the
+        text cannot read is a yes), a literal parameter default (unless ``strict``), a
+        wrapper's parameter. Where the caller has the file's ast (flake8), or for an enum
+        rule: whether the name is bound anywhere it could be (the second look reads it)."""
+        if fails is None or enum is not None or self.tree is not None:
+            return self.name_may_be_known(name, strict, enum is not None)
+        key = ("fails", name, fails, strict)
+        if key not in self._bound:
+            self._bound[key] = True  # (``x = x or y``: while its values are read, unsure)
+            self._bound[key] = (
+                name in self.called_parameters() or self._literal_default(name.encode(), strict)
+                or any(value is None or value_may_be_known(value, self, fails, None, strict)
+                       for value in self.assigned_values(name.encode()))
+            )
+        return self._bound[key]
+
+    def _literal_default(self, name: bytes, strict: bool) -> bool:
+        """``name=<literal>`` inside brackets: a parameter's literal default, which the engine
+        reads unless the check is ``strict`` (or a keyword argument: a yes that costs a parse)."""
+        data, index = self.data, -1 if strict else self.data.find(name)
+        while index >= 0:
+            end = index + len(name)
+            if whole_word(data, index, end) and _previous_byte(data, index) not in _NOT_BINDING_BEFORE:
+                match = BINDING.match(data, end)
+                if match is not None and match.group("literal") and self.brackets().depth_at(index) > 0:
+                    return True
+            index = data.find(name, end)
+        return False
 
     def second_look(self, name_end: int, screen: Callable | None, qualified: str | None) -> bool:
         """The call whose callee's name ends at ``name_end``, judged again on the file's ast
