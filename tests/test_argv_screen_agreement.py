@@ -30,6 +30,8 @@ def _forms(flag: str, value: str) -> dict[str, str]:
         "joined-flag": CALL.format(f"[{flag + '=' + value!r}]"),
         "f-string": CALL.format(f'[f"{flag}={{{value!r}}}", f"{flag}={value}"]'),
         "named": f"args = [{words}]\n{CALL.format('args')}",
+        "named-chained": f"base = args = [{words}]\n{CALL.format('args')}",
+        "named-unpacked": f"args, other = [{words}], 1\n{CALL.format('args')}",
         "rebuilt": f"args = make()\nargs = args + [{words}]\n{CALL.format('args')}",
         "concatenated": CALL.format(f"[{flag!r}] + [{value!r}, '--trust-remote-code']"),
         "unknown-part": CALL.format(f"make() + [{words}]"),

@@ -11,6 +11,7 @@ from typing import Callable
 
 from sglang_lint.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.launch_text import LAUNCHERS
+from sglang_lint.textscan import may_assign
 from sglang_lint.screen import FileFacts, ScopedFacts, argument, value_may_be_known
 
 MAX_DEPTH = 8  # past it the screen is unsure (yes)
@@ -136,7 +137,8 @@ class ListReading:
 
     def _name_may_know(self, name: str, facts: FileFacts, depth: int, whole: bool, seen: frozenset) -> bool:
         if not isinstance(facts, ScopedFacts):  # the text screen: the name's bindings are not read yet
-            return facts.name_may_be_known(name, displays=True) or facts.assigned_anyhow(name)
+            return facts.name_may_be_known(name, displays=True) or facts.assigned_anyhow(name) or may_assign(
+                facts.data, name.encode())  # (any binding: ``a = name = list(base)``, an unpacking)
         found = facts.syntax.lookup(name, facts.scopes)
         if found is None:
             return False  # unbound here: built.py has no version of it

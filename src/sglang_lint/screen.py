@@ -40,7 +40,9 @@ from sglang_lint.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, clas
 from sglang_lint.textscan import (
     BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, whole_word,
 )
-from sglang_lint.text_bindings import BINDING, assigned_values, inside_brackets, method_called_on, never_evaluated
+from sglang_lint.text_bindings import (
+    BINDING, assigned_values, inside_brackets, method_called_on, never_evaluated, node_never_evaluated,
+)
 from sglang_lint.pynames import (
     MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
 )
@@ -76,16 +78,16 @@ class FileFacts:
         scope), judged as the value at a call is (:func:`value_may_be_known`: a literal by
         ``fails``, a name through its own values, a conditional by its branches; a binding the
         text cannot read is a yes), a literal parameter default (unless ``strict``), a
-        wrapper's parameter. Where the caller has the file's ast (flake8), or for an enum
-        rule: whether the name is bound anywhere it could be (the second look reads it)."""
-        if fails is None or enum is not None or self.tree is not None:
+        wrapper's parameter. Where the caller has the file's ast (flake8): whether the name
+        is bound anywhere it could be (the second look reads it)."""
+        if fails is None or self.tree is not None:
             return self.name_may_be_known(name, strict, enum is not None)
-        key = ("fails", name, fails, strict)
+        key = ("fails", name, fails, enum, strict)
         if key not in self._bound:
             self._bound[key] = True  # (``x = x or y``: while its values are read, unsure)
             self._bound[key] = (
                 name in self.called_parameters() or self._literal_default(name.encode(), strict)
-                or any(value is None or value_may_be_known(value, self, fails, None, strict)
+                or any(value is None or value_may_be_known(value, self, fails, enum, strict)
                        for value in self.assigned_values(name.encode()))
             )
         return self._bound[key]
@@ -216,8 +218,13 @@ class FileFacts:
         binding to a list or an operation counts (an argv list)."""
         key = (name, strict, attributes, displays)
         if key not in self._bound:
+            encoded = name.encode()
             self._bound[key] = (
-                self._binds(name.encode(), strict, attributes, displays) or name in self.called_parameters()
+                self._binds(encoded, strict, attributes, displays) or name in self.called_parameters()
+                # (what _binds does not read: a chained assignment ``a = name = ...``, an unpacking)
+                or may_assign(self.data, encoded) and any(
+                    value is None or not node_never_evaluated(value, attributes, displays)
+                    for value in self.assigned_values(encoded))
             )
         return self._bound[key]
 

@@ -136,6 +136,11 @@ def never_evaluated(data: bytes, start: int, attributes: bool, displays: bool) -
         value = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+    return node_never_evaluated(value, attributes, displays)
+
+
+def node_never_evaluated(value: ast.expr, attributes: bool, displays: bool) -> bool:
+    """:func:`never_evaluated` of a value already parsed."""
     if isinstance(value, _NEVER_EVALUATED):
         return True
     if isinstance(value, ast.Attribute):
