@@ -267,6 +267,9 @@ def _agree(source: str) -> None:
     screened = lint(source, "example.py", SCREENED)
     unscreened = lint(source, "example.py", UNSCREENED)
     assert screened == unscreened, f"the screen disagrees with the engine on:\n{source}"
+    # flake8's way too: its ast given, the text stage asks less and the second look reads it
+    with_tree = lint(source, "example.py", SCREENED, tree=ast.parse(source))
+    assert with_tree == unscreened, f"the screen, given the ast, disagrees with the engine on:\n{source}"
 
 
 @PROPERTY
@@ -376,7 +379,8 @@ def test_config_class_forms_agree(form):
 
 def _agreeing_in(form: str):
     """Every curated check and every fifth derived one written in ``form``, with values each
-    side of the check: each program's findings, the same screened and unscreened."""
+    side of the check: each program's findings, the same screened and unscreened (and
+    screened with flake8's ast given)."""
     for checked in [*CURATED, *CHECKED[::5]]:
         middle = checked.values[len(checked.values) // 2]
         for value in dict.fromkeys(repr(v) for v in (checked.values[0], middle, None)):
@@ -385,6 +389,7 @@ def _agreeing_in(form: str):
                 source = checked.header + forms[form]
                 screened = lint(source, "example.py", SCREENED)
                 assert screened == lint(source, "example.py", UNSCREENED), source
+                assert screened == lint(source, "example.py", SCREENED, tree=ast.parse(source)), source
                 yield checked, screened
 
 
