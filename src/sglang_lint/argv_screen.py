@@ -137,8 +137,10 @@ class ListReading:
 
     def _name_may_know(self, name: str, facts: FileFacts, depth: int, whole: bool, seen: frozenset) -> bool:
         if not isinstance(facts, ScopedFacts):  # the text screen: the name's bindings are not read yet
-            return facts.name_may_be_known(name, displays=True) or facts.assigned_anyhow(name) or may_assign(
-                facts.data, name.encode())  # (any binding: ``a = name = list(base)``, an unpacking)
+            # (any statement that may bind it: ``a = name = list(base)``, an unpacking, ``+=``; or a
+            # wrapper's parameter. FileFacts.name_may_be_known answers within these.)
+            return may_assign(facts.data, name.encode()) or facts.assigned_anyhow(name) or (
+                name in facts.called_parameters())
         found = facts.syntax.lookup(name, facts.scopes)
         if found is None:
             return False  # unbound here: built.py has no version of it

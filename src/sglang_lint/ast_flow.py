@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 INFINITY = 1 << 60
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRY = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
-_COMPOUND = (*_FUNCTIONS, ast.ClassDef, *_LOOPS, ast.If, ast.With, ast.AsyncWith, *_TRY, ast.Match)
+_COMPOUND = (*FUNCTIONS, ast.ClassDef, *_LOOPS, ast.If, ast.With, ast.AsyncWith, *_TRY, ast.Match)
 
 
 @dataclass(frozen=True)
@@ -108,12 +108,12 @@ class StatementPlaces:
                 self.bound[id(statement.value)] = (place, True)
         elif isinstance(statement, ast.AugAssign):
             self.bound[id(statement)] = (place, False)
-        elif isinstance(statement, _FUNCTIONS):
+        elif isinstance(statement, FUNCTIONS):
             self.bound[id(statement)] = (Place(place.path + ((id(statement.body), -1),), place.seq), True)
 
     def _nested(self, statement: ast.stmt, place: Place, in_loop: bool) -> None:
         path = place.path
-        if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)):
+        if isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
             self.ends[id(statement)] = Place(path + ((id(statement.body), INFINITY),), INFINITY)
             self._block(statement.body, path, False)  # a scope of its own: no loop of it around
         elif isinstance(statement, _LOOPS):
@@ -141,9 +141,9 @@ class StatementPlaces:
         end of ``owner`` when a function or class does (``Scope.end``: seen from a nested
         scope, a name is as it is once its own scope has run). None: not placed."""
         scope = owner[-1]
-        if isinstance(scope, (ast.Lambda, *_COMPREHENSIONS)):
+        if isinstance(scope, (ast.Lambda, *COMPREHENSIONS)):
             return None  # (a lambda binds only its parameters; the engine binds a comprehension's outside)
-        if all(isinstance(inner, _COMPREHENSIONS) for inner in scopes[len(owner):]):
+        if all(isinstance(inner, COMPREHENSIONS) for inner in scopes[len(owner):]):
             for node in reversed(path):
                 if isinstance(node, ast.stmt):
                     return self.statements.get(id(node))

@@ -28,12 +28,10 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from sglang_lint.ast_flow import StatementPlaces
+from sglang_lint.ast_flow import COMPREHENSIONS as _COMPREHENSIONS, FUNCTIONS as _FUNCTIONS, StatementPlaces
 from sglang_lint.ast_guards import tested_names
 from sglang_lint.pynames import IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
 
 # What a binding is (the first item of a binding tuple).

@@ -163,7 +163,7 @@ def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts 
             elif shape == "file" and facts is not None and trigger.screen is not None:
                 return "fires" if facts.file_look(trigger.screen) else "screened"  # one verdict for the file
             elif shape == "member" and facts is not None and trigger.screen is not None:
-                if facts.member_look(end, trigger.screen):
+                if facts.second_look(end, trigger.screen, None, member=True):
                     return "fires"
                 found = "screened"
             elif shape == "class" and facts is not None and trigger.screen is not None:

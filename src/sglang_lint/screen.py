@@ -95,25 +95,34 @@ class FileFacts:
     def _literal_default(self, name: bytes, strict: bool) -> bool:
         """``name=<literal>`` inside brackets: a parameter's literal default, which the engine
         reads unless the check is ``strict`` (or a keyword argument: a yes that costs a parse)."""
-        data, index = self.data, -1 if strict else self.data.find(name)
+        return not strict and any(match.group("literal") and self.brackets().depth_at(index) > 0
+                                  for index, match in self._binding_matches(name))
+
+    def _binding_matches(self, name: bytes):
+        """``(offset, BINDING match)`` for each whole ``name`` followed by ``=``, ``: T =`` or
+        ``:=`` (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)."""
+        data = self.data
+        index = data.find(name)
         while index >= 0:
             end = index + len(name)
             if whole_word(data, index, end) and _previous_byte(data, index) not in _NOT_BINDING_BEFORE:
                 match = BINDING.match(data, end)
-                if match is not None and match.group("literal") and self.brackets().depth_at(index) > 0:
-                    return True
+                if match is not None:
+                    yield index, match
             index = data.find(name, end)
-        return False
 
-    def second_look(self, name_end: int, screen: Callable | None, qualified: str | None) -> bool:
+    def second_look(self, name_end: int, screen: Callable | None, qualified: str | None,
+                    member: bool = False) -> bool:
         """The call whose callee's name ends at ``name_end``, judged again on the file's ast
         (the text screen let it through): is it a call at all (not a comment or a string),
         can its callee be the function or class named ``qualified`` (when given), and does
-        ``screen`` pass it with names read from the call's own scope?"""
+        ``screen`` pass it with names read from the call's own scope? ``member``: the
+        attribute ``x.name`` ending there (an attribute target's site, sites.py
+        ``visit_Attribute``), read as a call of it without arguments."""
         syntax = self.syntax()
         if syntax is None:
             return True
-        site = syntax.call_at(name_end)
+        site = syntax.call_at(name_end, member=member)
         if site is None or site is True:
             return site is True
         return self._site_passes(syntax, site, screen, qualified)
@@ -129,19 +138,6 @@ class FileFacts:
         if qualified is not None and not _may_name(syntax, func or site.call.func, site.scopes, qualified):
             return False
         return screen is None or screen(call or site.call, ScopedFacts(self, syntax, site.scopes, site=site))
-
-    def member_look(self, name_end: int, screen: Callable) -> bool:
-        """The attribute ``x.name`` whose name ends at ``name_end`` (an attribute target's
-        site, sites.py ``visit_Attribute``): does ``screen`` pass it, read as a call of it
-        without arguments, with names read from its scope? (Not in a comment or a string,
-        not in a negative test.)"""
-        syntax = self.syntax()
-        if syntax is None:
-            return True
-        site = syntax.call_at(name_end, member=True)
-        if site is None or site is True:
-            return site is True
-        return self._site_passes(syntax, site, screen, None)
 
     def file_look(self, screen: Callable) -> bool:
         """For a check of whole classes (``Trigger`` shape ``file``): could it fire on this
@@ -234,23 +230,16 @@ class FileFacts:
         ``strict``) ``NAME=<literal>`` (a parameter default; a keyword also matches, which
         only costs a parse)?"""
         data = self.data
-        index = data.find(name)
-        while index >= 0:
-            end = index + len(name)
-            if whole_word(data, index, end):
-                match = BINDING.match(data, end)
-                # (after ``:`` it is an annotation, after ``.`` an attribute: neither binds it)
-                if match is not None and _previous_byte(data, index) not in _NOT_BINDING_BEFORE:
-                    if match.group("walrus") or (match.group("literal") and not strict):
-                        return True
-                    line_start = data.rfind(b"\n", 0, index) + 1
-                    if (
-                        not data[line_start:index].strip(b" \t")
-                        and not inside_brackets(data, line_start)
-                        and not never_evaluated(data, match.end("equals"), attributes, displays)
-                    ):
-                        return True  # a statement binding the name to something the engine may follow
-            index = data.find(name, end)
+        for index, match in self._binding_matches(name):
+            if match.group("walrus") or (match.group("literal") and not strict):
+                return True
+            line_start = data.rfind(b"\n", 0, index) + 1
+            if (
+                not data[line_start:index].strip(b" \t")
+                and not inside_brackets(data, line_start)
+                and not never_evaluated(data, match.end("equals"), attributes, displays)
+            ):
+                return True  # a statement binding the name to something the engine may follow
         return False
 
     def may_rename(self, name: str) -> bool:
@@ -630,6 +619,16 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
 
     conditional.receiver_only = getattr(screen, "receiver_only", None)
     return conditional
+
+
+def may_be_made(receiver: ast.expr, facts: "ScopedFacts") -> bool:
+    """Could the engine find the call that made this receiver (resolve.py
+    ``constructor_call``, fails_when.py ``CallValues._receiver_made``: a call, or a name
+    bound to one; a superset: any of the name's bindings a call)? Never ``self``, an
+    attribute or a subscript."""
+    if isinstance(receiver, ast.Call):
+        return True
+    return isinstance(receiver, ast.Name) and facts.may_be_bound_to(receiver.id, (ast.Call,))
 
 
 def receiver_screen(wanted: frozenset, on_class: bool, screen: Callable | None) -> Callable:

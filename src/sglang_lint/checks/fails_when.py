@@ -46,7 +46,7 @@ from sglang_lint.checks.when import (
 )
 from sglang_lint.model import Finding
 from sglang_lint.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_dotted_name, ast_literal
-from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments
+from sglang_lint.screen import ScopedFacts, argument, ast_call_arguments, may_be_made
 from sglang_lint.syntax import literal_value
 
 # Methods that change a tensor's shape or strides in place (a dtype or device never changes in place).
@@ -430,7 +430,7 @@ def _screen(params: FailsWhen, constructor: bool = False):
             if constructor:
                 return argument_value(parameter, found, value_of)
             # (the text screen parses the call's arguments alone: its receiver is not there to see)
-            if not isinstance(facts, ScopedFacts) or isinstance(call.func, ast.Attribute) and _may_be_made(
+            if not isinstance(facts, ScopedFacts) or isinstance(call.func, ast.Attribute) and may_be_made(
                     call.func.value, facts):
                 later.append(True)
             return UNKNOWN
@@ -466,14 +466,14 @@ def _screen(params: FailsWhen, constructor: bool = False):
             return verdict
         if any(mapping) or any(later):
             return True
-        if not isinstance(facts, ScopedFacts) and facts.tree is not None:
+        if isinstance(facts, ScopedFacts):
+            values = AstValues(facts, records, enums)
+        elif facts.tree is not None:
             # (the caller has the ast, flake8 or the language server: the second look reads the
             # bindings themselves, and reading their values off the text first only costs)
             return any(_may_know(node, facts, calls) for node in hidden)
-        if not isinstance(facts, ScopedFacts):  # the text screen: a name's values, read off every statement binding it
+        else:  # the text screen: a name's values, read off every statement binding it
             values = TextValues(facts, lambda node: _may_know(node, facts, calls))
-        else:
-            values = AstValues(facts, records, enums)
         return _may_hold(params.expression, values,
                          lambda read: bind(params, found, read, keywords_read_by(read), from_receiver))
 
@@ -494,16 +494,6 @@ def _may_hold(expression: ast.expr, values: AstValues, bind_with) -> bool:
         if holds(expression, bind_with(lambda node: next(given))) is True:
             return True
     return False
-
-
-def _may_be_made(receiver: ast.expr, facts) -> bool:
-    """Could the engine find the call that made this receiver (CallValues._receiver_made: a
-    call, or a name whose one reaching binding is a call)?"""
-    if isinstance(receiver, ast.Call):
-        return True
-    if not isinstance(receiver, ast.Name):
-        return False
-    return facts.may_be_bound_to(receiver.id, (ast.Call,))
 
 
 def known_at_the_call(value: object) -> bool:

@@ -14,7 +14,7 @@ from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
 from sglang_lint.model import Finding
-from sglang_lint.screen import ScopedFacts
+from sglang_lint.screen import ScopedFacts, may_be_made
 from sglang_lint.syntax import dotted_name, literal_value
 
 
@@ -56,13 +56,7 @@ def made_receiver(call: ast.Call, facts) -> bool:
     parses the call's arguments alone: the receiver is not there to see.)"""
     if not isinstance(facts, ScopedFacts):
         return True
-    func = call.func
-    if not isinstance(func, ast.Attribute):
-        return False
-    receiver = func.value
-    if isinstance(receiver, ast.Call):
-        return True
-    return isinstance(receiver, ast.Name) and facts.may_be_bound_to(receiver.id, (ast.Call,))
+    return isinstance(call.func, ast.Attribute) and may_be_made(call.func.value, facts)
 
 
 # (a later ``p(...)`` of ``p = partial(obj.method, ...)``: judged by the same receiver)
