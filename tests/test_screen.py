@@ -400,6 +400,22 @@ def test_a_wrapper_named_as_what_it_wraps(caller, found):
     assert [d.code for d in lint(source, None)] == found
 
 
+@pytest.mark.parametrize("keywords, may_fire, found", [
+    ("speculative_dflash_block_size=0", True, ["SGL010"]),
+    ("speculative_dflash_block_size=4", False, []),  # a positive field above 0 breaks nothing
+    ("speculative_draft_window_size=2, speculative_num_draft_tokens=4", True, ["SGL010"]),
+    ("speculative_draft_window_size=8, speculative_num_draft_tokens=4", True, []),  # (each side alone may)
+    ("speculative_draft_window_size=w, speculative_num_draft_tokens=n", False, []),  # no number the engine knows
+])
+def test_a_relation_is_broken_only_by_numbers(keywords, may_fire, found):
+    """The relations aspect (SGL010) finds something only where a field of a relation is set
+    to a number (server_args._may_break_relation): the screen rules out every other value."""
+    source = f"import sglang as sgl\nsgl.Engine(model_path='m', {keywords})\n"
+    assert default_ruleset().may_match(source) is may_fire
+    assert [d.code for d in lint(source, None, UNSCREENED)] == found
+    assert [d.code for d in lint(source, None)] == found
+
+
 @pytest.mark.parametrize(
     "command, may_fire, found",
     [
@@ -446,6 +462,11 @@ def test_subprocess_command_decisions(command, may_fire, found):
         ('[f"--tp-size={tp}", f"--attention-backend={backend}"]', None),  # an f-string's literal prefix
         ('[f"--tp-size={tp}", f"--speculative-dflash-block-size=0"]', ["SGL010"]),
         ('["--speculative-dflash-block-size", "0"]', ["SGL010"]),  # relations: a field of one set
+        ('["--speculative-dflash-block-size", "4"]', None),  # ...to a number that breaks none
+        ('["--speculative-draft-window-size", "2", "--speculative-num-draft-tokens", "4"]', ["SGL010"]),
+        # relations: only a number breaks one (eagle_fixture's f-strings of class attributes)
+        ('[f"--speculative-draft-window-size={w}", f"--speculative-num-draft-tokens={n}"]', None),
+        ('["--speculative-draft-window-size", "8"]', "may"),  # the other side may be set elsewhere
         ('["--trust-remote-code", *EXTRA]', None),  # a list it cannot read: one unknown word
         ('["--trust-remote-code", *make_args(), "--tp-size", "2"]', None),
         ('["--trust-remote-code", *[FLAG]]', "may"),

@@ -123,12 +123,11 @@ def _screen(params: ServerArgsCheck, target):
         return argv_screen(target.argument, target.position, judge=_display_judge(params))
     fields = params.table.fields
     names = set(fields) | set(params.extra_names)
-    related = set(params.positive) | set(sum(params.at_least, ()))
 
     def fails(name):
         def judge(value) -> bool:
             if params.aspect == "relations":
-                return name in related
+                return _may_break_relation(params, name, value)
             return _judge_value(params, fields[name], Known(value, None), "") is not None
 
         return judge
@@ -159,12 +158,10 @@ def _display_judge(params: ServerArgsCheck):
     anything else an unknown word; built.py: ``*x`` of a list it knows nothing of, one unknown
     word of no step)? A name the reader shows can have no value the engine evaluates is an
     unknown word. None where the engine may know more (a name it may follow to a string, a
-    ``*`` it expands). Relations:
-    yes where a word sets a field of a relation (a superset of ``_relations``' findings).
+    ``*`` it expands). Relations: yes where a word sets a field of a relation to a number
+    that may break it (:func:`_may_break_relation`).
     ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
     the screen can tell, and the source text of an f-string."""
-    related = set(params.positive) | set(sum(params.at_least, ()))
-
     def judge(elements: list[ast.expr], reader=None) -> bool | None:
         words = []
         for element in elements:
@@ -186,7 +183,7 @@ def _display_judge(params: ServerArgsCheck):
             words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
         uses = _unique_uses(params, [Launch(words)])
         if params.aspect == "relations":
-            return any(use.field is not None and use.field.name in related for use in uses)
+            return any(use.field is not None and _may_break_relation(params, use.field.name, use.value) for use in uses)
         return any(True for _ in _judge_uses(params, uses))
 
     return judge
@@ -595,6 +592,16 @@ def _flag_settings(uses: list[FlagUse]) -> dict:
 
 def _run_relations(site, params: ServerArgsCheck, target):
     yield from _relations(params, _settings(site, params, target))
+
+
+def _may_break_relation(params: ServerArgsCheck, name: str, value: object) -> bool:
+    """Could :func:`_relations` find anything through this field set to this value? Only a
+    number can break a relation: a positive field's when it is not above 0, a pair's whichever
+    it is (the other side may be set by another word or launch: a superset, for the screen)."""
+    number = _number(value)
+    if number is None:
+        return False
+    return (name in params.positive and number <= 0) or any(name in pair for pair in params.at_least)
 
 
 def _relations(params: ServerArgsCheck, values: dict):
