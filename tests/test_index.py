@@ -457,3 +457,15 @@ def test_an_edited_rule_file_is_read_anew_through_the_rule_data(private_cache, r
     assert edited.key != index.key
     assert _fresh_rules(["SGL001"], [rules_copy])["SGL001"][3].startswith("Edited SANA-WM")
     assert len(_data_files(private_cache)) == 2
+
+
+def test_the_identifiers_kept_are_the_texts_own():
+    """identifiers_of keeps the last text's identifiers (the plugin asks three times per file):
+    a text of the same length, or the same text again after another, gets its own."""
+    from sglang_lint.index import identifiers_of
+
+    assert identifiers_of(b"a.bc(x)") == {b"a", b"bc", b"x"}
+    assert identifiers_of(b"a.bd(x)") == {b"a", b"bd", b"x"}  # same length, other text
+    assert identifiers_of(bytes(bytearray(b"a.bd(x)"))) == {b"a", b"bd", b"x"}  # an equal copy
+    assert identifiers_of(b"") == frozenset()
+    assert identifiers_of(b"a.bc(x)") == {b"a", b"bc", b"x"}

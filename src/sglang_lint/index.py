@@ -49,6 +49,23 @@ KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches
 IDENTIFIER_BYTES = bytes(c if (c >= 128 or c == ord("_") or chr(c).isalnum()) else ord(" ") for c in range(256))
 
 
+_LAST_TEXT: list = [(b"", frozenset())]  # the last text whose identifiers were asked for, and them
+
+
+def identifiers_of(data: bytes) -> frozenset:
+    """The text's identifiers (its bytes with every byte that cannot be part of one turned
+    into a space, split: two C loops). The index's first question and the prefilter's both
+    read them, for the same text in a row (the flake8 plugin asks three times per file):
+    the last text's are kept (a comparison of bytes, not another split; one tuple, read
+    once, so that threads never mix two texts')."""
+    last = _LAST_TEXT[0]
+    if len(data) == len(last[0]) and data == last[0]:
+        return last[1]
+    found = frozenset(data.translate(IDENTIFIER_BYTES).split())
+    _LAST_TEXT[0] = (data, found)
+    return found
+
+
 class Identifier(str):
     """A trigger's other word that code can only write as a whole identifier: the last name
     of a rule's module (an import spells a module's parts between dots) or a receiver class's
@@ -71,6 +88,7 @@ class RuleIndex:
         self._paths = None
         self._data_path = data_path  # where the rule data are kept (None: read every rule file)
         self._data = None
+        self._last_present: tuple = (None, frozenset())
 
     def _part(self, index: int):
         if callable(self._details):
@@ -128,8 +146,16 @@ class RuleIndex:
         present = self._present(data)
         return bool(present) and self._prefilter_for(present).skip_reason(data, module) is None
 
-    def _present(self, data: bytes) -> set:
-        return self.names.intersection(data.translate(IDENTIFIER_BYTES).split())
+    def _present(self, data: bytes) -> frozenset:
+        """The trigger names among the text's identifiers (the last text's kept: the flake8
+        plugin asks :meth:`mentions`, then :meth:`codes_for`)."""
+        identifiers = identifiers_of(data)
+        last = self._last_present
+        if last[0] is identifiers:
+            return last[1]
+        present = self.names.intersection(identifiers)
+        self._last_present = (identifiers, present)
+        return present
 
     @property
     def prefilter(self):

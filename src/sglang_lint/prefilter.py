@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from sglang_lint.index import IDENTIFIER_BYTES, Identifier
+from sglang_lint.index import Identifier, identifiers_of
 from sglang_lint.screen import FileFacts, screen_call
 from sglang_lint.textscan import whole_word
 
@@ -93,7 +93,7 @@ class Prefilter:
     def _written(self, data: bytes, module: str | None):
         """(name, trigger) for each trigger whose name is one of the text's identifiers and
         whose other words are there too (or the file is the trigger's own module)."""
-        identifiers = set(data.translate(IDENTIFIER_BYTES).split())
+        identifiers = identifiers_of(data)
         present = self.names.intersection(identifiers)
         found: dict = {}  # each word's answer, once per text (many triggers share their words)
 
