@@ -114,6 +114,11 @@ def test_screen_never_hides_a_finding(path):
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(mode='pre')\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(load())\n", False),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nf(M)\n", True),
+        # (a call however written: the text stage once counted only ``f(``, and hid these)
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nf (M)\n", True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\n(f\n (M))\n", True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nf \\\n(M)\n", True),
+        ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nxf(M)\n", False),  # another name
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre')\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre_rope')\n", False),
         # (a call of the name where it is bound to something else: no call of the wrapper, reach.py)

@@ -24,6 +24,7 @@ from sglang_lint.pynames import module_name_for
 
 MAX_ROUNDS = 4  # helpers of helpers of helpers...
 MAX_FILE_BYTES = 2_000_000
+_THEN_CALLED = rb"[\s\\]*\("  # a call of the name, however written: ``f(``, ``f (``, ``f \`` then ``(``
 
 
 def module_name(path: str) -> str | None:
@@ -60,7 +61,8 @@ def project_targets(paths: Iterable[str],
              for t in (shipped() if callable(shipped) else shipped)
              if t.kind == "function" and t.argument and t.takes in ("flags", "command")]
     words = [re.escape(seed.name.rpartition(".")[2].encode()) for seed in seeds]
-    wanted = re.compile(LAUNCHER_WORDS.pattern.encode() + (b"|\\b(?:" + b"|".join(words) + b")\\(" if words else b""))
+    wanted = re.compile(LAUNCHER_WORDS.pattern.encode()
+                        + (b"|\\b(?:" + b"|".join(words) + b")" + _THEN_CALLED if words else b""))
     modules, read, entries, names = [], set(), [], set()
     for _ in range(MAX_ROUNDS):
         frontier = [path for path, data in texts.items() if path not in read and wanted.search(data)]
@@ -81,7 +83,7 @@ def project_targets(paths: Iterable[str],
         if not found:
             break
         names |= found
-        wanted = re.compile(b"\\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + b")\\(")
+        wanted = re.compile(b"\\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + b")" + _THEN_CALLED)
     return tuple(
         Target(kind=entry.kind, name=entry.name, argument=entry.argument, position=entry.position, takes=entry.takes,
                receivers=entry.receivers)

@@ -38,7 +38,7 @@ from typing import Callable
 
 from sglang_lint.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, class_fields, dict_items
 from sglang_lint.textscan import (
-    BracketMap, assigned_by_statement, call_text, may_assign, named_by_as, qualifying_names, whole_word,
+    BracketMap, assigned_by_statement, call_text, called_words, may_assign, named_by_as, qualifying_names, whole_word,
 )
 from sglang_lint.text_bindings import (
     BINDING, assigned_values, inside_brackets, method_called_on, never_evaluated, node_never_evaluated,
@@ -300,9 +300,10 @@ class FileFacts:
         ``self.name(...)``): a value may reach them from a call in the file (a wrapper)."""
         if self._called_params is None:
             found: set[str] = set()
+            called: dict[bytes, int] | None = None
             for match in _DEF.finditer(self.data):
-                function = match.group(1)
-                if self.data.count(function + b"(") < 2:  # only the def itself
+                called = called_words(self.data) if called is None else called
+                if called.get(match.group(1), 0) < 2:  # only the def itself
                     continue
                 header = call_text(self.data, match.end() - 1)
                 if header is None:

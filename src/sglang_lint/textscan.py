@@ -176,6 +176,27 @@ def qualifying_names(data: bytes) -> frozenset[bytes]:
     return frozenset(names)
 
 
+def called_words(data: bytes) -> dict[bytes, int]:
+    r"""How many times each name is written just before a ``(``, white space, line breaks and
+    backslashes between them allowed (``f(x)``, ``f (x)``, ``f\
+(x)``, ``self.f(x)``): a
+    superset of the name's calls, its ``def`` line among them. (One split at the brackets,
+    then each piece's last word: whatever the number of names asked about.)"""
+    counts: dict[bytes, int] = {}
+    for piece in data.split(b"(")[:-1]:
+        tail = piece.rstrip(b" \t\r\n\f\\")
+        if not tail or IDENTIFIER_BYTES[tail[-1]] == 32:
+            continue
+        words = tail[-_LONGEST_WORD:].translate(IDENTIFIER_BYTES).split()
+        word = words[-1] if len(words) > 1 or len(tail) <= _LONGEST_WORD else \
+            tail.translate(IDENTIFIER_BYTES).split()[-1]  # (a word longer than the window)
+        counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+_LONGEST_WORD = 128
+
+
 def may_assign(data: bytes, name: bytes) -> bool:
     """Could a statement of this text bind ``name`` to a value: ``name = ...``, ``name: T =
     ...``, ``name := ...``, or ``name`` among the targets of an unpacking (``a, (b,\\n c) =
