@@ -432,7 +432,8 @@ def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) ->
     return found is UNSURE or found == qualified
 
 
-_DEF = re.compile(rb"\bdef[ \t]+(\w+)[ \t]*\(")
+_GAP = rb"(?:[ \t]|\\\r?\n)"  # white space within a line, or a backslash that continues it
+_DEF = re.compile(rb"\bdef" + _GAP + rb"+(\w+)" + _GAP + rb"*(?:\[[^\]]*\]" + _GAP + rb"*)?\(")  # (``def f[T](``)
 _PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
 _NOT_BINDING_BEFORE = frozenset(b":.")  # ints: _previous_byte gives -1 at the start of the file
 

@@ -13,9 +13,12 @@ import tokenize
 
 from sglang_lint.textscan import BracketMap, assignments, scan_to_end, string_end, whole_word
 
+# What may separate two tokens: white space, a backslash that continues the line, and inside
+# brackets line breaks and comments (a parameter's default may be written ``mode  # why\n= "x"``).
+_BETWEEN = rb"(?:[ \t\f\r\n\\]|#[^\r\n]*)*"
 BINDING = re.compile(
-    rb"[ \t]*(?:(?P<walrus>:=)|(?::[^=,()\n]*)?(?P<equals>=)(?!=)[ \t]*"
-    rb"(?P<literal>[-\"'0-9.]|[rRbBuUfF]{1,2}[\"']|None\b|True\b|False\b)?)"
+    _BETWEEN + rb"(?:(?P<walrus>:=)|(?::[^=,()\n]*)?(?P<equals>=)(?!=)" + _BETWEEN
+    + rb"(?P<literal>[-\"'0-9.]|[rRbBuUfF]{1,2}[\"']|None\b|True\b|False\b)?)"
 )
 
 
