@@ -26,7 +26,11 @@ from test_screen_agreement import (
 )
 
 LAYOUTS = ("space-before-bracket", "space-around-dot", "break-in-brackets", "backslash-before-bracket",
-           "backslash-between-tokens", "comments-in-brackets", "all")
+           "backslash-between-tokens", "comments-in-brackets", "non-ascii-names", "all")
+# The programs' own names, which "non-ascii-names" spells with a last letter above ASCII (bytes
+# patterns read ``\w`` and ``\b`` as ASCII: ``modé = "pre"`` was once no binding to the text stage)
+OWN_NAMES = frozenset({"VALUE", "OTHER", "BASE", "OPTIONS", "options", "Runner", "Holder", "Mine", "Base", "Other",
+                       "run", "go", "reset", "later", "value", "command", "args", "extra", "base", "other", "flag"})
 _FSTRING_START = getattr(tokenize, "FSTRING_START", None)  # (Python 3.12: an f-string's parts are tokens)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
@@ -75,22 +79,27 @@ def respaced(source: str, layout: str) -> str:
         elif token.string == "," and depth > 0 and broken:
             insertions.append((after, broken))
         previous = token
+        if token.type == tokenize.NAME and token.string in OWN_NAMES and layout in ("non-ascii-names", "all"):
+            insertions.append((after, "é"))
     text = source
-    for offset, added in sorted(insertions, reverse=True):
+    # (applied from the end; at one offset a name's new letter goes first: it ends the name)
+    for offset, _, added in sorted(((offset, added != "é", added) for offset, added in insertions), reverse=True):
         text = text[:offset] + added + text[offset:]
     return text
 
 
 def _same_program(before: str, after: str) -> bool:
+    """The same program, the names "non-ascii-names" respells aside."""
     try:
-        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
+        ast.parse(after)
+        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after.replace("é", "")))
     except SyntaxError:
         return False
 
 
 def test_the_layouts_change_the_text_not_the_program():
     source = ("import m\nfrom . import n\n\n\n@m.deco(1)\ndef f(a, b=[1, 2]):\n"
-              "    return m.g(a)[0].h(b, *a, **{'k': 2})\n\n\nx = f'{m.g(1)} (y)'\n")
+              "    return m.g(a)[0].h(b, *a, **{'k': 2})\n\n\nx = f'{m.g(1)} (y)'\nrun(x)\n")
     for layout in LAYOUTS:
         text = respaced(source, layout)
         assert text != source and _same_program(source, text), (layout, text)
@@ -100,6 +109,8 @@ def test_the_layouts_change_the_text_not_the_program():
     assert "def f(\n        a,\n         b=[\n        1," in respaced(source, "break-in-brackets")
     assert "m.g \\\n    (a) \\\n    [0]" in respaced(source, "backslash-before-bracket")
     assert "def f(  # (why)\n        a,  # (why)" in respaced(source, "comments-in-brackets")
+    assert respaced("VALUE = 'VALUE'\nrun(VALUE, x.VALUE)\n", "non-ascii-names") == \
+        "VALUEé = 'VALUE'\nruné(VALUEé, x.VALUEé)\n"  # (never a string's text)
 
 
 @PROPERTY

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from sglang_lint.index import Identifier, identifiers_of
 from sglang_lint.screen import FileFacts, screen_call
+from sglang_lint.pynames import NAME_BYTE
 from sglang_lint.textscan import whole_word
 
 SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
@@ -127,7 +128,7 @@ def _previous_char(data: bytes, index: int) -> int:
 
 
 _DEFINITION = re.compile(rb"(?:def|class)[ \t]+$")
-_IMPORT_ALIAS = re.compile(rb"\s+as\s+(\w+)")
+_IMPORT_ALIAS = re.compile(rb"\s+as\s+(" + NAME_BYTE + rb"+)")
 
 
 def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts | None) -> str | None:

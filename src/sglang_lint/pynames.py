@@ -16,6 +16,13 @@ MAX_HOPS = 8  # how many name-to-name hops a value may take before the engine co
 LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends Python (and LibCST) count
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line with its end, as LINE_END splits them
 
+# A byte of an identifier as bytes patterns must spell it: ``\w`` of a bytes pattern is ASCII
+# only, and a name may hold any letter (``modé``: its UTF-8 bytes are all above 0x7f); and the
+# edges of a name (``\b`` would see none after ``é``).
+NAME_BYTE = rb"[\w\x80-\xff]"
+NAME_START = rb"(?<![\w\x80-\xff])"
+NAME_END = rb"(?![\w\x80-\xff])"
+
 
 def lines_of(text: str) -> list[str]:
     """``text``'s lines, each with its line end (the last one may have none)."""

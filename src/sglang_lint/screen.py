@@ -44,7 +44,8 @@ from sglang_lint.text_bindings import (
     BINDING, assigned_values, inside_brackets, method_called_on, never_evaluated, node_never_evaluated,
 )
 from sglang_lint.pynames import (
-    MAX_HOPS, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes, find_argument,
+    MAX_HOPS, NAME_BYTE, NOT_LITERAL, SCALARS, UNKNOWN, UNSURE, Ref, ast_dotted_name, ast_literal, condition_passes,
+    find_argument,
 )
 
 
@@ -433,8 +434,9 @@ def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) ->
 
 
 _GAP = rb"(?:[ \t]|\\\r?\n)"  # white space within a line, or a backslash that continues it
-_DEF = re.compile(rb"\bdef" + _GAP + rb"+(\w+)" + _GAP + rb"*(?:\[[^\]]*\]" + _GAP + rb"*)?\(")  # (``def f[T](``)
-_PARAMETER = re.compile(rb"(?<![=:.\w])([A-Za-z_]\w*)")
+_DEF = re.compile(  # (and ``def f[T](``)
+    rb"\bdef" + _GAP + rb"+(" + NAME_BYTE + rb"+)" + _GAP + rb"*(?:\[[^\]]*\]" + _GAP + rb"*)?\(")
+_PARAMETER = re.compile(rb"(?<![=:.\w\x80-\xff])([A-Za-z_\x80-\xff]" + NAME_BYTE + rb"*)")
 _NOT_BINDING_BEFORE = frozenset(b":.")  # ints: _previous_byte gives -1 at the start of the file
 
 

@@ -11,6 +11,7 @@ import io
 import re
 import tokenize
 
+from sglang_lint.pynames import NAME_BYTE
 from sglang_lint.textscan import BracketMap, assignments, scan_to_end, string_end, whole_word
 
 # What may separate two tokens: white space, a backslash that continues the line, and inside
@@ -58,7 +59,7 @@ def assigned_values(data: bytes, brackets: BracketMap, name: bytes):
         yield _value_assigned(data, start, value_start, name)
 
 
-_METHOD_CALL = re.compile(rb"[ \t]*\.[ \t]*[A-Za-z_]\w*[ \t]*\(")
+_METHOD_CALL = re.compile(rb"[ \t]*\.[ \t]*[A-Za-z_\x80-\xff]" + NAME_BYTE + rb"*[ \t]*\(")
 
 
 def method_called_on(data: bytes, brackets: BracketMap, name: bytes) -> bool:

@@ -10,6 +10,7 @@ import functools
 import re
 
 from sglang_lint.index import IDENTIFIER_BYTES
+from sglang_lint.pynames import NAME_BYTE, NAME_END
 
 _OPENERS = b"([{"
 _CLOSERS = b")]}"
@@ -156,11 +157,11 @@ def string_end(data: bytes, index: int, limit: int) -> int | None:
 
 
 # ``def f``, ``class C``, ``import m as f`` (and ``with ... as f``: more names only ever cost a parse)
-_DEFINED = re.compile(rb"\b(?:def|class|as)[ \t]+(\w+)")
+_DEFINED = re.compile(rb"\b(?:def|class|as)[ \t]+(" + NAME_BYTE + rb"+)")
 _NAME_LIST = re.compile(rb"\b(?:import|global|nonlocal)\b[ \t]*")
 _PARENTHESIZED = re.compile(rb"\((?:[^)#]|#[^\n]*)*\)?")  # a comment may hold a ")"
 _CONTINUED_LINE = re.compile(rb"(?:[^\n]*\\\r?\n)*[^\n]*")
-_WORD = re.compile(rb"\w+")
+_WORD = re.compile(NAME_BYTE + rb"+")
 
 
 def qualifying_names(data: bytes) -> frozenset[bytes]:
@@ -239,7 +240,7 @@ def assigned_by_statement(data: bytes, name: bytes) -> bool:
 
 def named_by_as(data: bytes, name: bytes) -> bool:
     r"""``\bas[ \t]+name\b``: ``import X as name``, ``with ... as name``, ``except ... as name``."""
-    pattern = re.compile(rb"as[ \t]+" + re.escape(name) + rb"\b")
+    pattern = re.compile(rb"as[ \t]+" + re.escape(name) + NAME_END)
     match = pattern.search(data)
     while match is not None:
         if match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES:
@@ -253,5 +254,5 @@ def _assignment_of(name: bytes) -> re.Pattern:
     # the name, then target text (words, brackets, commas, an annotation, a line break after
     # an opening bracket, a comma or a backslash) up to one ``=``
     return re.compile(
-        re.escape(name) + rb"\b(?:[ \t\w,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
+        re.escape(name) + NAME_END + rb"(?:[ \t\w\x80-\xff,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
     )
