@@ -11,7 +11,7 @@ from typing import Callable
 
 from sglang_lint.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.launch_text import LAUNCHERS
-from sglang_lint.pynames import NAME_START
+from sglang_lint.pynames import name_occurrences
 from sglang_lint.textscan import may_assign
 from sglang_lint.screen import FileFacts, ScopedFacts, argument, value_may_be_known
 
@@ -145,8 +145,7 @@ class ListReading:
         found = facts.syntax.lookup(name, facts.scopes)
         if found is None:
             return False  # unbound here: built.py has no version of it
-        if re.search(NAME_START + re.escape(name.encode()) + rb"\s*\.\s*(?:append|extend|insert)\s*\(",
-                     facts.facts.data):
+        if any(name_occurrences(facts.facts.data, name.encode(), rb"\s*\.\s*(?:append|extend|insert)\s*\(")):
             return True  # words added in steps (after a part it may not know)
         owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
         steps = [binding[1] for binding in found[0] if binding[0] == AUGMENTED]

@@ -25,13 +25,12 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
-import re
 from dataclasses import dataclass, field
 
 from sglang_lint.ast_flow import COMPREHENSIONS as _COMPREHENSIONS, FUNCTIONS as _FUNCTIONS, StatementPlaces
 from sglang_lint.ast_guards import tested_names
 from sglang_lint.pynames import IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
-from sglang_lint.pynames import NAME_BYTE, NAME_END, NAME_START
+from sglang_lint.pynames import NAME_BYTE, name_occurrences
 
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)
 
@@ -146,7 +145,7 @@ class AstFile:
         ``methods``: ``self.name(...)`` instead. True for a place inside an f-string, where
         the call cannot be told (the engine reads it)."""
         found: list[CallSite | bool] = []
-        for match in re.finditer(NAME_START + re.escape(name.encode()) + NAME_END, self.data):
+        for match in name_occurrences(self.data, name.encode()):
             site = self.call_at(match.end())
             if not isinstance(site, CallSite):
                 if site is True:
@@ -180,7 +179,7 @@ class AstFile:
     def partials_of(self, name: str) -> list[CallSite | bool]:
         """Every ``partial(name, ...)`` of the file (True: a place inside an f-string)."""
         found: list[CallSite | bool] = []
-        for match in re.finditer(NAME_START + re.escape(name.encode()) + NAME_END, self.data):
+        for match in name_occurrences(self.data, name.encode()):
             site = self.call_at(match.end(), partial=True)
             if site is not None:
                 found.append(site)
@@ -357,8 +356,8 @@ class AstFile:
         ``m[...]``, no ``m.method(...)``, no ``m |= ...``). Any other value the engine reads
         no keys from."""
         found = self.lookup(mapping, scopes)
-        changed = NAME_START + re.escape(mapping.encode()) + rb"\s*(?:\[|\.\s*" + NAME_BYTE + rb"+\s*\(|\|=)"
-        if found is None or re.search(changed, self.data):
+        changed = rb"\s*(?:\[|\.\s*" + NAME_BYTE + rb"+\s*\(|\|=)"
+        if found is None or any(name_occurrences(self.data, mapping.encode(), changed)):
             return False
         for binding in found[0]:
             if binding[0] in (PARAM, GLOBAL):

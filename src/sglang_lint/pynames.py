@@ -20,8 +20,21 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line with its end,
 # only, and a name may hold any letter (``modé``: its UTF-8 bytes are all above 0x7f); and the
 # edges of a name (``\b`` would see none after ``é``).
 NAME_BYTE = rb"[\w\x80-\xff]"
-NAME_START = rb"(?<![\w\x80-\xff])"
 NAME_END = rb"(?![\w\x80-\xff])"
+_NAME_BYTES = frozenset(b"_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") | frozenset(range(128, 256))
+
+
+def name_occurrences(data: bytes, name: bytes, after: bytes = NAME_END):
+    """Each match of ``name`` then the pattern ``after`` where ``name`` starts a name (no byte
+    of one just before it). Searched for from the name, a literal the regex engine finds fast:
+    a pattern that starts with ``\\b`` or a lookbehind is tried at every byte."""
+    pattern = re.compile(re.escape(name) + after)
+    match = pattern.search(data)
+    while match is not None:
+        start = match.start()
+        if start == 0 or data[start - 1] not in _NAME_BYTES:
+            yield match
+        match = pattern.search(data, start + 1)
 
 
 def lines_of(text: str) -> list[str]:
