@@ -21,7 +21,8 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line with its end,
 # edges of a name (``\b`` would see none after ``é``).
 NAME_BYTE = rb"[\w\x80-\xff]"
 NAME_END = rb"(?![\w\x80-\xff])"
-_NAME_BYTES = frozenset(b"_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") | frozenset(range(128, 256))
+WORD_BYTES = frozenset(b"_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")  # ``\w`` of a bytes pattern
+_NAME_BYTES = WORD_BYTES | frozenset(range(128, 256))
 
 
 def name_occurrences(data: bytes, name: bytes, after: bytes = NAME_END):

@@ -301,9 +301,9 @@ class FileFacts:
         ``self.name(...)``): a value may reach them from a call in the file (a wrapper)."""
         if self._called_params is None:
             found: set[str] = set()
-            called: dict[bytes, int] | None = None
-            for match in _DEF.finditer(self.data):
-                called = called_words(self.data) if called is None else called
+            definitions = list(_DEF.finditer(self.data))
+            called = called_words(self.data) if definitions else {}
+            for match in definitions:
                 if called.get(match.group(1), 0) < 2:  # only the def itself
                     continue
                 header = call_text(self.data, match.end() - 1)

@@ -10,7 +10,7 @@ import functools
 import re
 
 from sglang_lint.index import IDENTIFIER_BYTES
-from sglang_lint.pynames import NAME_BYTE, NAME_END
+from sglang_lint.pynames import NAME_BYTE, NAME_END, WORD_BYTES as _WORD_BYTES
 
 _OPENERS = b"([{"
 _CLOSERS = b")]}"
@@ -178,11 +178,11 @@ def qualifying_names(data: bytes) -> frozenset[bytes]:
 
 
 def called_words(data: bytes) -> dict[bytes, int]:
-    r"""How many times each name is written just before a ``(``, white space, line breaks and
-    backslashes between them allowed (``f(x)``, ``f (x)``, ``f\
-(x)``, ``self.f(x)``): a
-    superset of the name's calls, its ``def`` line among them. (One split at the brackets,
-    then each piece's last word: whatever the number of names asked about.)"""
+    """How many times each name is written just before a ``(``, white space, line breaks and
+    backslashes between them allowed (``f(x)``, ``f (x)``, ``self.f(x)``, ``f`` and a
+    backslash, then ``(x)`` on the next line): a superset of the name's calls, its ``def``
+    line among them. (One split at the brackets, then each piece's last word: whatever the
+    number of names asked about.)"""
     counts: dict[bytes, int] = {}
     for piece in data.split(b"(")[:-1]:
         tail = piece.rstrip(b" \t\r\n\f\\")
@@ -220,7 +220,6 @@ def assignments(data: bytes, name: bytes):
         match = pattern.search(data, start + 1)  # (``self.x, x = ...``: the next one may be inside)
 
 
-_WORD_BYTES = frozenset(b"_0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")  # ``\w`` of a bytes pattern
 _NAME_OR_DOT = _WORD_BYTES | {ord(".")}
 
 
