@@ -137,8 +137,13 @@ def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_
         "def start_test_server(model, server_args):\n"
         "    return popen_launch_server(model, 'http://127.0.0.1:30000', 600, other_args=server_args)\n\n\n"
         "def start_twice(model, flags):\n"
+        "    return start_test_server(model, flags)\n\n\n"
+        "def écrire(model, flags):\n"
         "    return start_test_server(model, flags)\n"
     )
+    # (a helper whose name starts with a letter above ASCII, called from another file)
+    (package / "more2.py").write_text("from mypkg.launch import écrire\n\n\ndef start_fourfold(model, flags):\n"
+                                      "    return écrire(model, flags)\n")
     # (a helper's call written with a space before its bracket is a call too)
     (package / "more.py").write_text(
         "from mypkg.launch import start_test_server\n\n\ndef start_thrice(model, flags):\n"
@@ -154,9 +159,11 @@ def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_
         "start_twice('m', ['--swap-space', '4'])\n"
         "start_server('m', ['--tp-size', '2', '--attention-backend', 'triton'])\n"
         "from mypkg.more import start_thrice\nstart_thrice('m', ['--swap-space', '4'])\n"
+        "from mypkg.more2 import start_fourfold\nstart_fourfold('m', ['--swap-space', '4'])\n"
     )
     result = run_lint("--no-cache", "--isolated", ".", cwd=tmp_path)
-    expected = {(4, 38, "SGL009"), (5, 25, "SGL009"), (6, 39, "SGL009"), (7, 19, "SGL009"), (10, 20, "SGL009")}
+    expected = {(4, 38, "SGL009"), (5, 25, "SGL009"), (6, 39, "SGL009"), (7, 19, "SGL009"), (10, 20, "SGL009"),
+                (12, 22, "SGL009")}
     assert findings_of(result.stdout.splitlines()) == expected, result.stdout + result.stderr
     # One file alone: the helper's file is not read (its own helpers are followed by the engine).
     alone = run_lint("--no-cache", "--isolated", "tests/test_a.py", cwd=tmp_path)

@@ -20,11 +20,17 @@ from sglang_lint.catalog import Target
 from sglang_lint.derive.launchers import EntryPoint, launch_entry_points
 from sglang_lint.derive.tree import read_module
 from sglang_lint.launch_text import LAUNCHER_WORDS
-from sglang_lint.pynames import module_name_for
+from sglang_lint.pynames import module_name_for, name_matches
 
 MAX_ROUNDS = 4  # helpers of helpers of helpers...
 MAX_FILE_BYTES = 2_000_000
 _THEN_CALLED = rb"[\s\\]*\("  # a call of the name, however written: ``f(``, ``f (``, ``f \`` then ``(``
+
+
+def _calls_of(words: list[bytes]) -> re.Pattern | None:
+    """A call of one of these names (escaped), however written; whole names are told by
+    pynames.name_matches (a leading ``\\b`` sees no edge before ``é``, and is slow)."""
+    return re.compile(b"(?:" + b"|".join(words) + b")" + _THEN_CALLED) if words else None
 
 
 def module_name(path: str) -> str | None:
@@ -61,11 +67,12 @@ def project_targets(paths: Iterable[str],
              for t in (shipped() if callable(shipped) else shipped)
              if t.kind == "function" and t.argument and t.takes in ("flags", "command")]
     words = [re.escape(seed.name.rpartition(".")[2].encode()) for seed in seeds]
-    wanted = re.compile(LAUNCHER_WORDS.pattern.encode()
-                        + (b"|\\b(?:" + b"|".join(words) + b")" + _THEN_CALLED if words else b""))
+    launcher = re.compile(LAUNCHER_WORDS.pattern.encode())
+    called = _calls_of(words)
     modules, read, entries, names = [], set(), [], set()
     for _ in range(MAX_ROUNDS):
-        frontier = [path for path, data in texts.items() if path not in read and wanted.search(data)]
+        frontier = [path for path, data in texts.items() if path not in read and (
+            launcher is not None and launcher.search(data) or called is not None and any(name_matches(data, called)))]
         if not frontier:
             break
         for path in frontier:
@@ -83,7 +90,7 @@ def project_targets(paths: Iterable[str],
         if not found:
             break
         names |= found
-        wanted = re.compile(b"\\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + b")" + _THEN_CALLED)
+        launcher, called = None, _calls_of([re.escape(n.encode()) for n in sorted(names)])
     return tuple(
         Target(kind=entry.kind, name=entry.name, argument=entry.argument, position=entry.position, takes=entry.takes,
                receivers=entry.receivers)

@@ -27,9 +27,14 @@ _NAME_BYTES = WORD_BYTES | frozenset(range(128, 256))
 
 def name_occurrences(data: bytes, name: bytes, after: bytes = NAME_END):
     """Each match of ``name`` then the pattern ``after`` where ``name`` starts a name (no byte
-    of one just before it). Searched for from the name, a literal the regex engine finds fast:
-    a pattern that starts with ``\\b`` or a lookbehind is tried at every byte."""
-    pattern = re.compile(re.escape(name) + after)
+    of one just before it)."""
+    return name_matches(data, re.compile(re.escape(name) + after))
+
+
+def name_matches(data: bytes, pattern: re.Pattern):
+    """Each match of ``pattern``, which starts with a name (or one of several), where that
+    name starts a name. Searched for from the name, a literal the regex engine finds fast: a
+    pattern that starts with ``\\b`` or a lookbehind is tried at every byte."""
     match = pattern.search(data)
     while match is not None:
         start = match.start()
