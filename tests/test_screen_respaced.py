@@ -55,11 +55,12 @@ def respaced(source: str, layout: str) -> str:
         offset = starts[token.start[0] - 1] + token.start[1]
         after = starts[token.end[0] - 1] + token.end[1]
         follows_value = previous is not None and (previous.type == tokenize.NAME or previous.string in (")", "]"))
-        if layout == "backslash-between-tokens" and previous is not None and previous.end[0] == token.start[0] \
-                and token.type not in (tokenize.NEWLINE, tokenize.ENDMARKER) and previous.type != tokenize.OP \
-                or layout == "backslash-between-tokens" and previous is not None and previous.type == tokenize.OP \
-                and token.type == tokenize.NAME:
-            insertions.append((offset, " \\\n    "))  # (a line continued anywhere between two tokens)
+        # a line continued between two tokens: after an operator, before a name; after any
+        # other token, before any but the line's end
+        if layout == "backslash-between-tokens" and previous is not None and (
+                token.type == tokenize.NAME if previous.type == tokenize.OP
+                else previous.end[0] == token.start[0] and token.type not in (tokenize.NEWLINE, tokenize.ENDMARKER)):
+            insertions.append((offset, " \\\n    "))
         if token.string in ("(", "[") and follows_value:
             if layout in ("space-before-bracket", "all"):
                 insertions.append((offset, " "))
