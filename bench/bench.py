@@ -16,7 +16,8 @@ one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`
   (lsp_latency.py);
 * flake8 with the plugin installed against flake8 without it (default checks, and
   ``--select F``), on a 10% sample (every 10th file) and on the whole tree, ``-j`` jobs: the
-  plugin's overhead;
+  plugin's overhead, cold (a new, empty plugin cache each run) and, for the default checks,
+  warm (the cache a first run left; nothing changed since);
 * ``sglang-lint`` (cold: a new, empty cache) against ``ruff check --no-cache --select F,E``;
 * ``sglang-lint`` again with the cache that run left (warm, nothing changed) against cold;
 * the same on 10%, 25%, 50% and 100% of the files (every k-th file);
@@ -30,6 +31,7 @@ against its target. The machine may be shared: read the spread before the ratio.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
@@ -114,8 +116,9 @@ import json, os, subprocess, sys, time
 for line in sys.stdin:
     job = json.loads(line)
     with open(job["out"], "wb") as out, open(job["err"], "wb") as err:
+        env = dict(os.environ, **job["env"])
         start = time.perf_counter()
-        child = subprocess.Popen(job["cmd"], cwd=job["cwd"], stdout=out, stderr=err)
+        child = subprocess.Popen(job["cmd"], cwd=job["cwd"], stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
     print(json.dumps([seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]), flush=True)
@@ -129,11 +132,13 @@ def start_launcher() -> None:
                                  text=True)
 
 
-def measure(command: list[str], cwd: Path) -> Sample:
-    """Wall time and peak RSS (``wait4``: the child, or its largest reaped descendant)."""
+def measure(command: list[str], cwd: Path, env: dict | None = None) -> Sample:
+    """Wall time and peak RSS (``wait4``: the child, or its largest reaped descendant); ``env``:
+    variables set for the command."""
     with tempfile.TemporaryDirectory() as folder:
         out, err = Path(folder) / "out", Path(folder) / "err"
-        _launcher.stdin.write(json.dumps({"cmd": command, "cwd": str(cwd), "out": str(out), "err": str(err)}) + "\n")
+        job = {"cmd": command, "cwd": str(cwd), "out": str(out), "err": str(err), "env": env or {}}
+        _launcher.stdin.write(json.dumps(job) + "\n")
         _launcher.stdin.flush()
         seconds, peak_kb, code = json.loads(_launcher.stdout.readline())
         sample = Sample(seconds, peak_kb, out.read_text(errors="replace"), err.read_text(errors="replace"))
@@ -142,11 +147,30 @@ def measure(command: list[str], cwd: Path) -> Sample:
     return sample
 
 
-def alternate(pairs: list[tuple[Series, list[str]]], runs: int, cwd: Path) -> None:
-    """Run the commands of ``pairs`` in turn, ``runs`` times, reversing the order each round."""
+def alternate(pairs: list[tuple], runs: int, cwd: Path) -> None:
+    """Run the commands of ``pairs`` in turn, ``runs`` times, reversing the order each round.
+    A pair is (series, command), or (series, command, a function giving the variables of each
+    run: a new, empty plugin cache)."""
     for round_index in range(runs):
-        for series, command in pairs if round_index % 2 == 0 else list(reversed(pairs)):
-            series.samples.append(measure(command, cwd))
+        for series, command, *env in pairs if round_index % 2 == 0 else list(reversed(pairs)):
+            series.samples.append(measure(command, cwd, env[0]() if env else None))
+
+
+# The flake8 plugin's result cache (plugin_cache.py) is where SGLANG_LINT_CACHE_DIR says: a
+# folder of its own for each run that must find none (cold), one left by a run for those that
+# may read it (warm).
+_plugin_caches: list[str] = []
+
+
+def new_plugin_cache() -> dict:
+    _plugin_caches.append(tempfile.mkdtemp(prefix="sglang-lint-plugin-cache-"))
+    return {"SGLANG_LINT_CACHE_DIR": _plugin_caches[-1]}
+
+
+@atexit.register
+def _remove_plugin_caches() -> None:
+    for folder in _plugin_caches:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # Every ratio the issue sets a target for (and the others worth watching), printed together at
@@ -190,8 +214,9 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
         without = Series(f"flake8 one file ({label}), without the plugin")
         with_plugin = Series(f"flake8 one file ({label}), with it")
         command = ["-m", "flake8", "--isolated", "--exit-zero", name]
-        alternate([(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
-                  runs, folder)
+        # (a new, empty plugin cache each run: the file was just changed, as on save)
+        alternate([(without, [str(plain / "python"), *command]),
+                   (with_plugin, [str(plugin / "python"), *command], new_plugin_cache)], runs, folder)
         print(row(without))
         print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.2f}"))
         ratio(f"flake8 one file ({label}): with / without the plugin", with_plugin.median / without.median,
@@ -265,14 +290,25 @@ def main(argv: list[str] | None = None) -> int:
                 with_plugin = Series(f"flake8 {label}, {scope}, with sglang-lint")
                 command = ["-m", "flake8", "--isolated", "--exit-zero", "-j", jobs, *select, *paths]
                 runs = args.flake8_runs if scope == "whole tree" and args.flake8_runs else args.runs
-                alternate(
-                    [(without, [str(plain / "python"), *command]), (with_plugin, [str(plugin / "python"), *command])],
-                    runs, tree,
-                )
+                # Cold: a new, empty plugin cache each run (flake8's first run over the tree).
+                pairs = [(without, [str(plain / "python"), *command]),
+                         (with_plugin, [str(plugin / "python"), *command], new_plugin_cache)]
+                if not select:
+                    # Warm: the cache a first run (not timed) left, nothing changed since: flake8
+                    # run again over a tree, as a developer or a CI with a kept cache does.
+                    warm = Series(f"flake8 {label}, {scope}, with sglang-lint, its cache warm")
+                    primed = new_plugin_cache()
+                    measure([str(plugin / "python"), *command], tree, primed)
+                    pairs.append((warm, [str(plugin / "python"), *command], lambda primed=primed: primed))
+                alternate(pairs, runs, tree)
                 print(row(without))
                 print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.3f}"), flush=True)
-                ratio(f"flake8 {label}, {scope}: with / without the plugin", with_plugin.median / without.median,
-                      1.02 if not select else None)
+                ratio(f"flake8 {label}, {scope}: with / without the plugin" + ("" if select else " (cold)"),
+                      with_plugin.median / without.median, 1.02 if not select else None)
+                if not select:
+                    print(row(warm, f"warm / without = {warm.median / without.median:.3f}"), flush=True)
+                    ratio(f"flake8 {label}, {scope}: with (its cache warm) / without the plugin",
+                          warm.median / without.median, 1.02)
         if args.flake8_sample:
             print_ratios()
             return 0

@@ -153,6 +153,21 @@ def env_with_hooks(hooks: Path) -> dict:
     return dict(os.environ, PYTHONPATH=path)
 
 
+def env_with_a_crashing_check(folder: Path, kind: str = "not-none") -> dict:
+    """:func:`env_with_hooks` with a sitecustomize (in ``folder``/hooks) that makes the check
+    kind ``kind`` raise ``RuntimeError('boom')`` in every process (flake8's workers too)."""
+    hooks = folder / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(
+        "import dataclasses\n"
+        "from sglang_lint import checks\n"
+        "def explode(*args):\n"
+        "    raise RuntimeError('boom')\n"
+        f"checks.CHECK_KINDS[{kind!r}] = dataclasses.replace(checks.CHECK_KINDS[{kind!r}], run=explode)\n"
+    )
+    return env_with_hooks(hooks)
+
+
 def installed_env() -> dict:
     """This session's environment without PYTHONPATH: an installed copy of sglang-lint (a
     fresh virtual environment, a pre-commit hook) imports its own package, not this checkout."""

@@ -187,6 +187,20 @@ def test_a_changed_rule_file_or_version_or_selection_changes_the_fingerprint(tmp
     assert ruleset_fingerprint(RuleSet(rules).select(["SGL001"], None)) != base
     monkeypatch.setattr(cache_module, "__version__", "99.0")
     assert ruleset_fingerprint(RuleSet(rules)) != base
+    # An edited module of sglang-lint (a checkout installed for editing keeps its version).
+    monkeypatch.setattr(cache_module, "package_stamp", lambda: "engine.py 1 1")
+    edited = ruleset_fingerprint(RuleSet(rules))
+    monkeypatch.setattr(cache_module, "package_stamp", lambda: "engine.py 1 2")
+    assert ruleset_fingerprint(RuleSet(rules)) != edited
+
+
+def test_a_rules_crash_is_never_cached():
+    from sglang_lint.model import CRASH_CODE, Diagnostic
+
+    finding = Diagnostic(2, 30, "SGL001", "m")
+    assert FileResult.ok([finding], "parsed with LibCST").cacheable
+    crashed = Diagnostic(1, 0, CRASH_CODE, "rule SGL004 crashed on this file (RecursionError); other rules still ran")
+    assert not FileResult.ok([crashed, finding], "parsed with LibCST").cacheable
 
 
 def test_a_new_fingerprint_never_reads_the_old_entries(tmp_path: Path):

@@ -86,7 +86,7 @@ def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
     def flake8_with(*select):
         log.unlink(missing_ok=True)
         result = subprocess.run(
-            [sys.executable, "-m", "flake8", "--isolated", *select, "bad.py"],
+            [sys.executable, "-m", "flake8", "--isolated", "--sglang-no-cache", *select, "bad.py"],
             cwd=tmp_path, capture_output=True, text=True, env=env,
         )
         ours = "".join(line + "\n" for line in result.stdout.splitlines() if " SGL" in line)

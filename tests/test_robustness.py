@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import FIX_FIXTURES, ROOT, env_with_hooks
+from conftest import FIX_FIXTURES, ROOT, env_with_a_crashing_check
 from snippets import DFLASH_NONE, SGL001_AND_SGL004
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
@@ -21,19 +21,10 @@ TWO_RULES = SGL001_AND_SGL004 + DFLASH_NONE
 
 def test_a_crashing_rule_inside_flake8(tmp_path: Path):
     # A sitecustomize makes SGL004's check raise inside the flake8 process (and its workers).
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(
-        "import dataclasses\n"
-        "from sglang_lint import checks\n"
-        "def explode(*args):\n"
-        "    raise RuntimeError('boom')\n"
-        "checks.CHECK_KINDS['not-none'] = dataclasses.replace(checks.CHECK_KINDS['not-none'], run=explode)\n"
-    )
+    env = env_with_a_crashing_check(tmp_path)
     (tmp_path / "a.py").write_text(TWO_RULES)
     (tmp_path / "b.py").write_text(TWO_RULES)
     (tmp_path / "c.py").write_text("import os\n")
-    env = env_with_hooks(hooks)
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "SGL,F", "-j", "2", "a.py", "b.py", "c.py"],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300,

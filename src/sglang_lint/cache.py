@@ -1,9 +1,10 @@
 """The result cache: what linting a file gave, keyed by the file's content.
 
-One cache file per rule set: its name is a fingerprint of the tool's version, the Python
-and LibCST versions, the selected codes and every rule file and data table as the compiled
-rule index keys them (path, size, modification time: index.py ``fingerprint``), so a changed
-rule file or a new release starts a new cache and never reads a stale one. Inside
+One cache file per rule set: its name is a fingerprint of the tool's version and source files
+(an edited checkout starts a new cache), the Python and LibCST versions, the selected codes
+and every rule file and data table as the compiled rule index keys them (path, size,
+modification time: index.py ``fingerprint``), so a changed rule file or a new release starts
+a new cache and never reads a stale one. Inside
 it, each entry is keyed by a hash of the file's bytes and the module name its path gives
 (which relative imports depend on): a changed file misses, an unchanged one (wherever it
 was copied) hits.
@@ -22,12 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import importlib.util
-
 from sglang_lint import __version__
 from sglang_lint.index import fingerprint
 from sglang_lint.model import FileResult
-from sglang_lint.places import cache_home
+from sglang_lint.places import cache_home, libcst_stamp, package_stamp
 
 FORMAT = 3
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
@@ -58,8 +57,8 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
         folders = sorted({str(rule.path.parent) for rule in ruleset.rules})
         rules = "codes " + ",".join(rule.code for rule in ruleset.rules)
     for part in (
-        f"format {FORMAT}", f"sglang-lint {__version__}", f"python {sys.version_info[:2]}",
-        f"libcst {_libcst_stamp()}", f"screen {ruleset.screen}", rules, "releases " + ",".join(releases),
+        f"format {FORMAT}", f"sglang-lint {__version__}", package_stamp(), f"python {sys.version_info[:2]}",
+        f"libcst {libcst_stamp()}", f"screen {ruleset.screen}", rules, "releases " + ",".join(releases),
         "project " + repr(getattr(ruleset, "project_targets", ())),
     ):
         digest.update(part.encode() + b"\0")
@@ -70,17 +69,6 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
     inside = sorted(str(f) for f in paths if not any(p != f and f.is_relative_to(p) for p in paths))
     digest.update(fingerprint(inside).encode())
     return digest.hexdigest()
-
-
-def _libcst_stamp() -> str:
-    """Which LibCST is installed (its package file's path, size and modification time: an
-    upgrade changes them), without importing it: a run the screens answer needs none."""
-    try:
-        spec = importlib.util.find_spec("libcst")
-        stat = os.stat(spec.origin)
-        return f"{spec.origin} {stat.st_size} {stat.st_mtime_ns}"
-    except (ImportError, AttributeError, TypeError, ValueError, OSError):
-        return "?"
 
 
 def file_key(data: bytes, module: tuple) -> bytes:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from sglang_lint.gcpolicy import few_collections
+from sglang_lint.model import CRASH_CODE
 from sglang_lint.rulefile import Fields, RuleFileError, read_toml, read_tomls
 from sglang_lint.versions import version_key  # noqa: F401  (the rule files' releases are ordered by it)
 
@@ -24,7 +25,6 @@ DOTTED_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*
 IDENTIFIER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Codes the engine itself uses; no rule file may take them.
-CRASH_CODE = "SGL900"
 RESERVED_CODES = frozenset({CRASH_CODE})
 
 

@@ -35,9 +35,13 @@ class SglangLintPlugin:
     # returns at once, and with a few it runs only those.
     selected: frozenset | None = None  # the selected codes (None: all)
     decide = None  # flake8's decision for a code, until select_codes has asked it
+    stamp: str | None = None  # selected_stamp's answer
     sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
     rulesets: dict = {}  # (codes, releases) -> the rule set, made once: only the rules a file needs
     index = None  # the compiled rule index, read once per process (its key costs a stat per rule file)
+    cache_dir: str | None = None  # --sglang-cache-dir
+    no_cache = False  # --sglang-no-cache
+    cache = None  # the result cache (plugin_cache.py), opened on the first file that needs it; False: off
 
     @classmethod
     def loaded_index(cls):
@@ -52,14 +56,27 @@ class SglangLintPlugin:
             help="sglang-lint: judge every file against this sglang release (default: the installed "
             "sglang, else the project's pin above the file)",
         )
+        parser.add_option(
+            "--sglang-cache-dir", default=None, parse_from_config=True, metavar="DIR",
+            help="sglang-lint: where the plugin keeps what it reported for each file, by content "
+            "(default: $SGLANG_LINT_CACHE_DIR/flake8, else ~/.cache/sglang-lint/results/flake8)",
+        )
+        parser.add_option(
+            "--sglang-no-cache", default=False, action="store_true", parse_from_config=True,
+            help="sglang-lint: lint every file again, neither reading nor writing the plugin's cache",
+        )
 
     @classmethod
     def parse_options(cls, options) -> None:
         cls.sglang_version = getattr(options, "sglang_version", None)
+        cls.cache_dir = getattr(options, "sglang_cache_dir", None)
+        cls.no_cache = bool(getattr(options, "sglang_no_cache", False))
+        cls.cache = None
         cls.rulesets = {}
         cls.frozen_at = 0
         cls.index = None
         cls.selected = None
+        cls.stamp = None
         cls.decide = None
         try:
             from flake8.style_guide import DecisionEngine
@@ -84,6 +101,13 @@ class SglangLintPlugin:
                 cls.selected = None
         return cls.selected
 
+    @classmethod
+    def selected_stamp(cls) -> str:
+        """The codes flake8 reports, as one string (a part of every cache key)."""
+        if cls.stamp is None:
+            cls.stamp = "all" if cls.selected is None else ",".join(sorted(cls.selected))
+        return cls.stamp
+
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]):
         # Asking for ``tree`` makes this an AST plugin, which flake8 skips on files it cannot
         # parse (it reports E999 for those itself); the call-site screen reads it.
@@ -92,21 +116,44 @@ class SglangLintPlugin:
         self.lines = lines
 
     @classmethod
-    def ruleset_for(cls, filename: str, codes: frozenset):
-        """The rules ``codes`` (those whose triggers the file holds, and flake8 reports) as they
-        stand for the release(s) this file is judged against (none found: the newest)."""
-        from sglang_lint.ruletable import RuleSet, rules_of
+    def releases_for(cls, filename: str) -> tuple:
+        """The release(s) this file is judged against (none found: empty, the newest)."""
         from sglang_lint.target import find_target, known_releases
 
-        target = find_target(
+        return find_target(
             None if filename in ("stdin", "-") else filename,
             cli_version=cls.sglang_version, config_version=None, known=known_releases(),
-        )
-        key = (codes, target.releases)
+        ).releases
+
+    @classmethod
+    def result_cache(cls):
+        """The result cache (None: off), opened once per process."""
+        if cls.cache is None:
+            cls.cache = False
+            if not cls.no_cache:
+                import os
+
+                from sglang_lint.plugin_cache import PluginCache, folder_fingerprint
+
+                base = cls.cache_dir
+                if base is None:
+                    from sglang_lint.cache import default_cache_dir
+
+                    base = os.path.join(default_cache_dir(), "flake8")
+                cls.cache = PluginCache(os.path.join(base, folder_fingerprint(cls.loaded_index().key)))
+        return cls.cache or None
+
+    @classmethod
+    def ruleset_for(cls, releases: tuple, codes: frozenset):
+        """The rules ``codes`` (those whose triggers the file holds, and flake8 reports) as they
+        stand for ``releases`` (:meth:`releases_for`)."""
+        from sglang_lint.ruletable import RuleSet, rules_of
+
+        key = (codes, releases)
         if key not in cls.rulesets:
             if (codes, ()) not in cls.rulesets:
                 cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.loaded_index()))
-            cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(target.releases)
+            cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(releases)
             cls._keep_rules()
         return cls.rulesets[key]
 
@@ -123,46 +170,62 @@ class SglangLintPlugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
+        plugin = type(self)
         try:
             # The index's prefilter holds every release's rules: a file it skips needs no
-            # release found for it, no rule file read, no LibCST imported.
-            index = type(self).loaded_index()
+            # release found for it, no rule file read, no LibCST imported, no cache read.
+            index = plugin.loaded_index()
             if not index.mentions(source):
                 return
-            selected = type(self).select_codes()
+            selected = plugin.select_codes()
             if selected is not None and not selected:
                 return  # no SGL code is selected: flake8 would drop everything we report
             from sglang_lint.pynames import module_name_for
 
-            codes = index.codes_for(source, module_name_for(self.filename)[0])
-            if selected is not None:
-                codes &= selected
-            if not codes:
-                return  # a name is there, but not as any (selected) rule's trigger needs it
-            from sglang_lint.engine import lint
-            from sglang_lint.model import SourceError
-        except Exception as exc:
-            yield from self._crashed(exc)
-            return
-        try:
-            ruleset = type(self).ruleset_for(self.filename, codes)
-            if not ruleset.rules:
-                return
-            diagnostics = lint(source, self.filename, ruleset, tree=self.tree)
-        except SourceError:
-            return  # Python parsed it but LibCST did not: say nothing rather than guess
+            module = module_name_for(self.filename)  # (name, is a package): what relative imports read
+            releases = plugin.releases_for(self.filename)
+            cache, key = plugin.result_cache(), None
+            if cache is not None:
+                from sglang_lint.plugin_cache import entry_key
+
+                key = entry_key(source, module, plugin.selected_stamp(), releases)
+                reported = cache.get(key)
+                if reported is not None:
+                    for line, col, text in reported:
+                        yield line, col, text, plugin
+                    return
+            reported = self._lint(source, index, module, releases, selected)
         except Exception as exc:  # never stop a team's flake8 run: report and go on
             yield from self._crashed(exc)
             return
-        for diagnostic in diagnostics:
-            yield (
-                diagnostic.line,
-                diagnostic.col,
-                f"{diagnostic.code} {diagnostic.message}",
-                type(self),
-            )
+        if key is not None:
+            from sglang_lint.model import CRASH_CODE
+
+            if not any(text.startswith(CRASH_CODE) for _, _, text in reported):
+                cache.put(key, reported)  # (not a rule's crash: it may come from outside the file and the rules)
+        for line, col, text in reported:
+            yield line, col, text, plugin
+
+    def _lint(self, source: str, index, module, releases: tuple, selected) -> list[tuple[int, int, str]]:
+        """What the plugin reports for the file: (line, column, code and message)."""
+        codes = index.codes_for(source, module[0])
+        if selected is not None:
+            codes &= selected
+        if not codes:
+            return []  # a name is there, but not as any (selected) rule's trigger needs it
+        from sglang_lint.engine import lint
+        from sglang_lint.model import SourceError
+
+        ruleset = type(self).ruleset_for(releases, codes)
+        if not ruleset.rules:
+            return []
+        try:
+            diagnostics = lint(source, self.filename, ruleset, tree=self.tree)
+        except SourceError:
+            return []  # Python parsed it but LibCST did not: say nothing rather than guess
+        return [(d.line, d.col, f"{d.code} {d.message}") for d in diagnostics]
 
     def _crashed(self, exc: Exception):
-        from sglang_lint.catalog import CRASH_CODE
+        from sglang_lint.model import CRASH_CODE
 
         yield 1, 0, f"{CRASH_CODE} sglang-lint failed on this file ({type(exc).__name__}: {exc})", type(self)

@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# What a crash of ours is reported as (a rule's, or the whole file's in the flake8 plugin).
+CRASH_CODE = "SGL900"
+
 if TYPE_CHECKING:  # annotations only: this module imports nothing at run time
     from sglang_lint.bindings import Scope, Where
     from sglang_lint.resolve import FileModel
@@ -115,8 +118,10 @@ class FileResult:
 
     @property
     def cacheable(self) -> bool:
-        """Everything but our own crash depends only on the file's bytes and the rules."""
-        return self.status in (self.OK, self.SOURCE_ERROR)
+        """Everything but our own crash (of the run, or of one rule: it may come from outside
+        the file and the rules, a recursion limit or memory) depends only on the file's bytes
+        and the rules."""
+        return self.status in (self.OK, self.SOURCE_ERROR) and all(d.code != CRASH_CODE for d in self.diagnostics)
 
     def to_data(self) -> tuple:
         return (self.status, tuple(d.to_data() for d in self.diagnostics), self.stage, self.message,

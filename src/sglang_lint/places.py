@@ -85,3 +85,31 @@ def prune_kept(path, prefix: str, suffix: str, count: int) -> None:
             os.remove(old)
     except OSError:
         pass  # another process pruned it first, or the cache is read-only: it only costs disk
+
+
+def package_stamp() -> str:
+    """Every source file of this package (path, size, modification time), for the keys of the
+    caches that hold what this code made: in a checkout installed for editing, an edited module
+    changes what the same version gives."""
+    stamps = []
+    for folder, folders, names in os.walk(_HERE):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                stat = os.stat(path)
+                stamps.append(f"{os.path.relpath(path, _HERE)} {stat.st_size} {stat.st_mtime_ns}")
+    return "\n".join(sorted(stamps))
+
+
+def libcst_stamp() -> str:
+    """Which LibCST is installed (its package file's path, size and modification time: an
+    upgrade changes them), without importing it: a run the screens answer needs none."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("libcst")
+        stat = os.stat(spec.origin)
+        return f"{spec.origin} {stat.st_size} {stat.st_mtime_ns}"
+    except (ImportError, AttributeError, TypeError, ValueError, OSError):
+        return "?"

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 
 from sglang_lint import catalog
 from sglang_lint.catalog import Check, Rule, Target
-from sglang_lint.places import cache_folder, default_rules_dir, keep_file, prune_kept
+from sglang_lint.places import cache_folder, default_rules_dir, keep_file, package_stamp, prune_kept
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
 from sglang_lint.checks.server_args import ServerArgsCheck
@@ -53,10 +53,7 @@ def kept_rules_path(folders: Sequence[Path]) -> str:
 
     from sglang_lint.index import _digest, fingerprint
 
-    package = Path(__file__).resolve().parent
-    stamps = sorted(f"{p.relative_to(package)} {stat.st_size} {stat.st_mtime_ns}"
-                    for p in package.rglob("*.py") for stat in [p.stat()])
-    key = _digest("\n".join([fingerprint(folders), sys.version, *stamps]).encode("utf-8", "surrogateescape"))
+    key = _digest("\n".join([fingerprint(folders), sys.version, package_stamp()]).encode("utf-8", "surrogateescape"))
     return os.path.join(cache_folder(), "tables", f"parsed-{key}.pickle")
 
 

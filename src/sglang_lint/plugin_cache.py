@@ -1,0 +1,173 @@
+"""The flake8 plugin's result cache: what the plugin reported for a file, keyed by its content.
+
+flake8 keeps nothing between runs, so without this every ``flake8`` over a tree lints every
+file again, though most did not change. The command has its own cache (cache.py), one file per
+rule set written once at the end of a run; flake8 gives a plugin no end of run, and runs files
+in several worker processes. So here:
+
+* The cache is a folder named by a fingerprint of everything the results depend on besides the
+  file: the format, sglang-lint's version and source files (an edited checkout), Python's and
+  LibCST's versions, and the rule files and data tables (the compiled index's key). A new
+  sglang-lint or an edited rule starts a new folder; the older folders beyond a few are removed.
+* An entry's key is a hash of the file's text, its module name (relative imports depend on
+  it), the codes flake8 reports and the sglang release(s) the file is judged against. Its value
+  is what the plugin reported: ``(line, column, text)`` tuples, never a crash of ours.
+* Each process writes only its own shard file (``<pid>-<random>.marshal``, written whole to a
+  temporary file and renamed), at its exit and every :data:`FLUSH_EVERY` new entries; a
+  reader merges every shard. A process that read more than :data:`MAX_SHARDS` writes their
+  union into its own and removes them. Stored with :mod:`marshal` (plain tuples and strings:
+  nothing is executed on load); a shard that cannot be read is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+
+from sglang_lint import __version__
+from sglang_lint.places import keep_marshal, libcst_stamp, package_stamp
+
+FORMAT = 1
+FLUSH_EVERY = 500  # new entries a process keeps before it writes its shard (also at its exit)
+MAX_SHARDS = 16  # shards read before a process writes their union into its own
+MAX_ENTRIES = 200_000  # past this, a union keeps only what this process read or made
+KEEP_FOLDERS = 4  # folders of other fingerprints kept (branches, versions), newest first
+
+
+def folder_fingerprint(index_key: str) -> str:
+    """The cache folder's name: what the plugin's results depend on besides the file (the
+    compiled index's ``key`` stands for every rule file and data table)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (f"format {FORMAT}", f"sglang-lint {__version__}", package_stamp(),
+                 f"python {sys.version_info[:2]}", f"libcst {libcst_stamp()}", f"rules {index_key}"):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()
+
+
+def entry_key(text: str, module: object, selected: str, releases: tuple) -> bytes:
+    """A file's key: its text, its module name, the codes reported (``selected``: one string for
+    the whole run) and the release(s) it is judged against."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+    digest.update(f"\0{module!r}\0{selected}\0{releases!r}".encode("utf-8", "surrogatepass"))
+    return digest.digest()
+
+
+class PluginCache:
+    """``get``/``put`` a file's reported tuples by :func:`entry_key`, in ``folder`` (the base
+    folder joined with :func:`folder_fingerprint`)."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.entries: dict[bytes, tuple] | None = None  # read on first need
+        self.read_shards: list[str] = []
+        self.used: set[bytes] = set()
+        self.new: dict[bytes, tuple] = {}
+        self.shard: str | None = None  # this process's shard (a forked worker makes its own)
+        self.pid = os.getpid()
+        self.registered: int | None = None  # the process that registered save() for its exit
+
+    def get(self, key: bytes) -> tuple | None:
+        if self.entries is None:
+            self._read()
+        found = self.entries.get(key)
+        if found is not None:
+            self.used.add(key)
+        return found
+
+    def put(self, key: bytes, reported: list[tuple[int, int, str]]) -> None:
+        if self.entries is None:
+            self._read()
+        if os.getpid() != self.pid:  # a worker forked from a process that had made entries
+            self.pid, self.shard, self.new = os.getpid(), None, {}
+        value = tuple(reported)
+        self.entries[key] = self.new[key] = value
+        self.used.add(key)
+        if self.registered != self.pid:  # (a forked worker starts with no finalizer of its parent's)
+            self._save_at_exit()
+        if len(self.new) % FLUSH_EVERY == 0:
+            self.save()
+
+    def _read(self) -> None:
+        self.entries = {}
+        try:
+            names = sorted(name for name in os.listdir(self.folder) if name.endswith(".marshal"))
+        except OSError:
+            return
+        for name in names:
+            try:
+                with open(os.path.join(self.folder, name), "rb") as stream:
+                    loaded = marshal.load(stream)
+            except (OSError, ValueError, EOFError, TypeError):
+                continue  # removed by another process's union, or damaged: only costs time
+            if isinstance(loaded, dict):
+                self.entries.update(loaded)
+                self.read_shards.append(name)
+
+    def save(self) -> None:
+        """Write this process's shard: its new entries, or, past :data:`MAX_SHARDS` shards read,
+        the union of what it read (then removes those shards)."""
+        if not self.new:
+            return
+        if os.getpid() != self.pid:
+            return  # (a forked worker's copy of its parent's entries: the parent writes them)
+        if self.shard is None:
+            self.shard = f"{os.getpid()}-{os.urandom(4).hex()}.marshal"
+            keep_ignore(os.path.dirname(self.folder))
+            self._prune_folders()
+        merge = len(self.read_shards) > MAX_SHARDS
+        if merge:
+            if len(self.entries) <= MAX_ENTRIES:
+                content = self.entries
+            else:
+                content = {key: self.entries[key] for key in self.used}
+        else:
+            content = self.new
+        keep_marshal(os.path.join(self.folder, self.shard), content)
+        if merge:
+            for name in self.read_shards:
+                if name != self.shard:
+                    try:
+                        os.remove(os.path.join(self.folder, name))
+                    except OSError:
+                        pass  # another process merged it first
+            self.read_shards = [self.shard]
+
+    def _save_at_exit(self) -> None:
+        """Save when this process ends: ``atexit`` in the main process; multiprocessing's
+        finalizers in a pool worker (it leaves through ``os._exit``, which skips ``atexit``)."""
+        import atexit
+
+        self.registered = os.getpid()
+        atexit.register(self.save)
+        if "multiprocessing" in sys.modules:
+            from multiprocessing import util
+
+            util.Finalize(None, self.save, exitpriority=10)
+
+    def _prune_folders(self) -> None:
+        """Remove the folders of other fingerprints but the newest :data:`KEEP_FOLDERS`."""
+        import shutil
+
+        base, own = os.path.split(self.folder)
+        try:
+            others = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(base)
+                             if entry.is_dir() and entry.name != own and len(entry.name) == 32), reverse=True)
+        except OSError:
+            return
+        for _, old in others[KEEP_FOLDERS:]:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def keep_ignore(base: str) -> None:
+    """A ``.gitignore`` of ``*`` in the cache's folder, so that a cache inside a repository
+    (``--sglang-cache-dir .sglang_lint_cache``) never shows up in ``git status``."""
+    ignore = os.path.join(base, ".gitignore")
+    try:
+        if not os.path.exists(ignore):
+            os.makedirs(base, exist_ok=True)
+            with open(ignore, "w") as stream:
+                stream.write("# written by sglang-lint: a cache, never to be committed\n*\n")
+    except OSError:
+        pass  # a cache that cannot be written only costs time
