@@ -26,7 +26,11 @@ from test_screen_agreement import (
 )
 
 LAYOUTS = ("space-before-bracket", "space-around-dot", "break-in-brackets", "backslash-before-bracket",
-           "backslash-between-tokens", "comments-in-brackets", "non-ascii-names", "all")
+           "backslash-between-tokens", "comments-in-brackets", "non-ascii-names", "tabs", "semicolons",
+           "crlf-line-ends", "cr-line-ends", "all")
+# Statements that begin a block (or a decorator): never joined to another by a semicolon.
+_COMPOUND = frozenset({"if", "elif", "else", "for", "while", "try", "except", "finally", "with", "def", "class",
+                       "async", "match", "case", "@"})
 # The programs' own names, which "non-ascii-names" spells with a last letter above ASCII (bytes
 # patterns read ``\w`` and ``\b`` as ASCII: ``modé = "pre"`` was once no binding to the text stage)
 OWN_NAMES = frozenset({"VALUE", "OTHER", "BASE", "OPTIONS", "options", "Runner", "Holder", "Mine", "Base", "Other",
@@ -37,15 +41,25 @@ _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
 def respaced(source: str, layout: str) -> str:
     """``source`` with white space added between tokens where Python allows it, as
-    ``layout`` says; never inside a string (nor an f-string's fields)."""
+    ``layout`` says (tabs for spaces; simple statements of a block joined by semicolons; line
+    ends of Windows or old Macs); never inside a string (nor an f-string's fields)."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     insertions: list[tuple[int, str]] = []
+    replaced: list[tuple[int, int, str]] = []  # (start, end, new text)
     depth = in_fstring = 0
-    previous = None
+    previous = line_start = None
     for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        if layout == "semicolons" and token.type == tokenize.NEWLINE and _joins(line_start, previous, following):
+            replaced.append((starts[token.start[0] - 1] + token.start[1],
+                             starts[following.start[0] - 1] + following.start[1], "; "))
+        if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            line_start = None
+        elif line_start is None and token.type not in (tokenize.NL, tokenize.COMMENT):
+            line_start = token
         if token.type == _FSTRING_START:
             in_fstring += 1
         elif token.type == _FSTRING_END:
@@ -62,14 +76,15 @@ def respaced(source: str, layout: str) -> str:
                 else previous.end[0] == token.start[0] and token.type not in (tokenize.NEWLINE, tokenize.ENDMARKER)):
             insertions.append((offset, " \\\n    "))
         if token.string in ("(", "[") and follows_value:
-            if layout in ("space-before-bracket", "all"):
-                insertions.append((offset, " "))
+            if layout in ("space-before-bracket", "all", "tabs"):
+                insertions.append((offset, "\t" if layout == "tabs" else " "))
             if layout in ("backslash-before-bracket", "all"):
                 insertions.append((offset, " \\\n    "))
         attribute_dot = token.string == "." and follows_value and tokens[index + 1].type == tokenize.NAME
-        if attribute_dot and layout in ("space-around-dot", "all"):
-            insertions += [(offset, " "), (after, " ")]
-        broken = {"break-in-brackets": "\n        ", "all": "\n        ",
+        if attribute_dot and layout in ("space-around-dot", "all", "tabs"):
+            insertions += [(offset, "\t" if layout == "tabs" else " ")] * 2
+            insertions[-1] = (after, insertions[-1][1])
+        broken = {"break-in-brackets": "\n        ", "all": "\n        ", "tabs": "\n\t\t",
                   "comments-in-brackets": "  # (why)\n        "}.get(layout)
         if token.string in ("(", "[", "{"):
             depth += 1
@@ -84,9 +99,22 @@ def respaced(source: str, layout: str) -> str:
             insertions.append((after, "é"))
     text = source
     # (applied from the end; at one offset a name's new letter goes first: it ends the name)
-    for offset, _, added in sorted(((offset, added != "é", added) for offset, added in insertions), reverse=True):
-        text = text[:offset] + added + text[offset:]
-    return text
+    edits = [(offset, added != "é", offset, added) for offset, added in insertions]
+    edits += [(start, True, end, added) for start, end, added in replaced]
+    for offset, _, end, added in sorted(edits, reverse=True):
+        text = text[:offset] + added + text[end:]
+    line_end = {"crlf-line-ends": "\r\n", "cr-line-ends": "\r"}.get(layout)
+    return text.replace("\n", line_end) if line_end else text
+
+
+def _joins(line_start, last, following) -> bool:
+    """May the simple statement that starts with ``line_start`` and ends with ``last`` be joined
+    by a semicolon to the statement that starts at ``following``, on the next line?"""
+    return (line_start is not None and last is not None and last.type != tokenize.COMMENT
+            and line_start.string not in _COMPOUND and last.string != ":"
+            and following.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                                       tokenize.ENDMARKER, tokenize.NEWLINE)
+            and following.start[0] == last.end[0] + 1 and following.string not in _COMPOUND)
 
 
 def _same_program(before: str, after: str) -> bool:
@@ -112,6 +140,12 @@ def test_the_layouts_change_the_text_not_the_program():
     assert "def f(  # (why)\n        a,  # (why)" in respaced(source, "comments-in-brackets")
     assert respaced("VALUE = 'VALUE'\nrun(VALUE, x.VALUE)\n", "non-ascii-names") == \
         "VALUEé = 'VALUE'\nruné(VALUEé, x.VALUEé)\n"  # (never a string's text)
+    assert "m\t.\tg\t(\n\t\ta" in respaced(source, "tabs")
+    assert respaced("a = 1\nb = f(\n 2)\nif a:\n    c = 3\n    d = 4\n@m.deco\ndef g(): pass\n", "semicolons") == \
+        "a = 1; b = f(\n 2); if a:\n    c = 3; d = 4\n@m.deco\ndef g(): pass\n".replace("; if", "\nif")
+    assert respaced(source, "cr-line-ends").count("\r") == source.count("\n") and "\n" not in respaced(
+        source, "cr-line-ends")
+    assert respaced(source, "crlf-line-ends") == source.replace("\n", "\r\n")
 
 
 @PROPERTY
