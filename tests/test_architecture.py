@@ -85,7 +85,7 @@ LAZY = {
     # the plugin loads the catalog and LibCST only for a file the index says may call a catalog name
     ("flake8_plugin", "target"), ("flake8_plugin", "ruletable"), ("flake8_plugin", "catalog"),
     ("flake8_plugin", "pynames"), ("flake8_plugin", "engine"), ("flake8_plugin", "model"),
-    ("flake8_plugin", "plugin_cache"), ("flake8_plugin", "cache"),  # a file that may call one
+    ("flake8_plugin", "plugin_cache"), ("flake8_plugin", "places"),  # a file that may call one
     ("target", "index"),  # the shipped releases are read from the compiled index on first need
     ("ruletable", "index"),  # rules_of finds each rule's file there
     ("cli", "index"), ("cli", "pynames"),  # a run over a few files reads only the rules they need

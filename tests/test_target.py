@@ -21,6 +21,7 @@ from sglang_lint.rulefile import tomllib
 from sglang_lint.ruletable import RuleSet, load_rules
 from sglang_lint.target import TargetRelease, find_target, known_releases, parse_requirement, releases_in, satisfies
 
+REAL_VERSION = metadata.version
 KNOWN = tuple(f"0.5.{n}" for n in range(1, 11)) + ("0.5.10.post1",) + tuple(f"0.5.{n}" for n in range(11, 24))
 NOTHING = TargetRelease()
 
@@ -58,6 +59,24 @@ def find(path: Path, cli: str | None = None, config: str | None = None, known=KN
     return find_target(path, cli_version=cli, config_version=config, known=known)
 
 
+def install_sglang(folder: Path, version: str, monkeypatch) -> list[str]:
+    """A distribution of sglang ``version`` installed in ``folder``, first on the path: its
+    package (which fails if imported) and its metadata. Returns the names whose metadata is
+    asked for."""
+    write(folder / "sglang" / "__init__.py", "raise ImportError('sglang-lint never imports sglang')\n")
+    write(folder / f"sglang-{version}.dist-info" / "METADATA",
+          f"Metadata-Version: 2.1\nName: sglang\nVersion: {version}\n")
+    monkeypatch.syspath_prepend(str(folder))
+    asked: list[str] = []
+
+    def version_of(name):
+        asked.append(name)
+        return REAL_VERSION(name)
+
+    monkeypatch.setattr(metadata, "version", version_of)
+    return asked
+
+
 def pyproject(folder: Path, *dependencies: str, optional: str = "") -> Path:
     listed = ", ".join(f'"{d}"' for d in dependencies)
     return write(folder / "pyproject.toml", f'[project]\nname = "x"\ndependencies = [{listed}]\n{optional}')
@@ -75,19 +94,24 @@ def test_the_configuration_key(repo):
     ) == TargetRelease(("0.5.7",), 'sglang-version = "0.5.7" in /p/pyproject.toml')
 
 
-def test_the_installed_sglang(repo, monkeypatch):
-    asked = []
-
-    def version(name):
-        asked.append(name)
-        return "0.5.8+cu124"
-
-    monkeypatch.setattr(metadata, "version", version)
+def test_the_installed_sglang(repo, tmp_path_factory, monkeypatch):
+    asked = install_sglang(tmp_path_factory.mktemp("site"), "0.5.8+cu124", monkeypatch)
     assert find(repo / "a.py") == TargetRelease(
         ("0.5.8",), f"sglang 0.5.8 installed in this environment ({sys.prefix})"
     )
     find(repo / "b.py")
-    assert asked == ["sglang"]  # read once, and sglang is never imported
+    assert asked == ["sglang"] and "sglang" not in sys.modules  # read once, and sglang is never imported
+
+
+def test_no_metadata_is_read_where_python_would_not_find_sglang(repo, tmp_path_factory, monkeypatch):
+    # importlib.metadata's import and search cost tens of milliseconds: an editor's flake8 on
+    # save pays them only where sglang may be installed.
+    # (metadata left behind by a package since removed: no sglang Python would import)
+    site = tmp_path_factory.mktemp("site")
+    asked = install_sglang(site, "0.5.8", monkeypatch)
+    (site / "sglang" / "__init__.py").unlink()
+    (site / "sglang").rmdir()
+    assert find(repo / "a.py") == NOTHING and asked == []
     assert "sglang" not in sys.modules
 
 
@@ -220,9 +244,9 @@ def test_an_unknown_older_release_is_taken_as_pinned(repo):
 
 # ---- their order, and the walk ----
 
-def test_precedence(repo, monkeypatch):
+def test_precedence(repo, tmp_path_factory, monkeypatch):
     pyproject(repo, "sglang==0.5.6")
-    monkeypatch.setattr(metadata, "version", lambda name: "0.5.8")
+    install_sglang(tmp_path_factory.mktemp("site"), "0.5.8", monkeypatch)
     assert find(repo / "a.py", cli="0.5.5", config="0.5.7").releases == ("0.5.5",)
     assert find(repo / "a.py", config="0.5.7").releases == ("0.5.7",)
     assert find(repo / "a.py").releases == ("0.5.8",)

@@ -26,7 +26,7 @@ from pathlib import Path
 from sglang_lint import __version__
 from sglang_lint.index import fingerprint
 from sglang_lint.model import FileResult
-from sglang_lint.places import cache_home, libcst_stamp, package_stamp
+from sglang_lint.places import libcst_stamp, package_stamp, results_folder
 
 FORMAT = 3
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
@@ -34,12 +34,8 @@ MAX_ENTRIES = 100_000
 
 
 def default_cache_dir() -> Path:
-    """``$SGLANG_LINT_CACHE_DIR``, else ``$SGLANG_LINT_CACHE/results``, else
-    ``$XDG_CACHE_HOME/sglang-lint/results``, else ``~/.cache/sglang-lint/results``: outside
-    the linted tree."""
-    if os.environ.get("SGLANG_LINT_CACHE_DIR"):
-        return Path(os.environ["SGLANG_LINT_CACHE_DIR"])
-    return cache_home() / "results"
+    """places.results_folder: outside the linted tree."""
+    return Path(results_folder())
 
 
 def ruleset_fingerprint(ruleset, releases=()) -> str:

@@ -133,13 +133,10 @@ class SglangLintPlugin:
             if not cls.no_cache:
                 import os
 
+                from sglang_lint.places import results_folder
                 from sglang_lint.plugin_cache import PluginCache, folder_fingerprint
 
-                base = cls.cache_dir
-                if base is None:
-                    from sglang_lint.cache import default_cache_dir
-
-                    base = os.path.join(default_cache_dir(), "flake8")
+                base = cls.cache_dir or os.path.join(results_folder(), "flake8")
                 cls.cache = PluginCache(os.path.join(base, folder_fingerprint(cls.loaded_index().key)))
         return cls.cache or None
 

@@ -39,6 +39,13 @@ def cache_folder() -> str:
     return os.path.join(xdg if xdg else os.path.join(os.path.expanduser("~"), ".cache"), "sglang-lint")
 
 
+def results_folder() -> str:
+    """Where results are kept by file content (cache.py, the command's; plugin_cache.py, the
+    flake8 plugin's, in ``flake8`` inside it): ``$SGLANG_LINT_CACHE_DIR``, else
+    ``results`` in :func:`cache_folder`."""
+    return os.environ.get("SGLANG_LINT_CACHE_DIR") or os.path.join(cache_folder(), "results")
+
+
 def cache_home():
     from pathlib import Path
 

@@ -171,9 +171,17 @@ def installed_version() -> str | None:
     None when it is not installed."""
     if not _INSTALLED:
         try:
-            from importlib import metadata  # only when no pin or option says the release
+            import importlib.util
 
-            version = metadata.version("sglang")
+            version = None
+            # Only where Python would find sglang is its metadata read: a search of the paths
+            # costs a fraction of a millisecond, importlib.metadata's import and its search of
+            # every installed distribution tens (each editor save or pre-commit run pays them).
+            # (find_spec imports nothing for a top-level name.)
+            if importlib.util.find_spec("sglang") is not None:
+                from importlib import metadata  # only when no pin or option says the release
+
+                version = metadata.version("sglang")
         except Exception:  # not installed, or unreadable metadata: as if not installed
             version = None
         version = version.split("+", 1)[0].strip() if isinstance(version, str) else None
