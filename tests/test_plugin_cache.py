@@ -126,25 +126,64 @@ def test_an_edited_module_of_sglang_lint_starts_a_new_cache(tmp_path, monkeypatc
     assert folder_fingerprint("rules") != before
 
 
-def test_shards_past_the_limit_are_merged_into_one(tmp_path):
-    folder = tmp_path / "fingerprint"
+def _shards_past_the_limit(folder: Path) -> None:
     folder.mkdir()
     for number in range(MAX_SHARDS + 1):
         (folder / f"{number}-0000.marshal").write_bytes(marshal.dumps({bytes([number]): ((number, 0, "x"),)}))
+
+
+def _sizes(folder: Path) -> list[int]:
+    return sorted(len(marshal.loads(p.read_bytes())) for p in folder.glob("*.marshal"))
+
+
+def test_shards_past_the_limit_are_merged_into_one(tmp_path):
+    folder = tmp_path / "fingerprint"
+    _shards_past_the_limit(folder)
     cache = PluginCache(str(folder))
     assert cache.get(bytes([3])) == ((3, 0, "x"),)
     cache.put(b"new", [(9, 1, "SGL001 m")])
     cache.save()
-    (merged,) = folder.glob("*.marshal")
-    assert marshal.loads(merged.read_bytes()) == {
+    # its own shard, and the union of everything it read with it
+    assert _sizes(folder) == [1, MAX_SHARDS + 2]
+    assert max((marshal.loads(p.read_bytes()) for p in folder.glob("*.marshal")), key=len) == {
         **{bytes([n]): ((n, 0, "x"),) for n in range(MAX_SHARDS + 1)}, b"new": ((9, 1, "SGL001 m"),),
     }
+    cache.put(b"later", [])  # a later write of its shard keeps the union
+    cache.save()
+    assert _sizes(folder) == [2, MAX_SHARDS + 2] and not (folder / "merging.lock").exists()
     # Below the limit, a process writes only what it made.
     again = PluginCache(str(folder))
     assert again.get(b"new") == ((9, 1, "SGL001 m"),)
     again.put(b"other", [])
     again.save()
-    assert sorted(len(marshal.loads(p.read_bytes())) for p in folder.glob("*.marshal")) == [1, MAX_SHARDS + 2]
+    assert _sizes(folder) == [1, 2, MAX_SHARDS + 2]
+
+
+def test_many_workers_past_the_limit_write_one_union(tmp_path):
+    # (flake8 -j N: every worker reads the same shards; the first to save merges them)
+    folder = tmp_path / "fingerprint"
+    _shards_past_the_limit(folder)
+    workers = [PluginCache(str(folder)) for _ in range(3)]
+    for number, worker in enumerate(workers):
+        worker.get(b"?")
+        worker.put(bytes([100 + number]), [])
+    for worker in workers:
+        worker.save()
+    assert _sizes(folder) == [1, 1, 1, MAX_SHARDS + 2]
+
+
+def test_a_merge_waits_for_another_and_takes_over_a_stale_lock(tmp_path):
+    folder = tmp_path / "fingerprint"
+    _shards_past_the_limit(folder)
+    lock = folder / "merging.lock"
+    lock.touch()  # another process is merging
+    cache = PluginCache(str(folder))
+    cache.put(b"new", [])
+    cache.save()
+    assert _sizes(folder) == [1] * (MAX_SHARDS + 2)
+    os.utime(lock, (1, 1))  # left by a process that died long ago
+    cache.save()
+    assert _sizes(folder) == [1, MAX_SHARDS + 2] and not lock.exists()
 
 
 def _in_a_forked_child(cache: PluginCache) -> None:

@@ -15,8 +15,10 @@ in several worker processes. So here:
 * Each process writes only its own shard file (``<pid>-<random>.marshal``, written whole to a
   temporary file and renamed), at its exit and every :data:`FLUSH_EVERY` new entries; a
   reader merges every shard. A process that read more than :data:`MAX_SHARDS` writes their
-  union into its own and removes them. Stored with :mod:`marshal` (plain tuples and strings:
-  nothing is executed on load); a shard that cannot be read is ignored.
+  union to a shard of its own and removes them, one process at a time and only while they are
+  all there (with ``flake8 -j 64`` every worker reads them: one union, not 64, is read next).
+  Stored with :mod:`marshal` (plain tuples and strings: nothing is executed on load); a
+  shard that cannot be read is ignored.
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ import os
 import sys
 
 from sglang_lint import __version__
-from sglang_lint.places import keep_marshal, libcst_stamp, package_stamp
+from sglang_lint.places import keep_file, keep_marshal, libcst_stamp, package_stamp
 
 FORMAT = 1
 FLUSH_EVERY = 500  # new entries a process keeps before it writes its shard (also at its exit)
 MAX_SHARDS = 16  # shards read before a process writes their union into its own
 MAX_ENTRIES = 200_000  # past this, a union keeps only what this process read or made
 KEEP_FOLDERS = 4  # folders of other fingerprints kept (branches, versions), newest first
+MERGING = "merging.lock"  # held by the one process writing a union (flake8 -j 64: not 64 unions)
+STALE_LOCK = 300  # seconds after which a lock is taken to be left by a process that died
 
 
 def folder_fingerprint(index_key: str) -> str:
@@ -106,33 +110,38 @@ class PluginCache:
                 self.read_shards.append(name)
 
     def save(self) -> None:
-        """Write this process's shard: its new entries, or, past :data:`MAX_SHARDS` shards read,
-        the union of what it read (then removes those shards)."""
-        if not self.new:
-            return
-        if os.getpid() != self.pid:
+        """Write this process's shard (its new entries); past :data:`MAX_SHARDS` shards read,
+        one process at a time (:func:`_claim`) also writes their union and removes them."""
+        if not self.new or os.getpid() != self.pid:
             return  # (a forked worker's copy of its parent's entries: the parent writes them)
         if self.shard is None:
             self.shard = f"{os.getpid()}-{os.urandom(4).hex()}.marshal"
             keep_ignore(os.path.dirname(self.folder))
             self._prune_folders()
-        merge = len(self.read_shards) > MAX_SHARDS
-        if merge:
-            if len(self.entries) <= MAX_ENTRIES:
-                content = self.entries
-            else:
-                content = {key: self.entries[key] for key in self.used}
-        else:
-            content = self.new
-        keep_marshal(os.path.join(self.folder, self.shard), content)
-        if merge:
-            for name in self.read_shards:
-                if name != self.shard:
-                    try:
-                        os.remove(os.path.join(self.folder, name))
-                    except OSError:
-                        pass  # another process merged it first
-            self.read_shards = [self.shard]
+        keep_marshal(os.path.join(self.folder, self.shard), self.new)
+        if len(self.read_shards) > MAX_SHARDS and _claim(os.path.join(self.folder, MERGING)):
+            try:
+                self._merge()
+            finally:
+                _release(os.path.join(self.folder, MERGING))
+
+    def _merge(self) -> None:
+        """Write the union of the shards read (and this process's entries) to a shard of its
+        own, then remove the shards read. Past :data:`MAX_ENTRIES`, only what this process
+        read or made is kept."""
+        if not all(os.path.exists(os.path.join(self.folder, name)) for name in self.read_shards):
+            self.read_shards = []  # another process merged them
+            return
+        content = self.entries if len(self.entries) <= MAX_ENTRIES else {key: self.entries[key] for key in self.used}
+        union = f"{os.getpid()}-{os.urandom(4).hex()}.marshal"
+        if not keep_file(os.path.join(self.folder, union), marshal.dumps(content)):
+            return  # (nothing written: nothing removed)
+        for name in self.read_shards:
+            try:
+                os.remove(os.path.join(self.folder, name))
+            except OSError:
+                pass  # removed already
+        self.read_shards = [union]
 
     def _save_at_exit(self) -> None:
         """Save when this process ends: ``atexit`` in the main process; multiprocessing's
@@ -171,3 +180,31 @@ def keep_ignore(base: str) -> None:
                 stream.write("# written by sglang-lint: a cache, never to be committed\n*\n")
     except OSError:
         pass  # a cache that cannot be written only costs time
+
+
+def _claim(lock: str) -> bool:
+    """Take ``lock`` (a file created only if it does not exist); a lock older than
+    :data:`STALE_LOCK` seconds was left by a process that died and is taken over."""
+    import time
+
+    for _ in range(2):
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(lock).st_mtime < STALE_LOCK:
+                    return False
+                os.remove(lock)
+            except OSError:
+                return False
+        except OSError:
+            return False
+    return False
+
+
+def _release(lock: str) -> None:
+    try:
+        os.remove(lock)
+    except OSError:
+        pass
