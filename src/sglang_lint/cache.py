@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
-import sys
-import tempfile
 from pathlib import Path
 
 from sglang_lint import __version__
 from sglang_lint.index import fingerprint
 from sglang_lint.model import FileResult
-from sglang_lint.places import libcst_stamp, package_stamp, results_folder
+from sglang_lint.places import code_stamp, keep_gitignore, keep_marshal, results_folder
 
 FORMAT = 3
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
@@ -53,9 +50,8 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
         folders = sorted({str(rule.path.parent) for rule in ruleset.rules})
         rules = "codes " + ",".join(rule.code for rule in ruleset.rules)
     for part in (
-        f"format {FORMAT}", f"sglang-lint {__version__}", package_stamp(), f"python {sys.version_info[:2]}",
-        f"libcst {libcst_stamp()}", f"screen {ruleset.screen}", rules, "releases " + ",".join(releases),
-        "project " + repr(getattr(ruleset, "project_targets", ())),
+        f"format {FORMAT}", f"sglang-lint {__version__}", code_stamp(), f"screen {ruleset.screen}", rules,
+        "releases " + ",".join(releases), "project " + repr(getattr(ruleset, "project_targets", ())),
     ):
         digest.update(part.encode() + b"\0")
     # The rule files and the data tables beside them, as the compiled index keys them (path,
@@ -115,18 +111,13 @@ class ResultCache:
         entries = self.entries
         if len(entries) > MAX_ENTRIES:
             entries = {key: entries[key] for key in self.used if key in entries}
+        keep_gitignore(self.folder)
+        if not keep_marshal(self.path, entries):
+            return  # a cache that cannot be written only costs time
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            ignore = self.folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# written by sglang-lint: a cache, never to be committed\n*\n")
-            handle, temporary = tempfile.mkstemp(prefix=".cache.", dir=self.folder)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(marshal.dumps(entries))
-            os.replace(temporary, self.path)
             self._prune()
         except OSError:
-            pass  # a cache that cannot be written only costs time
+            pass  # another process pruned it first
 
     def _prune(self) -> None:
         others = sorted(

@@ -191,36 +191,34 @@ class SglangLintPlugin:
                     for line, col, text in reported:
                         yield line, col, text, plugin
                     return
-            reported = self._lint(source, index, module, releases, selected)
+            reported, keep = self._lint(source, index, module, releases, selected)
         except Exception as exc:  # never stop a team's flake8 run: report and go on
             yield from self._crashed(exc)
             return
-        if key is not None:
-            from sglang_lint.model import CRASH_CODE
-
-            if not any(text.startswith(CRASH_CODE) for _, _, text in reported):
-                cache.put(key, reported)  # (not a rule's crash: it may come from outside the file and the rules)
+        if key is not None and keep:
+            cache.put(key, reported)
         for line, col, text in reported:
             yield line, col, text, plugin
 
-    def _lint(self, source: str, index, module, releases: tuple, selected) -> list[tuple[int, int, str]]:
-        """What the plugin reports for the file: (line, column, code and message)."""
+    def _lint(self, source: str, index, module, releases: tuple, selected) -> tuple[list, bool]:
+        """What the plugin reports for the file, (line, column, code and message), and whether
+        the cache may keep it (model.keepable)."""
         codes = index.codes_for(source, module[0])
         if selected is not None:
             codes &= selected
         if not codes:
-            return []  # a name is there, but not as any (selected) rule's trigger needs it
+            return [], True  # a name is there, but not as any (selected) rule's trigger needs it
         from sglang_lint.engine import lint
-        from sglang_lint.model import SourceError
+        from sglang_lint.model import SourceError, keepable
 
         ruleset = type(self).ruleset_for(releases, codes)
         if not ruleset.rules:
-            return []
+            return [], True
         try:
             diagnostics = lint(source, self.filename, ruleset, tree=self.tree)
         except SourceError:
-            return []  # Python parsed it but LibCST did not: say nothing rather than guess
-        return [(d.line, d.col, f"{d.code} {d.message}") for d in diagnostics]
+            return [], True  # Python parsed it but LibCST did not: say nothing rather than guess
+        return [(d.line, d.col, f"{d.code} {d.message}") for d in diagnostics], keepable({d.code for d in diagnostics})
 
     def _crashed(self, exc: Exception):
         from sglang_lint.model import CRASH_CODE

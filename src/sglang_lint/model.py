@@ -21,6 +21,12 @@ if TYPE_CHECKING:  # annotations only: this module imports nothing at run time
     from sglang_lint.resolve import FileModel
 
 
+def keepable(codes) -> bool:
+    """May a result with findings of these ``codes`` be kept by a cache? Not with a crash of
+    ours (a rule's may come from outside the file and the rules: a recursion limit, memory)."""
+    return CRASH_CODE not in codes
+
+
 @dataclass(frozen=True)
 class Edit:
     """A finding's fix as text: replace ``old`` (from ``line``:``col`` to ``end_line``:
@@ -118,10 +124,9 @@ class FileResult:
 
     @property
     def cacheable(self) -> bool:
-        """Everything but our own crash (of the run, or of one rule: it may come from outside
-        the file and the rules, a recursion limit or memory) depends only on the file's bytes
-        and the rules."""
-        return self.status in (self.OK, self.SOURCE_ERROR) and all(d.code != CRASH_CODE for d in self.diagnostics)
+        """Everything but our own crash (of the run, or of one rule: :func:`keepable`) depends
+        only on the file's bytes and the rules."""
+        return self.status in (self.OK, self.SOURCE_ERROR) and keepable({d.code for d in self.diagnostics})
 
     def to_data(self) -> tuple:
         return (self.status, tuple(d.to_data() for d in self.diagnostics), self.stage, self.message,

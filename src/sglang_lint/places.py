@@ -52,14 +52,27 @@ def cache_home():
     return Path(cache_folder())
 
 
-def keep_marshal(path, data) -> None:
+def keep_marshal(path, data) -> bool:
     """Write ``data`` as marshal to ``path`` (a str or a Path), atomically (:func:`keep_file`);
-    a cache that cannot be written only costs time."""
+    False when it was not written (a cache that cannot be written only costs time)."""
     try:
         blob = marshal.dumps(data)
     except ValueError:
-        return
-    keep_file(path, blob)
+        return False
+    return keep_file(path, blob)
+
+
+def keep_gitignore(folder) -> None:
+    """``folder`` (a str or a Path), made if missing, with a ``.gitignore`` of ``*``: a cache
+    inside a repository (``--cache-dir .sglang_lint_cache``) never shows up in ``git status``."""
+    ignore = os.path.join(os.fspath(folder), ".gitignore")
+    try:
+        if not os.path.exists(ignore):
+            os.makedirs(os.fspath(folder), exist_ok=True)
+            with open(ignore, "w") as stream:
+                stream.write("# written by sglang-lint: a cache, never to be committed\n*\n")
+    except OSError:
+        pass  # a cache that cannot be written only costs time
 
 
 def keep_file(path, blob: bytes) -> bool:
@@ -107,6 +120,14 @@ def package_stamp() -> str:
                 stat = os.stat(path)
                 stamps.append(f"{os.path.relpath(path, _HERE)} {stat.st_size} {stat.st_mtime_ns}")
     return "\n".join(sorted(stamps))
+
+
+def code_stamp() -> str:
+    """What made a cache's results besides the rules: this package's source files
+    (:func:`package_stamp`), Python's version and the installed LibCST (:func:`libcst_stamp`)."""
+    import sys
+
+    return f"{package_stamp()}\0python {sys.version_info[:2]}\0libcst {libcst_stamp()}"
 
 
 def libcst_stamp() -> str:

@@ -29,7 +29,7 @@ import os
 import sys
 
 from sglang_lint import __version__
-from sglang_lint.places import keep_file, keep_marshal, libcst_stamp, package_stamp
+from sglang_lint.places import code_stamp, keep_gitignore, keep_marshal
 
 FORMAT = 1
 FLUSH_EVERY = 500  # new entries a process keeps before it writes its shard (also at its exit)
@@ -44,8 +44,7 @@ def folder_fingerprint(index_key: str) -> str:
     """The cache folder's name: what the plugin's results depend on besides the file (the
     compiled index's ``key`` stands for every rule file and data table)."""
     digest = hashlib.blake2b(digest_size=16)
-    for part in (f"format {FORMAT}", f"sglang-lint {__version__}", package_stamp(),
-                 f"python {sys.version_info[:2]}", f"libcst {libcst_stamp()}", f"rules {index_key}"):
+    for part in (f"format {FORMAT}", f"sglang-lint {__version__}", code_stamp(), f"rules {index_key}"):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return digest.hexdigest()
 
@@ -116,7 +115,7 @@ class PluginCache:
             return  # (a forked worker's copy of its parent's entries: the parent writes them)
         if self.shard is None:
             self.shard = f"{os.getpid()}-{os.urandom(4).hex()}.marshal"
-            keep_ignore(os.path.dirname(self.folder))
+            keep_gitignore(os.path.dirname(self.folder))  # (the base folder: the user's --sglang-cache-dir)
             self._prune_folders()
         keep_marshal(os.path.join(self.folder, self.shard), self.new)
         if len(self.read_shards) > MAX_SHARDS and _claim(os.path.join(self.folder, MERGING)):
@@ -134,7 +133,7 @@ class PluginCache:
             return
         content = self.entries if len(self.entries) <= MAX_ENTRIES else {key: self.entries[key] for key in self.used}
         union = f"{os.getpid()}-{os.urandom(4).hex()}.marshal"
-        if not keep_file(os.path.join(self.folder, union), marshal.dumps(content)):
+        if not keep_marshal(os.path.join(self.folder, union), content):
             return  # (nothing written: nothing removed)
         for name in self.read_shards:
             try:
@@ -167,19 +166,6 @@ class PluginCache:
             return
         for _, old in others[KEEP_FOLDERS:]:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def keep_ignore(base: str) -> None:
-    """A ``.gitignore`` of ``*`` in the cache's folder, so that a cache inside a repository
-    (``--sglang-cache-dir .sglang_lint_cache``) never shows up in ``git status``."""
-    ignore = os.path.join(base, ".gitignore")
-    try:
-        if not os.path.exists(ignore):
-            os.makedirs(base, exist_ok=True)
-            with open(ignore, "w") as stream:
-                stream.write("# written by sglang-lint: a cache, never to be committed\n*\n")
-    except OSError:
-        pass  # a cache that cannot be written only costs time
 
 
 def _claim(lock: str) -> bool:
