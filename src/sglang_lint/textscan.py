@@ -6,7 +6,6 @@ this way."""
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 
 from sglang_lint.index import IDENTIFIER_BYTES
@@ -209,15 +208,22 @@ def may_assign(data: bytes, name: bytes) -> bool:
 def assignments(data: bytes, name: bytes):
     """Where :func:`may_assign` finds ``name`` bound: the offsets where each match starts and
     where its ``=`` is."""
-    # (the name first, so that the regex engine looks for it as a literal: a lookbehind
-    # before it made every search a walk of the whole text)
-    pattern = _assignment_of(name)
-    match = pattern.search(data)
-    while match is not None:
-        start = match.start()
-        if start == 0 or data[start - 1] not in _NAME_OR_DOT:
+    # (the name found as a literal, then one pattern compiled once matched after it: a pattern
+    # per name cost a compile for each of the thousands of names a run asks about)
+    for start, end in _whole_names(data, name, _NAME_OR_DOT):
+        match = _ASSIGNED_AFTER_NAME.match(data, end)
+        if match is not None:
             yield start, match.end() - 1
-        match = pattern.search(data, start + 1)  # (``self.x, x = ...``: the next one may be inside)
+
+
+def _whole_names(data: bytes, name: bytes, not_before: frozenset):
+    """``(start, end)`` of each ``name`` in ``data`` with no byte of ``not_before`` just before
+    it (the name's end is checked by the pattern matched after it)."""
+    start = data.find(name)
+    while start >= 0:
+        if start == 0 or data[start - 1] not in not_before:
+            yield start, start + len(name)
+        start = data.find(name, start + 1)  # (``self.x, x = ...``: the next one may be inside)
 
 
 _NAME_OR_DOT = _WORD_BYTES | {ord(".")}
@@ -230,28 +236,31 @@ _NAME_OR_DOT = _WORD_BYTES | {ord(".")}
 def assigned_by_statement(data: bytes, name: bytes) -> bool:
     r"""``^[ \t]*name[ \t]*(\+|\|)?=[^=]`` (multi-line): a statement of its own binds or grows
     ``name`` (``name = ...``, ``name += ...``, ``name |= ...``)."""
-    for match in re.finditer(re.escape(name) + rb"[ \t]*[+|]?=[^=]", data):
-        line_start = data.rfind(b"\n", 0, match.start()) + 1
-        if not data[line_start : match.start()].strip(b" \t"):
-            return True
+    for start, end in _whole_names(data, name, frozenset()):
+        if _GROWN_AFTER_NAME.match(data, end) is not None:
+            line_start = data.rfind(b"\n", 0, start) + 1
+            if not data[line_start:start].strip(b" \t"):
+                return True
     return False
 
 
 def named_by_as(data: bytes, name: bytes) -> bool:
     r"""``\bas[ \t]+name\b``: ``import X as name``, ``with ... as name``, ``except ... as name``."""
-    pattern = re.compile(rb"as[ \t]+" + re.escape(name) + NAME_END)
-    match = pattern.search(data)
-    while match is not None:
-        if match.start() == 0 or data[match.start() - 1] not in _WORD_BYTES:
-            return True
-        match = pattern.search(data, match.start() + 1)  # (overlapping: ``xas as as``)
+    for start, end in _whole_names(data, name, frozenset()):
+        if NAME_END_PATTERN.match(data, end) is not None:
+            spaces = start
+            while spaces > 0 and data[spaces - 1] in b" \t":
+                spaces -= 1
+            if spaces < start and spaces >= 2 and data[spaces - 2 : spaces] == b"as" and (
+                    spaces == 2 or data[spaces - 3] not in _WORD_BYTES):
+                return True
     return False
 
 
-@functools.lru_cache(maxsize=4096)
-def _assignment_of(name: bytes) -> re.Pattern:
-    # the name, then target text (words, brackets, commas, an annotation, a line break after
-    # an opening bracket, a comma or a backslash) up to one ``=``
-    return re.compile(
-        re.escape(name) + NAME_END + rb"(?:[ \t\w\x80-\xff,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
-    )
+# the target text after a name (words, brackets, commas, an annotation, a line break after an
+# opening bracket, a comma or a backslash) up to one ``=``
+_ASSIGNED_AFTER_NAME = re.compile(
+    NAME_END + rb"(?:[ \t\w\x80-\xff,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
+)
+_GROWN_AFTER_NAME = re.compile(rb"[ \t]*[+|]?=[^=]")
+NAME_END_PATTERN = re.compile(NAME_END)
