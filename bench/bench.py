@@ -21,7 +21,10 @@ one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`
 * ``sglang-lint`` (cold: a new, empty cache) against ``ruff check --no-cache --select F,E``;
 * ``sglang-lint`` again with the cache that run left (warm, nothing changed) against cold;
 * the same on 10%, 25%, 50% and 100% of the files (every k-th file);
-* peak memory (largest resident set of the process tree's biggest process) of each;
+* on the whole tree, the floors any pure-Python linter pays (floors.py: the text stage alone,
+  ``ast.parse`` of the files it keeps, of every file), each against ``ruff check``;
+* peak memory (largest resident set of the process tree's biggest process) of each, and for the
+  flake8 pairs their CPU time (the workers' included) beside the wall clock;
 * how many files LibCST parsed and why the others were skipped.
 
 Prints medians, the spread (min-max) and ratios of medians, then every ratio together, each
@@ -88,6 +91,7 @@ class Sample:
     peak_kb: int
     stdout: str = ""
     stderr: str = ""
+    cpu: float = 0.0  # user and system CPU seconds, the processes it waited for included
 
 
 @dataclass
@@ -98,6 +102,10 @@ class Series:
     @property
     def median(self) -> float:
         return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(s.cpu for s in self.samples)
 
     @property
     def spread(self) -> str:
@@ -121,7 +129,8 @@ for line in sys.stdin:
         child = subprocess.Popen(job["cmd"], cwd=job["cwd"], stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
-    print(json.dumps([seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]), flush=True)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps([seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), cpu]), flush=True)
 """
 _launcher: subprocess.Popen | None = None
 
@@ -133,15 +142,16 @@ def start_launcher() -> None:
 
 
 def measure(command: list[str], cwd: Path, env: dict | None = None) -> Sample:
-    """Wall time and peak RSS (``wait4``: the child, or its largest reaped descendant); ``env``:
-    variables set for the command."""
+    """Wall time, peak RSS (``wait4``: the child, or its largest reaped descendant) and CPU time
+    (the child's and its reaped descendants': flake8's workers); ``env``: variables set for the
+    command."""
     with tempfile.TemporaryDirectory() as folder:
         out, err = Path(folder) / "out", Path(folder) / "err"
         job = {"cmd": command, "cwd": str(cwd), "out": str(out), "err": str(err), "env": env or {}}
         _launcher.stdin.write(json.dumps(job) + "\n")
         _launcher.stdin.flush()
-        seconds, peak_kb, code = json.loads(_launcher.stdout.readline())
-        sample = Sample(seconds, peak_kb, out.read_text(errors="replace"), err.read_text(errors="replace"))
+        seconds, peak_kb, code, cpu = json.loads(_launcher.stdout.readline())
+        sample = Sample(seconds, peak_kb, out.read_text(errors="replace"), err.read_text(errors="replace"), cpu)
     if code not in (0, 1):
         raise RuntimeError(f"{' '.join(command[:3])} ... exited {code}: {sample.stderr[-1500:]}")
     return sample
@@ -239,6 +249,28 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+FLOORS = (
+    ("text", "floor: the text stage alone (read, catalog names written as called)"),
+    ("parse-named", "floor: ast.parse of the files the text stage keeps"),
+    ("parse", "floor: ast.parse of every file"),
+)
+
+
+def floor_rows(plugin: Path, tree: Path, files: list[str], jobs: str, ruff: "Series", runs: int) -> None:
+    """What a pure-Python linter pays before it judges one call (floors.py), beside ruff: how
+    far below its target sglang-lint cold could ever get without a parser outside CPython."""
+    for stage, label in FLOORS:
+        floor = Series(f"{label}, 100%")
+        ruff_again = Series("ruff check --no-cache --select F,E, 100%")
+        command = [str(plugin / "python"), str(ROOT / "bench" / "floors.py"), stage, "-j", jobs, *files]
+        ruff_command = [str(plugin / "ruff"), "check", "--no-cache", "--select", "F,E", "--exit-zero", "--quiet",
+                        *files]
+        alternate([(floor, command), (ruff_again, ruff_command)], runs, tree)
+        kept = floor.samples[-1].stdout.strip().rpartition(": ")[2]
+        print(row(floor, f"/ ruff = {floor.median / ruff_again.median:.2f} ({kept})"), flush=True)
+        ratio(f"{label} / ruff check --select F,E (no target: a bound)", floor.median / ruff_again.median)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="runs of each command (default 3)")
@@ -271,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.runs} runs each, alternated")
     print(f"  {'command':<52} {'median':>11}  {'[min-max]':>15}  {'peak RSS':>11}")
 
-    one_file_rows(plain, plugin, tree, max(args.runs, 9))
+    one_file_rows(plain, plugin, tree, max(args.runs, 21))  # (0.1 s commands: noise needs runs)
     lsp_folder = Path(tempfile.mkdtemp(prefix="sglang-lint-lsp-"))
     for line, label, median in lsp_rows(plugin / "python", tree, lsp_folder):
         print(line, flush=True)
@@ -305,10 +337,18 @@ def main(argv: list[str] | None = None) -> int:
                 print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.3f}"), flush=True)
                 ratio(f"flake8 {label}, {scope}: with / without the plugin" + ("" if select else " (cold)"),
                       with_plugin.median / without.median, 1.02 if not select else None)
+                # (CPU time, beside the wall clock: what the plugin adds, less the machine's scheduling)
+                cpu_note = "" if select else " (cold)"
+                print(f"  {'':<52} CPU {with_plugin.cpu_median:.1f} s / {without.cpu_median:.1f} s = "
+                      f"{with_plugin.cpu_median / without.cpu_median:.3f}{cpu_note}", flush=True)
+                ratio(f"flake8 {label}, {scope}: CPU time with / without the plugin{cpu_note}",
+                      with_plugin.cpu_median / without.cpu_median)
                 if not select:
                     print(row(warm, f"warm / without = {warm.median / without.median:.3f}"), flush=True)
                     ratio(f"flake8 {label}, {scope}: with (its cache warm) / without the plugin",
                           warm.median / without.median, 1.02)
+                    ratio(f"flake8 {label}, {scope}: CPU time with (its cache warm) / without the plugin",
+                          warm.cpu_median / without.cpu_median)
         if args.flake8_sample:
             print_ratios()
             return 0
@@ -347,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             print(row(warm, f"warm / cold = {warm.median / cold.median:.3f}"))
             ratio("sglang-lint warm / cold, whole tree", warm.median / cold.median, 0.1)
             verbose = [line for line in cold.samples[-1].stderr.splitlines() if line.startswith("sglang-lint:")]
+            floor_rows(plugin, tree, subset, jobs, ruff, args.runs)
         per_file[fraction] = cold.median / len(subset)
         if fraction != FRACTIONS[0]:
             ratio(f"sglang-lint cold, time per file: {fraction:.0%} / {FRACTIONS[0]:.0%} of the tree (linear: 1)",
