@@ -15,7 +15,7 @@ from conftest import env_with_a_crashing_check, run, run_flake8 as flake8
 from snippets import SGL001_AND_SGL004
 
 from sglang_lint import places
-from sglang_lint.plugin_cache import MAX_SHARDS, PluginCache, entry_key, folder_fingerprint
+from sglang_lint.plugin_cache import KEEP_FOLDERS, MAX_SHARDS, PluginCache, entry_key, folder_fingerprint
 
 # Mentions a catalog name (SGL004's method) in a way no rule reports.
 QUIET = "def set_dflash_layers_to_capture(layers):\n    return layers\n"
@@ -157,6 +157,23 @@ def test_shards_past_the_limit_are_merged_into_one(tmp_path):
     again.put(b"other", [])
     again.save()
     assert _sizes(folder) == [1, 2, MAX_SHARDS + 2]
+
+
+def test_only_the_newest_other_fingerprints_folders_are_kept(tmp_path):
+    own = tmp_path / ("f" * 32)
+    others = [tmp_path / (f"{number:x}" * 32) for number in range(KEEP_FOLDERS + 2)]
+    for age, folder in enumerate(others):  # the first the newest
+        folder.mkdir()
+        (folder / "1-a.marshal").write_bytes(marshal.dumps({}))
+        os.utime(folder, ns=(10**18 - age * 10**9, 10**18 - age * 10**9))
+    (tmp_path / "mine").mkdir()  # the user's own folder beside the cache's: not a fingerprint
+    (tmp_path / ("0" * 31 + ".txt")).write_text("a file as long as a fingerprint")
+    cache = PluginCache(str(own))
+    cache.put(b"key", [])
+    cache.save()
+    kept = sorted(path.name for path in tmp_path.iterdir())
+    assert kept == sorted([own.name, *(folder.name for folder in others[:KEEP_FOLDERS]), "mine", "0" * 31 + ".txt",
+                           ".gitignore"])
 
 
 def test_many_workers_past_the_limit_write_one_union(tmp_path):

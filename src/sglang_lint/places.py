@@ -92,17 +92,28 @@ def keep_file(path, blob: bytes) -> bool:
         return False
 
 
-def prune_kept(path, prefix: str, suffix: str, count: int) -> None:
+def prune_kept(path, prefix: str, suffix: str, count: int, folders: bool = False) -> None:
     """Remove all but the newest ``count`` files named ``prefix...suffix`` beside ``path`` (a
     file just kept, which stays): each cache of this kind grows by one file whenever its
-    inputs change (a rule edited, another folder or version)."""
+    inputs change (a rule edited, another folder or version). ``folders``: folders instead,
+    named as long as ``path``'s own (a fingerprint: the user's own folders beside them stay)."""
     folder, keep = os.path.split(os.fspath(path))
+
+    def kept_here(entry: os.DirEntry) -> bool:
+        if entry.name == keep or not (entry.name.startswith(prefix) and entry.name.endswith(suffix)):
+            return False
+        return entry.is_dir() and len(entry.name) == len(keep) if folders else True
+
     try:
-        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder)
-                        if entry.name.startswith(prefix) and entry.name.endswith(suffix) and entry.name != keep),
+        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder) if kept_here(entry)),
                        reverse=True)
         for _, old in found[count:]:
-            os.remove(old)
+            if folders:
+                import shutil
+
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.remove(old)
     except OSError:
         pass  # another process pruned it first, or the cache is read-only: it only costs disk
 

@@ -29,7 +29,7 @@ import os
 import sys
 
 from sglang_lint import __version__
-from sglang_lint.places import code_stamp, keep_gitignore, keep_marshal
+from sglang_lint.places import code_stamp, keep_gitignore, keep_marshal, prune_kept
 
 FORMAT = 1
 FLUSH_EVERY = 500  # new entries a process keeps before it writes its shard (also at its exit)
@@ -116,7 +116,7 @@ class PluginCache:
         if self.shard is None:
             self.shard = f"{os.getpid()}-{os.urandom(4).hex()}.marshal"
             keep_gitignore(os.path.dirname(self.folder))  # (the base folder: the user's --sglang-cache-dir)
-            self._prune_folders()
+            prune_kept(self.folder, "", "", KEEP_FOLDERS, folders=True)
         keep_marshal(os.path.join(self.folder, self.shard), self.new)
         if len(self.read_shards) > MAX_SHARDS and _claim(os.path.join(self.folder, MERGING)):
             try:
@@ -153,19 +153,6 @@ class PluginCache:
             from multiprocessing import util
 
             util.Finalize(None, self.save, exitpriority=10)
-
-    def _prune_folders(self) -> None:
-        """Remove the folders of other fingerprints but the newest :data:`KEEP_FOLDERS`."""
-        import shutil
-
-        base, own = os.path.split(self.folder)
-        try:
-            others = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(base)
-                             if entry.is_dir() and entry.name != own and len(entry.name) == 32), reverse=True)
-        except OSError:
-            return
-        for _, old in others[KEEP_FOLDERS:]:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def _claim(lock: str) -> bool:
