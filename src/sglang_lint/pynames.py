@@ -32,13 +32,20 @@ def name_occurrences(data: bytes, name: bytes, after: bytes = NAME_END):
     The name is found as a literal and ``after`` compiled once: a pattern per name cost a
     compile for each of the thousands of names a run asks about."""
     tail = _compiled(after)
+    for _, end in name_starts(data, name):
+        match = tail.match(data, end)
+        if match is not None:
+            yield match
+
+
+def name_starts(data: bytes, name: bytes, not_before: frozenset = _NAME_BYTES):
+    """``(start, end)`` of each ``name`` in ``data``, found as a literal, with no byte of
+    ``not_before`` just before it (where it ends is the caller's pattern to check)."""
     start = data.find(name)
     while start >= 0:
-        if start == 0 or data[start - 1] not in _NAME_BYTES:
-            match = tail.match(data, start + len(name))
-            if match is not None:
-                yield match
-        start = data.find(name, start + 1)
+        if start == 0 or data[start - 1] not in not_before:
+            yield start, start + len(name)
+        start = data.find(name, start + 1)  # (``self.x, x = ...``: the next one may be inside)
 
 
 @functools.lru_cache(maxsize=64)

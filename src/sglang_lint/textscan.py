@@ -9,7 +9,7 @@ import bisect
 import re
 
 from sglang_lint.index import IDENTIFIER_BYTES
-from sglang_lint.pynames import NAME_BYTE, NAME_END, WORD_BYTES as _WORD_BYTES
+from sglang_lint.pynames import NAME_BYTE, NAME_END, WORD_BYTES as _WORD_BYTES, name_starts
 
 _OPENERS = b"([{"
 _CLOSERS = b")]}"
@@ -210,20 +210,10 @@ def assignments(data: bytes, name: bytes):
     where its ``=`` is."""
     # (the name found as a literal, then one pattern compiled once matched after it: a pattern
     # per name cost a compile for each of the thousands of names a run asks about)
-    for start, end in _whole_names(data, name, _NAME_OR_DOT):
+    for start, end in name_starts(data, name, _NAME_OR_DOT):
         match = _ASSIGNED_AFTER_NAME.match(data, end)
         if match is not None:
             yield start, match.end() - 1
-
-
-def _whole_names(data: bytes, name: bytes, not_before: frozenset):
-    """``(start, end)`` of each ``name`` in ``data`` with no byte of ``not_before`` just before
-    it (the name's end is checked by the pattern matched after it)."""
-    start = data.find(name)
-    while start >= 0:
-        if start == 0 or data[start - 1] not in not_before:
-            yield start, start + len(name)
-        start = data.find(name, start + 1)  # (``self.x, x = ...``: the next one may be inside)
 
 
 _NAME_OR_DOT = _WORD_BYTES | {ord(".")}
@@ -236,7 +226,7 @@ _NAME_OR_DOT = _WORD_BYTES | {ord(".")}
 def assigned_by_statement(data: bytes, name: bytes) -> bool:
     r"""``^[ \t]*name[ \t]*(\+|\|)?=[^=]`` (multi-line): a statement of its own binds or grows
     ``name`` (``name = ...``, ``name += ...``, ``name |= ...``)."""
-    for start, end in _whole_names(data, name, frozenset()):
+    for start, end in name_starts(data, name, frozenset()):
         if _GROWN_AFTER_NAME.match(data, end) is not None:
             line_start = data.rfind(b"\n", 0, start) + 1
             if not data[line_start:start].strip(b" \t"):
@@ -246,8 +236,8 @@ def assigned_by_statement(data: bytes, name: bytes) -> bool:
 
 def named_by_as(data: bytes, name: bytes) -> bool:
     r"""``\bas[ \t]+name\b``: ``import X as name``, ``with ... as name``, ``except ... as name``."""
-    for start, end in _whole_names(data, name, frozenset()):
-        if NAME_END_PATTERN.match(data, end) is not None:
+    for start, end in name_starts(data, name, frozenset()):
+        if _NAME_END_PATTERN.match(data, end) is not None:
             spaces = start
             while spaces > 0 and data[spaces - 1] in b" \t":
                 spaces -= 1
@@ -263,4 +253,4 @@ _ASSIGNED_AFTER_NAME = re.compile(
     NAME_END + rb"(?:[ \t\w\x80-\xff,()\[\]*:.'\"|]|[,(\[\\][ \t]*(?:#[^\n]*)?\r?\n)*?=(?!=)"
 )
 _GROWN_AFTER_NAME = re.compile(rb"[ \t]*[+|]?=[^=]")
-NAME_END_PATTERN = re.compile(NAME_END)
+_NAME_END_PATTERN = re.compile(NAME_END)
