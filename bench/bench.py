@@ -256,15 +256,13 @@ FLOORS = (
 )
 
 
-def floor_rows(plugin: Path, tree: Path, files: list[str], jobs: str, ruff: "Series", runs: int) -> None:
+def floor_rows(plugin: Path, tree: Path, files: list[str], jobs: str, ruff_command: list[str], runs: int) -> None:
     """What a pure-Python linter pays before it judges one call (floors.py), beside ruff: how
     far below its target sglang-lint cold could ever get without a parser outside CPython."""
     for stage, label in FLOORS:
         floor = Series(f"{label}, 100%")
         ruff_again = Series("ruff check --no-cache --select F,E, 100%")
         command = [str(plugin / "python"), str(ROOT / "bench" / "floors.py"), stage, "-j", jobs, *files]
-        ruff_command = [str(plugin / "ruff"), "check", "--no-cache", "--select", "F,E", "--exit-zero", "--quiet",
-                        *files]
         alternate([(floor, command), (ruff_again, ruff_command)], runs, tree)
         kept = floor.samples[-1].stdout.strip().rpartition(": ")[2]
         print(row(floor, f"/ ruff = {floor.median / ruff_again.median:.2f} ({kept})"), flush=True)
@@ -335,13 +333,13 @@ def main(argv: list[str] | None = None) -> int:
                 alternate(pairs, runs, tree)
                 print(row(without))
                 print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.3f}"), flush=True)
-                ratio(f"flake8 {label}, {scope}: with / without the plugin" + ("" if select else " (cold)"),
+                cold_note = "" if select else " (cold)"
+                ratio(f"flake8 {label}, {scope}: with / without the plugin{cold_note}",
                       with_plugin.median / without.median, 1.02 if not select else None)
                 # (CPU time, beside the wall clock: what the plugin adds, less the machine's scheduling)
-                cpu_note = "" if select else " (cold)"
                 print(f"  {'':<52} CPU {with_plugin.cpu_median:.1f} s / {without.cpu_median:.1f} s = "
-                      f"{with_plugin.cpu_median / without.cpu_median:.3f}{cpu_note}", flush=True)
-                ratio(f"flake8 {label}, {scope}: CPU time with / without the plugin{cpu_note}",
+                      f"{with_plugin.cpu_median / without.cpu_median:.3f}{cold_note}", flush=True)
+                ratio(f"flake8 {label}, {scope}: CPU time with / without the plugin{cold_note}",
                       with_plugin.cpu_median / without.cpu_median)
                 if not select:
                     print(row(warm, f"warm / without = {warm.median / without.median:.3f}"), flush=True)
@@ -387,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
             print(row(warm, f"warm / cold = {warm.median / cold.median:.3f}"))
             ratio("sglang-lint warm / cold, whole tree", warm.median / cold.median, 0.1)
             verbose = [line for line in cold.samples[-1].stderr.splitlines() if line.startswith("sglang-lint:")]
-            floor_rows(plugin, tree, subset, jobs, ruff, args.runs)
+            floor_rows(plugin, tree, subset, jobs, ruff_command, args.runs)
         per_file[fraction] = cold.median / len(subset)
         if fraction != FRACTIONS[0]:
             ratio(f"sglang-lint cold, time per file: {fraction:.0%} / {FRACTIONS[0]:.0%} of the tree (linear: 1)",

@@ -211,6 +211,20 @@ def test_a_new_fingerprint_never_reads_the_old_entries(tmp_path: Path):
     assert ResultCache(tmp_path, "b" * 32).get(b"k" * 16) is None
 
 
+def test_only_the_newest_caches_of_other_rule_sets_are_kept(tmp_path: Path):
+    others = [tmp_path / f"{number:x}.marshal" for number in range(cache_module.KEEP_FILES + 2)]
+    for age, path in enumerate(others):  # the first the newest
+        path.write_bytes(b"{}")
+        os.utime(path, ns=(10**18 - age * 10**9, 10**18 - age * 10**9))
+    (tmp_path / "notes.txt").write_text("not a cache file")
+    cache = ResultCache(tmp_path, "f" * 32)
+    cache.put(b"k" * 16, FileResult.ok([], "parsed with LibCST"))
+    cache.save()
+    kept = sorted(path.name for path in tmp_path.iterdir())
+    assert kept == sorted([cache.path.name, *(path.name for path in others[:cache_module.KEEP_FILES]), "notes.txt",
+                           ".gitignore"])
+
+
 def test_a_corrupt_cache_is_ignored_and_rebuilt(primed: Primed, tmp_path: Path):
     _, cache_dir = primed.copy(tmp_path)
     (cache_file,) = cache_dir.glob("*.marshal")

@@ -23,7 +23,7 @@ from pathlib import Path
 from sglang_lint import __version__
 from sglang_lint.index import fingerprint
 from sglang_lint.model import FileResult
-from sglang_lint.places import code_stamp, keep_gitignore, keep_marshal, results_folder
+from sglang_lint.places import code_stamp, keep_gitignore, keep_marshal, prune_kept, results_folder
 
 FORMAT = 3
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first
@@ -112,20 +112,5 @@ class ResultCache:
         if len(entries) > MAX_ENTRIES:
             entries = {key: entries[key] for key in self.used if key in entries}
         keep_gitignore(self.folder)
-        if not keep_marshal(self.path, entries):
-            return  # a cache that cannot be written only costs time
-        try:
-            self._prune()
-        except OSError:
-            pass  # another process pruned it first
-
-    def _prune(self) -> None:
-        others = sorted(
-            (p for p in self.folder.glob("*.marshal") if p != self.path),
-            key=lambda p: p.stat().st_mtime, reverse=True,
-        )
-        for stale in others[KEEP_FILES:]:
-            try:
-                stale.unlink()
-            except OSError:
-                pass
+        if keep_marshal(self.path, entries):  # (a cache that cannot be written only costs time)
+            prune_kept(self.path, "", ".marshal", KEEP_FILES)

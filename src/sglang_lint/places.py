@@ -99,13 +99,13 @@ def prune_kept(path, prefix: str, suffix: str, count: int, folders: bool = False
     named as long as ``path``'s own (a fingerprint: the user's own folders beside them stay)."""
     folder, keep = os.path.split(os.fspath(path))
 
-    def kept_here(entry: os.DirEntry) -> bool:
+    def prunable(entry: os.DirEntry) -> bool:
         if entry.name == keep or not (entry.name.startswith(prefix) and entry.name.endswith(suffix)):
             return False
         return entry.is_dir() and len(entry.name) == len(keep) if folders else True
 
     try:
-        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder) if kept_here(entry)),
+        found = sorted(((entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(folder) if prunable(entry)),
                        reverse=True)
         for _, old in found[count:]:
             if folders:
