@@ -51,6 +51,7 @@ def respaced(source: str, layout: str) -> str:
     replaced: list[tuple[int, int, str]] = []  # (start, end, new text)
     depth = in_fstring = 0
     previous = line_start = None
+    space = "\t" if layout == "tabs" else " "
     for index, token in enumerate(tokens):
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         if layout == "semicolons" and token.type == tokenize.NEWLINE and _joins(line_start, previous, following):
@@ -77,13 +78,12 @@ def respaced(source: str, layout: str) -> str:
             insertions.append((offset, " \\\n    "))
         if token.string in ("(", "[") and follows_value:
             if layout in ("space-before-bracket", "all", "tabs"):
-                insertions.append((offset, "\t" if layout == "tabs" else " "))
+                insertions.append((offset, space))
             if layout in ("backslash-before-bracket", "all"):
                 insertions.append((offset, " \\\n    "))
         attribute_dot = token.string == "." and follows_value and tokens[index + 1].type == tokenize.NAME
         if attribute_dot and layout in ("space-around-dot", "all", "tabs"):
-            insertions += [(offset, "\t" if layout == "tabs" else " ")] * 2
-            insertions[-1] = (after, insertions[-1][1])
+            insertions += [(offset, space), (after, space)]
         broken = {"break-in-brackets": "\n        ", "all": "\n        ", "tabs": "\n\t\t",
                   "comments-in-brackets": "  # (why)\n        "}.get(layout)
         if token.string in ("(", "[", "{"):
@@ -142,7 +142,7 @@ def test_the_layouts_change_the_text_not_the_program():
         "VALUEé = 'VALUE'\nruné(VALUEé, x.VALUEé)\n"  # (never a string's text)
     assert "m\t.\tg\t(\n\t\ta" in respaced(source, "tabs")
     assert respaced("a = 1\nb = f(\n 2)\nif a:\n    c = 3\n    d = 4\n@m.deco\ndef g(): pass\n", "semicolons") == \
-        "a = 1; b = f(\n 2); if a:\n    c = 3; d = 4\n@m.deco\ndef g(): pass\n".replace("; if", "\nif")
+        "a = 1; b = f(\n 2)\nif a:\n    c = 3; d = 4\n@m.deco\ndef g(): pass\n"
     assert respaced(source, "cr-line-ends").count("\r") == source.count("\n") and "\n" not in respaced(
         source, "cr-line-ends")
     assert respaced(source, "crlf-line-ends") == source.replace("\n", "\r\n")
