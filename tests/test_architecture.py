@@ -57,6 +57,8 @@ LAYERS = [
     # the deriver: sglang's source to rule files, its parts lowest first
     {"derive.generated", "derive.tree"},
     {"derive.constants", "derive.expressions"},  # module constants as literal displays; path helpers
+    {"derive.parsers"},  # the argparse parsers a module builds, read without running it
+    {"derive.commands"},  # the `sglang` command's launch subcommands in one release
     {"derive.exports", "derive.launchers"},
     {"derive.guards"},
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
@@ -68,6 +70,7 @@ LAYERS = [
     {"derive.sites"},
     {"derive.writing", "derive.drift"},
     {"derive.releases"},
+    {"derive.serve"},  # the subcommands' table, release by release
     {"derive"},
     {"runner", "project"},  # project: the command's pass over the project's launch helpers
     # the front ends

@@ -466,6 +466,8 @@ def test_sglang_0_5_23_s_launch_entry_points():
     assert not any(e.name.startswith("sglang.multimodal_gen.") for e in entries)
     assert {e.receivers for e in entries if e.kind == "method"} >= {("sglang.test.gpt_oss_common.BaseTestGptOss",)}
     text = (Path(__file__).parent.parent / "rules" / "derived" / LAUNCHERS_TABLE).read_text()
-    serve = serve_other_flags(modules)
-    assert "--text-encoder-cpu-offload" in serve and "--max-model-len" not in serve
-    assert text == launchers_text(entries, "0.5.23", serve)  # the shipped table is 0.5.23's
+    commands = serve_other_flags(modules)  # (what derive_sites hands the writer: the tree's subcommands)
+    flags = commands.diffusion.flags
+    assert "--text-encoder-cpu-offload" in flags and "--max-model-len" not in flags
+    assert text == launchers_text(entries, "0.5.23", commands)  # the shipped table is 0.5.23's
+    assert text.endswith('\n[serve]\ntable = "serve.toml"\n')

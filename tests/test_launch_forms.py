@@ -39,7 +39,8 @@ def flake8_output() -> dict[str, list[str]]:
 
 
 def test_every_form_has_a_fixture():
-    assert {p.stem for p in PYTHON_FIXTURES} >= {"keyword_dicts", "argv_lists", "helpers", "shell_strings"}
+    assert {p.stem for p in PYTHON_FIXTURES} >= {"keyword_dicts", "argv_lists", "helpers", "shell_strings",
+                                                 "diffusion_serve"}
 
 
 @pytest.mark.parametrize("path", PYTHON_FIXTURES, ids=lambda p: p.stem)
@@ -62,7 +63,9 @@ def test_command_and_flake8_report_the_same(path: Path, command_output, flake8_o
 # --- outside Python: the command only -------------------------------------------------------------
 TEXT_FIXTURES = [LAUNCH / "launch_server.sh", LAUNCH / "README.md", LAUNCH / "k8s.yaml", LAUNCH / "bin" / "serve"]
 TEXT_EXPECTED = {
-    "launch_server.sh": {(10, 5, "SGL009"), (11, 25, "SGL007"), (17, 36, "SGL009")},  # line 18: # noqa
+    # line 18: # noqa; 22-23: a diffusion server's flags (sglang serve); 25: a benchmark's; 26: sglang generate
+    "launch_server.sh": {(10, 5, "SGL009"), (11, 25, "SGL007"), (17, 36, "SGL009"), (25, 56, "SGL009"),
+                         (26, 101, "SGL009")},
     "README.md": {(7, 3, "SGL009"), (11, 76, "SGL009")},  # not the console output, not the python block
     "k8s.yaml": {(13, 15, "SGL009"), (23, 34, "SGL006"), (23, 38, "SGL009")},  # command + args joined; sh -c
     "serve": {(2, 53, "SGL009")},  # no suffix: a shell shebang

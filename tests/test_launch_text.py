@@ -361,7 +361,7 @@ def test_a_script_in_bash_c_is_split_again_with_file_offsets():
 
 
 def test_the_tables_name_the_forms():
-    assert "sglang.launch_server" in LAUNCHERS["modules"] and LAUNCHERS["commands"]["sglang"] == "serve"
+    assert "sglang.launch_server" in LAUNCHERS["modules"] and LAUNCHERS["commands"]["sglang"] == ("serve", "generate")
     assert {"env", "nohup", "exec", "time", "numactl", "taskset", "srun", "torchrun", "nsys", "uv"} <= set(WRAPPERS)
 
 

@@ -134,9 +134,11 @@ def rules_dir(tmp_path, table_file):
 
 
 def copy_launchers(folder):
-    """The launch entry-point table the server-argument rules name (targets_table)."""
-    shipped = ROOT / "rules" / "derived" / "launchers.toml"
-    (folder / "derived" / "launchers.toml").write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    """The launch entry-point table the server-argument rules name (targets_table), and the
+    table of the `sglang` command's subcommands it names."""
+    for name in ("launchers.toml", "serve.toml"):
+        shipped = ROOT / "rules" / "derived" / name
+        (folder / "derived" / name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 SOURCE = (

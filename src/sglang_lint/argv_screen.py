@@ -37,7 +37,8 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
         if isinstance(found, bool):
             return found
         if isinstance(found, ast.Constant):
-            return isinstance(found.value, str) and (marker is None or marker in found.value or "serve" in found.value)
+            return isinstance(found.value, str) and (marker is None or marker in found.value or any(
+                subcommand in found.value for names in LAUNCHERS["commands"].values() for subcommand in names))
         if isinstance(found, ast.JoinedStr):
             return True  # an f-string command line: shell words, its holes opaque
         if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
@@ -54,8 +55,8 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
 
 def _may_name_launcher(elements: list[ast.expr], marker: str) -> bool:
     """Could the words built.py reads off this list display name the launcher
-    (launch_flags.after_launcher: a whole word holding ``marker``, or ``serve`` after an
-    ``sglang`` command)? A name may stand for any string and a ``*spliced`` list for any
+    (launch_flags.after_launcher: a whole word holding ``marker``, or ``serve`` / ``generate``
+    after an ``sglang`` command)? A name may stand for any string and a ``*spliced`` list for any
     words; an attribute, a call, an operation is no word the engine knows, and an f-string
     with a field is known only up to its first field (never whole): none of them names it
     (``[sys.executable, "-c", f"import {module}"]`` starts no server)."""
@@ -77,7 +78,7 @@ def _may_name_launcher(elements: list[ast.expr], marker: str) -> bool:
             words.append((None, False))
     if any(whole and marker in text for text, whole in words):
         return True
-    return any(command is not None and LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1]) == text and whole
+    return any(command is not None and text in LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1], ()) and whole
                for (command, _), (text, whole) in zip(words, words[1:]))
 
 

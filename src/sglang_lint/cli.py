@@ -176,6 +176,9 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         except ValueError as exc:
             err.write(f"sglang-lint: error: {root}: {exc}\n")
             return 2
+        from sglang_lint.derive.serve import write_commands
+
+        write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.serve_flags})
         found = len(derivation.sites)
         out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
         out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
@@ -198,6 +201,7 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
     from sglang_lint import derive
     from sglang_lint.derive import releases as history
+    from sglang_lint.derive.serve import release_commands, write_commands
 
     try:
         chosen = history.releases_in(spec, history.available_releases())
@@ -208,10 +212,11 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
-    tables, deprecated, values, rules = {}, {}, {}, {}
+    tables, deprecated, values, rules, commands = {}, {}, {}, {}, {}
     for release in chosen:
-        err.write(f"sglang {release}: server arguments and raise sites\n")
+        err.write(f"sglang {release}: server arguments, launch subcommands and raise sites\n")
         tables[release] = history.release_server_args(release)
+        commands[release] = release_commands(release)
         deprecated[release], values[release] = history.release_deprecated(release)
         if release != newest:
             rules[release] = history.release_rules(release)
@@ -221,6 +226,7 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     written, _ = derive.write_catalog(
         derivation, rules_dir, table, since, history.gone_rules(derivation, rules), older_checks
     )
+    write_commands(rules_dir / derive.DERIVED_DIR, commands)
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
     return 0

@@ -36,7 +36,7 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
     starts = line_starts(text)
     found = []
     for command in launches:
-        launch = Launch([_word(word) for word in command.args], serve=command.launcher.text == "serve")
+        launch = Launch.after(command.launcher.text, [_word(word) for word in command.args])
         first = command.args[0].start if command.args else command.launcher.start
         span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
         for rule, check, judge in judges:

@@ -43,9 +43,9 @@ class Region:
 MODULE_FLAG = "-m"
 LAUNCHERS = {  # the launcher word: the module of `<python, python3.11, uv run python, torchrun, $PY> -m <module>`,
     "modules": frozenset({"sglang.launch_server"}),  # or the subcommand of the command word (after WRAPPERS)
-    "commands": {"sglang": "serve"},  # sglang serve, /path/to/bin/sglang serve
+    "commands": {"sglang": ("serve", "generate")},  # sglang serve, /path/to/bin/sglang generate
 }
-LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}serve\b")  # in the text of a file that launches
+LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}(?:serve|generate)\b")  # in a file that launches
 
 
 def _wrap(values: str = "", subcommands: str = "", positionals: int = 0) -> tuple[frozenset, tuple, int]:
@@ -375,17 +375,18 @@ def _skip_options(words: Sequence[Word], i: int, values: frozenset) -> int:
 
 
 def find_launch(words: Sequence[Word]) -> Optional[LaunchCommand]:
-    """The launch of an sglang server in one simple command, or None. ``sglang serve``: the command
-    word (after assignments and wrappers) is ``sglang`` and the next word ``serve``. ``-m
-    sglang.launch_server``: the first ``-m`` followed by that module, after whatever runs it, unless
-    the command word is one of NOT_COMMANDS (echo, grep, ...). Opaque words never match."""
+    """The launch of an sglang server in one simple command, or None. ``sglang serve`` (``sglang
+    generate``): the command word (after assignments and wrappers) is ``sglang`` and the next word
+    ``serve`` (``generate``). ``-m sglang.launch_server``: the first ``-m`` followed by that module,
+    after whatever runs it, unless the command word is one of NOT_COMMANDS (echo, grep, ...).
+    Opaque words never match."""
     words = list(words)
     k = _command_index(words)
     name = words[k].text.rsplit("/", 1)[-1] if k is not None and not words[k].opaque else None
     if name in NOT_COMMANDS:
         return None
-    sub = LAUNCHERS["commands"].get(name)
-    if sub and k + 1 < len(words) and not words[k + 1].opaque and words[k + 1].text == sub:
+    subcommands = LAUNCHERS["commands"].get(name, ())
+    if subcommands and k + 1 < len(words) and not words[k + 1].opaque and words[k + 1].text in subcommands:
         return LaunchCommand(words[k + 1], words[k + 2:])
     for j in range(len(words) - 1):
         if words[j].text == MODULE_FLAG and words[j + 1].text in LAUNCHERS["modules"] and not (

@@ -8,12 +8,12 @@ string, or of a shell script or Markdown block (launch_text.py). :func:`flag_use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sglang_lint.lazycst import libcst as cst
 
 from sglang_lint.built import Gap, list_versions
-from sglang_lint.checks.server_table import Field, Table
+from sglang_lint.checks.server_table import Commands, Field, Table
 from sglang_lint.launch_text import LAUNCHERS, launch_commands
 from sglang_lint.model import Span
 
@@ -50,6 +50,9 @@ class FlagUse:
     ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
     alone: bool = False  # the word is the flag itself, exactly (a fix may rewrite it)
     certain: bool = True  # the flag (and its value) are written on every path
+    # who judged it, after an `sglang` subcommand (command_uses): "serve" (the LLM server and the
+    # diffusion server), "diffusion", "generate"; "" the LLM server's parser (ServerArgs) alone
+    parser: str = ""
 
 
 def python_words(site, node: cst.BaseExpression) -> list[list[ArgWord]]:
@@ -80,12 +83,19 @@ def _word(piece, site) -> ArgWord:
 
 @dataclass(frozen=True)
 class Launch:
-    """The words after the launcher, and which launcher: ``serve`` for ``sglang serve``, which
-    picks its backend (the LLM server, or the diffusion server for a diffusion model) at run
-    time, so that only a flag neither backend has is certain to fail."""
+    """The words after the launcher, and which launcher: ``command`` names the ``sglang``
+    subcommand (``serve``, which picks its backend, the LLM server or the diffusion server, at
+    run time; ``generate``, the diffusion server's own command), "" for ``-m
+    sglang.launch_server`` or an entry point's flags (ServerArgs' parser)."""
 
     words: list
-    serve: bool = False
+    command: str = ""
+
+    @staticmethod
+    def after(launcher: str, words: list) -> "Launch":
+        """The launch whose launcher word (launch_text.LaunchCommand.launcher) is this."""
+        subcommands = {name for names in LAUNCHERS["commands"].values() for name in names}
+        return Launch(words, launcher if launcher in subcommands else "")
 
 
 def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
@@ -100,8 +110,8 @@ def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
         if marker and (text == marker or text.endswith(" " + marker) or text.endswith("=" + marker)):
             return Launch(words[index + 1:])
         command = words[index - 1].text if index else None
-        if command and LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1]) == text:
-            return Launch(words[index + 1:], serve=True)  # sglang serve
+        if command and text in LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1], ()):
+            return Launch(words[index + 1:], text)  # sglang serve, sglang generate
     return None
 
 
@@ -145,6 +155,63 @@ def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
     return uses
 
 
+def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
+    """The flags of an ``sglang serve`` or ``sglang generate`` launch, each ``known`` when the
+    parser it reaches may take it in some release of the table (``table.commands``); none when
+    the command is not judged there (no such command in those releases, or ``--model-type``
+    naming a backend the table does not hold, or a value it cannot read).
+
+    ``sglang serve`` hands its words to one backend: the one ``--model-type`` names, where every
+    release reads that flag; else the one it detects from the model, either of them (a flag
+    is unknown only where neither takes it). An ambiguous prefix of the LLM server's flags is
+    not judged there (the diffusion server may still take it)."""
+    commands = table.commands
+    uses = flag_uses(launch.words, table)
+    if commands is None:
+        return []
+    if launch.command == "generate":
+        return [_judged(use, commands.generate.takes(use.flag), "generate") for use in uses] \
+            if commands.generate is not None else []
+    backend = _backend(uses, commands)
+    if backend is None:
+        return []
+    found = []
+    for use in uses:
+        if use.flag in commands.selector:
+            found.append(_judged(use, True, "serve"))
+        elif backend == "llm":
+            found.append(use)
+        elif backend == "diffusion":
+            found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
+        elif commands.diffusion is None:
+            found.append(use)  # (a release whose `sglang serve` runs the LLM server alone)
+        else:
+            llm = "llm" in commands.backends and (use.known or bool(use.ambiguous))
+            found.append(_judged(use, llm or commands.diffusion.takes(use.flag), "serve"))
+    return found
+
+
+def _backend(uses: list[FlagUse], commands: Commands) -> str | None:
+    """The backend ``sglang serve`` runs: "llm" or "diffusion" when ``--model-type`` names it in
+    every release, "auto" when either may run; None when the target has no ``sglang serve`` or
+    the command names a backend the table does not know (an out-of-tree one, or a value it
+    cannot read)."""
+    if not commands.serve:
+        return None
+    chosen = [use for use in uses if use.flag in commands.selector]
+    if not chosen or not commands.selects:
+        return "auto"
+    value = chosen[-1].value if chosen[-1].certain else None
+    if value == "diffusion" and commands.diffusion is None:
+        return None
+    return value if value == "auto" or value in commands.backends else None
+
+
+def _judged(use: FlagUse, known: bool, parser: str) -> FlagUse:
+    """A flag judged by a parser of the ``sglang`` command (not ServerArgs' alone)."""
+    return replace(use, field=None, known=known, ambiguous=(), parser=parser)
+
+
 def _is_literal_word(node, text: str) -> bool:
     if isinstance(node, Span):
         return node.exact and node.text == text
@@ -157,7 +224,8 @@ def argument_of_flag(table: Table, flag: str) -> str:
     return field.name if field is not None else flag
 
 
-__all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "flag_uses", "python_words"]
+__all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "command_uses", "flag_uses",
+           "python_words"]
 
 
 # --- shell command strings -------------------------------------------------------------------------
@@ -178,7 +246,7 @@ def shell_launches(site, node: cst.BaseExpression, marker: str | None) -> list[L
     if built is None:
         return []
     text, places = built
-    return [Launch([_shell_word(word, places, node) for word in found.args], serve=found.launcher.text == "serve")
+    return [Launch.after(found.launcher.text, [_shell_word(word, places, node) for word in found.args])
             for found in launch_commands(text, HOLE)]
 
 

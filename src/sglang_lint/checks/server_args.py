@@ -11,6 +11,7 @@ be selected or ignored on its own): ``choices`` (a literal outside a field's fix
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -32,13 +33,13 @@ from sglang_lint.built import Entry, dict_versions
 from sglang_lint.index import Identifier
 from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
-    ArgWord, FlagUse, Launch, after_launcher, flag_uses, python_words, shell_launches,
+    ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, shell_launches,
 )
 from sglang_lint.model import Finding, Fix, Span
 from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
-from sglang_lint.checks.server_table import Deprecation, Field, Table, load_table
+from sglang_lint.checks.server_table import Commands, Deprecation, Field, Table, load_commands, load_table
 from sglang_lint.argv_screen import argv_screen
 from sglang_lint.screen import mapping_may_be_known, value_may_be_known
 
@@ -54,8 +55,6 @@ class ServerArgsCheck:
     marker: str | None  # an argv list of a subprocess call must name this (sglang.launch_server)
     positive: tuple = ()  # relations aspect: fields that must be > 0
     at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
-    # flags `sglang serve` may take for its other backend (the diffusion server), from targets_table
-    serve_flags: frozenset = frozenset()
 
 
 def parse(fields, targets):
@@ -66,6 +65,9 @@ def parse(fields, targets):
     if not table_path.is_file():
         raise fields.error("table", f"{table_path} does not exist (run `sglang-lint catalog derive`)")
     table = load_table(table_path)
+    commands = _commands(fields)
+    if commands is not None:
+        table = dataclasses.replace(table, commands=commands)
     positive = fields.strings("positive", required=False) or ()
     pairs = []
     for text in fields.strings("at_least", required=False) or ():
@@ -77,7 +79,6 @@ def parse(fields, targets):
         if name not in table.fields:
             raise fields.error("positive", f"{name!r} is not a field of the table")
     return ServerArgsCheck(
-        serve_flags=_serve_flags(fields),
         aspect=aspect,
         table=table,
         extra_names=fields.strings("extra_names", required=False) or (),
@@ -87,15 +88,22 @@ def parse(fields, targets):
     )
 
 
-def _serve_flags(fields) -> frozenset:
-    """``[serve] other_flags`` of the check's targets table (launchers.toml), if it has one."""
+def _commands(fields) -> Commands | None:
+    """The table of the ``sglang`` command's subcommands (serve.toml) that the check's targets
+    table (launchers.toml) names under ``[serve] table``, if it names one."""
     name = fields.str("targets_table", required=False)
     if not name:
-        return frozenset()
+        return None
     path = fields.path.parent / name
     table = Fields(read_toml(path), path)  # catalog.targets_table has checked it exists
     serve = table.sub("serve", required=False)
-    return frozenset(serve.strings("other_flags", required=False) or ()) if serve is not None else frozenset()
+    found = serve.str("table", required=False) if serve is not None else None
+    if not found:
+        return None
+    commands = path.parent / found
+    if not commands.is_file():
+        raise serve.error("table", f"{commands} does not exist (run `sglang-lint catalog derive`)")
+    return load_commands(commands)
 
 
 def triggers(check):
@@ -450,26 +458,20 @@ def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:
 
 
 def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
-    """The flags of each launch (each way a command may be built), each once; a flag of
-    ``sglang serve`` only where neither of its backends can take it (and then only the
-    unknown-flag aspect judges it)."""
+    """The flags of each launch (each way a command may be built), each once; after ``sglang
+    serve`` or ``sglang generate``, as the parsers the command may hand them to judge them
+    (launch_flags.command_uses), and then only the unknown-flag aspect judges them."""
     uses, seen = [], set()
     for launch in launches:
-        if launch is None or (launch.serve and params.aspect != "unknown"):
+        if launch is None or (launch.command and params.aspect != "unknown"):
             continue
-        for use in flag_uses(launch.words, params.table):
+        found = command_uses(launch, params.table) if launch.command else flag_uses(launch.words, params.table)
+        for use in found:
             key = (id(use.element), id(use.value_node))
-            if key in seen or (launch.serve and _other_backend_may_take(use, params)):
-                continue
-            seen.add(key)
-            uses.append(use)
+            if key not in seen:
+                seen.add(key)
+                uses.append(use)
     return uses
-
-
-def _other_backend_may_take(use: FlagUse, params: ServerArgsCheck) -> bool:
-    flag = use.flag.replace("_", "-")
-    return bool(use.ambiguous) or "." in flag or flag in params.serve_flags or any(
-        other.startswith(flag) for other in params.serve_flags)
 
 
 def _run_argv(site, params: ServerArgsCheck, target):
@@ -478,7 +480,6 @@ def _run_argv(site, params: ServerArgsCheck, target):
 
 def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
     """The findings of this aspect on the flags of a command, however it was written."""
-    known_flags = params.table.known_flags
     for use in uses:
         if params.aspect == "deprecated":
             found = params.table.deprecates(use.flag)
@@ -498,16 +499,7 @@ def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
             continue
         if use.field is None:
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
-                hint, fix = _replacement(use, params.table)
-                if not hint:
-                    # Only a literal that is the flag alone is rewritten (not ``--flag=value``).
-                    hint, fix = _rename(use.flag, known_flags, use.element if _flag_alone(use) else None)
-                yield Finding(
-                    use.element,
-                    f"launch flag {use.flag}: sglang {params.table.version} has no such server argument"
-                    f"{params.table.flag_change(use.flag)}{hint}",
-                    fix,
-                )
+                yield _unknown_flag(use, params.table)
             continue
         if use.value is None or use.field.type != "str":
             continue
@@ -519,6 +511,30 @@ def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
         )
         if judged is not None:
             yield Finding(use.value_node, *judged)
+
+
+def _unknown_flag(use: FlagUse, table: Table) -> Finding:
+    """SGL009 on a launch flag no parser it reaches takes; the hint names the nearest flag of
+    those parsers (only a literal that is the flag alone is rewritten, not ``--flag=value``)."""
+    node = use.element if _flag_alone(use) else None
+    commands = table.commands
+    if use.parser in ("diffusion", "generate"):
+        parser = commands.diffusion if use.parser == "diffusion" else commands.generate
+        hint, fix = _rename(use.flag, parser.flags, node)
+        where = (f"sglang {table.version}'s diffusion server has" if use.parser == "diffusion"
+                 else f"`sglang generate` of sglang {table.version} has")
+        return Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
+    hint, fix = _replacement(use, table)
+    diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
+    if not hint:
+        options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
+        hint, fix = _rename(use.flag, options, node)
+    return Finding(
+        use.element,
+        f"launch flag {use.flag}: sglang {table.version} has no such server argument{table.flag_change(use.flag)}"
+        f"{' and its diffusion server no such flag' if diffusion else ''}{hint}",
+        fix,
+    )
 
 
 def _replacement(use: "FlagUse", table: Table) -> tuple[str, Fix | None]:

@@ -2,7 +2,8 @@
 derive``) as the server-args check reads it: each field with its type, choices and flags, the
 releases each of them is in, and the spellings and values sglang deprecated; the table of any
 release or range of releases (:meth:`Table.for_releases`), and the words that say when a name
-came or went."""
+came or went. Beside it, the parsers of the ``sglang`` command's subcommands (``serve.toml``:
+:func:`load_commands`), narrowed to the same releases."""
 
 from __future__ import annotations
 
@@ -60,14 +61,19 @@ class Table:
     deprecated: dict = field(default_factory=dict, compare=False)
     # field -> {value -> ValueDeprecation}: values sglang still takes but rewrites to another
     deprecated_values: dict = field(default_factory=dict, compare=False)
+    # the `sglang` command's subcommands (serve's backends, generate) in these releases
+    commands: "Commands | None" = field(default=None, compare=False)
 
     def for_releases(self, releases) -> "Table":
         """The table of a project on these releases (one pinned release, or all of a range):
         a field, choice or flag is there if any of them has it, so that a finding means the
         call fails on every one."""
         releases = tuple(releases)
-        if not self.history or not releases:
+        if not releases:
             return self
+        commands = self.commands.for_releases(releases) if self.commands is not None else None
+        if not self.history:
+            return dataclasses.replace(self, commands=commands)
 
         def present(span: tuple) -> bool:
             return any(in_releases(*span, release) for release in releases)
@@ -91,7 +97,7 @@ class Table:
         version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
         return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
                      self.history, self.manual_ranges, self.manual_everywhere, self.deprecated,
-                     self.deprecated_values)
+                     self.deprecated_values, commands)
 
     def deprecation(self, flag: str) -> "Deprecation | None":
         """How sglang deprecated the flag, if it did in some release."""
@@ -258,3 +264,122 @@ def load_table(path: Path) -> Table:
     full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere, deprecated,
                  values)
     return full.for_releases([version])  # the newest release's table, until a target asks for others
+
+
+# --- the `sglang` command: serve's backends, generate (derived/serve.toml) ------------------------
+
+
+@dataclass(frozen=True)
+class ParserTable:
+    """What one parser of the ``sglang`` command takes (the diffusion server's, generate's), in
+    the releases of a table: its option strings, and of the other flags, any (``open``: its
+    unknown words are ignored) or those with one of ``prefixes`` or, after ``--``, one of
+    ``suffixes`` (``--component-paths.vae``, ``--vae-path``: read after argparse, not rejected)."""
+
+    flags: frozenset
+    prefixes: tuple = ()
+    suffixes: tuple = ()
+    open: bool = False
+
+    def takes(self, flag: str) -> bool:
+        """A flag it registers, or a prefix of one (argparse takes a unique one; an ambiguous
+        one is argparse's error, not judged here), one of the other forms it takes, or any."""
+        return (self.open or flag in self.flags or any(known.startswith(flag) for known in self.flags)
+                or flag.startswith(self.prefixes) or (flag.startswith("--") and flag.endswith(self.suffixes)))
+
+
+@dataclass(frozen=True)
+class _ParserHistory:
+    """A parser of serve.toml with the releases of each thing, each as spans (since, until):
+    the releases with the parser, of each flag (every release of the parser: EVERY_RELEASE),
+    prefix and suffix, and those that take any other flag (none: ())."""
+
+    spans: tuple
+    flags: dict
+    prefixes: dict
+    suffixes: dict
+    open: tuple
+
+
+@dataclass(frozen=True)
+class Commands:
+    """``sglang serve`` and ``sglang generate`` as the releases of a table have them: whether
+    some release has ``sglang serve``, the backends it picks from (``llm``: ServerArgs' flags,
+    the server-argument table; ``diffusion``), the flags it reads itself (``--model-type``) and
+    whether every release reads them (only then does ``--model-type X`` pick X in all of them),
+    and the diffusion server's and generate's parsers (what any release takes)."""
+
+    version: str = ""
+    serve: bool = False
+    backends: frozenset = frozenset()
+    selector: frozenset = frozenset()
+    selects: bool = False
+    diffusion: ParserTable | None = None
+    generate: ParserTable | None = None
+    history: dict = field(default_factory=dict, compare=False)  # see load_commands
+
+    def for_releases(self, releases) -> "Commands":
+        releases = tuple(sorted(releases, key=version_key))
+        history = self.history
+
+        def present(spans: tuple, among=releases) -> bool:
+            return any(in_releases(*span, release) for span in spans for release in among)
+
+        serving = tuple(r for r in releases if present(history.get("serve", ()), (r,)))
+        selector = {flag: spans for flag, spans in history.get("selector", {}).items() if present(spans, serving)}
+        parsers = {}
+        for name, parser in history.get("parsers", {}).items():
+            if present(parser.spans):
+                parsers[name] = ParserTable(
+                    frozenset(f for f, spans in parser.flags.items() if present(spans)),
+                    tuple(p for p, spans in parser.prefixes.items() if present(spans)),
+                    tuple(s for s, spans in parser.suffixes.items() if present(spans)),
+                    present(parser.open),
+                )
+        version = releases[0] if len(releases) == 1 else f"{releases[0]}..{releases[-1]}"
+        backends = frozenset(name for name, spans in history.get("backends", {}).items() if present(spans, serving))
+        selects = bool(serving) and all(any(present(spans, (r,)) for spans in selector.values()) for r in serving)
+        return Commands(version, bool(serving), backends, frozenset(selector), selects, parsers.get("diffusion"),
+                        parsers.get("generate"), history)
+
+
+@lru_cache(maxsize=None)
+def load_commands(path: Path) -> Commands:
+    """serve.toml: the subcommands of every release it was derived from, as the newest has them
+    (:meth:`Commands.for_releases` for others). The releases of each thing are ``[since, until]``
+    or a list of those (it left and came back)."""
+    top = Fields(read_toml(path), path)
+    version = top.str("sglang_version")
+    top.any("releases", required=False)  # (the releases it was derived from: the spans say it all)
+    history: dict = {"parsers": {}}
+    serve = top.sub("serve", required=False)
+    if serve is not None:
+        history["serve"] = _spans(serve, "range", serve.any("range"))
+        history["backends"], history["selector"] = _span_table(serve, "backends"), _span_table(serve, "selector")
+        serve.done()
+    parsers = top.sub("parsers", required=False)
+    for name in sorted(parsers.table) if parsers is not None else ():
+        spec = parsers.sub(name)
+        flags = dict.fromkeys(spec.strings("flags", required=False) or (), (EVERY_RELEASE,))
+        flags.update(_span_table(spec, "flag_ranges"))
+        opened = spec.any("open", required=False)
+        history["parsers"][name] = _ParserHistory(
+            _spans(spec, "range", spec.any("range")), flags, _span_table(spec, "prefixes"),
+            _span_table(spec, "suffixes"), _spans(spec, "open", opened) if opened is not None else ())
+        spec.done()
+    top.done()
+    return Commands(history=history).for_releases([version])
+
+
+def _spans(spec, key: str, value) -> tuple:
+    """``[since, until]`` or a list of them, as a tuple of spans."""
+    if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
+        return tuple(_span(spec, key, item) for item in value)
+    return (_span(spec, key, value),)
+
+
+def _span_table(spec, key: str) -> dict:
+    found = spec.any(key, required=False) or {}
+    if not isinstance(found, dict):
+        raise spec.error(key, "must be a table of item = [since, until] (or a list of those)")
+    return {item: _spans(spec, key, value) for item, value in found.items()}

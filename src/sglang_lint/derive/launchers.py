@@ -19,11 +19,13 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from sglang_lint.derive.commands import Commands, read_commands
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.tree import Module, no_gc, walk_all, walk_local
+from sglang_lint.derive.tree import Module, no_gc, walk_local
 
 LAUNCHERS_TABLE = "launchers.toml"
+COMMANDS_TABLE = "serve.toml"  # the flags of `sglang serve`'s backends and of `sglang generate` (derive/serve.py)
 DIFFUSION_PACKAGE = "sglang.multimodal_gen."
 # The calls that run a command list: (qualified name, its argument, its position).
 RUNNERS = {f"subprocess.{name}": ("args", 0) for name in ("Popen", "run", "call", "check_call", "check_output")}
@@ -538,25 +540,14 @@ def _join(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]
     return joined
 
 
-def serve_other_flags(modules: list[Module]) -> list[str]:
-    """Every launch flag another backend of ``sglang serve`` may take: ``sglang serve`` runs the
-    diffusion server for a diffusion model (chosen at run time, from the model), whose parser
-    is not ServerArgs's. Read wide on purpose (every ``"--..."`` string of the diffusion
-    package, ``_`` read as ``-`` as its parser does): a flag of ``sglang serve`` is reported as
-    unknown only when neither parser can have it."""
-    flags = set()
-    for module in modules:
-        if not module.name.startswith(DIFFUSION_PACKAGE):
-            continue
-        for node in walk_all(module.tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("--"):
-                word = node.value.split("=", 1)[0].split(None, 1)[0] if node.value.strip() else ""
-                if len(word) > 2 and all(c.isalnum() or c in "-_." for c in word[2:]):
-                    flags.add("--" + word[2:].replace("_", "-"))
-    return sorted(flags)
+# derive/sites.py reads a tree's launch subcommands (`sglang serve`'s backends, `sglang generate`)
+# under this name, for launchers_text and the commands table (derive/serve.py).
+serve_other_flags = read_commands
 
 
-def launchers_text(entries: list[EntryPoint], version: str, serve_flags: list[str] = ()) -> str:
+def launchers_text(entries: list[EntryPoint], version: str, commands: Commands | None = None) -> str:
+    """launchers.toml; with the tree's launch subcommands (``commands``, when it has any), the
+    ``[serve]`` table naming the table of their flags (derive/serve.py writes it)."""
     lines = [
         GENERATED_MARK,
         f"# The functions of sglang {version} that take launch flags in a parameter and hand them to the",
@@ -574,10 +565,8 @@ def launchers_text(entries: list[EntryPoint], version: str, serve_flags: list[st
         if entry.receivers:
             lines.append("receivers = [" + ", ".join(toml_string(r) for r in entry.receivers) + "]")
         lines += [f"takes = {toml_string(entry.takes)}", f"evidence = {toml_string(entry.evidence)}"]
-    if serve_flags:
-        lines += ["", "# `sglang serve` runs the diffusion server for a diffusion model: the flags its parser may take",
-                  "# (any flag with a dot, `--vae-config.use-tiling`, is one of its config groups').",
-                  "[serve]", "other_flags = ["]
-        lines += [f"    {toml_string(flag)}," for flag in serve_flags]
-        lines.append("]")
+    if commands:
+        lines += ["", "# `sglang serve` runs the LLM server or the diffusion server (from the model, or --model-type);",
+                  "# the flags each takes, and `sglang generate`'s, release by release:",
+                  "[serve]", f"table = {toml_string(COMMANDS_TABLE)}"]
     return "\n".join(lines) + "\n"
