@@ -63,7 +63,7 @@ LAYERS = [
     {"derive.guards"},
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
     {"derive.solve", "derive.state"},  # a local search for a path's examples; a receiver's state
-    {"derive.examples"},  # the example calls of a path
+    {"derive.examples", "derive.hierarchy"},  # the example calls of a path; a method's receiver classes
     {"derive.path_rules"},  # which raises get a fails-when rule, and their examples
     {"derive.path_files"},  # a fails-when rule's file
     {"derive.server_args"},

@@ -83,6 +83,7 @@ class AstFile:
     _places: StatementPlaces | None = None
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
     _attribute_writes: dict[str, list[ast.expr | None]] | None = None
+    _returning: frozenset[str] | None = None
 
     @classmethod
     def read(cls, data: bytes, tree: ast.Module | None = None, module: str | None = None,
@@ -270,12 +271,16 @@ class AstFile:
     def receiver_may_be(self, receiver: ast.expr, scopes: tuple, wanted: frozenset, on_class: bool) -> bool:
         """Could the engine show that a method call's receiver, seen from ``scopes``, is an
         instance of one of the classes ``wanted`` (resolve.py ``instance_of``: ``self`` in such
-        a class, a call of one, a name bound to such a call) or, ``on_class``, one of them
-        itself (``names_class``)? A superset: any class of the file may derive from one."""
+        a class, a call of one or of a function annotated to return one, a name bound to such
+        a call, a parameter annotated with one, ``self.x`` of a class that annotates or
+        assigns it) or, ``on_class``, one of them itself (``names_class``)? A superset: any
+        class of the file may derive from one, any annotation or function may name one."""
         if isinstance(receiver, ast.Name) and receiver.id == "self":
             method = self._method_of_self(scopes)
             if method is not None:  # (resolve.py ``enclosing_class_of_self``, then ``class_is_a``)
                 return any(self.may_be_a(method[0], method[1], qualified) for qualified in wanted)
+            return any(isinstance(scope, ast.ClassDef) for scope in scopes)
+        if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
             return any(isinstance(scope, ast.ClassDef) for scope in scopes)
         local = {node.name for node, _ in self.classes()}
         made = [receiver] if isinstance(receiver, ast.Call) else []
@@ -286,14 +291,32 @@ class AstFile:
                     return True
                 if binding[0] == VALUE and isinstance(binding[1], ast.Call):
                     made.append(binding[1])  # (the engine takes a name bound once: any of them here)
+                if binding[0] == PARAM and _annotated(binding[1], receiver.id):
+                    return True
+                if binding[0] == VALUE and (isinstance(binding[1], ast.Name) or isinstance(binding[1], ast.Attribute)
+                                            and isinstance(binding[1].value, ast.Name)
+                                            and binding[1].value.id == "self"):
+                    return True  # (a name bound to another name, or to ``self.x``: the engine follows it)
         for call in made:
             qualified = self.qualify(call.func, scopes)
             if qualified is UNSURE or qualified in wanted or isinstance(call.func, ast.Name) and call.func.id in local:
+                return True
+            if isinstance(call.func, ast.Name) and call.func.id in self.returning_functions():
+                return True
+            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                    and call.func.value.id == "self":
                 return True
         if on_class:
             qualified = self.qualify(receiver, scopes)
             return qualified is UNSURE or qualified in wanted or isinstance(receiver, ast.Name) and receiver.id in local
         return False
+
+    def returning_functions(self) -> frozenset[str]:
+        """The names of the file's functions with a return annotation."""
+        if self._returning is None:
+            self._returning = frozenset(node.name for node in ast.walk(self.tree)
+                                        if isinstance(node, _FUNCTIONS) and node.returns is not None)
+        return self._returning
 
     def _method_of_self(self, scopes: tuple) -> tuple[ast.ClassDef, tuple] | None:
         """The class whose method binds ``self`` seen from ``scopes`` (its one binding, the
@@ -396,6 +419,14 @@ class AstFile:
             if found:
                 return found, scopes[: depth + 1]
         return None
+
+
+def _annotated(function: ast.AST, name: str) -> bool:
+    """Does ``function``'s parameter ``name`` carry an annotation?"""
+    arguments = getattr(function, "args", None)
+    return arguments is not None and any(
+        arg.arg == name and arg.annotation is not None
+        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
 
 
 def dict_items(node: ast.expr) -> list[tuple[str, ast.expr]] | None:

@@ -46,6 +46,9 @@ class Target:
     # calling an instance runs the method (``forward`` of an ``nn.Module``, ``__call__``): a call
     # ``m(...)`` of a name bound to a call of one of ``receivers`` is a call of it
     called: bool = False
+    # a method or attribute judged on any receiver (a name only sglang's classes use, which sglang
+    # itself calls on objects of unknown class); otherwise ``receivers`` are required
+    any_receiver: bool = False
     via: str | None = None
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
     omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
@@ -89,6 +92,7 @@ def parse_target(fields: Fields) -> Target:
         receivers=fields.strings("receivers", required=False, pattern=DOTTED_PATTERN) or (),
         on_class=fields.bool("on_class", required=False) or False,
         called=fields.bool("called", required=False) or False,
+        any_receiver=fields.bool("any_receiver", required=False) or False,
         via=fields.str("via", required=False),
         fields=fields.bool("fields", required=False) or False,
         omitted=fields.bool("omitted", required=False) or False,
@@ -98,6 +102,11 @@ def parse_target(fields: Fields) -> Target:
         raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
     if target.takes in ("flags", "command", "shell", "mapping") and target.argument is None and target.position is None:
         raise fields.error("takes", f"takes = {target.takes!r} needs the argument or position that holds it")
+    if kind in ("method", "attribute") and not target.receivers and not target.any_receiver:
+        raise fields.error(kind, "a method or attribute target names its receivers (the sglang classes whose "
+                                 "instances run it), or says any_receiver = true")
+    if target.any_receiver and (kind not in ("method", "attribute") or target.receivers):
+        raise fields.error("any_receiver", "only a method or attribute target without receivers takes any receiver")
     if target.called and (kind != "method" or not target.receivers):
         raise fields.error("called", "only a method target with receivers is run by calling an instance")
     if target.fields and (kind != "class" or target.argument is None):
@@ -384,15 +393,21 @@ def exports(folder: Path) -> dict[str, tuple[str, ...]]:
 
 def with_aliases(rule: Rule, aliases: Mapping[str, tuple[str, ...]]) -> Rule:
     """The rule with, beside each function or class target, a target for every name sglang
-    re-exports it by (same argument and position): a call through any of them is judged."""
+    re-exports it by (same argument and position): a call through any of them is judged; a
+    method's receivers, likewise, under every name of their classes."""
     if not aliases:
         return rule
     checks = []
     for check in rule.checks:
         targets = list(check.targets)
-        for target in check.targets:
+        for index, target in enumerate(check.targets):
             if target.kind in ("function", "class"):
                 targets += [dataclasses.replace(target, name=alias) for alias in aliases.get(target.name, ())]
+            elif any(receiver in aliases for receiver in target.receivers):
+                # a receiver made through a name sglang re-exports its class by is one of its class
+                receivers = tuple(dict.fromkeys(
+                    [*target.receivers, *(a for r in target.receivers for a in aliases.get(r, ()))]))
+                targets[index] = dataclasses.replace(target, receivers=receivers)
         unique = tuple(dict.fromkeys(targets))
-        checks.append(check if len(unique) == len(check.targets) else dataclasses.replace(check, targets=unique))
+        checks.append(check if unique == check.targets else dataclasses.replace(check, targets=unique))
     return rule if all(a is b for a, b in zip(checks, rule.checks)) else dataclasses.replace(rule, checks=tuple(checks))

@@ -26,7 +26,11 @@ def _target(target) -> str:
         if target.position is not None:
             parts.append(f"position {target.position}")
         argument = f", argument {' / '.join(parts)}"
-    receivers = f" (on {', '.join(f'`{r}`' for r in target.receivers)})" if target.receivers else ""
+    receivers = ""
+    if target.receivers:  # the class that defines it first; the others (subclasses, other names) counted
+        more = len(target.receivers) - 1
+        others = f" and {more} more receiver class{'es' if more > 1 else ''}" if more else ""
+        receivers = f" (on `{target.receivers[0]}`{others})"
     return f"{kind} {where}{argument}{receivers}"
 
 

@@ -75,6 +75,14 @@ class Identifier(str):
     __slots__ = ()
 
 
+class AnyIdentifier(tuple):
+    """A trigger's other word written as any one of several identifiers (the classes a method
+    rule's receiver may be of): the prefilter asks whether the text's identifiers meet the set,
+    one set operation however many there are."""
+
+    __slots__ = ()
+
+
 class RuleIndex:
     """The codes and triggers of a rule folder set; :meth:`may_match` is the first question
     asked of a file, :meth:`codes_for` says which rules a file needs loaded. Only ``names`` is
@@ -188,6 +196,7 @@ class _Trigger:
         import re
 
         self.also = tuple(word[1] if word[0] == "s" else Identifier(word[1]) if word[0] == "w"
+                          else AnyIdentifier(word[1]) if word[0] == "a"
                           else re.compile(word[1], word[2]) for word in also)
 
 
@@ -286,6 +295,7 @@ def build(dirs) -> tuple:
     for rule in rules:
         for trigger in rule_triggers([rule]):
             also = tuple(("w" if isinstance(word, Identifier) else "s", str(word)) if isinstance(word, str)
+                         else ("a", tuple(word)) if isinstance(word, AnyIdentifier)
                          else ("r", word.pattern, word.flags) for word in trigger.also)
             triggers.append((trigger.name, trigger.shape, also, trigger.module, rule.code))
     grouped: dict[bytes, tuple] = {}

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from sglang_lint.index import Identifier, identifiers_of
+from sglang_lint.index import AnyIdentifier, Identifier, identifiers_of
 from sglang_lint.screen import FileFacts, screen_call
 from sglang_lint.pynames import NAME_BYTE
 from sglang_lint.textscan import whole_word
@@ -30,6 +30,8 @@ class CompiledTrigger:
 
     shape: str
     words: frozenset  # the trigger's other words written as whole identifiers (index.Identifier)
+    # sets of identifiers of which the text must hold at least one each (index.AnyIdentifier)
+    any_words: tuple
     also: tuple  # the rest: bytes to find as they are, or compiled bytes patterns
     module: str | None
     screen: object  # see Trigger.screen
@@ -38,14 +40,16 @@ class CompiledTrigger:
 
     @classmethod
     def of(cls, trigger) -> "CompiledTrigger":
-        words, also = set(), []
+        words, any_words, also = set(), [], []
         for word in trigger.also:
             if isinstance(word, Identifier):
                 words.add(word.encode())
+            elif isinstance(word, AnyIdentifier):
+                any_words.append(frozenset(name.encode() for name in word))
             else:
                 also.append(word.encode() if isinstance(word, str)
                             else re.compile(word.pattern.encode(), word.flags & ~re.UNICODE))
-        return cls(trigger.shape, frozenset(words), tuple(also), trigger.module, trigger.screen,
+        return cls(trigger.shape, frozenset(words), tuple(any_words), tuple(also), trigger.module, trigger.screen,
                    getattr(trigger, "qualified", None), getattr(trigger, "code", None))
 
 
@@ -106,7 +110,9 @@ class Prefilter:
         for name in present:
             for trigger in self.by_name[name]:
                 if (module is not None and module == trigger.module) or (
-                        trigger.words <= identifiers and all(map(holds, trigger.also))):
+                        trigger.words <= identifiers and not any(names.isdisjoint(identifiers)
+                                                                 for names in trigger.any_words)
+                        and all(map(holds, trigger.also))):
                     yield name, trigger
 
 

@@ -85,6 +85,95 @@ def _defined_in(cls: cst.ClassDef) -> set[str]:
     return names
 
 
+def _class_statements(cls: cst.ClassDef) -> list[cst.CSTNode]:
+    """The statements of a class body (a one-line body's small statements too)."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return list(cls.body.body)
+    found = []
+    for statement in cls.body.body:
+        found += list(statement.body) if isinstance(statement, cst.SimpleStatementLine) else [statement]
+    return found
+
+
+def _parameter_annotation(function: cst.FunctionDef | cst.Lambda, name: str) -> cst.BaseExpression | None:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return param.annotation.annotation if param.annotation is not None else None
+    return None
+
+
+_UNIONS = frozenset({"typing.Optional", "typing.Union", "typing_extensions.Optional", "typing_extensions.Union"})
+
+
+def _union_members(annotation: cst.BaseExpression, head: str | None) -> list[cst.BaseExpression] | None:
+    """The members of ``A | B``, ``Optional[A]`` or ``Union[A, B]`` (``head``: what the
+    subscripted name qualifies to); None for any other annotation."""
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        return [annotation.left, annotation.right]
+    if isinstance(annotation, cst.Subscript) and head in _UNIONS:
+        members = [element.slice.value for element in annotation.slice if isinstance(element.slice, cst.Index)]
+        return members if len(members) == len(annotation.slice) else []
+    return None
+
+
+def _assignments_in(cls: cst.ClassDef, name: str) -> list[tuple]:
+    """Every assignment of ``self.<name>`` in a class's own methods (nested classes aside):
+    (annotation or None, value or None: a form whose value is not one expression, such as
+    unpacking, ``+=``, a loop or ``with`` target, ``:=``)."""
+
+    def is_it(node: cst.CSTNode) -> bool:
+        return (isinstance(node, cst.Attribute) and node.attr.value == name
+                and isinstance(node.value, cst.Name) and node.value.value == "self")
+
+    def inside(node: cst.CSTNode) -> bool:
+        return any(is_it(part) for part in _target_parts(node))
+
+    found, pending = [], [cls]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.ClassDef) and node is not cls:
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if is_it(target.target):
+                    found.append((None, node.value))
+                elif inside(target.target):
+                    found.append((None, None))
+        elif isinstance(node, cst.AnnAssign) and is_it(node.target):
+            found.append((node.annotation.annotation, node.value))
+        elif isinstance(node, cst.AugAssign) and is_it(node.target):
+            found.append((None, None))
+        elif isinstance(node, (cst.For, cst.NamedExpr)) and inside(node.target) or (
+                isinstance(node, cst.AsName) and inside(node.name)):
+            found.append((None, None))
+        pending.extend(node.children)
+    return found
+
+
+def _target_parts(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """An assignment target and, for a tuple or list, its elements (starred ones too)."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [part for element in node.elements for part in _target_parts(element.value)]
+    if isinstance(node, cst.StarredElement):
+        return _target_parts(node.value)
+    return [node]
+
+
+def _attribute_assignments(cls: cst.ClassDef, name: str) -> list[tuple]:
+    """(annotation or None, value or None) of each assignment of ``self.<name>`` in the class,
+    and of a class-level ``name`` (see :func:`_assignments_in`)."""
+    found = _assignments_in(cls, name)
+    for statement in _class_statements(cls):
+        if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name) \
+                and statement.target.value == name:
+            found.append((statement.annotation.annotation, statement.value))
+        elif isinstance(statement, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets):
+            found.append((None, statement.value))
+    return found
+
+
 def _is_none(value: Binding) -> bool:
     return isinstance(value, cst.Name) and value.value == "None"
 
@@ -118,6 +207,8 @@ class FileModel:
         self.mutated_names = facts.mutated_names
         self.bound_calls = facts.bound_calls
         self._positions = None
+        self._attributes: dict[tuple, list] = {}  # (class statement, name) -> how self.<name> is assigned
+        self._write_scopes: dict[int, Scope] | None = None  # id(an attribute write's value) -> its scope
 
     # --- resolution ---------------------------------------------------------------
     def qualify(self, node: cst.CSTNode, scope: Scope) -> str | None:
@@ -297,26 +388,111 @@ class FileModel:
         return False
 
     def instance_of(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str],
-                    method: str | None = None) -> bool:
+                    method: str | None = None, depth: int = 0) -> bool:
         """Is ``receiver`` provably an instance of one of ``wanted`` (qualified names)?
 
-        Evidence: ``self`` inside such a class (or a subclass defined in this file), a
-        name bound once to a constructor call of such a class, or the call itself. With
-        ``method``: not of a subclass of this file that defines that method itself."""
+        Evidence: ``self`` inside such a class (or a subclass defined in this file); a call
+        that makes one (the class, or a function of this file annotated to return one); a
+        parameter annotated with the class (``Optional`` and ``X | None`` too); ``self.x``
+        where the class annotates ``x`` with it, or assigns ``self.x`` only from evidence; a
+        name bound once to evidence. With ``method``: not of a subclass of this file that
+        defines that method itself."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(receiver, cst.Call):
+            return self._makes(receiver, scope, wanted, method)
         if isinstance(receiver, cst.Name) and receiver.value == "self":
             info = self.enclosing_class_of_self(scope)
             return info is not None and self.class_is_a(info, wanted, method=method)
-        call = self.constructor_call(receiver, scope)
-        if call is None:
+        if (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)
+                and receiver.value.value == "self"):
+            info = self.enclosing_class_of_self(scope)
+            return info is not None and self._attribute_is_a(info, receiver.attr.value, wanted, method, depth)
+        found = self.lookup(receiver.value, scope) if isinstance(receiver, cst.Name) else None
+        if found is None or len(found[0]) != 1:
             return False
-        qualified = self.qualify(call.func, scope)
-        if qualified in wanted:
+        binding, owner = found[0][0].value, found[1]
+        if isinstance(binding, Param):
+            annotation = _parameter_annotation(binding.function, receiver.value)
+            return annotation is not None and self.annotation_is_a(
+                annotation, self._defining_scope(binding.function, scope), wanted, method)
+        return isinstance(binding, (cst.Call, cst.Name, cst.Attribute)) and self.instance_of(
+            binding, owner, wanted, method, depth + 1)
+
+    def _makes(self, call: cst.Call, scope: Scope, wanted: frozenset[str], method: str | None) -> bool:
+        """Does ``call`` make an instance of one of ``wanted``: a call of such a class (or of a
+        subclass of this file), or of a function of this file whose return annotation is one?"""
+        if self.qualify(call.func, scope) in wanted:
             return True
         if isinstance(call.func, cst.Name):
-            return any(
-                self.class_is_a(info, wanted, method=method) for info in self.classes_by_name.get(call.func.value, ())
-            )
-        return False
+            if any(self.class_is_a(info, wanted, method=method)
+                   for info in self.classes_by_name.get(call.func.value, ())):
+                return True
+            binding = self.single_binding(call.func.value, scope)
+            function = binding.node if isinstance(binding, Defined) else None
+        elif (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+              and call.func.value.value == "self"):
+            info = self.enclosing_class_of_self(scope)
+            function = info and next((s for s in _class_statements(info.node) if isinstance(s, cst.FunctionDef)
+                                      and s.name.value == call.func.attr.value), None)
+        else:
+            return False
+        return (isinstance(function, cst.FunctionDef) and function.returns is not None
+                and self.annotation_is_a(function.returns.annotation, self._defining_scope(function, scope),
+                                         wanted, method))
+
+    def annotation_is_a(self, annotation: cst.BaseExpression, scope: Scope, wanted: frozenset[str],
+                        method: str | None = None, depth: int = 0) -> bool:
+        """Does a type annotation name one of ``wanted`` (or a subclass of this file): the class,
+        ``"Class"``, ``Optional[Class]``, ``Class | None``, a ``Union`` all of whose members
+        but None are such classes?"""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(annotation, (cst.SimpleString, cst.ConcatenatedString)):
+            text = literal_value(annotation)
+            try:
+                annotation = cst.parse_expression(text) if isinstance(text, str) else None
+            except Exception:  # (a string that is no expression names no class)
+                return False
+            return annotation is not None and self.annotation_is_a(annotation, scope, wanted, method, depth + 1)
+        members = _union_members(annotation, self.qualify(annotation.value, scope)
+                                 if isinstance(annotation, cst.Subscript) else None)
+        if members is not None:
+            members = [m for m in members if not (isinstance(m, cst.Name) and m.value == "None")]
+            return bool(members) and all(self.annotation_is_a(m, scope, wanted, method, depth + 1) for m in members)
+        if self.qualify(annotation, scope) in wanted:
+            return True
+        return isinstance(annotation, cst.Name) and any(
+            self.class_is_a(info, wanted, method=method) for info in self.classes_by_name.get(annotation.value, ()))
+
+    def _attribute_is_a(self, info: ClassInfo, attribute: str, wanted: frozenset[str], method: str | None,
+                        depth: int) -> bool:
+        """``self.<attribute>`` in a method of the class ``info``: annotated with one of
+        ``wanted`` in the class, or else assigned in the class only from evidence of one."""
+        key = (info.node, attribute)
+        writes = self._attributes.get(key)
+        if writes is None:
+            writes = self._attributes[key] = _attribute_assignments(info.node, attribute)
+        annotations = [annotation for annotation, _ in writes if annotation is not None]
+        if annotations:
+            return all(self.annotation_is_a(a, info.scope, wanted, method) for a in annotations)
+        if self._write_scopes is None:
+            self._write_scopes = {id(value): scope for scope, _, value in self.attribute_writes}
+        class_scope = self.class_scopes.get(info.node, info.scope)
+        return bool(writes) and all(
+            value is not None and self.instance_of(value, self._write_scopes.get(id(value), class_scope), wanted,
+                                                   method, depth + 1)
+            for _, value in writes)
+
+    def _defining_scope(self, function: cst.FunctionDef | cst.Lambda, scope: Scope) -> Scope:
+        """The scope ``function`` is defined in (its annotations are read there), seen from a
+        scope inside it or beside it; ``scope`` itself when neither."""
+        current: Scope | None = scope
+        while current is not None:
+            if current.node is function:
+                return current.parent or scope
+            current = current.parent
+        return scope
 
     def names_class(self, receiver: cst.BaseExpression, scope: Scope, wanted: frozenset[str],
                     method: str | None = None) -> bool:

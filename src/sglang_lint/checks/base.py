@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from sglang_lint.lazycst import libcst as cst
 
-from sglang_lint.index import Identifier
+from sglang_lint.index import AnyIdentifier, Identifier
 from sglang_lint.model import Fix, Site, Span
 from sglang_lint.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
 from sglang_lint.syntax import mentions
@@ -120,8 +119,7 @@ def target_trigger(target, *also, screen: Callable | None = None) -> Trigger:
     if receivers:
         # the receiver is shown to be one of these classes only where the file names it (made
         # there, subclassed there, or its own module): ``build`` alone would pass most files
-        also = (*also, Identifier(receivers[0]) if len(receivers) == 1 else re.compile(
-            r"\b(?:" + "|".join(re.escape(name) for name in receivers) + r")\b"))
+        also = (*also, Identifier(receivers[0]) if len(receivers) == 1 else AnyIdentifier(receivers))
     if target.kind in ("function", "class"):
         module, qualified = target.name.rpartition(".")[0], target.name
         also = (Identifier(module.rpartition(".")[2]), *also)

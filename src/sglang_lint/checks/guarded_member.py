@@ -32,9 +32,12 @@ def parse(fields, targets):
     for target in targets:
         if target.kind not in ("method", "attribute"):
             raise fields.error("target", f"{target.name}: guarded-member targets are methods or attributes")
+    classes = {receiver for target in targets for receiver in target.receivers[:1]}
+    if len(classes) != 1 or any(not target.receivers for target in targets):
+        raise fields.error("target", "guarded-member targets name one receiver class, the same for all (receivers)")
     return GuardedMember(
         summary=fields.str("summary"),
-        receiver_class=fields.str("receiver_class"),
+        receiver_class=classes.pop(),
         flag=fields.str("flag"),
         config_argument=fields.str("config_argument"),
         config_position=fields.int("config_position", required=False),

@@ -39,13 +39,11 @@ def _example(site: PathSite, env: dict) -> str:
     # the enums whose members the values name, imported where sglang defines them
     first += [f"from {e.qualified.rpartition('.')[0]} import {e.qualified.rpartition('.')[2]}" for e in site.enums
               if f"{e.qualified.rpartition('.')[2]}." in written_all]
-    if kind == "method" and site.receiver:
+    if kind == "method":
         # the receiver made at the call, evidence of its class (its arguments unknown: no check of its own)
-        module, _, cls = site.receiver.rpartition(".")
+        module, _, cls = site.receivers[0].rpartition(".")
         made = ", ".join(made_with) if made_with else "*args, **kwargs"
         return "\n\n".join([*first, f"from {module} import {cls}", f"{cls}({made}).{name}({shown})"])
-    if kind == "method":
-        return "".join(f"{line}\n\n" for line in first) + f"obj.{name}({shown})"
     module, _, callee = name.rpartition(".")
     return "\n\n".join([*first, f"from {module} import {callee}", f"{callee}({shown})"])
 
@@ -88,7 +86,7 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
         "",
         "[[check.target]]",
         f"{kind} = {toml_string(name)}",
-        *([f"receivers = [{toml_string(site.receiver)}]"] if site.receiver else []),
+        *([f"receivers = [{', '.join(toml_string(r) for r in site.receivers)}]"] if site.receivers else []),
         *(["on_class = true"] if site.on_class else []),
         *(["called = true"] if site.called else []),
     ]

@@ -19,6 +19,7 @@ from sglang_lint.checks.when import UNKNOWN, equal, holds, names_read
 from sglang_lint.derive.examples import (
     Opaque, candidates, find_examples, passes, representable, state_variants,
 )
+from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
 from sglang_lint.derive.constants import parameters_of
 from sglang_lint.derive.paths import derive_path, enums_read
@@ -43,6 +44,9 @@ class PathSite:
     good: dict | None = None
     records: tuple = ()  # (qualified class, RecordClass) of parameters whose attributes the path reads
     receiver: str = ""  # a method's class, when the call must show its receiver is one (a shared name)
+    # a method's receivers as written: its class, and (unless its constructor's state is read) the
+    # sglang classes that inherit the method (derive/hierarchy.py); a call must show one of them
+    receivers: tuple[str, ...] = ()
     on_class: bool = False  # a class or static method: the receiver may be the class itself
     called: bool = False  # calling an instance runs the method (derive/state.runs_when_called)
     # (binding) -> is the receiver its examples make accepted by its own constructor? (None: not read)
@@ -157,6 +161,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
     name_owners = method_owners(modules)
     by_name = {module.name: module for module in modules}
     classes = PlainClasses(by_name)
+    hierarchy = Hierarchy(modules)
     states: dict[int, object] = {}  # id(class statement) -> its ReceiverState (or None)
     found: dict[str, PathSite] = {}
     skipped: Counter = Counter()
@@ -205,11 +210,15 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                     site.bad, site.good = examples
                     site.records = _records_read(site, function, module, by_name)
                     site.receiver = receiver
-                    site.on_class = bool(receiver) and bool(
+                    site.on_class = kind == "method" and bool(
                         {"classmethod", "staticmethod"} & {ast.unparse(d) for d in function.decorator_list})
+                    if kind == "method":
+                        site.receivers = hierarchy.receivers(f"{module.name}.{owner.name}", function.name)
                     if any(p.receiver and p.name in site.read for p in parameters):
-                        # its receiver's constructor call is read: the call must show it
+                        # its receiver's constructor call is read: the call must show it, made by
+                        # the class itself (a subclass may construct it otherwise)
                         site.receiver = f"{module.name}.{owner.name}"
+                        site.receivers = (site.receiver,)
                         site.called = runs_when_called(function.name, owner, module, by_name)
                     if site.key in found:
                         skipped["a second raise with the same message in the same function"] += 1

@@ -38,6 +38,7 @@ from sglang_lint.derive.guards import (
     shown_message,
 )
 from sglang_lint.derive.exports import package_exports
+from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.launchers import launch_entry_points, serve_other_flags
 from sglang_lint.derive.path_rules import derive_paths
 from sglang_lint.derive.server_args import (
@@ -75,6 +76,10 @@ class CallTarget:
     fields: bool = False
     via: str | None = None
     omitted: bool = False  # the parameter's default fails the guard: leaving it out raises
+    # a method: its class and the sglang classes that inherit it (derive/hierarchy.py), one of
+    # which a call's receiver must be shown to be; ``on_class``: a class or static method
+    receivers: tuple[str, ...] = ()
+    on_class: bool = False
 
 
 @dataclass
@@ -139,9 +144,11 @@ def _is_dataclass(cls: ast.ClassDef) -> bool:
 
 
 def analyse_function(
-    module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, method_owners: Counter
+    module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, method_owners: Counter,
+    hierarchy: Hierarchy | None = None,
 ) -> list[GuardedRaise]:
-    """Every raise site of a function whose guard tests one of its parameters."""
+    """Every raise site of a function whose guard tests one of its parameters (``hierarchy``:
+    the tree's classes, for a method's receivers; without it, its own class alone)."""
     calls_helpers = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in function.body)
     if not calls_helpers and not any(isinstance(node, (ast.Raise, ast.Assert)) for node in walk_local(function)):
         return []
@@ -184,7 +191,10 @@ def analyse_function(
             raise Skip("a method name that several sglang classes define")
         if function.name in COMMON_METHODS or "_" not in function.name.strip("_"):
             raise Skip("a method name too common to match without knowing the receiver")
-        return CallTarget("method", function.name, argument, position)
+        owner_name = f"{module.name}.{owner.name}"
+        receivers = hierarchy.receivers(owner_name, function.name) if hierarchy else (owner_name,)
+        return CallTarget("method", function.name, argument, position, receivers=receivers,
+                          on_class=bool({"staticmethod", "classmethod"} & set(decorators)))
 
     def where(parameter: str) -> tuple[str | None, int | None]:
         """(keyword, position) a call passes ``parameter`` by."""
@@ -494,21 +504,22 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
 
 def _derive_sites(modules: list[Module]) -> list[GuardedRaise]:
     name_owners = method_owners(modules)
+    hierarchy = Hierarchy(modules)
     sites: list[GuardedRaise] = []
     for module in modules:
         top_level = set()
         for node in module.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 top_level.add(id(node))
-                sites += analyse_function(module, node, None, name_owners)
+                sites += analyse_function(module, node, None, name_owners, hierarchy)
             elif isinstance(node, ast.ClassDef):
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         top_level.add(id(item))
-                        sites += analyse_function(module, item, node, name_owners)
+                        sites += analyse_function(module, item, node, name_owners, hierarchy)
         for node in module.functions:
             if id(node) not in top_level:
-                for site in analyse_function(module, node, None, name_owners):
+                for site in analyse_function(module, node, None, name_owners, hierarchy):
                     site.skipped = "a nested function: no name to call it by"
                     site.target = None
                     sites.append(site)

@@ -144,8 +144,9 @@ def _example(site: GuardedRaise, value: object) -> str:
         f"{argument}={_passing_all(conditions)!r}" for argument, conditions in tested.items()
     ] + [f"{argument}={write_value(good)}" for argument, good in site.companions if argument not in tested])
     torch = "import torch\n\n" if "torch.zeros(" in shown else ""  # a tensor a fails-when check needs
-    if target.kind == "method":
-        return f"{torch}obj.{target.name}({shown})"
+    if target.kind == "method":  # a receiver made at the call: evidence of its class
+        module, _, cls = target.receivers[0].rpartition(".")
+        return f"{torch}from {module} import {cls}\n\n{cls}(*args, **kwargs).{target.name}({shown})"
     module, _, name = target.name.rpartition(".")
     return f"{torch}from {module} import {name}\n\n{name}({shown})"
 
@@ -306,6 +307,10 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
             lines.append(f"argument = {toml_string(target.argument)}")
         if target.position is not None:
             lines.append(f"position = {target.position}")
+        if target.receivers:
+            lines.append("receivers = [" + ", ".join(toml_string(r) for r in target.receivers) + "]")
+        if target.on_class:
+            lines.append("on_class = true")
         if target.fields:
             lines.append("fields = true")
         if target.omitted:
@@ -522,8 +527,8 @@ def _write_exports(out: Path, rules_dir: Path, derivation: Derivation) -> None:
     """exports.toml: the names sglang re-exports each class or function of the catalog by."""
     path = out / EXPORTS_TABLE
     path.unlink(missing_ok=True)  # the targets are read as written, not through an older table
-    targets = {target.name for rule in load_rules([rules_dir]) for check in rule.checks for target in check.targets
-               if target.kind in ("function", "class")}
+    targets = {name for rule in load_rules([rules_dir]) for check in rule.checks for target in check.targets
+               for name in ((target.name,) if target.kind in ("function", "class") else target.receivers)}
     aliases = aliases_of(targets, derivation.exports)
     if aliases:
         path.write_text(exports_text(aliases, derivation.version), encoding="utf-8")
