@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """sglang's own tree as the test bed.
 
-    python scripts/sglang_corpus.py [--flake8] [--keep DIR]
+    python scripts/sglang_corpus.py [--flake8] [--keep DIR] [--foreign | --foreign-only]
 
 1. fetches the sglang 0.5.23 wheel through pip (cached in ``$SGLANG_LINT_CACHE``, default
    ``~/.cache/sglang-lint``) and unpacks it once;
@@ -11,7 +11,10 @@
    (never in the cache), and requires exactly the expected finding at the expected line;
 4. runs ``sglang-lint --fix --unsafe-fixes`` over a copy of the tree and the mutated copies,
    and requires every misspelt value to be restored to sglang's bytes and no other file
-   of the tree to change.
+   of the tree to change;
+5. with ``--foreign`` (``--foreign-only``: this step alone), makes a venv of torch,
+   transformers and diffusers once (through pip, in the cache) and lints its site-packages,
+   over 10,000 files that never reach sglang, requiring zero findings.
 
 Exit 0 when all of that holds. The tests import this module for the same steps.
 """
@@ -20,16 +23,25 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from sglang_lint.derive import releases
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock (one build at a time is then the user's care)
+    fcntl = None
 
 SGLANG_VERSION = "0.5.23"
 
@@ -501,13 +513,199 @@ def replay_mutations(release: str) -> bool:
     return found == len(planted) and bool(planted)
 
 
+# --- Code that does not use sglang ------------------------------------------------------
+# Names sglang's catalog shares with the rest of the Python world (``set_mode``, ``forward``,
+# ``--model``) must not report code that never reaches sglang: the standard library and the
+# test environment's packages (tests/test_foreign_code.py), and a venv of torch, transformers
+# and diffusers (the releases sglang 0.5.23 pins for the last two; torch 2.13.0, whose CPU
+# build pip finds on this machine's disk for Python 3.11, where a plain ``torch`` would be a
+# CUDA build of several GB) lint with zero findings. A file the command cannot read or parse
+# is an error, not a finding: each must be one Python itself rejects (or over the size limit,
+# or a launch file that is not UTF-8).
+FOREIGN_PACKAGES = ("torch==2.13.0", "transformers==5.19.0", "diffusers==0.37.0")
+MIN_FOREIGN_FILES = 10_000  # files linted in FOREIGN_PACKAGES' site-packages (10,804 of them)
+# site-packages entries that are sglang, or this project (whose rules and docs show sglang's
+# bad calls on purpose): not foreign code
+NOT_FOREIGN = ("sglang", "sgl_", "sgl-")
+_ERROR = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+):(?P<col>\d+))?: error: (?P<problem>.*)$")
+_LINTED = re.compile(r"^sglang-lint: (?P<files>\d+) files?:")
+_JUDGED = re.compile(r"^sglang-lint: \d+ files? judged against ")
+_SIZE_LIMIT = re.compile(r"not analysed: [0-9.]+ MB is over the (?P<limit>\d+) MB limit")
+
+
+def foreign_venv(packages: tuple[str, ...] = FOREIGN_PACKAGES) -> Path:
+    """The site-packages folder of a venv with ``packages``, made once with pip under
+    ``cache_home()/foreign-venv-py3X-<hash of the packages>`` (an unfinished one is made anew)."""
+    from sglang_lint.places import cache_home
+
+    key = hashlib.sha256("\n".join(packages).encode()).hexdigest()[:12]
+    root = cache_home() / f"foreign-venv-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
+    done = root / ".installed"
+    if not done.exists():
+        cache_home().mkdir(parents=True, exist_ok=True)
+        with open(root.with_name(root.name + ".lock"), "w") as lock:  # one build at a time
+            if fcntl is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            if not done.exists():
+                shutil.rmtree(root, ignore_errors=True)
+                subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
+                subprocess.run([str(root / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                                "--disable-pip-version-check", *packages], check=True)
+                done.write_text("".join(f"{package}\n" for package in packages))
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    found = subprocess.run([str(root / "bin" / "python"), "-c", purelib], capture_output=True, text=True, check=True)
+    return Path(found.stdout.strip())
+
+
+def foreign_paths(folders: list[Path]) -> list[str]:
+    """What to lint of ``folders`` (the standard library, site-packages): a folder as it is,
+    but a site-packages folder entry by entry (the command would not walk into it), leaving
+    out sglang and this project."""
+    from sglang_lint.launch_paths import is_launch_file
+
+    paths = []
+    for folder in folders:
+        if folder.name not in ("site-packages", "dist-packages"):
+            paths.append(str(folder))
+            continue
+        for entry in sorted(folder.iterdir()):
+            if entry.name.lower().startswith(NOT_FOREIGN) or entry.name == "__pycache__":
+                continue
+            if entry.is_dir() or entry.suffix == ".py" or is_launch_file(str(entry), _head(entry)):
+                paths.append(str(entry))
+    return paths
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(128)
+
+
+@dataclass
+class ForeignRun:
+    """``sglang-lint --isolated --no-cache --verbose --format json PATHS``: its findings, the
+    files it linted (its --verbose count), the files it reported it could not read or parse
+    (each with why that is no fault of the linter, or None), the files its walk yields."""
+
+    returncode: int
+    findings: list[dict]
+    linted: int
+    errors: list[tuple[str, str, str | None]]  # (path, the error line, why it is excused, or None)
+    walked: int
+    other_stderr: list[str]
+    seconds: float
+
+    def finding_lines(self, where=lambda path: True) -> list[str]:
+        """``path:line:col: CODE message`` of each finding whose path ``where`` takes."""
+        return [f"{f['path']}:{f['line']}:{f['column']}: {f['code']} {f['message']}"
+                for f in self.findings if where(f["path"])]
+
+    def unexcused_errors(self) -> list[str]:
+        return [line for _, line, why in self.errors if why is None]
+
+    def faults(self) -> list[str]:
+        """What is wrong with the run itself, its findings aside (empty: nothing)."""
+        wrong = [f"an error on a file Python reads: {line}" for line in self.unexcused_errors()]
+        wrong += [f"stderr: {line}" for line in self.other_stderr]
+        if self.linted + len(self.errors) != self.walked:
+            wrong.append(f"{self.linted} files linted and {len(self.errors)} errors, of {self.walked} files walked")
+        expected = 2 if self.errors else (1 if self.findings else 0)
+        if self.returncode != expected:
+            wrong.append(f"exit status {self.returncode}, not {expected}")
+        return wrong
+
+
+def lint_foreign(paths: list[str]) -> ForeignRun:
+    """Lint ``paths`` as a user runs the command on a project, reading no configuration file
+    (the code is not ours) and no result cache (every result is computed now)."""
+    from sglang_lint.cli import python_files
+
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "sglang_lint", "--isolated", "--no-cache", "--verbose", "--format", "json", *paths],
+        capture_output=True, text=True,
+    )
+    seconds = time.perf_counter() - start
+    linted, errors, other = -1, [], []
+    for line in result.stderr.splitlines():
+        error, count = _ERROR.match(line), _LINTED.match(line)
+        if count:
+            linted = int(count["files"])
+        elif error:
+            errors.append((error["path"], line, excused_error(Path(error["path"]), error["problem"])))
+        elif not _JUDGED.match(line):
+            other.append(line)
+    try:
+        found = json.loads(result.stdout) if result.stdout.strip() else []
+    except json.JSONDecodeError:
+        found, other = [], [*other, f"stdout is not JSON: {result.stdout[:2000]}"]
+    walked = sum(1 for _ in python_files(paths))
+    return ForeignRun(result.returncode, found, linted, errors, walked, other, seconds)
+
+
+def excused_error(path: Path, problem: str) -> str | None:
+    """Why the command may fail on ``path`` with no fault of its own (None: it may not): the
+    file is over the size limit, or a launch file (not Python) that is not UTF-8, or Python
+    itself cannot decode or compile it (the standard library's ``bad_coding*`` test data)."""
+    size = _SIZE_LIMIT.search(problem)
+    if size:
+        over = path.is_file() and path.stat().st_size > int(size["limit"]) * 1_000_000
+        return "over the size limit" if over else None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if problem.startswith("not UTF-8") and path.suffix != ".py":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "a launch file that is not UTF-8"
+        return None
+    if problem.startswith(("cannot decode", "cannot parse")):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SyntaxWarning: invalid escape sequences
+                compile(data, str(path), "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            return f"Python cannot compile it either ({type(exc).__name__})"
+    return None
+
+
+def check_foreign() -> bool:
+    """Lint the site-packages of a venv of :data:`FOREIGN_PACKAGES` (made once): zero findings
+    over at least :data:`MIN_FOREIGN_FILES` files, and no error on a file Python reads."""
+    start = time.perf_counter()
+    site = foreign_venv()
+    files = sum(1 for _ in site.rglob("*.py"))
+    print(f"foreign code: a venv of {', '.join(FOREIGN_PACKAGES)}, {files} .py files in its site-packages "
+          f"(ready in {time.perf_counter() - start:.1f}s)")
+    run = lint_foreign(foreign_paths([site]))
+    wrong = [f"finding: {line}" for line in run.finding_lines()] + run.faults()
+    if run.linted < MIN_FOREIGN_FILES:
+        wrong.append(f"only {run.linted} files linted (at least {MIN_FOREIGN_FILES} expected)")
+    print(f"sglang-lint on foreign code: {run.linted} files linted, {len(run.findings)} findings, "
+          f"{len(run.errors)} files it cannot read ({len(run.unexcused_errors())} that Python reads), "
+          f"{run.seconds:.1f}s")
+    for line in wrong:
+        print("  unexpected", line)
+    return not wrong
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--flake8", action="store_true", help="also run flake8 --select SGL over the whole tree")
     parser.add_argument("--keep", type=Path, help="write the mutated copies here instead of a temporary folder")
+    parser.add_argument("--foreign", action="store_true",
+                        help="also lint a venv of torch, transformers and diffusers (made once, through pip, in the "
+                             "cache: about 1.3 GB) and require zero findings")
+    parser.add_argument("--foreign-only", action="store_true", help="only that step")
     args = parser.parse_args(argv)
 
     began = time.perf_counter()
+    if args.foreign_only:
+        ok = check_foreign()
+        print(f"{'PASS' if ok else 'FAIL'} in {time.perf_counter() - began:.1f}s")
+        return 0 if ok else 1
     tree = fetch_tree()
     files = sum(1 for _ in (tree / "sglang").rglob("*.py"))
     # A result cache of this run only: every result below is computed here (none comes from
@@ -598,6 +796,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep is None:
         shutil.rmtree(workdir, ignore_errors=True)
     shutil.rmtree(run_cache, ignore_errors=True)
+    if args.foreign:
+        ok &= check_foreign()
     print(f"{'PASS' if ok else 'FAIL'} in {time.perf_counter() - began:.1f}s")
     return 0 if ok else 1
 
