@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.derive.launchers import (
-    LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text, serve_other_flags,
+    LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text, read_commands,
 )
 from sglang_lint.derive.sites import derive_sites
 from sglang_lint.derive.tree import read_modules
@@ -466,7 +466,7 @@ def test_sglang_0_5_23_s_launch_entry_points():
     assert not any(e.name.startswith("sglang.multimodal_gen.") for e in entries)
     assert {e.receivers for e in entries if e.kind == "method"} >= {("sglang.test.gpt_oss_common.BaseTestGptOss",)}
     text = (Path(__file__).parent.parent / "rules" / "derived" / LAUNCHERS_TABLE).read_text()
-    commands = serve_other_flags(modules)  # (what derive_sites hands the writer: the tree's subcommands)
+    commands = read_commands(modules)  # (what derive_sites hands the writer: the tree's subcommands)
     flags = commands.diffusion.flags
     assert "--text-encoder-cpu-offload" in flags and "--max-model-len" not in flags
     assert text == launchers_text(entries, "0.5.23", commands)  # the shipped table is 0.5.23's

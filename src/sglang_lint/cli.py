@@ -178,7 +178,7 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             return 2
         from sglang_lint.derive.serve import write_commands
 
-        write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.serve_flags})
+        write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
         found = len(derivation.sites)
         out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
         out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")

@@ -19,7 +19,7 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from sglang_lint.derive.commands import Commands, read_commands
+from sglang_lint.derive.commands import Commands
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.tree import Module, no_gc, walk_local
@@ -538,11 +538,6 @@ def _join(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]
     for name, value in second.items():
         joined[name] = joined[name].join(value) if name in joined else value
     return joined
-
-
-# derive/sites.py reads a tree's launch subcommands (`sglang serve`'s backends, `sglang generate`)
-# under this name, for launchers_text and the commands table (derive/serve.py).
-serve_other_flags = read_commands
 
 
 def launchers_text(entries: list[EntryPoint], version: str, commands: Commands | None = None) -> str:

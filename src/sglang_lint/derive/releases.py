@@ -161,14 +161,14 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
             field, presence([name in by_release[r] for r in releases], releases),
             {c: p for c, p in choice_ranges.items() if p != ("", "")},
             {f: p for f, p in flag_ranges.items() if p != ("", "")},
-            _runs([not by_release[r][name].choices for r in where], where) if choices else [],
+            presence_runs([not by_release[r][name].choices for r in where], where) if choices else [],
         ))
     manual = sorted({f for _, flags in history.values() for f in flags})
     manual_ranges = {f: presence([f in history[r][1] for r in releases], releases) for f in manual}
     return merged, {f: p for f, p in manual_ranges.items() if p != ("", "")}, releases
 
 
-def _runs(flags: list[bool], releases: list[str]) -> list[Presence]:
+def presence_runs(flags: list[bool], releases: list[str]) -> list[Presence]:
     """The runs of consecutive releases where ``flags`` is true, each as (since, until)."""
     runs, start = [], None
     for index, flag in enumerate(flags + [False]):

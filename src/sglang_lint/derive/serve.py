@@ -16,7 +16,7 @@ from sglang_lint.catalog import version_key
 from sglang_lint.derive.commands import Commands, ParserFacts, tree_commands
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.launchers import COMMANDS_TABLE
-from sglang_lint.derive.releases import _runs as runs_of, cache_dir, fetch_tree
+from sglang_lint.derive.releases import cache_dir, fetch_tree, presence_runs as runs_of
 
 COMMANDS_FORMAT = "v1"  # bump when derive/commands.py or derive/parsers.py change what they read
 PARSERS = ("diffusion", "generate")  # the parsers of the table: Commands' attributes

@@ -39,7 +39,8 @@ from sglang_lint.derive.guards import (
 )
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.hierarchy import Hierarchy
-from sglang_lint.derive.launchers import launch_entry_points, serve_other_flags
+from sglang_lint.derive.commands import read_commands
+from sglang_lint.derive.launchers import launch_entry_points
 from sglang_lint.derive.path_rules import derive_paths
 from sglang_lint.derive.server_args import (
     ARG_GROUPS_PACKAGE,
@@ -453,7 +454,7 @@ class Derivation:
     deprecated_values: dict = field(default_factory=dict)  # field -> {old: (new, exact)}
     exports: dict = field(default_factory=dict)  # package.Name -> where it is bound (re-exports)
     launch_entry_points: list = field(default_factory=list)  # the functions that take launch flags
-    serve_flags: list = field(default_factory=list)  # flags `sglang serve`'s diffusion backend may take
+    commands: object = None  # the `sglang` command's launch subcommands (derive/commands.py)
     # fails-when rules (path_rules.py): the raise sites whose whole path is one expression
     paths: list = field(default_factory=list)
     path_skipped: Counter = field(default_factory=Counter)  # why the other raises got no fails-when rule
@@ -496,7 +497,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
             [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)])
         derivation.exports = package_exports(modules)
         derivation.launch_entry_points = launch_entry_points(modules)
-        derivation.serve_flags = serve_other_flags(modules)
+        derivation.commands = read_commands(modules)
         if index_raises:
             derivation.raises = raises_by_function(modules)
         return derivation

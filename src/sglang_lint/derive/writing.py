@@ -537,7 +537,7 @@ def _write_exports(out: Path, rules_dir: Path, derivation: Derivation) -> None:
 def _write_launchers(out: Path, derivation: Derivation) -> None:
     """launchers.toml: the functions of sglang that take launch flags (or a launch command) in a
     parameter, and the flags of `sglang serve`'s other backend (the server-args rules read it)."""
-    text = launchers_text(derivation.launch_entry_points, derivation.version, derivation.serve_flags)
+    text = launchers_text(derivation.launch_entry_points, derivation.version, derivation.commands)
     (out / LAUNCHERS_TABLE).write_text(text, encoding="utf-8")
 
 
