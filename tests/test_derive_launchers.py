@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sglang_lint.derive.launchers import (
-    LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text, read_commands,
-)
+from sglang_lint.derive.commands import read_commands
+from sglang_lint.derive.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
 from sglang_lint.derive.sites import derive_sites
 from sglang_lint.derive.tree import read_modules
 from sglang_lint.derive.writing import _write_launchers
