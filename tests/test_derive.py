@@ -17,7 +17,9 @@ from sglang_lint import lint
 from sglang_lint.ruletable import RuleSet, load_rules
 from sglang_lint.checks.server_table import load_table
 from sglang_lint.rulefile import read_toml
-from sglang_lint.derive import DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, derive_sites, verify, write_catalog
+from sglang_lint.derive import (
+    DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, catalog_history, derive_sites, verify, write_catalog, write_over_history,
+)
 from sglang_lint.catalog import version_key
 from sglang_lint.derive.releases import (
     Run, fetch_tree, gone_rules, release_server_args, release_sites, rules_of, site_history, site_runs,
@@ -411,6 +413,51 @@ def test_an_older_release_s_rules_need_no_fails_when_paths():
     assert rules_of(lean, "9.9.9") == rules_of(full, "9.9.9") != {}
 
 
+def _merged_catalog(tmp_path, releases: list[str]) -> Path:
+    """A rule folder whose derived catalog says it merges ``releases`` (the stand-in tree's own
+    derivation, its table given that history)."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    assert lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules)).returncode == 0
+    table = rules / DERIVED_DIR / SERVER_ARGS_TABLE
+    listed = ", ".join(f'"{r}"' for r in releases)
+    table.write_text(f"releases = [{listed}]\n" + table.read_text(encoding="utf-8"), encoding="utf-8")
+    return rules
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_tree_the_catalog_already_merges_changes_nothing(tmp_path):
+    rules = _merged_catalog(tmp_path, ["9.9.8", "9.9.9"])
+    before = _snapshot(rules)
+    # its newest release: every file written again, as it was
+    newest = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
+    assert newest.returncode == 0, newest.stderr
+    assert "75 rules written" in newest.stdout and _snapshot(rules) == before
+    # an older one: nothing to write
+    (tmp_path / "older").mkdir()
+    rules_older = _merged_catalog(tmp_path / "older", ["9.9.9", "9.9.10"])
+    before = _snapshot(rules_older)
+    older = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules_older))
+    assert (older.returncode, older.stderr) == (0, "")
+    assert older.stdout == ("sglang 9.9.9 is one of the 2 releases the catalog merges (9.9.9 to 9.9.10), "
+                            "not its newest: nothing to write\n")
+    assert _snapshot(rules_older) == before
+
+
+def test_a_newer_tree_never_rewrites_a_merged_catalog_as_one_release(tmp_path):
+    rules = _merged_catalog(tmp_path, ["9.9.7", "9.9.8"])
+    before = _snapshot(rules)
+    newer = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
+    assert newer.returncode == 2 and newer.stdout == ""
+    assert newer.stderr == ("sglang-lint: error: the catalog merges sglang 9.9.7 to 9.9.8; to add sglang 9.9.9 "
+                            "without losing them, run `sglang-lint catalog derive --releases 9.9.7..9.9.9` "
+                            "(each release's derivation is kept in the cache)\n")
+    assert _snapshot(rules) == before
+
+
 def test_catalog_commands(tmp_path):
     rules = tmp_path / "rules"
     rules.mkdir()
@@ -437,10 +484,10 @@ def test_derive_regenerates_the_shipped_catalog_byte_for_byte(tmp_path, sglang_d
     merge is checked against releases of their own below)."""
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules", rules)
-    shipped_rules = load_rules([ROOT / "rules"])
-    since = {r.derived_key: r.raise_site.since for r in shipped_rules if r.derived_key and r.raise_site.since}
-    table = (ROOT / "rules" / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
-    count, skipped = write_catalog(sglang_derivation, rules, table, since, older_checks=older_checks_of(ROOT / "rules"))
+    # what `catalog derive --sglang` does with the newest release's tree over a merged catalog
+    history = catalog_history(rules)
+    assert history.releases[0] == "0.5.1" and history.releases[-1] == sglang_derivation.version
+    count, skipped = write_over_history(sglang_derivation, rules, history)
     assert count >= 300
     shipped, regenerated = ROOT / "rules" / DERIVED_DIR, rules / DERIVED_DIR
     assert sorted(os.listdir(shipped)) == sorted(os.listdir(regenerated))

@@ -169,16 +169,37 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
     verifying = args.action == "verify"  # (verify compares no fails-when rule: their paths are not derived)
+    # A catalog merged over releases keeps what it records of them: only its newest release's
+    # tree is written over it (each file as it was, on the tree it was made from).
+    history = derive.catalog_history(rules_dir) if args.action == "derive" else None
+    version = derive.sglang_version(root, args.wheel)
+    if version == derive.UNKNOWN_VERSION:
+        history = None  # (write_catalog refuses a tree of no known release)
+    if history is not None:
+        first, last = history.releases[0], history.releases[-1]
+        if version in history.releases[:-1]:
+            out.write(f"sglang {version} is one of the {len(history.releases)} releases the catalog merges "
+                      f"({first} to {last}), not its newest: nothing to write\n")
+            return 0
+        if version != last:
+            err.write(f"sglang-lint: error: the catalog merges sglang {first} to {last}; to add sglang {version} "
+                      f"without losing them, run `sglang-lint catalog derive --releases {first}..{version}` "
+                      "(each release's derivation is kept in the cache)\n")
+            return 2
     derivation = derive.derive_sites(root, index_raises=verifying, wheel=args.wheel, paths=not verifying)
     if args.action == "derive":
         try:
-            written, skipped = derive.write_catalog(derivation, rules_dir)
+            if history is not None:  # (its launch subcommands' table, merged too, stays as it is)
+                written, skipped = derive.write_over_history(derivation, rules_dir, history)
+            else:
+                written, skipped = derive.write_catalog(derivation, rules_dir)
         except ValueError as exc:
             err.write(f"sglang-lint: error: {root}: {exc}\n")
             return 2
-        from sglang_lint.derive.serve import write_commands
+        if history is None:
+            from sglang_lint.derive.serve import write_commands
 
-        write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
+            write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
         found = len(derivation.sites)
         out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
         out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")

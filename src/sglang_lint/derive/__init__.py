@@ -31,9 +31,11 @@ from sglang_lint.derive.writing import (
     INDEX_FILE,
     LAST_DERIVED_CODE,
     LOCK_FILE,
+    catalog_history,
     covered_by,
     rule_text,
     write_catalog,
+    write_over_history,
 )
 
 __all__ = [
@@ -68,4 +70,6 @@ __all__ = [
     "sglang_version",
     "verify",
     "write_catalog",
+    "write_over_history",
+    "catalog_history",
 ]

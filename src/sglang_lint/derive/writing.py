@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from sglang_lint.catalog import Rule
@@ -385,6 +386,45 @@ def older_checks_of(rules_dir: Path) -> dict[str, tuple[str, str]]:
             older = text[text.index("\n[[check]]\n", text.index("\n[[check]]\n") + 1) + 1:text.index("\n[docs]\n")]
             found[rule.derived_key] = (rule.checks[0].since, older.rstrip("\n") + "\n")
     return found
+
+
+@dataclass(frozen=True)
+class CatalogHistory:
+    """What a catalog merged over releases records of them (read back from its files): the
+    releases, oldest first; each derived rule's first release (by site key); the older checks
+    of a site whose check changed (:func:`older_checks_of`); the merged server-argument table."""
+
+    releases: tuple[str, ...]
+    since: dict
+    older_checks: dict
+    server_args_text: str
+
+
+def catalog_history(rules_dir: Path) -> CatalogHistory | None:
+    """The history a rule folder's derived catalog records; None where it records none (no
+    table, or a table of one release with no ``releases`` list)."""
+    table = rules_dir / DERIVED_DIR / SERVER_ARGS_TABLE
+    if not table.is_file():
+        return None
+    text = table.read_text(encoding="utf-8")
+    releases = tuple(tomllib.loads(text).get("releases", ()))
+    if not releases:
+        return None
+    rules = load_rules([rules_dir])
+    since = {r.derived_key: r.raise_site.since for r in rules if r.derived_key and r.raise_site.since}
+    return CatalogHistory(releases, since, older_checks_of(rules_dir), text)
+
+
+def write_over_history(derivation: Derivation, rules_dir: Path, history: CatalogHistory) -> tuple[int, Counter]:
+    """Write the newest release's tree (``derivation``) over a catalog merged over releases,
+    keeping what the catalog records of the others: each rule's first release, its older
+    checks, the rules of raise sites only older releases have, the merged server-argument
+    table. On the tree the catalog was made from, every file comes out as it was."""
+    if derivation.version != history.releases[-1]:
+        raise ValueError(f"sglang {derivation.version} is not the newest release of the catalog "
+                         f"({history.releases[-1]})")
+    return write_catalog(derivation, rules_dir, history.server_args_text, history.since,
+                         older_checks=history.older_checks)
 
 
 def _read_lock(path: Path) -> dict[str, str]:
