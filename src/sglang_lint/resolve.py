@@ -74,15 +74,19 @@ def _moved(start, text: str):
 def _defined_in(cls: cst.ClassDef) -> set[str]:
     """The names a class body binds: its methods, and plain assignments."""
     names = set()
-    for statement in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
+    for statement in _class_statements(cls):
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [
-                    small.target] if isinstance(small, cst.AnnAssign) else []
-                names |= {t.value for t in targets if isinstance(t, cst.Name)}
+        else:
+            names |= {t.value for t in _class_level_targets(statement) if isinstance(t, cst.Name)}
     return names
+
+
+def _class_level_targets(statement: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What a small statement of a class body assigns (``x = ...``, ``x: T = ...``, ``x: T``)."""
+    if isinstance(statement, cst.Assign):
+        return [t.target for t in statement.targets]
+    return [statement.target] if isinstance(statement, cst.AnnAssign) else []
 
 
 def _class_statements(cls: cst.ClassDef) -> list[cst.CSTNode]:
@@ -165,12 +169,9 @@ def _attribute_assignments(cls: cst.ClassDef, name: str) -> list[tuple]:
     and of a class-level ``name`` (see :func:`_assignments_in`)."""
     found = _assignments_in(cls, name)
     for statement in _class_statements(cls):
-        if isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name) \
-                and statement.target.value == name:
-            found.append((statement.annotation.annotation, statement.value))
-        elif isinstance(statement, cst.Assign) and any(
-                isinstance(t.target, cst.Name) and t.target.value == name for t in statement.targets):
-            found.append((None, statement.value))
+        if any(isinstance(t, cst.Name) and t.value == name for t in _class_level_targets(statement)):
+            found.append((statement.annotation.annotation if isinstance(statement, cst.AnnAssign) else None,
+                          statement.value))
     return found
 
 
