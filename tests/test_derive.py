@@ -448,13 +448,16 @@ def test_a_tree_the_catalog_already_merges_changes_nothing(tmp_path):
 
 
 def test_a_newer_tree_never_rewrites_a_merged_catalog_as_one_release(tmp_path):
+    """A newer release is merged into the catalog (test_derive_merge.py), from what the catalog
+    records of its releases; this one's table is one release's with a list of releases put on
+    top, not what the merge of those releases writes: refused, nothing written."""
     rules = _merged_catalog(tmp_path, ["9.9.7", "9.9.8"])
     before = _snapshot(rules)
     newer = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert newer.returncode == 2 and newer.stdout == ""
-    assert newer.stderr == ("sglang-lint: error: the catalog merges sglang 9.9.7 to 9.9.8; to add sglang 9.9.9 "
-                            "without losing them, run `sglang-lint catalog derive --releases 9.9.7..9.9.9` "
-                            "(each release's derivation is kept in the cache)\n")
+    assert newer.stderr == (f"sglang-lint: error: {rules / DERIVED_DIR / SERVER_ARGS_TABLE} is not what the merge "
+                            "of the releases it records writes: run `sglang-lint catalog derive --releases "
+                            "9.9.7..9.9.8` to rebuild it\n")
     assert _snapshot(rules) == before
 
 

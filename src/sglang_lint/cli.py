@@ -139,6 +139,11 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         "sglang-*.dist-info and no sglang/_version.py",
     )
     parser.add_argument(
+        "--release", metavar="X", default=None,
+        help="instead of --sglang: the tree of sglang release X, fetched through pip into the cache "
+        "(derive over a merged catalog merges a release newer than its newest into it)",
+    )
+    parser.add_argument(
         "--releases", metavar="SPEC", default=None,
         help="derive: merge these sglang releases (0.5.1..0.5.23, or 0.5.22,0.5.23), each fetched through pip "
         "into the cache; the rules come from the newest, with the release each starts in, and the "
@@ -159,37 +164,45 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             args.output.write_text(text, encoding="utf-8")
         return 0
     if args.releases is not None:
-        if args.action != "derive" or args.sglang or args.wheel:
+        if args.action != "derive" or args.sglang or args.wheel or args.release:
             err.write("sglang-lint: error: --releases goes with `catalog derive` alone (it fetches each tree)\n")
             return 2
         return _derive_releases(args.releases, rules_dir, out, err)
+    if args.release is not None and (args.sglang or args.wheel):
+        err.write("sglang-lint: error: --release fetches its own tree: not with --sglang or --wheel\n")
+        return 2
     try:
-        root = derive.locate_sglang(args.sglang)
-    except FileNotFoundError as exc:
+        root, wheel = _fetched(args.release) if args.release else (derive.locate_sglang(args.sglang), args.wheel)
+    except (FileNotFoundError, RuntimeError) as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
     verifying = args.action == "verify"  # (verify compares no fails-when rule: their paths are not derived)
-    # A catalog merged over releases keeps what it records of them: only its newest release's
-    # tree is written over it (each file as it was, on the tree it was made from).
+    # A catalog merged over releases keeps what it records of them: its newest release's tree
+    # is written over it (each file as it was, on the tree it was made from), a newer release
+    # is merged into it (derive/merge.py), an older one it merges changes nothing.
     history = derive.catalog_history(rules_dir) if args.action == "derive" else None
-    version = derive.sglang_version(root, args.wheel)
-    if version == derive.UNKNOWN_VERSION:
-        history = None  # (write_catalog refuses a tree of no known release)
-    if history is not None:
+    version = derive.sglang_version(root, wheel)
+    merging = None  # the catalog's releases, read back, where the tree's release is merged into them
+    if history is not None and version != history.releases[-1]:
+        from sglang_lint.derive import merge
+
         first, last = history.releases[0], history.releases[-1]
-        if version in history.releases[:-1]:
+        if version in history.releases:
             out.write(f"sglang {version} is one of the {len(history.releases)} releases the catalog merges "
                       f"({first} to {last}), not its newest: nothing to write\n")
             return 0
-        if version != last:
-            err.write(f"sglang-lint: error: the catalog merges sglang {first} to {last}; to add sglang {version} "
-                      f"without losing them, run `sglang-lint catalog derive --releases {first}..{version}` "
-                      "(each release's derivation is kept in the cache)\n")
+        try:
+            merge.release_to_add(version, history.releases)
+            merging = merge.catalog_facts(rules_dir)
+        except ValueError as exc:
+            err.write(f"sglang-lint: error: {exc}\n")
             return 2
-    derivation = derive.derive_sites(root, index_raises=verifying, wheel=args.wheel, paths=not verifying)
+    derivation = derive.derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
     if args.action == "derive":
         try:
-            if history is not None:  # (its launch subcommands' table, merged too, stays as it is)
+            if merging is not None:
+                written, skipped = merge.merge_release(root, derivation, rules_dir, merging)
+            elif history is not None:  # (its launch subcommands' table, merged too, stays as it is)
                 written, skipped = derive.write_over_history(derivation, rules_dir, history)
             else:
                 written, skipped = derive.write_catalog(derivation, rules_dir)
@@ -200,6 +213,10 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             from sglang_lint.derive.serve import write_commands
 
             write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
+        if merging is not None:
+            out.write(f"sglang {derivation.version} merged into the catalog of sglang {first} to {last}: "
+                      f"{len(merging) + 1} releases ({first} to {derivation.version}); rules from "
+                      f"{derivation.version}\n")
         found = len(derivation.sites)
         out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
         out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
@@ -218,11 +235,24 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     return 1 if drift.any else 0
 
 
+def _fetched(release: str) -> tuple[Path, Path | None]:
+    """``--release X``: its tree, fetched through pip into the cache, and the wheel it came from."""
+    import subprocess
+
+    from sglang_lint.derive.releases import cache_dir, fetch_tree
+
+    try:
+        root = fetch_tree(release)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        raise RuntimeError(f"sglang {release} could not be fetched through pip ({exc})") from None
+    return root, next((cache_dir() / "wheels").glob(f"sglang-{release}-*.whl"), None)
+
+
 def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
     from sglang_lint import derive
     from sglang_lint.derive import releases as history
-    from sglang_lint.derive.serve import release_commands, write_commands
+    from sglang_lint.derive.merge import release_facts, write_merged
 
     try:
         chosen = history.releases_in(spec, history.available_releases())
@@ -233,21 +263,11 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
-    tables, deprecated, values, rules, commands = {}, {}, {}, {}, {}
+    facts = {}
     for release in chosen:
         err.write(f"sglang {release}: server arguments, launch subcommands and raise sites\n")
-        tables[release] = history.release_server_args(release)
-        commands[release] = release_commands(release)
-        deprecated[release], values[release] = history.release_deprecated(release)
-        if release != newest:
-            rules[release] = history.release_rules(release)
-    table = history.merged_server_args_text(tables, deprecated, values)
-    newest_rules = {site.key: {"signature": history.site_signature(site)} for site in derivation.rules}
-    since, older_checks = history.site_history(derivation, {**rules, newest: newest_rules})
-    written, _ = derive.write_catalog(
-        derivation, rules_dir, table, since, history.gone_rules(derivation, rules), older_checks
-    )
-    write_commands(rules_dir / derive.DERIVED_DIR, commands)
+        facts[release] = release_facts(release, rules=release != newest)
+    written, _ = write_merged(derivation, rules_dir, facts)
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
     return 0

@@ -211,7 +211,14 @@ def merge_deprecated_values(history: dict[str, dict]) -> dict:
 def release_deprecated(version: str) -> tuple[dict, dict]:
     """One release's deprecated flags and values (server_args.py and the arg_groups package
     alone are read: quick, not cached)."""
-    srt = fetch_tree(version) / "sglang" / "srt"
+    return tree_deprecated(fetch_tree(version))
+
+
+def tree_deprecated(root: Path) -> tuple[dict, dict]:
+    """:func:`release_deprecated` of the tree under ``root``."""
+    srt = root / "sglang" / "srt"
+    if not (srt / "server_args.py").is_file():
+        return {}, {}
     server_args = ast.parse((srt / "server_args.py").read_text(encoding="utf-8"))
     groups = [ast.parse(path.read_text(encoding="utf-8")) for path in sorted((srt / "arg_groups").glob("*.py"))]
     return deprecated_flags(server_args), deprecated_values([server_args, *groups])
