@@ -71,10 +71,10 @@ LAYERS = [
     {"derive.writing", "derive.drift"},
     {"derive.releases"},
     {"derive.serve"},  # the subcommands' table, release by release
+    {"derive.merge"},  # the catalog over releases: written from each release's facts, read back from it
     {"derive"},
     {"runner", "project"},  # project: the command's pass over the project's launch helpers
     # the front ends
-    {"derive.merge"},  # the catalog over releases: written from each release's facts, read back from it
     {"cli", "server", "flake8_plugin"},
     {"front", "__main__"},  # the entry point: the quick answer from the index, else the command
 ]
