@@ -37,7 +37,8 @@ LAYERS = [
     {"checks.launch_flags"},
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
-     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.ast_values"},
+     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.ast_values", "checks.startup",
+     "checks.server_relations"},
     {"checks"},  # the table of check kinds
     # the rule table and its prefilter
     {"prefilter"},
@@ -57,11 +58,18 @@ LAYERS = [
     # the deriver: sglang's source to rule files, its parts lowest first
     {"derive.generated", "derive.tree"},
     {"derive.constants", "derive.expressions"},  # module constants as literal displays; path helpers
+    # the start-up run's symbolic values; the exception and message of a raise
+    {"derive.symbolic", "derive.exceptions"},
     {"derive.parsers"},  # the argparse parsers a module builds, read without running it
     {"derive.commands"},  # the `sglang` command's launch subcommands in one release
     {"derive.exports", "derive.launchers"},
     {"derive.guards"},
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
+    # what a call not run may write into the server arguments; the launch's environment and model
+    {"derive.call_effects", "derive.startup_inputs"},
+    {"derive.startup"},  # the symbolic run of the start-up validation
+    {"derive.startup_sequence"},  # what a launch runs on its arguments, in each layout
+    {"derive.startup_rules"},  # from the run's sites to rules
     {"derive.solve", "derive.state"},  # a local search for a path's examples; a receiver's state
     {"derive.examples", "derive.hierarchy"},  # the example calls of a path; a method's receiver classes
     {"derive.path_rules"},  # which raises get a fails-when rule, and their examples
@@ -70,6 +78,7 @@ LAYERS = [
     {"derive.sites"},
     {"derive.writing", "derive.drift"},
     {"derive.releases"},
+    {"derive.startup_table"},  # the start-up rules of every release, as one table
     {"derive.serve"},  # the subcommands' table, release by release
     {"derive.merge"},  # the catalog over releases: written from each release's facts, read back from it
     {"derive"},

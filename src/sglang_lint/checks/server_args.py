@@ -39,11 +39,12 @@ from sglang_lint.model import Finding, Fix, Span
 from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
+from sglang_lint.checks import server_relations, startup
 from sglang_lint.checks.server_table import Commands, Deprecation, Field, Table, load_commands, load_table
 from sglang_lint.argv_screen import argv_screen
 from sglang_lint.screen import mapping_may_be_known, value_may_be_known
 
-ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated")
+ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated", "startup")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
 
@@ -55,6 +56,7 @@ class ServerArgsCheck:
     marker: str | None  # an argv list of a subprocess call must name this (sglang.launch_server)
     positive: tuple = ()  # relations aspect: fields that must be > 0
     at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
+    startup: object = None  # startup aspect: the path of derived/startup.toml (read on first need)
 
 
 def parse(fields, targets):
@@ -78,6 +80,11 @@ def parse(fields, targets):
     for name in positive:
         if name not in table.fields:
             raise fields.error("positive", f"{name!r} is not a field of the table")
+    startup = None
+    if aspect == "startup":
+        startup = fields.path.parent / fields.str("startup")
+        if not startup.is_file():
+            raise fields.error("startup", f"{startup} does not exist (run `sglang-lint catalog derive`)")
     return ServerArgsCheck(
         aspect=aspect,
         table=table,
@@ -85,6 +92,7 @@ def parse(fields, targets):
         marker=fields.str("marker", required=False),
         positive=tuple(positive),
         at_least=tuple(pairs),
+        startup=startup,
     )
 
 
@@ -134,8 +142,10 @@ def _screen(params: ServerArgsCheck, target):
 
     def fails(name):
         def judge(value) -> bool:
+            if params.aspect == "startup":
+                return True  # any setting may take part in a check
             if params.aspect == "relations":
-                return _may_break_relation(params, name, value)
+                return server_relations.may_break_relation(params, name, value)
             return _judge_value(params, fields[name], Known(value, None), "") is not None
 
         return judge
@@ -190,8 +200,11 @@ def _display_judge(params: ServerArgsCheck):
             # each word its own place (the findings are counted, never shown)
             words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
         uses = _unique_uses(params, [Launch(words)])
+        if params.aspect == "startup":
+            return any(use.field is not None for use in uses)
         if params.aspect == "relations":
-            return any(use.field is not None and _may_break_relation(params, use.field.name, use.value) for use in uses)
+            return any(use.field is not None and server_relations.may_break_relation(params, use.field.name, use.value)
+                       for use in uses)
         return any(True for _ in _judge_uses(params, uses))
 
     return judge
@@ -370,7 +383,7 @@ def wrappers(site, check, target):
     reach this launch (reach.parameter_wrapper decides whether it does): extra flags
     spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``, or the whole
     list), ``**kwargs`` or a dict passed on to the engine."""
-    if check.params.aspect == "relations" or not isinstance(site.node, cst.Call):
+    if check.params.aspect in ("relations", "startup") or not isinstance(site.node, cst.Call):
         return []
     takes = _takes(target)
     found = []
@@ -431,15 +444,20 @@ def _run_keywords(site, params: ServerArgsCheck, target):
 def _flag_uses(site, params: ServerArgsCheck, target) -> list[FlagUse]:
     """The flags of the target's argv list, in each way it may be built, or of its shell
     command string; none when a subprocess command does not start an sglang server."""
+    return _unique_uses(params, _launches(site, params, target))
+
+
+def _launches(site, params: ServerArgsCheck, target) -> list:
+    """Each way the target's argv (or shell command) may be built; None: no sglang server."""
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
         return []
     takes = _takes(target)
     if takes == "shell" or (takes == "command" and _shell_true(site)):
-        return _unique_uses(params, shell_launches(site, arg.value, params.marker))
+        return shell_launches(site, arg.value, params.marker)
     if takes == "command" and _is_shlex_split(site, arg.value):
-        return _unique_uses(params, shell_launches(site, arg.value.args[0].value, params.marker))
-    return _unique_uses(params, [_launch(words, params, takes) for words in python_words(site, arg.value)])
+        return shell_launches(site, arg.value.args[0].value, params.marker)
+    return [_launch(words, params, takes) for words in python_words(site, arg.value)]
 
 
 def _shell_true(site) -> bool:
@@ -573,19 +591,6 @@ def _flag_alone(use: "FlagUse") -> bool:
     return use.alone
 
 
-def _number(value: object) -> int | float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            return None
-    return None
-
-
 def _settings(site, params: ServerArgsCheck, target) -> dict:
     """field -> (number, node) for each field set to one literal number at this call."""
     found = {}
@@ -594,46 +599,21 @@ def _settings(site, params: ServerArgsCheck, target) -> dict:
             if not keyword.certain or keyword.value is None or keyword.key not in params.table.fields:
                 continue
             known = site.model.evaluate(keyword.value, keyword.scope, keyword.where)
-            if len(known) == 1 and _number(known[0].value) is not None:
-                found[keyword.key] = (_number(known[0].value), known[0].node)
+            if len(known) == 1 and server_relations.number(known[0].value) is not None:
+                found[keyword.key] = (server_relations.number(known[0].value), known[0].node)
         return found
-    return _flag_settings(_flag_uses(site, params, target))
-
-
-def _flag_settings(uses: list[FlagUse]) -> dict:
-    """field -> (number, node) for each flag set to a literal number on every path."""
-    return {use.field.name: (_number(use.value), use.value_node) for use in uses
-            if use.certain and use.field is not None and _number(use.value) is not None}
+    return server_relations.flag_settings(_flag_uses(site, params, target))
 
 
 def _run_relations(site, params: ServerArgsCheck, target):
-    yield from _relations(params, _settings(site, params, target))
-
-
-def _may_break_relation(params: ServerArgsCheck, name: str, value: object) -> bool:
-    """Could :func:`_relations` find anything through this field set to this value? Only a
-    number can break a relation: a positive field's when it is not above 0, a pair's whichever
-    it is (the other side may be set by another word or launch: a superset, for the screen)."""
-    number = _number(value)
-    if number is None:
-        return False
-    return (name in params.positive and number <= 0) or any(name in pair for pair in params.at_least)
-
-
-def _relations(params: ServerArgsCheck, values: dict):
-    for name in params.positive:
-        if name in values and values[name][0] <= 0:
-            yield Finding(values[name][1], f"{name}={values[name][0]}: sglang requires {name} to be positive")
-    for left, right in params.at_least:
-        if left in values and right in values and values[left][0] < values[right][0]:
-            yield Finding(
-                values[left][1],
-                f"{left}={values[left][0]} with {right}={values[right][0]}: sglang requires {left} >= {right}",
-            )
+    yield from server_relations.relations(params, _settings(site, params, target))
 
 
 def run(site, rule, check, target):
     params: ServerArgsCheck = check.params
+    if params.aspect == "startup":
+        yield from _run_startup(site, params, target)
+        return
     if params.aspect == "relations":
         yield from _run_relations(site, params, target)
         return
@@ -647,11 +627,25 @@ def run_text(check, launch: Launch):
     """The findings on a launch command found outside Python (a shell script, a Markdown shell
     block, a YAML command list: launch_files.py)."""
     params: ServerArgsCheck = check.params
+    if params.aspect == "startup":
+        judged = startup.flag_launch(flag_uses(launch.words, params.table), launch.words, getattr(launch, "env", None))
+        yield from startup.judge(params.startup, params.table, [judged])
+        return
     uses = _unique_uses(params, [launch])
     if params.aspect == "relations":
-        yield from _relations(params, _flag_settings(uses))
+        yield from server_relations.relations(params, server_relations.flag_settings(uses))
     else:
         yield from _judge_uses(params, uses)
+
+
+def _run_startup(site, params: ServerArgsCheck, target):
+    if _takes(target) in ("keywords", "mapping"):
+        complete = target.takes != "mapping" and all(arg.star == "" for arg in site.node.args)
+        launches = [startup.keyword_launch(site, _keywords(site, target), params.table.fields, complete)]
+    else:
+        launches = [startup.flag_launch(flag_uses(launch.words, params.table), launch.words)
+                    for launch in _launches(site, params, target) if launch is not None and not launch.command]
+    yield from startup.judge(params.startup, params.table, launches)
 
 
 def fix_safety(check) -> str:

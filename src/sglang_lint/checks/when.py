@@ -37,7 +37,9 @@ from sglang_lint.checks.values import (  # (the values, re-exported for the chec
     is_dtype,
     member_equal,
 )
-from sglang_lint.checks.when_grammar import AGGREGATES, BUILTINS, MODULES, WhenError, names_read, parse_when
+from sglang_lint.checks.when_grammar import (
+    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
+)
 from sglang_lint.pynames import Ref
 
 __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Device", "Member", "Record", "Tensor", "TruthOnly",
@@ -109,7 +111,7 @@ def _eval(node: ast.expr, env: dict) -> object:
     if kind is ast.Name:
         if node.id in env:
             return env[node.id]
-        if node.id in MODULES or node.id in BUILTINS:
+        if node.id in MODULES or node.id in BUILTINS or node.id in ENVIRON_PARSERS:
             return Ref(node.id)
         return UNKNOWN
     if kind is ast.BoolOp:
@@ -381,7 +383,8 @@ TORCH_NAMES = frozenset({"Tensor", "dtype", "device", "strided", "Size", "nn", "
 TENSOR_METHODS = frozenset({"dim", "ndimension", "size", "numel", "is_contiguous", "stride", "is_floating_point",
                             "element_size", "view", "reshape", "contiguous"})
 VALUE_METHODS = frozenset({"get", "keys", "values", "startswith", "endswith", "lower", "upper", "strip", "count",
-                           "index"})
+                           "index", "split", "rsplit", "lstrip", "rstrip", "isdigit", "isalnum", "isidentifier",
+                           "replace", "items"})
 
 
 @dataclass(frozen=True)
@@ -446,6 +449,8 @@ def _call(node: ast.Call, env: dict) -> object:
         return {**base, **keywords}
     if keywords:
         return UNKNOWN
+    if name in ENVIRON_PARSERS:
+        return _environ(name, args[0]) if len(args) == 1 and isinstance(args[0], str) else UNKNOWN
     if name == "len" and len(args) == 1:
         value = args[0]
         if isinstance(value, Tensor):
@@ -464,6 +469,24 @@ def _call(node: ast.Call, env: dict) -> object:
     if name == "math.prod" and len(args) == 1 and isinstance(args[0], (tuple, list)) and known(args[0]):
         return math.prod(args[0])
     return UNKNOWN
+
+
+def _environ(parser: str, text: str) -> object:
+    """An environment variable's text as sglang reads it: ``envs.X`` of EnvBool / EnvInt /
+    EnvFloat / EnvStr, or ``get_bool_env_var`` (true and 1 only). Text sglang would refuse
+    is unknown (it fails another way)."""
+    lowered = text.strip().lower()
+    if parser == "env_str":
+        return text
+    if parser == "env_bool":
+        return True if lowered in ("true", "1", "yes", "y") else False if lowered in ("false", "0", "no", "n") \
+            else UNKNOWN
+    if parser == "env_truthy":
+        return lowered in ("true", "1")
+    try:
+        return int(text) if parser == "env_int" else float(text)
+    except ValueError:
+        return UNKNOWN
 
 
 _AGGREGATE = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorted": sorted, "tuple": tuple,
@@ -631,12 +654,24 @@ def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
             return args[1] if len(args) == 2 else None
         if name in ("keys", "values") and not args:
             return list(receiver) if name == "keys" else list(receiver.values())
+        if name == "items" and not args:
+            return [(k, v) for k, v in receiver.items()]
         return UNKNOWN
     if isinstance(receiver, str) and not keywords and known(args):
         if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], (str, tuple)):
             return getattr(receiver, name)(args[0])
-        if name in ("lower", "upper", "strip") and not args:
+        if name in ("lower", "upper", "strip", "lstrip", "rstrip", "isdigit", "isalnum", "isidentifier") \
+                and not args:
             return getattr(receiver, name)()
+        if name in ("strip", "lstrip", "rstrip") and len(args) == 1 and isinstance(args[0], str):
+            return getattr(receiver, name)(args[0])
+        if name in ("split", "rsplit") and len(args) <= 2 and all(isinstance(a, (str, int)) or a is None
+                                                                 for a in args):
+            return getattr(receiver, name)(*args)
+        if name == "replace" and len(args) == 2 and all(isinstance(a, str) for a in args):
+            return receiver.replace(*args)
+        if name == "count" and len(args) == 1 and isinstance(args[0], str):
+            return receiver.count(args[0])
         return UNKNOWN
     if isinstance(receiver, (tuple, list)) and name in ("count", "index") and len(args) == 1 and known(
             list(receiver)) and known(args[0]):

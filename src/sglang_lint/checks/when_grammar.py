@@ -21,6 +21,9 @@ AGGREGATES = frozenset({"tuple", "list", "set", "sorted", "sum", "min", "max"})
 BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
                       "any", "all", "sum", "sorted", "set", "round", "dict", "type", "bytes", "bytearray",
                       "complex", "frozenset", "object"})
+# How sglang parses an environment variable's text (start-up rules: derive/startup.py). The
+# variable itself is a parameter named as it is (``env_bool(SGLANG_X)``), unknown where unset.
+ENVIRON_PARSERS = frozenset({"env_bool", "env_truthy", "env_int", "env_float", "env_str"})
 # Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
 MODULES = frozenset({"torch", "math", "collections", "typing", "numbers", "sglang"})
 
@@ -38,7 +41,7 @@ def parse_when(text: str, parameters) -> ast.expr:
     except SyntaxError as error:
         raise WhenError(f"not a Python expression: {error.msg}") from None
     nodes = list(ast.walk(tree))
-    allowed = set(parameters) | BUILTINS | MODULES
+    allowed = set(parameters) | BUILTINS | MODULES | ENVIRON_PARSERS
     looped = _loop_names(nodes)
     if looped & allowed:
         raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")

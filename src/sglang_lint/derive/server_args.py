@@ -11,6 +11,7 @@ constants of other modules, class constants, helpers' returns, Enum members).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ class ServerField:
     extensible: bool = False  # choices a plugin may extend (add_*_choices = LIST.extend)
     flags: tuple = ()  # command-line spellings
     default: object = None
+    literal_default: bool = False  # the default is a literal (``default`` is its value)
 
 
 def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
@@ -402,6 +404,7 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
     return ServerField(
         name, base, optional, tuple(choices), grows, tuple(flags) if cli else (),
         None if default is NOT_LITERAL else default,
+        statement.value is not None and default is not NOT_LITERAL,
     )
 
 
@@ -410,6 +413,7 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
     and the module's other functions: a plain (action-less) flag whose destination is a
     field gives that field its flag and, where they can be read, its choices. Flags with an
     action (deprecated spellings) stay hand-registered flags only."""
+    renamed = _namespace_renames(module)
     for function in module.functions:
         scope = None
         for node in walk_all(function):
@@ -420,10 +424,13 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
             spellings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             keywords = {k.arg: k.value for k in node.keywords if k.arg}
             longs = [f for f in spellings if f.startswith("--")]
-            if not longs or "action" in keywords:
+            action = keywords.get("action")
+            plain_action = isinstance(action, ast.Constant) and action.value in ("store_true", "store_false")
+            if not longs or (action is not None and not plain_action):
                 continue
             dest = keywords.get("dest")
             name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_")
+            name = renamed.get(name, name)
             field = fields.get(name)
             if field is None:
                 continue
@@ -436,7 +443,23 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
                 except Skip:
                     pass
             flags = tuple(dict.fromkeys(field.flags + tuple(spellings)))
-            fields[name] = ServerField(field.name, field.type, field.optional, choices, grows, flags, field.default)
+            fields[name] = dataclasses.replace(field, choices=tuple(choices), extensible=grows, flags=flags)
+
+
+def _namespace_renames(module: Module) -> dict[str, str]:
+    """``args.tp_size = args.tensor_parallel_size`` in ``ServerArgs.from_cli_args``: the
+    parser's destination (``tensor_parallel_size``) -> the field it becomes (``tp_size``)."""
+    renamed = {}
+    for function in module.functions:
+        if function.name != "from_cli_args":
+            continue
+        for node in walk_all(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                    and isinstance(node.targets[0].value, ast.Name) and isinstance(node.value.value, ast.Name) \
+                    and node.targets[0].value.id == node.value.value.id:
+                renamed[node.value.attr] = node.targets[0].attr
+    return renamed
 
 
 def manual_flags(modules: list[Module]) -> list[str]:

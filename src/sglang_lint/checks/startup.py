@@ -1,0 +1,248 @@
+"""The start-up aspect of server-args (SGL012): sglang's validation of a server's arguments,
+run over the arguments a launch sets.
+
+``rules/derived/startup.toml`` (derive/startup.py) holds, per raise or assert of that
+validation, a ``fails-when`` condition over the fields and environment variables and the
+releases that have it. A launch's settings (its flags or keywords, known literals only), the
+environment variables written with it, and for the fields it leaves out the target release's
+defaults (only where the launch certainly sets nothing else) are the values the condition is
+evaluated over, three-valued (checks/when.py): a finding only where it is certainly true in
+every target release.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from sglang_lint.catalog import in_releases
+from sglang_lint.checks.base import show_value
+from sglang_lint.checks.when import UNKNOWN, holds, names_read, parse_when
+from sglang_lint.checks.when_grammar import WhenError
+from sglang_lint.model import Finding
+from sglang_lint.rulefile import read_toml
+
+DUMMY_MODELS = ("none", "dummy")  # sglang skips the checks that need a model for these
+
+
+@dataclass(frozen=True)
+class StartupCheck:
+    """One raise or assert of the validation, in the releases ``releases`` names."""
+
+    site: str  # "module: function"
+    exception: str
+    message: str
+    fails_when: str
+    releases: tuple  # ((since, until), ...)
+    defaults: dict = field(compare=False, hash=False)
+
+    @property
+    def key(self) -> tuple:
+        return self.site, self.exception, self.message
+
+    def in_release(self, release: str) -> bool:
+        return any(in_releases(since, until, release) for since, until in self.releases)
+
+
+@dataclass(frozen=True)
+class StartupTable:
+    checks: tuple
+    releases: tuple  # every release the table was derived from
+
+    def by_site(self, releases: tuple) -> dict:
+        """site key -> the checks of it that any of ``releases`` has."""
+        found: dict = {}
+        for check in self.checks:
+            if any(check.in_release(r) for r in releases):
+                found.setdefault(check.key, []).append(check)
+        return found
+
+
+@lru_cache(maxsize=4)
+def load_startup(path: Path) -> StartupTable:
+    """The table, read once per process (the conditions are parsed where a launch reads them)."""
+    data = read_toml(path)
+    checks = []
+    for index, row in enumerate(data.get("check", [])):
+        where = f"{path}: check #{index + 1}"
+        try:
+            defaults = ast.literal_eval(row.get("defaults", "{}"))
+            releases = tuple(tuple(pair) for pair in row["releases"])
+            checks.append(StartupCheck(row["site"], row["exception"], row["message"], row["fails_when"], releases,
+                                       defaults))
+        except (KeyError, ValueError, SyntaxError, TypeError) as error:
+            raise ValueError(f"{where}: {error}") from None
+    return StartupTable(tuple(checks), tuple(data.get("releases", ())))
+
+
+@lru_cache(maxsize=None)
+def _parsed(text: str) -> tuple:
+    """(expression, names it reads); the names are its parameters (fields, variables)."""
+    tree = ast.parse(text, mode="eval").body
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    try:
+        expression = parse_when(text, names)
+    except WhenError:
+        return None, frozenset()
+    return expression, names_read(expression) | names
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A field as a launch sets it: its value (UNKNOWN where not a known literal), what a
+    finding points at, and how the launch wrote it (``--tp-size 3``, ``tp_size=3``)."""
+
+    value: object
+    node: object
+    shown: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a launch says about its arguments: the fields it sets, whether it certainly sets
+    no other (then the others are the release's defaults), and the environment variables
+    written with it."""
+
+    settings: dict
+    complete: bool
+    environ: dict = field(default_factory=dict)
+    anchor: object = None  # what a finding no setting takes part in points at (the call, the launcher)
+
+
+def values(check: StartupCheck, launch: Launch) -> dict:
+    expression, names = _parsed(check.fails_when)
+    bound: dict = {}
+    for name in names:
+        if name in launch.settings:
+            bound[name] = launch.settings[name].value
+        elif name in launch.environ:
+            bound[name] = launch.environ[name]
+        elif launch.complete and name in check.defaults:
+            bound[name] = check.defaults[name]
+    return {k: v for k, v in bound.items() if v is not UNKNOWN}
+
+
+def fails(check: StartupCheck, launch: Launch) -> bool:
+    expression, _ = _parsed(check.fails_when)
+    return expression is not None and holds(expression, values(check, launch)) is True
+
+
+def findings(table: StartupTable, launch: Launch, releases: tuple, version: str):
+    """(node, message) for each check that certainly fails in every one of ``releases``."""
+    model = launch.settings.get("model_path")
+    if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
+        return
+    for key, checks in table.by_site(releases).items():
+        failing = []
+        for release in releases:
+            here = [c for c in checks if c.in_release(release)]
+            hit = next((c for c in here if fails(c, launch)), None)
+            if hit is None:
+                break
+            failing.append(hit)
+        else:
+            yield _finding(failing[0], launch, version)
+
+
+def _finding(check: StartupCheck, launch: Launch, version: str):
+    _, names = _parsed(check.fails_when)
+    involved = [setting for name, setting in launch.settings.items() if name in names]  # as the launch wrote them
+    variables = [f"{n}={launch.environ[n]}" for n in sorted(names) if n in launch.environ]
+    left = [f"{n}={check.defaults[n]!r}" for n in sorted(names)
+            if n not in launch.settings and n in check.defaults and launch.complete]
+    said = _joined([s.shown for s in involved] + variables) or "these arguments"
+    if left:
+        said += f" ({', '.join(left)} by default)"
+    module, _, function = check.site.partition(": ")
+    where = module.removeprefix("sglang.").replace(".", "/") + ".py"
+    message = (f"{said}: sglang {version} raises {check.exception} at start-up ({where}: {function}): "
+               f"{_quoted(check.message)}")
+    node = involved[0].node if involved else launch.anchor
+    return node, message
+
+
+def _joined(parts: list[str]) -> str:
+    """``a``, ``a with b``, ``a with b and c``."""
+    if len(parts) <= 2:
+        return " with ".join(parts)
+    return f"{parts[0]} with {', '.join(parts[1:-1])} and {parts[-1]}"
+
+
+def _quoted(message: str) -> str:
+    text = " ".join(message.split())
+    return f'"{text[:200]}{"..." if len(text) > 200 else ""}"'
+
+
+def flag_value(use) -> object:
+    """A flag's value as sglang's parser gives it (``launch_flags.FlagUse``): True for a
+    boolean flag, the number or text that follows it, UNKNOWN for anything else (a list, a
+    JSON argument, a word not known)."""
+    field_ = use.field
+    if field_ is None or not use.certain:
+        return UNKNOWN
+    if field_.type == "bool":
+        return True if use.value is None or use.alone else UNKNOWN
+    text = use.value
+    if text is None:
+        return UNKNOWN
+    if field_.type == "int":
+        try:
+            return int(text)
+        except ValueError:
+            return UNKNOWN
+    if field_.type == "float":
+        try:
+            return float(text)
+        except ValueError:
+            return UNKNOWN
+    if field_.type == "str":
+        return text
+    return UNKNOWN
+
+
+def flag_launch(uses, words, environ: dict | None = None) -> Launch:
+    """The launch a command's flags describe; complete where every word is known and every
+    flag names a field."""
+    settings = {}
+    for use in uses:
+        if use.field is None:
+            continue
+        value = flag_value(use)
+        shown = use.flag if use.field.type == "bool" else f"{use.flag} {use.value}"
+        if use.field.name in settings:  # given twice: argparse keeps the last
+            value = value if value is not UNKNOWN and settings[use.field.name].value is not UNKNOWN else UNKNOWN
+        settings[use.field.name] = Setting(value, use.element, shown)
+    complete = all(w.text is not None and w.whole and w.certain for w in words) and all(
+        u.field is not None for u in uses)
+    anchor = next((w.node for w in words if w.node is not None), None)
+    return Launch(settings, complete, dict(environ or {}), anchor)
+
+
+def keyword_launch(site, keywords, fields: dict, complete: bool) -> Launch:
+    """The settings of ``Engine(...)``/``ServerArgs(...)`` keywords (built.Entry each): a
+    literal the engine knows, or unknown; ``complete`` where the call passes nothing but
+    written keywords."""
+    settings = {}
+    for keyword in keywords:
+        if keyword.key not in fields or keyword.value is None:
+            continue
+        known = site.model.evaluate(keyword.value, keyword.scope, keyword.where) if keyword.certain else []
+        value = known[0].value if len(known) == 1 else UNKNOWN
+        shown = f"{keyword.key}={show_value(value)}" if value is not UNKNOWN else keyword.key
+        settings[keyword.key] = Setting(value, keyword.key_node, shown)
+    return Launch(settings, complete, {}, site.node)
+
+
+def judge(path: Path, table, launches: list[Launch]):
+    """The findings of the start-up checks (derived/startup.toml at ``path``) on each launch,
+    in the releases of the server-argument ``table``; one per node and message."""
+    startup = load_startup(path)
+    releases = table.releases or (table.version,)
+    seen = set()
+    for launch in launches:
+        for node, message in findings(startup, launch, releases, table.version):
+            if node is not None and (id(node), message) not in seen:
+                seen.add((id(node), message))
+                yield Finding(node, message)

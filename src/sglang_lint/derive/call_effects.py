@@ -1,0 +1,240 @@
+"""What a call may write into a server's arguments without being run: the fields an sglang
+function (or ServerArgs method) writes through the arguments it is handed, with the functions
+it hands them on to, read from their bodies (derive/startup.py runs the calls it can in place;
+for the others, this tells which fields become unknown)."""
+
+from __future__ import annotations
+
+import ast
+
+from sglang_lint.derive.paths import HARMLESS_CALLS
+from sglang_lint.derive.symbolic import unknown
+from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
+
+# Calls that give a read view of the arguments (0.5.20 on): reading through them reads the fields.
+VIEW_CALLS = frozenset({"resolving_view", "resolved_view"})
+
+
+# Calls that declare a field's resolved value (0.5.20 on): ``declare_resolution(args, source, x=v)``.
+DECLARE_CALLS = frozenset({"declare_resolution", "declare"})
+
+
+def resolve_function(node: ast.expr, module: Module, modules: dict[str, Module], imported_here: dict):
+    """(function, module) of the sglang function ``node`` names in ``module``: a function of
+    the module, one it imports (at the top or in the function: ``imported_here``), or
+    ``Cls.method`` / ``module.function`` of one it imports; None otherwise."""
+    if isinstance(node, ast.Name):
+        if node.id in imported_here:
+            found = defined_at(imported_here[node.id], modules)
+        else:
+            found = defining_module(node.id, module, modules)
+        return _function_at(found) if found is not None else None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        base = node.value.id
+        qualified = imported_here.get(base) or module.imports.get(base)
+        if qualified is None and base in module.definitions:
+            qualified = f"{module.name}.{base}"
+        if qualified is None:
+            return None
+        if qualified in modules:  # module.function
+            return _function_at((modules[qualified], node.attr))
+        found = defined_at(qualified, modules)
+        if found is None:
+            return None
+        owner, name = found
+        classes = [n for n in owner.tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+        if len(classes) != 1:
+            return None
+        methods = [n for n in classes[0].body if isinstance(n, ast.FunctionDef) and n.name == node.attr]
+        return (methods[0], owner) if len(methods) == 1 else None
+    return None
+
+
+def _function_at(found):
+    if found is None:
+        return None
+    owner, name = found
+    matches = [n for n in owner.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               and n.name == name]
+    if len(matches) != 1 or not isinstance(matches[0], ast.FunctionDef):
+        return None
+    return matches[0], owner
+
+
+READ_ONLY_CALLS = frozenset({"getattr", "hasattr", "isinstance", "str", "repr", "id", "type", "vars", "print",
+                             "len", "bool", *VIEW_CALLS})
+
+
+def writes_through(function: ast.FunctionDef, module: Module, modules: dict[str, Module], fields: frozenset,
+                   server: frozenset, depth: int = 0, seen: set | None = None,
+                   methods: dict | None = None) -> set[str] | None:
+    """The fields a function may write through ``server`` (its parameters that are the
+    arguments object), with the sglang functions and ServerArgs methods it hands them on to,
+    four calls deep (None: a call not followed is handed them: anything may be written)."""
+    key = (id(function), server)
+    if depth == 0 and key in _WRITES:
+        return _WRITES[key]
+    seen = set() if seen is None else seen
+    if key in seen:
+        return set()
+    seen.add(key)
+    if depth > 4:
+        return None
+    found = _writes_through(function, module, modules, fields, server, depth, seen, methods)
+    if depth == 0:
+        _WRITES[key] = found
+    return found
+
+
+_WRITES: dict = {}  # (function, server parameters) -> fields written; per run (run_startup clears it)
+
+
+def _writes_through(function, module, modules, fields, server, depth, seen, methods):
+    """writes_through's reading of one function's body."""
+    imported_here = {}
+    for node in walk_local(function):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                imported_here[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    aliases = set(server)
+    for node in walk_local(function):  # cfg = resolving_view(server_args); sa = server_args
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call) and ast.unparse(value.func) in VIEW_CALLS and value.args:
+                value = value.args[0]
+            if isinstance(value, ast.Name) and value.id in aliases:
+                aliases.add(node.targets[0].id)
+    written: set[str] = set()
+    for node in walk_local(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            written.add(node.attr)
+        elif isinstance(node, ast.Call):
+            positions = [i for i, a in enumerate(node.args) if isinstance(a, ast.Name) and a.id in aliases]
+            named = [k.arg for k in node.keywords if isinstance(k.value, ast.Name) and k.value.id in aliases]
+            receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+            on_server = isinstance(receiver, ast.Name) and receiver.id in aliases
+            if not positions and not named and not on_server:
+                continue
+            text = ast.unparse(node.func)
+            if text in READ_ONLY_CALLS or text.startswith(HARMLESS_CALLS):
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in DECLARE_CALLS:
+                if any(k.arg is None for k in node.keywords):
+                    return None
+                written |= {k.arg for k in node.keywords if k.arg is not None}
+                continue
+            if text in ("setattr", "object.__setattr__") and len(node.args) == 3 and 0 in positions:
+                name = node.args[1]
+                if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                    return None
+                written.add(name.value)
+                continue
+            if on_server:
+                found = (methods or {}).get(node.func.attr)
+                positions = [0] + [i + 1 for i in positions]
+            else:
+                found = resolve_function(node.func, module, modules, imported_here)
+            if found is None or None in named:
+                return None
+            params = [a.arg for a in (*found[0].args.posonlyargs, *found[0].args.args)]
+            if any(i >= len(params) for i in positions) or any(n is None for n in named):
+                return None
+            inner = writes_through(found[0], found[1], modules, fields,
+                                   frozenset([params[i] for i in positions] + named), depth + 1, seen, methods)
+            if inner is None:
+                return None
+            written |= inner
+    return written & fields
+
+
+class CallEffects:
+    """What the start-up run (derive/startup.StartupRun, which this is a part of) makes of a
+    call it does not run in place: the fields it may write become unknown."""
+
+    def _call_effects(self, node: ast.Call) -> None:
+        """What a call not run in place may change: the arguments, when handed them (every
+        field, unless it is an sglang function shown to write none); a field it is a method of
+        (``self.x.append(...)``) or that it is handed."""
+        func = node.func
+        text = ast.unparse(func)
+        if text.startswith(HARMLESS_CALLS) or text in ("print", "warnings.warn"):
+            return
+        handed = [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(func, ast.Attribute):
+            handed.append(func.value)
+        for value in handed:
+            if self.is_server(value):
+                if isinstance(func, ast.Name) and func.id in VIEW_CALLS | {"getattr", "hasattr", "isinstance"}:
+                    continue
+                if isinstance(func, ast.Attribute) and self.is_server(func.value):
+                    found = self._method(func.attr)
+                    written = self._writes(node, found[0], found[1]) if found is not None else None
+                else:
+                    found = self._function_named(func)
+                    if found is not None:
+                        written = self._writes(node, found[0], found[1])
+                    elif isinstance(func, ast.Attribute):
+                        written = self._writes_of_methods(node, func.attr)
+                    else:
+                        written = None
+                if written is None:
+                    self._forget_all(f"calls {text} with the arguments")
+                else:
+                    for name in written:
+                        self._write(name, unknown(f"written by {text}"))
+                continue
+            root = value
+            while isinstance(root, (ast.Attribute, ast.Subscript, ast.Starred)):
+                if isinstance(root, ast.Attribute) and self.is_server(root.value):
+                    mutating = not isinstance(func, ast.Attribute) or func.value is not value \
+                        or func.attr in MUTATING_METHODS or func.attr.endswith("_")
+                    if mutating and root.attr not in self.immutable:
+                        self._write(root.attr, unknown(f"{root.attr} handed to {text}"))
+                    break
+                root = root.value
+
+    def _writes_of_methods(self, call: ast.Call, name: str) -> set[str] | None:
+        """``x.m(server_args)`` on an object the run does not know: what every method ``m`` of
+        sglang's classes may write (the platform a launch runs on, the algorithm it picked...).
+        An out-of-tree plugin's own class is not sglang's, and not read here."""
+        if self.methods_by_name is None:
+            self.methods_by_name = {}
+            for module in self.modules.values():
+                for cls in module.classes:
+                    for item in cls.body:
+                        if isinstance(item, ast.FunctionDef):
+                            self.methods_by_name.setdefault(item.name, []).append((item, module))
+        found = self.methods_by_name.get(name)
+        if not found or len(found) > 40:
+            return None
+        written: set[str] = set()
+        for function, module in found:
+            inner = self._writes(call, function, module, bound=True)
+            if inner is None:
+                return None
+            written |= inner
+        return written
+
+    methods_by_name: dict | None = None
+
+    def _writes(self, call: ast.Call, function: ast.FunctionDef, module: Module,
+                bound: bool = False) -> set[str] | None:
+        """The fields a call not run in place may write through the arguments it is handed
+        (``bound``: a method called on an object, its first parameter that object)."""
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        on_server = isinstance(call.func, ast.Attribute) and self.is_server(call.func.value)
+        offset = 1 if on_server or bound else 0
+        server = [params[0]] if on_server and params else []  # (bound: the receiver is not the arguments)
+        for i, arg in enumerate(call.args):
+            if self.is_server(arg):
+                if i + offset >= len(params):
+                    return None
+                server.append(params[i + offset])
+        server += [k.arg for k in call.keywords if self.is_server(k.value) and k.arg is not None]
+        return writes_through(function, module, self.modules, self.field_names, frozenset(server),
+                              methods=self.server_methods)
+
+    def _forget_all(self, why: str) -> None:
+        marker = unknown(why)
+        self.fields = {name: marker for name in self.fields}

@@ -1,0 +1,642 @@
+"""sglang's start-up validation of a server's arguments, as conditions over the arguments.
+
+A launch builds ``ServerArgs`` and, before any model loads, runs its validation: from
+``__post_init__`` (up to 0.5.19) or ``resolve_once`` (0.5.20 on: the hooks of
+``arg_groups/``), then ``check_server_args``. These read and rewrite the fields in order, so a
+later check sees the rewritten value. This module runs that sequence symbolically, once per
+release:
+
+* every field stands for its value as the launch gives it (its name in the condition); an
+  assignment to a field (``self.x = ...``, ``declare_resolution(server_args, ..., x=...)``)
+  makes it the expression it was computed from; after an ``if``, a field changed in one branch
+  is ``a if test else b``;
+* the methods of ``ServerArgs`` and the sglang functions handed the arguments (``self._handle_x()``,
+  ``handle_x(server_args)``, ``run_hook(handle_x, server_args)``) are run in place, their
+  parameter standing for the same arguments (also through ``resolving_view``);
+* what the linter cannot know (the model's config, the GPU, the platform, a file, a call not
+  followed) is the name ``unknown``: the check evaluates it as unknown, so a condition that
+  needs it is never certain, while ``x if unknown else x`` is still ``x``; an unknown call
+  handed the arguments makes every field unknown from there on;
+* environment variables read through ``envs.X``, ``get_bool_env_var`` or ``os.environ`` are
+  the names of the variables, parsed as sglang parses them (``env_bool(SGLANG_X)``);
+* every ``raise`` and ``assert`` met is a site, with the conjunction of the tests that lead to
+  it. An earlier raise adds nothing to a later site's path (the launch fails either way), an
+  earlier ``return`` adds its negation.
+
+The result per site: a ``fails-when`` condition (checks/when.py) over the fields and
+environment variables, or the reason it cannot be one.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from sglang_lint.derive.expressions import negate
+from sglang_lint.checks.when_grammar import BUILTINS
+from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
+from sglang_lint.derive.call_effects import DECLARE_CALLS, VIEW_CALLS, CallEffects, resolve_function
+from sglang_lint.derive.exceptions import caught, exception_of, handler_names, raises_again
+from sglang_lint.derive.symbolic import (
+    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown,
+    merge, size, unknown,
+)
+from sglang_lint.derive.startup_inputs import (
+    ALL_VARIABLES, dummy_assumption, dummy_model_test, variable_read, variable_write,
+)
+from sglang_lint.derive.tree import Module, walk_local
+
+MAX_DEPTH = 12  # calls run in place inside one another
+HOOK_RUNNERS = frozenset({"run_hook"})  # run_hook(step, server_args) runs step(server_args)
+
+
+@dataclass
+class Site:
+    """One raise or assert met on the way, with the condition that reaches it."""
+
+    module: str
+    function: str
+    line: int
+    exception: str
+    message: str
+    condition: ast.expr | None  # None: see skip
+    skip: str = ""
+    node: ast.stmt | None = field(default=None, repr=False)
+
+
+class _Terminated(Exception):
+    """The rest of a block does not run (every path before it returned or raised)."""
+
+
+@dataclass
+class _Frame:
+    module: Module
+    function: ast.FunctionDef
+    env: dict
+    helpers: dict
+    imported_here: dict
+    path_start: int
+    returns: list = field(default_factory=list)  # (condition, fields, environ) at each return
+    # ``not c`` of each return met (at ``c``, the path then): what runs after it runs only there
+    guards: list = field(default_factory=list)
+
+
+class StartupRun(CallEffects, _Path):
+    """The symbolic run of one release's start-up validation."""
+
+    def __init__(self, modules: dict[str, Module], fields: list[str], envs: dict[str, str], classes=None,
+                 immutable: frozenset = frozenset()):
+        self.modules = modules
+        self.immutable = immutable  # fields of a type no call can change in place (str, int, bool...)
+        self.fields: dict[str, ast.expr] = {name: ast.Name(name, ast.Load()) for name in fields}
+        self.field_names = frozenset(fields)
+        self.environ: dict[str, ast.expr] = {}  # variables the run itself sets
+        self.envs = envs  # sglang.srt.environ: variable -> parse function (env_bool, ...)
+        self.sites: list[Site] = []
+        self.frames: list[_Frame] = []
+        self.running: set[int] = set()  # functions on the call stack (no recursion)
+        self.catching: tuple = ()
+        self.in_loop = 0
+        self.classes = classes
+        self.depth = 0
+        self.path = []
+        # _Path's per-function state, swapped with each frame
+        self.module = None
+        self.function = None
+        self.env = {}
+        self.helpers = {}
+        self.imported_here = {}
+        self.parameters = set()
+        self.self_name = None
+
+    # --- frames -------------------------------------------------------------------------
+    def _enter(self, module: Module, function: ast.FunctionDef, env: dict) -> _Frame:
+        frame = _Frame(module, function, env, {n.name: n for n in module.tree.body
+                                               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))},
+                       {}, len(self.path))
+        self.frames.append(frame)
+        self._load(frame)
+        return frame
+
+    def _load(self, frame: _Frame) -> None:
+        self.module, self.function, self.env = frame.module, frame.function, frame.env
+        self.helpers, self.imported_here = frame.helpers, frame.imported_here
+
+    def _leave(self) -> None:
+        self.frames.pop()
+        if self.frames:
+            self._load(self.frames[-1])
+
+    # --- expressions --------------------------------------------------------------------
+    def expr(self, node: ast.expr) -> ast.expr:
+        try:
+            return collapse(self._expr(node))
+        except _Unknown as reason:
+            return unknown(str(reason))
+        except RecursionError:
+            return unknown("too deep")
+
+    def _expr(self, node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Attribute) and self.is_server(node.value):
+            return self._field(node.attr)
+        if isinstance(node, ast.Call):
+            read = self._env_read(node)
+            if read is not None:
+                return read
+            if self._getattr_of_server(node):
+                name = self._constant_name(node.args[1])
+                if name in self.fields:
+                    return self.fields[name]
+                return self.expr(node.args[2]) if len(node.args) == 3 else unknown(f"reads {name}")
+            if isinstance(node.func, ast.Attribute) and self.is_server(node.func.value) \
+                    and self._method(node.func.attr) is None:
+                raise _Unknown(f"calls the arguments' method {node.func.attr}")
+        if isinstance(node, ast.Name) and self.env.get(node.id) is SERVER:
+            raise _Unknown("the arguments object as a value")
+        return super().expr(node)
+
+    def _call(self, node: ast.Call) -> ast.expr:
+        """A call of an sglang function (or of a ServerArgs method on the arguments) for its
+        value: run in place, its value what it returns; any other call as paths.py reads it."""
+        func = node.func
+        if not any(isinstance(a, ast.Starred) for a in node.args) and all(k.arg for k in node.keywords) \
+                and len(self.frames) < MAX_DEPTH:
+            if isinstance(func, ast.Attribute) and self.is_server(func.value):
+                found = self._method(func.attr)
+                if found is not None:
+                    return self.run_function(found[1], found[0],
+                                             self._bound(found[0], [func.value, *node.args], node.keywords, found[1]))
+            elif isinstance(func, (ast.Name, ast.Attribute)) and not (
+                    isinstance(func, ast.Name) and func.id in BUILTINS and func.id not in self.helpers):
+                found = self._function_named(func)
+                if found is not None and found[1].name.startswith("sglang.") and not found[0].decorator_list:
+                    return self.run_function(found[1], found[0],
+                                             self._bound(found[0], node.args, node.keywords, found[1]))
+        return super()._call(node)
+
+    def _name(self, name: str) -> ast.expr:
+        if self.env.get(name) is SERVER:
+            raise _Unknown("the arguments object as a value")
+        return super()._name(name)
+
+    def _field(self, name: str) -> ast.expr:
+        if name in self.fields:
+            return self.fields[name]
+        raise _Unknown(f"reads {name}, not a field")
+
+    def is_server(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return self.env.get(node.id) is SERVER
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in VIEW_CALLS \
+                and len(node.args) == 1:
+            return self.is_server(node.args[0])
+        return False
+
+    def _getattr_of_server(self, node: ast.Call) -> bool:
+        return isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) in (2, 3) \
+            and self.is_server(node.args[0]) and isinstance(self._constant_name(node.args[1]), str)
+
+    def _constant_name(self, node: ast.expr) -> str | None:
+        """The text a name argument of getattr/setattr certainly is (a literal, or a local
+        bound to one)."""
+        value = node if isinstance(node, ast.Constant) else self.expr(node)
+        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+
+    def _env_read(self, node: ast.Call) -> ast.expr | None:
+        """``envs.X.get()``, ``get_bool_env_var("X")``, ``os.environ.get("X")``, ``os.getenv("X")``."""
+        found = variable_read(node, self.envs)
+        return None if found is None else self._variable(*found)
+
+    def _variable(self, name: str, parse: str | None) -> ast.expr:
+        if parse is None:
+            raise _Unknown(f"reads the environment variable {name} of an unknown kind")
+        raw = self.environ.get(name, ast.Name(name, ast.Load()))
+        return ast.Call(ast.Name(parse, ast.Load()), [raw], [])
+
+    # --- statements ---------------------------------------------------------------------
+    def run_function(self, module: Module, function: ast.FunctionDef, env: dict) -> ast.expr:
+        """Run ``function``'s body in place, ``env`` binding its parameters; after it, the fields
+        are what every way out of it leaves them. Returns the value it returns."""
+        if id(function) in self.running or len(self.frames) >= MAX_DEPTH:
+            self._forget_all(f"calls {function.name} again or too deep")
+            return unknown(f"calls {function.name} again or too deep")
+        self.running.add(id(function))
+        frame = self._enter(module, function, env)
+        try:
+            try:
+                self.block(_body(function))
+                ended = True
+            except _Terminated:
+                ended = False
+            fell_off = (None, dict(self.fields), dict(self.environ), ast.Constant(None))
+            exits = frame.returns + ([fell_off] if ended else [])
+            if not exits:
+                raise _Terminated()
+            return self._join(exits)
+        finally:
+            self.running.discard(id(function))
+            self._leave()
+
+    def _join(self, exits: list) -> ast.expr:
+        """The fields after a function with several ways out, and the value it returns: the last
+        way's, each earlier return's where its condition holds."""
+        _, fields, environ, value = exits[-1]
+        fields, environ = dict(fields), dict(environ)
+        for condition, returned, returned_env, returned_value in reversed(exits[:-1]):
+            for name in set(fields) | set(returned):
+                a, b = returned.get(name), fields.get(name)
+                if a is not b:
+                    fields[name] = if_else(condition, a, b, name)
+            for name in set(environ) | set(returned_env):
+                a, b = returned_env.get(name), environ.get(name)
+                if a is not b:
+                    environ[name] = if_else(condition, a, b, name)
+            value = if_else(condition, returned_value, value, "the returned value")
+        self.fields, self.environ = fields, environ
+        return value
+
+    def block(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, statement: ast.stmt) -> None:
+        if isinstance(statement, (ast.Raise, ast.Assert)):
+            self._site(statement)
+            if isinstance(statement, ast.Raise):
+                raise _Terminated()
+            return
+        if isinstance(statement, ast.Return):
+            frame = self.frames[-1]
+            condition = conjunction(self.path[frame.path_start:] + frame.guards)
+            if condition is not None and dummy_model_test(condition):
+                raise _Terminated()  # taken as not taken: see _dummy_model_test
+            value = self.expr(statement.value) if statement.value is not None else ast.Constant(None)
+            if value is SERVER:
+                value = unknown("returns the arguments object")
+            frame.returns.append((condition, dict(self.fields), dict(self.environ), value))
+            if condition is not None:
+                frame.guards.append(negate(condition))
+            raise _Terminated()
+        if isinstance(statement, ast.If):
+            self._if(statement)
+            return
+        if isinstance(statement, ast.Expr):
+            if isinstance(statement.value, ast.Call):
+                self.call(statement.value)
+            return
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            self._assignment(statement)
+            return
+        if isinstance(statement, (ast.Pass, ast.Global, ast.Nonlocal)):
+            return
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            self._import(statement)
+            return
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.env[statement.name] = unknown(f"the local function {statement.name}")
+            return
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                self._calls_in(item.context_expr)
+                if item.optional_vars is not None:
+                    self._bind(item.optional_vars, unknown("a with statement's value"))
+            self.block(statement.body)
+            return
+        if isinstance(statement, ast.Try):
+            self._try(statement)
+            return
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+            self._loop(statement)
+            return
+        if isinstance(statement, ast.Delete):
+            for target in statement.targets:
+                self._havoc_target(target)
+            return
+        self._havoc(statement, f"a {type(statement).__name__.lower()} statement")
+
+    def _import(self, statement: ast.stmt) -> None:
+        if isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+            for alias in statement.names:
+                self.env.pop(alias.asname or alias.name, None)
+                self.imported_here[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
+
+    def _site(self, statement: ast.Raise | ast.Assert) -> None:
+        frame = self.frames[-1]
+        exception, message = exception_of(statement)
+        path = list(self.path) + [g for f in self.frames for g in f.guards]
+        if isinstance(statement, ast.Assert):
+            path.append(negate(self.expr(statement.test)))
+        skip = ""
+        if self.in_loop:
+            skip = "inside a loop"
+        elif caught(exception, self.catching):
+            skip = "caught by the try around it"
+        if isinstance(statement, ast.Raise) and statement.exc is None:
+            skip = "re-raises what it caught"
+        condition = conjunction(path) if path else ast.Constant(True)
+        if not skip and size(condition) > MAX_CONDITION:
+            skip = "the path to it is too long to write out"
+        self.sites.append(Site(frame.module.name, _qualified(frame), statement.lineno, exception, message,
+                               None if skip else condition, skip, statement))
+
+    def _if(self, statement: ast.If) -> None:
+        test = self.expr(statement.test)
+        real_model = dummy_assumption(test)
+        if real_model is not None:  # a launch of a real model (see _dummy_model_test)
+            self.block(statement.body if real_model else statement.orelse)
+            return
+        before_fields, before_env, before_locals = dict(self.fields), dict(self.environ), dict(self.env)
+        states = []
+        for branch, condition in ((statement.body, test), (statement.orelse, negate(test))):
+            self.fields, self.environ, self.env = dict(before_fields), dict(before_env), dict(before_locals)
+            self.frames[-1].env = self.env
+            self.path.append(condition)
+            try:
+                self.block(branch)
+                states.append((condition, self.fields, self.environ, self.env))
+            except _Terminated:
+                states.append(None)
+            finally:
+                self.path.pop()
+        self.frames[-1].env = self.env
+        body, orelse = states
+        if body is None and orelse is None:
+            raise _Terminated()
+        if body is None or orelse is None:
+            kept = orelse if body is None else body
+            self.fields, self.environ, self.env = kept[1], kept[2], kept[3]
+            self.frames[-1].env = self.env
+            return
+        self.fields = merge(test, body[1], orelse[1])
+        self.environ = merge(test, body[2], orelse[2])
+        self.env = merge(test, body[3], orelse[3])
+        self.frames[-1].env = self.env
+
+    def _try(self, statement: ast.Try) -> None:
+        # a handler that always raises again stops nothing: the launch fails all the same
+        caught = tuple(handler_names(h) for h in statement.handlers if not raises_again(h))
+        saved = self.catching
+        self.catching = saved + tuple(name for names in caught for name in names)
+        before = dict(self.fields), dict(self.environ), dict(self.env)
+        try:
+            self.block(statement.body)
+            self.block(statement.orelse)
+            ended = True
+        except _Terminated:
+            ended = False
+        finally:
+            self.catching = saved
+        after_body = dict(self.fields), dict(self.environ), dict(self.env)
+        failed = unknown("a try statement's body fails")
+        for handler in statement.handlers:
+            self.fields, self.environ, self.env = (dict(part) for part in before)
+            self.frames[-1].env = self.env
+            if handler.name:
+                self.env[handler.name] = unknown("the caught exception")
+            self.path.append(failed)
+            try:
+                self.block(handler.body)
+                handled = dict(self.fields), dict(self.environ), dict(self.env)
+            except _Terminated:
+                handled = None
+            finally:
+                self.path.pop()
+            if handled is not None:
+                if not ended:
+                    after_body, ended = handled, True
+                else:
+                    after_body = tuple(merge(failed, handled[i], after_body[i]) for i in range(3))
+        if not ended:
+            self.fields, self.environ, self.env = (dict(part) for part in before)
+            self.frames[-1].env = self.env
+            raise _Terminated()
+        self.fields, self.environ, self.env = after_body
+        self.frames[-1].env = self.env
+        self.block(statement.finalbody)
+
+    def _loop(self, statement: ast.stmt) -> None:
+        """A loop over a literal display of a few constants runs its body once per item;
+        another loop's body runs an unknown number of times: what it writes is unknown
+        before and after it, and its raises are sites inside a loop."""
+        items = self._literal_items(statement)
+        if items is not None:
+            for item in items:
+                self._bind(statement.target, item)
+                self.block(statement.body)
+            self.block(statement.orelse)
+            return
+        self._havoc(statement, "written in a loop")
+        iterating = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else statement.test
+        self._calls_in(iterating)
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            self._bind(statement.target, unknown("a loop variable"))
+        self.in_loop += 1
+        saved_path = len(self.path)
+        self.path.append(unknown("the loop runs"))
+        try:
+            self.block(statement.body)
+        except _Terminated:
+            pass
+        finally:
+            del self.path[saved_path:]
+            self.in_loop -= 1
+        self._havoc(statement, "written in a loop")
+        try:
+            self.block(statement.orelse)
+        except _Terminated:
+            pass
+
+    def _literal_items(self, statement: ast.stmt) -> list | None:
+        if not isinstance(statement, ast.For) or not isinstance(statement.target, ast.Name):
+            return None
+        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for s in statement.body for n in walk_local(s)):
+            return None
+        items = self.expr(statement.iter)
+        if not isinstance(items, (ast.Tuple, ast.List)) or len(items.elts) > 16 \
+                or not all(isinstance(e, ast.Constant) for e in items.elts):
+            return None
+        return items.elts
+
+    # --- assignments --------------------------------------------------------------------
+    def _assignment(self, statement: ast.stmt) -> None:
+        value_node = statement.value
+        if value_node is None:
+            return
+        self._calls_in(value_node)
+        if isinstance(statement, ast.AugAssign):
+            value = self.expr(ast.BinOp(_load(statement.target), statement.op, value_node))
+            self._bind(statement.target, value)
+            return
+        value = SERVER if self.is_server(value_node) else self.expr(value_node)
+        targets = [statement.target] if isinstance(statement, ast.AnnAssign) else statement.targets
+        for target in targets:
+            self._bind(target, value)
+
+    def _bind(self, target: ast.expr, value) -> None:
+        if isinstance(target, ast.Name):
+            self.env[target.id] = bounded(value)
+        elif isinstance(target, ast.Attribute) and self.is_server(target.value):
+            self._write(target.attr, value if value is not SERVER else unknown("the arguments object"))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
+            for index, element in enumerate(target.elts):
+                if starred or value is SERVER or is_unknown(value):
+                    item = unknown("unpacked")
+                elif isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                    item = value.elts[index]
+                else:
+                    item = ast.Subscript(value, ast.Constant(index), ast.Load())
+                self._bind(element.value if isinstance(element, ast.Starred) else element, item)
+        else:
+            self._havoc_target(target)
+
+    def _write(self, name: str, value: ast.expr) -> None:
+        if name in self.fields:
+            self.fields[name] = bounded(value)
+
+    def _havoc_target(self, target: ast.expr) -> None:
+        """``x[k] = v``, ``self.x[k] = v``, ``del x``: the object written is unknown now."""
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Starred)):
+            if isinstance(root, (ast.Attribute,)) and self.is_server(root.value):
+                self._write(root.attr, unknown(f"{root.attr} changed in place"))
+                return
+            root = root.value
+        if isinstance(root, ast.Name):
+            self.env[root.id] = unknown(f"{root.id} changed in place")
+
+    def _havoc(self, statement: ast.stmt, why: str) -> None:
+        """Everything a statement may write is unknown: its assignments, and what its calls may
+        change."""
+        for node in walk_local(statement):
+            if isinstance(node, (ast.Name,)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                self.env[node.id] = unknown(why)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and self.is_server(node.value):
+                self._write(node.attr, unknown(why))
+            elif isinstance(node, ast.Call):
+                self._call_effects(node)
+
+    # --- calls ------------------------------------------------------------------------
+    def _calls_in(self, node: ast.expr) -> None:
+        """What the calls inside an expression may change (a call run for its value is not
+        run in place: its effects on the arguments make the fields it may write unknown)."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                self._call_effects(inner)
+
+    def call(self, node: ast.Call) -> None:
+        """A call made for its effect: run in place where it is sglang's and reaches the
+        arguments; otherwise only what it may change."""
+        func = node.func
+        text = ast.unparse(func)
+        if text.startswith(HARMLESS_CALLS) or text in ("print", "warnings.warn"):
+            return
+        if isinstance(func, ast.Name) and func.id in DECLARE_CALLS and node.args and self.is_server(node.args[0]):
+            for keyword in node.keywords:
+                if keyword.arg is None:
+                    self._forget_all("declares ** values")
+                    return
+                self._write(keyword.arg, self.expr(keyword.value))
+            return
+        if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3 \
+                and self.is_server(node.args[0]):
+            name = self._constant_name(node.args[1])
+            if name is not None:
+                self._write(name, self.expr(node.args[2]))
+            else:
+                self._forget_all("setattr of a computed name")
+            return
+        if self._set_env(node):
+            return
+        if isinstance(func, ast.Name) and func.id in HOOK_RUNNERS and len(node.args) == 2 \
+                and self.is_server(node.args[1]):
+            step = self._function_named(node.args[0])
+            if step is not None:
+                self.run_function(step[1], step[0], self._bound(step[0], [node.args[1]], [], step[1]))
+                return
+        target = self._callee(node)
+        if target is not None:
+            function, module, bound = target
+            self.run_function(module, function, bound)
+            return
+        self._call_effects(node)
+
+    def _set_env(self, node: ast.Call) -> bool:
+        """``envs.X.set(v)``; ``os.environ.update(...)`` and the like: what they set is unknown."""
+        found = variable_write(node)
+        if found is None:
+            return False
+        if found is ALL_VARIABLES:
+            self.environ = {}
+        else:
+            name, value = found
+            self.environ[name] = ast.Call(ast.Name("str", ast.Load()), [self.expr(value)], [])
+        return True
+
+    def _callee(self, node: ast.Call):
+        """(function, module, parameter bindings) of an sglang function or ServerArgs method the
+        call runs with the arguments; None for any other call."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and self.is_server(func.value):
+            found = self._method(func.attr)
+            if found is None:
+                return None
+            method, module = found
+            return method, module, self._bound(method, [func.value, *node.args], node.keywords, module)
+        if not (any(self.is_server(a) for a in node.args) or any(self.is_server(k.value) for k in node.keywords)):
+            return None
+        found = self._function_named(func)
+        if found is None:
+            return None
+        function, module = found
+        return function, module, self._bound(function, node.args, node.keywords, module)
+
+    def _bound(self, function: ast.FunctionDef, args, keywords, module: Module) -> dict:
+        params = [*function.args.posonlyargs, *function.args.args]
+        env: dict = {}
+        for param, arg in zip(params, args):
+            env[param.arg] = SERVER if self.is_server(arg) else self.expr(arg)
+        for keyword in keywords:
+            if keyword.arg is not None:
+                env[keyword.arg] = SERVER if self.is_server(keyword.value) else self.expr(keyword.value)
+        defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):],
+                            function.args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults)
+                        if d is not None)
+        for param in [*params, *function.args.kwonlyargs]:
+            if param.arg not in env:
+                default = defaults.get(param.arg)
+                env[param.arg] = copy.deepcopy(default) if isinstance(default, ast.Constant) \
+                    else unknown(f"the parameter {param.arg}")
+        for extra in (function.args.vararg, function.args.kwarg):
+            if extra is not None:
+                env[extra.arg] = unknown(f"the parameter {extra.arg}")
+        return env
+
+    def _method(self, name: str):
+        """A method of the arguments' class (ServerArgs, or a base of it in sglang)."""
+        return self.server_methods.get(name)
+
+    server_methods: dict = {}
+
+    def _function_named(self, node: ast.expr):
+        """(function, module) of the sglang function a name or dotted name stands for here."""
+        if isinstance(node, ast.Name) and node.id in self.env:
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.env:
+            return None
+        return resolve_function(node, self.module, self.modules, self.imported_here)
+
+
+def _load(node: ast.expr) -> ast.expr:
+    node = copy.deepcopy(node)
+    for child in ast.walk(node):
+        if hasattr(child, "ctx"):
+            child.ctx = ast.Load()
+    return node
+
+
+def _qualified(frame: _Frame) -> str:
+    return frame.function.name

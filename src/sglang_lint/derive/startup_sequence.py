@@ -1,0 +1,80 @@
+"""Which functions a launch runs on its server arguments before a model loads, in order, in
+each of sglang's layouts (``__post_init__`` up to 0.5.19, ``resolve_once`` from 0.5.20, then
+``check_server_args``), run by the start-up run (derive/startup.py)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from sglang_lint.derive.call_effects import _WRITES
+from sglang_lint.derive.startup import SERVER, StartupRun, _Terminated
+from sglang_lint.derive.startup_inputs import environment_kinds
+from sglang_lint.derive.symbolic import _KEYS, _SIZES
+from sglang_lint.derive.tree import Module, defining_module
+
+SERVER_ARGS_MODULE = "sglang.srt.server_args"
+
+
+ENVIRON_MODULE = "sglang.srt.environ"
+
+
+@dataclass
+class Startup:
+    """What one release's start-up validation gives: every site met, in order."""
+
+    sites: list
+    entry: tuple  # the methods run, in order
+
+
+def _server_class(modules: dict[str, Module]):
+    module = modules.get(SERVER_ARGS_MODULE)
+    if module is None:
+        return None
+    found = [n for n in module.tree.body if isinstance(n, ast.ClassDef) and n.name == "ServerArgs"]
+    return (module, found[0]) if len(found) == 1 else None
+
+
+def _methods(module: Module, cls: ast.ClassDef, modules: dict[str, Module]) -> dict:
+    """name -> (method, module) of the class and its sglang bases (the class's own first)."""
+    methods: dict = {}
+    for base in cls.bases:
+        found = defining_module(ast.unparse(base), module, modules) if isinstance(base, ast.Name) else None
+        if found is None:
+            continue
+        owner, name = found
+        classes = [n for n in owner.tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+        if len(classes) == 1:
+            methods.update(_methods(owner, classes[0], modules))
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef):
+            methods[item.name] = (item, module)
+    return methods
+
+
+def run_startup(modules: dict[str, Module], fields: list[str], classes=None,
+                immutable: frozenset = frozenset()) -> Startup | None:
+    """Run a release's start-up validation (None: no ServerArgs class in the tree)."""
+    found = _server_class(modules)
+    if found is None:
+        return None
+    module, cls = found
+    methods = _methods(module, cls, modules)
+    _WRITES.clear()
+    _KEYS.clear()
+    _SIZES.clear()
+    run = StartupRun(modules, fields, environment_kinds(modules), classes, immutable)
+    run.server_methods = {name: (function, owner) for name, (function, owner) in methods.items()}
+    entry = tuple(name for name in ("resolve_once" if "resolve_once" in methods else "__post_init__",
+                                    "check_server_args") if name in methods)
+    for name in entry:
+        function, owner = methods[name]
+        env = {}
+        params = [*function.args.posonlyargs, *function.args.args]
+        if params:
+            env[params[0].arg] = SERVER
+        try:
+            run.run_function(owner, function, env)
+        except _Terminated:
+            break  # every way through it raises: nothing after it runs
+    return Startup(run.sites, entry)

@@ -1,0 +1,139 @@
+"""The start-up rules of every release as one table (``rules/derived/startup.toml``): each rule
+once, with the releases that have it, and per release group how many of the start-up sites
+became rules and why the others did not."""
+
+from __future__ import annotations
+
+import ast
+import json
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+from sglang_lint.catalog import version_key
+from sglang_lint.derive.generated import GENERATED_MARK, toml_string
+from sglang_lint.derive.releases import cache_dir, fetch_tree, presence_runs
+from sglang_lint.derive.server_args import derive_server_fields
+from sglang_lint.derive.startup_rules import Rule, site_rules
+from sglang_lint.derive.startup_sequence import run_startup
+from sglang_lint.derive.tree import no_gc, read_modules
+
+STARTUP_FORMAT = "v1"  # bump when the start-up derivation changes what a release's rules hold
+TABLE = "startup.toml"
+IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
+
+# The groups the summary counts by: sglang's three layouts of its start-up validation.
+GROUPS = (("0.5.1", "0.5.10"), ("0.5.10", "0.5.20"), ("0.5.20", ""))
+
+
+def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> str:
+    """The table of the rules each release has (release -> (rules, skip reasons, sites)),
+    each rule with the runs of releases that have it."""
+    releases = sorted(per_release, key=version_key)
+    having: dict[Rule, set] = {}
+    for release in releases:
+        for rule in per_release[release][0]:
+            having.setdefault(rule, set()).add(release)
+    lines = [
+        GENERATED_MARK,
+        "# sglang's start-up validation of a server's arguments (ServerArgs.__post_init__ or",
+        "# resolve_once, then check_server_args), one rule per raise or assert a launch can",
+        "# certainly reach: `fails_when` over the fields (and environment variables by name),",
+        "# `defaults` the literal defaults of the fields it reads. Read by SGL012.",
+        f"releases = [{', '.join(toml_string(r) for r in releases)}]",
+        "",
+    ]
+    for group in _summary(per_release, releases):
+        lines.append(group)
+
+    def first(rule: Rule):
+        return version_key(min(having[rule], key=version_key))
+
+    ordered = sorted(having, key=lambda r: (r.module, r.function, r.message, first(r), r.condition))
+    for rule in ordered:
+        runs = presence_runs([r in having[rule] for r in releases], releases)
+        lines += [
+            "",
+            "[[check]]",
+            f"site = {toml_string(f'{rule.module}: {rule.function}')}",
+            f"exception = {toml_string(rule.exception)}",
+            f"message = {toml_string(rule.message)}",
+            f"fails_when = {toml_string(rule.condition)}",
+            f"releases = [{', '.join(f'[{toml_string(a)}, {toml_string(b)}]' for a, b in runs)}]",
+        ]
+        if rule.defaults:
+            lines.append(f"defaults = {toml_string(repr(dict(rule.defaults)))}")
+    return "\n".join(lines) + "\n"
+
+
+def _summary(per_release: dict, releases: list[str]) -> list[str]:
+    """``[[group]]`` tables: per release group, the sites (counted once per release) and
+    rules, and the reasons the others are none."""
+    lines = []
+    for since, until in GROUPS:
+        inside = [r for r in releases if version_key(since) <= version_key(r)
+                  and (not until or version_key(r) < version_key(until))]
+        if not inside:
+            continue
+        rules = sum(len({(x.module, x.function, x.message) for x in per_release[r][0]}) for r in inside)
+        sites = sum(per_release[r][2] for r in inside)
+        why = Counter(reason for r in inside for reason in per_release[r][1])
+        lines += ["[[group]]", f"releases = [{toml_string(inside[0])}, {toml_string(inside[-1])}]",
+                  f"sites = {sites}", f"rules = {rules}",
+                  "skipped = { " + ", ".join(f"{toml_string(k)} = {v}" for k, v in why.most_common()) + " }", ""]
+    return lines
+
+
+def tree_startup(root: Path) -> tuple[list[Rule], list[str], int]:
+    """One tree's start-up rules, the reasons its other sites are none, and how many sites."""
+    with no_gc():
+        modules = read_modules(root)
+        fields = derive_server_fields(modules)
+        startup = run_startup({m.name: m for m in modules}, [f.name for f in fields],
+                              immutable=frozenset(f.name for f in fields if f.type in IMMUTABLE_TYPES))
+    if startup is None:
+        return [], [], 0
+    defaults = {f.name: f.default for f in fields if f.literal_default}
+    return site_rules(startup, defaults)
+
+
+def release_startup(version: str, covered: frozenset = frozenset()) -> tuple[list[Rule], list[str], int]:
+    """A release's start-up rules (tree_startup), kept in the cache as JSON."""
+    path = cache_dir() / "startup" / f"{STARTUP_FORMAT}-{version}.json"
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        rules, why, count = tree_startup(fetch_tree(version))
+        data = {"rules": [[r.module, r.function, r.exception, r.message, r.condition, repr(r.defaults)]
+                          for r in rules], "skipped": why, "sites": count}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data), encoding="utf-8")
+    rules = [Rule(m, f, e, msg, c, _defaults(d)) for m, f, e, msg, c, d in data["rules"]]
+    kept = [r for r in rules if r.message not in covered]
+    why = data["skipped"] + ["covered by a curated rule"] * (len(rules) - len(kept))
+    return kept, why, data["sites"]
+
+
+def _defaults(text: str) -> tuple:
+    """The defaults as written (repr of Python literals: None and tuples as they are)."""
+    return tuple(tuple(pair) for pair in ast.literal_eval(text))
+
+
+def curated_sites(rules: Path) -> frozenset:
+    """The messages of the raise sites the curated rules report (rules/SGL0*.toml), wherever
+    a release has them."""
+    found = set()
+    for path in sorted(rules.glob("SGL0*.toml")):
+        site = tomllib.loads(path.read_text(encoding="utf-8")).get("raise_site", {})
+        if site.get("message"):
+            found.add(site["message"])
+    return frozenset(found)
+
+
+def write_startup(rules: Path, releases: list[str]) -> Path:
+    """derived/startup.toml of these releases (each derived once, then read from the cache)."""
+    covered = curated_sites(rules)
+    per_release = {release: release_startup(release, covered) for release in releases}
+    path = rules / "derived" / TABLE
+    path.write_text(startup_text(per_release), encoding="utf-8")
+    return path

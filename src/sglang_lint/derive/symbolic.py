@@ -1,0 +1,129 @@
+"""Symbolic values of the start-up run (derive/startup.py): expressions over a launch's
+fields, shared rather than copied, with ``unknown`` for what the linter cannot know; how two
+compare, how long they are written out, and the value after an ``if``."""
+
+from __future__ import annotations
+
+import ast
+
+
+class _Server:
+    """The arguments object (``self``, ``server_args``, a view of it)."""
+
+    def __repr__(self) -> str:
+        return "<server args>"
+
+
+SERVER = _Server()
+UNKNOWN_NAME = "unknown"  # the condition's name for what the linter cannot know
+
+
+def unknown(reason: str) -> ast.expr:
+    """The condition's unknown, carrying why (:func:`reasons` reads it back)."""
+    node = ast.Name(UNKNOWN_NAME, ast.Load())
+    node.reason = reason  # type: ignore[attr-defined]
+    return node
+
+
+def reasons(expression: ast.expr) -> list[str]:
+    return [getattr(n, "reason", "") for n in ast.walk(expression) if isinstance(n, ast.Name) and n.id == UNKNOWN_NAME]
+
+
+# --- helpers ------------------------------------------------------------------------------
+def is_unknown(value) -> bool:
+    return isinstance(value, ast.Name) and value.id == UNKNOWN_NAME
+
+
+def collapse(node: ast.expr) -> ast.expr:
+    """An expression one of whose parts is unknown is unknown, but where Python's own
+    short-circuit may still decide: ``a and unknown``, ``a if unknown else a``, a display."""
+    if isinstance(node, (ast.BoolOp, ast.IfExp, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Constant, ast.Name)):
+        return node
+    for child in ast.iter_child_nodes(node):
+        if is_unknown(child):
+            return child
+        if isinstance(child, ast.keyword) and is_unknown(child.value):
+            return child.value
+    if isinstance(node, ast.Compare) and any(is_unknown(c) for c in node.comparators):
+        return next(c for c in node.comparators if is_unknown(c))
+    return node
+
+
+_KEYS: dict[int, tuple] = {}  # id(node) -> (structural key, node): expressions are shared, never changed
+
+
+def same(a: ast.AST, b: ast.AST) -> bool:
+    """Do two expressions read the same (structurally; shared parts compared once)?"""
+    return a is b or _key(a) == _key(b)
+
+
+def _key(node) -> object:
+    if isinstance(node, list):
+        return tuple(_key(n) for n in node)
+    if not isinstance(node, ast.AST):
+        return node
+    found = _KEYS.get(id(node))
+    if found is not None and found[1] is node:
+        return found[0]
+    key = (type(node).__name__, *(_key(getattr(node, f, None)) for f in node._fields if f != "ctx"))
+    key = hash(key), key  # compared by hash first
+    _KEYS[id(node)] = (key, node)
+    return key
+
+
+MAX_VALUE = 300  # nodes of a value written out (shared parts counted each time they are read)
+
+
+MAX_CONDITION = 1500  # nodes of a site's condition written out
+
+
+_SIZES: dict[int, tuple] = {}
+
+
+def size(node) -> int:
+    """How many nodes ``node`` has written out as text (a shared part counts each time)."""
+    if not isinstance(node, ast.AST):
+        return 0
+    found = _SIZES.get(id(node))
+    if found is not None and found[1] is node:
+        return found[0]
+    total = 1
+    for child in ast.iter_child_nodes(node):
+        total += size(child)
+        if total > 10 * MAX_CONDITION:
+            break
+    _SIZES[id(node)] = (total, node)
+    return total
+
+
+def bounded(value, why: str = "too long to write out"):
+    """A value, or unknown where it has grown too long to write into a rule."""
+    if isinstance(value, ast.AST) and size(value) > MAX_VALUE:
+        return unknown(why)
+    return value
+
+
+def if_else(test: ast.expr | None, a, b, name: str):
+    if a is None or b is None or a is SERVER or b is SERVER:
+        return unknown(f"{name} bound on one way only")
+    if test is None:
+        return a
+    if same(a, b):
+        return a
+    if is_unknown(a) and is_unknown(b):
+        return a
+    return bounded(ast.IfExp(test, a, b))
+
+
+def merge(test: ast.expr, body: dict, orelse: dict) -> dict:
+    merged = {}
+    for name in set(body) | set(orelse):
+        a, b = body.get(name), orelse.get(name)
+        merged[name] = a if a is b else if_else(test, a, b, name)
+    return merged
+
+
+def conjunction(path: list[ast.expr]) -> ast.expr | None:
+    if not path:
+        return None
+    return path[0] if len(path) == 1 else ast.BoolOp(ast.And(), list(path))

@@ -1,0 +1,70 @@
+# A stand-in for sglang's ServerArgs: one start-up check of each family the deriver reads,
+# written for these tests (tests/test_startup_derive.py).
+import dataclasses
+from typing import Optional
+
+import torch
+from transformers import AutoConfig
+
+from sglang.srt.environ import envs
+
+
+def get_device_memory():
+    return torch.cuda.get_device_properties(0).total_memory
+
+
+def model_arch(path):
+    return AutoConfig.from_pretrained(path).architectures[0]
+
+
+@dataclasses.dataclass
+class ServerArgs:
+    model_path: str
+    tp_size: int = 1
+    dp_size: int = 1
+    page_size: int = 1
+    chunked_prefill_size: Optional[int] = None
+    enable_dp_attention: bool = False
+    enable_mixed_chunk: bool = False
+    disable_radix_cache: bool = False
+    served_model_name: Optional[str] = None
+    schedule_conservativeness: float = 1.0
+    attention_backend: Optional[str] = None
+
+    def __post_init__(self):
+        if self.served_model_name is None:
+            self.served_model_name = self.model_path
+        if self.model_path.lower() in ["none", "dummy"]:
+            return
+        self._handle_memory()
+        self._handle_parallelism()
+        self._handle_model()
+        self._handle_environment()
+
+    def _handle_memory(self):
+        if self.chunked_prefill_size is None:
+            # a default that depends on the GPU: unknown, not its literal
+            self.chunked_prefill_size = 8192 if get_device_memory() > 40 else 2048
+
+    def _handle_parallelism(self):
+        if self.enable_dp_attention:
+            # a field rewritten before a later check reads it
+            self.disable_radix_cache = True
+            if self.tp_size % self.dp_size != 0:
+                raise ValueError("tp_size must be divisible by dp_size with DP attention")
+
+    def _handle_model(self):
+        if model_arch(self.model_path) == "DeepseekV3":
+            assert self.page_size == 64, "DeepseekV3 needs page_size 64"
+
+    def _handle_environment(self):
+        if envs.SGLANG_ENABLE_WIDE_MODE.get() and self.page_size != 1:
+            raise ValueError("wide mode needs page_size 1")
+
+    def check_server_args(self):
+        assert self.schedule_conservativeness >= 0, "schedule_conservativeness must be non-negative"
+        assert ":" not in self.served_model_name, "served_model_name cannot contain a colon"
+        if self.enable_mixed_chunk and not self.disable_radix_cache:
+            raise ValueError("mixed chunk needs the radix cache disabled")
+        if self.chunked_prefill_size % self.page_size != 0:
+            raise ValueError("chunked_prefill_size must be divisible by page_size")

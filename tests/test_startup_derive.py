@@ -1,0 +1,122 @@
+"""The start-up derivation (derive/startup*.py) on a stand-in ServerArgs (tests/startup_tree):
+which checks become rules, with which condition and defaults, and why the others do not; and
+the start-up check (checks/startup.py) over launches of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sglang_lint.checks import startup
+from sglang_lint.derive.startup_table import startup_text, tree_startup
+
+TREE = Path(__file__).resolve().parent / "startup_tree"
+
+
+@pytest.fixture(scope="module")
+def derived():
+    return tree_startup(TREE)
+
+
+def _rule(rules, message):
+    found = [r for r in rules if r.message == message]
+    assert len(found) == 1, [r.message for r in rules]
+    return found[0]
+
+
+def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
+    rules, skipped, sites = derived
+    assert sites == 7
+    assert {(r.function, r.condition) for r in rules} == {
+        ("_handle_parallelism", "enable_dp_attention and tp_size % dp_size != 0"),
+        ("_handle_environment", "env_bool(SGLANG_ENABLE_WIDE_MODE) and page_size != 1"),
+        ("check_server_args", "not schedule_conservativeness >= 0"),
+        # served_model_name defaults to the model path (a rewrite the later check sees)
+        ("check_server_args", "':' in (model_path if served_model_name is None else served_model_name)"),
+        # DP attention disables the radix cache before the check reads it
+        ("check_server_args", "enable_mixed_chunk and (not (True if enable_dp_attention else disable_radix_cache))"),
+        # a default the GPU decides is unknown, not its literal
+        ("check_server_args", "((8192 if unknown else 2048) if chunked_prefill_size is None else chunked_prefill_size)"
+                              " % page_size != 0"),
+    }
+    # the check that reads the model's architecture can never be certain
+    assert skipped == ["depends on the model's config"]
+
+
+def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):
+    rules, _, _ = derived
+    assert _rule(rules, "tp_size must be divisible by dp_size with DP attention").defaults == (
+        ("dp_size", 1), ("enable_dp_attention", False), ("tp_size", 1))
+    assert _rule(rules, "served_model_name cannot contain a colon").defaults == (("served_model_name", None),)
+
+
+def test_the_table_lists_each_rule_with_its_releases_and_the_group_counts(derived):
+    text = startup_text({"0.5.1": derived, "0.5.2": derived})
+    assert 'releases = ["0.5.1", "0.5.2"]' in text
+    assert text.count("[[check]]") == 6
+    assert 'fails_when = "not schedule_conservativeness >= 0"' in text
+    assert 'releases = [["", ""]]' in text  # in every release of the table
+    assert 'sites = 14\nrules = 12\nskipped = { "depends on the model\'s config" = 2 }' in text
+
+
+def _check(rules, message):
+    rule = _rule(rules, message)
+    return startup.StartupCheck(f"{rule.module}: {rule.function}", rule.exception, rule.message, rule.condition,
+                                (("", ""),), dict(rule.defaults))
+
+
+def _launch(complete=True, environ=None, **settings):
+    return startup.Launch({k: startup.Setting(v, None, f"{k}={v!r}") for k, v in settings.items()}, complete,
+                          environ or {})
+
+
+@pytest.mark.parametrize("message, settings, complete, environ, fails", [
+    # a combination: both set
+    ("tp_size must be divisible by dp_size with DP attention",
+     {"enable_dp_attention": True, "tp_size": 4, "dp_size": 3}, True, {}, True),
+    ("tp_size must be divisible by dp_size with DP attention",
+     {"enable_dp_attention": True, "tp_size": 4, "dp_size": 2}, True, {}, False),
+    # dp_size left out: its default (1) only where the launch certainly sets nothing else
+    ("tp_size must be divisible by dp_size with DP attention",
+     {"enable_dp_attention": True, "tp_size": 4}, True, {}, False),
+    ("tp_size must be divisible by dp_size with DP attention",
+     {"enable_dp_attention": True, "tp_size": 4, "dp_size": startup.UNKNOWN}, True, {}, False),
+    # a range
+    ("schedule_conservativeness must be non-negative", {"schedule_conservativeness": -0.5}, True, {}, True),
+    # a string form, through the rewrite: served_model_name from the model path
+    ("served_model_name cannot contain a colon", {"model_path": "org/m:v1"}, True, {}, True),
+    ("served_model_name cannot contain a colon", {"model_path": "org/m:v1"}, False, {}, False),
+    ("served_model_name cannot contain a colon", {"model_path": "org/m:v1", "served_model_name": "m"}, False, {},
+     False),
+    # an environment variable: only where the launch sets it
+    ("wide mode needs page_size 1", {"page_size": 16}, True, {"SGLANG_ENABLE_WIDE_MODE": "1"}, True),
+    ("wide mode needs page_size 1", {"page_size": 16}, True, {"SGLANG_ENABLE_WIDE_MODE": "false"}, False),
+    ("wide mode needs page_size 1", {"page_size": 16}, True, {}, False),
+    # a value the GPU decides is unknown; one the launch sets is not
+    ("chunked_prefill_size must be divisible by page_size", {"page_size": 3}, True, {}, False),
+    ("chunked_prefill_size must be divisible by page_size", {"page_size": 3, "chunked_prefill_size": 4096}, True,
+     {}, True),
+    # the rewrite makes the later check pass
+    ("mixed chunk needs the radix cache disabled", {"enable_mixed_chunk": True}, True, {}, True),
+    ("mixed chunk needs the radix cache disabled", {"enable_mixed_chunk": True, "enable_dp_attention": True}, True,
+     {}, False),
+])
+def test_a_check_fails_a_launch_only_where_it_certainly_raises(derived, message, settings, complete, environ, fails):
+    check = _check(derived[0], message)
+    assert startup.fails(check, _launch(complete, environ, **settings)) is fails
+
+
+def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived):
+    rules, _, _ = derived
+    checks = tuple(_check(rules, r.message) for r in rules)
+    table = startup.StartupTable(checks, ("0.5.9",))
+    launch = _launch(True, {}, model_path="org/m", enable_dp_attention=True, tp_size=4, dp_size=3)
+    found = [message for _, message in startup.findings(table, launch, ("0.5.9",), "0.5.9")]
+    assert found == [
+        "enable_dp_attention=True with tp_size=4 and dp_size=3: sglang 0.5.9 raises ValueError at start-up "
+        '(srt/server_args.py: _handle_parallelism): "tp_size must be divisible by dp_size with DP attention"',
+    ]
+    # a dummy model skips the checks
+    dummy = _launch(True, {}, model_path="dummy", enable_dp_attention=True, tp_size=4, dp_size=3)
+    assert list(startup.findings(table, dummy, ("0.5.9",), "0.5.9")) == []
