@@ -21,6 +21,8 @@ LAYERS = [
     # the rule file reader (over places); a file's ast read for the screen; the flake8 plugin's
     # result cache (over places)
     {"rulefile", "ast_scopes", "plugin_cache"},
+    {"yaml_env"},  # the environment variables a YAML file gives a command (over launch_text's YAML reading)
+    {"shell_env"},  # the environment variables a shell launch runs with (over launch_text's splitter)
     {"ast_reparse"},  # a document's ast kept between edits (the language server's screen)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads
@@ -35,6 +37,7 @@ LAYERS = [
     # the check kinds
     {"checks.base", "checks.server_table"},
     {"checks.launch_flags"},
+    {"launch_env"},  # the environment variables a launch from Python runs with
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
      "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.ast_values", "checks.startup",

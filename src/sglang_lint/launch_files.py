@@ -4,7 +4,8 @@
 YAML files (Kubernetes, SkyPilot, docker-compose).
 
 launch_text.py finds each command that starts an sglang server and splits it into words with
-their place in the file; the check kinds that judge launch flags (``CheckKind.run_text``: the
+their place in the file, and shell_env.py the environment variables each certainly runs with
+(``Launch.env``); the check kinds that judge launch flags (``CheckKind.run_text``: the
 server-argument rules) judge those words exactly as they judge an argv list in Python. Findings
 carry the file's own line and column, ``# noqa`` works in the file's comment syntax (on the
 reported line, or on the first or last line of the command), and fixes rewrite the word where its
@@ -17,11 +18,12 @@ import bisect
 
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch, shell_arg_word
-from sglang_lint.launch_text import LAUNCHER_WORDS, launch_commands_in_file
+from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.model import Diagnostic, Edit, Span
 from sglang_lint.noqa import filter_noqa
 from sglang_lint.pynames import line_starts
 from sglang_lint.ruletable import RuleSet
+from sglang_lint.shell_env import launch_commands_in_file_with_env
 
 LAUNCHED = "launch commands read"
 
@@ -30,13 +32,13 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
     """The findings of the rules that judge launch flags on every sglang launch in the file."""
     if not LAUNCHER_WORDS.search(text):
         return [], "no sglang launcher named"
-    launches = launch_commands_in_file(path, text, HOLE)
+    launches = launch_commands_in_file_with_env(path, text, HOLE)
     judges = [(rule, check, CHECK_KINDS[check.kind].run_text) for rule in ruleset.rules for check in rule.checks
               if CHECK_KINDS[check.kind].run_text is not None]
     starts = line_starts(text)
     found = []
     for command in launches:
-        launch = Launch.after(command.launcher.text, [_word(word) for word in command.args])
+        launch = Launch.after(command.launcher.text, [_word(word) for word in command.args], command.env)
         first = command.args[0].start if command.args else command.launcher.start
         span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
         for rule, check, judge in judges:

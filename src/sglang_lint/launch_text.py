@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence, Union
 
 
@@ -31,6 +31,7 @@ class Word:
 class LaunchCommand:
     launcher: Word  # "sglang.launch_server" of ``-m sglang.launch_server``, "serve" of ``sglang serve``
     args: list[Word]  # the words after the launcher up to the end of the simple command
+    env: dict = field(default_factory=dict)  # variables certainly set for it (shell_env fills it; here {})
 
 
 @dataclass(frozen=True)

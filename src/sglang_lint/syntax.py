@@ -1,9 +1,10 @@
 """Small readings of LibCST syntax that every stage shares: a dotted name as text, the names
 an assignment target binds, a call's callee name, a literal's value, whether code reads a
-variable or mentions a node."""
+variable or mentions a node, and the fields of a node that hold nodes (the walk's, walk.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, Iterator
 
 from sglang_lint.lazycst import libcst as cst
@@ -109,3 +110,46 @@ def literal_value(node: cst.CSTNode) -> object:
         if isinstance(inner, (int, float)) and not isinstance(inner, bool):
             return -inner
     return NOT_LITERAL
+
+
+_PUNCTUATION = frozenset({
+    "lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace", "leading_lines", "lines_after_decorators",
+    "header", "footer", "semicolon", "comma", "equal", "colon", "newline", "asynchronous", "operator",
+    "star", "dot", "arrow", "first_line", "trailing_whitespace", "empty_lines", "indent",
+})
+# Fields LibCST visits in source order where the dataclass lists them otherwise.
+_FIELD_ORDER = {  # (by class name: the table is made before LibCST is imported)
+    "FunctionDef": ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    "ClassDef": ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+}
+
+
+def child_fields(node_type: type) -> tuple[str, ...]:
+    """The fields of a LibCST node class that may hold nodes, in source order (no whitespace,
+    no punctuation): what the walk (walk.py) descends into."""
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        names = [
+            f.name for f in dataclasses.fields(node_type)
+            if f.name not in _PUNCTUATION and "whitespace" not in f.name
+        ]
+        order = _FIELD_ORDER.get(node_type.__name__)
+        if order is not None:
+            names = [n for n in order if n in names] + [n for n in names if n not in order]
+        fields = _CHILD_FIELDS[node_type] = tuple(names)
+    return fields
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes directly under ``node`` that :func:`child_fields` names, in source order."""
+    found = []
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, (list, tuple)):
+            found.extend(item for item in value if isinstance(item, cst.CSTNode))
+        elif isinstance(value, cst.CSTNode):
+            found.append(value)
+    return found

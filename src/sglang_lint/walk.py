@@ -11,38 +11,11 @@ collectors are given (a later collector sees what an earlier one recorded for th
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Sequence
 
 from sglang_lint.lazycst import libcst as cst
 
-_PUNCTUATION = frozenset({
-    "lpar", "rpar", "lbracket", "rbracket", "lbrace", "rbrace", "leading_lines", "lines_after_decorators",
-    "header", "footer", "semicolon", "comma", "equal", "colon", "newline", "asynchronous", "operator",
-    "star", "dot", "arrow", "first_line", "trailing_whitespace", "empty_lines", "indent",
-})
-# Fields LibCST visits in source order where the dataclass lists them otherwise.
-_FIELD_ORDER = {  # (by class name: the table is made before LibCST is imported)
-    "FunctionDef": ("decorators", "name", "type_parameters", "params", "returns", "body"),
-    "ClassDef": ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
-}
-
-
-def _child_fields(node_type: type) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(node_type)
-    if fields is None:
-        names = [
-            f.name for f in dataclasses.fields(node_type)
-            if f.name not in _PUNCTUATION and "whitespace" not in f.name
-        ]
-        order = _FIELD_ORDER.get(node_type.__name__)
-        if order is not None:
-            names = [n for n in order if n in names] + [n for n in names if n not in order]
-        fields = _CHILD_FIELDS[node_type] = tuple(names)
-    return fields
-
-
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+from sglang_lint.syntax import child_fields
 
 
 def walk(collectors: Sequence[object], node: cst.CSTNode) -> None:
@@ -61,7 +34,7 @@ def _walk(collectors: tuple, types: tuple, methods: dict, node: cst.CSTNode) -> 
     node_type = type(node)
     entry = methods.get(node_type)
     if entry is None:
-        entry = methods[node_type] = (*_node_hooks(types, node_type), _child_fields(node_type))
+        entry = methods[node_type] = (*_node_hooks(types, node_type), child_fields(node_type))
     visits, leaves, field_hooks, fields = entry
     for index, hook in visits:
         hook(collectors[index], node)
@@ -114,7 +87,7 @@ def _node_hooks(types: tuple, node_type: type):
         )
 
     field_hooks = {}
-    for field_name in _child_fields(node_type):
+    for field_name in child_fields(node_type):
         before = hooks(f"visit_{name}_{field_name}")
         after = hooks(f"leave_{name}_{field_name}")
         if before or after:

@@ -8,7 +8,7 @@ string, or of a shell script or Markdown block (launch_text.py). :func:`flag_use
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from sglang_lint.lazycst import libcst as cst
 
@@ -86,16 +86,20 @@ class Launch:
     """The words after the launcher, and which launcher: ``command`` names the ``sglang``
     subcommand (``serve``, which picks its backend, the LLM server or the diffusion server, at
     run time; ``generate``, the diffusion server's own command), "" for ``-m
-    sglang.launch_server`` or an entry point's flags (ServerArgs' parser)."""
+    sglang.launch_server`` or an entry point's flags (ServerArgs' parser). ``env``: the
+    environment variables certainly set for a launch read from a shell script, Markdown or YAML
+    (launch_text.LaunchCommand.env, filled by shell_env); a variable not in it is unknown. A
+    launch from Python leaves it empty: launch_env.python_launch_env reads the call's."""
 
     words: list
     command: str = ""
+    env: dict = field(default_factory=dict)
 
     @staticmethod
-    def after(launcher: str, words: list) -> "Launch":
+    def after(launcher: str, words: list, env: dict | None = None) -> "Launch":
         """The launch whose launcher word (launch_text.LaunchCommand.launcher) is this."""
         subcommands = {name for names in LAUNCHERS["commands"].values() for name in names}
-        return Launch(words, launcher if launcher in subcommands else "")
+        return Launch(words, launcher if launcher in subcommands else "", dict(env or {}))
 
 
 def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
@@ -225,7 +229,7 @@ def argument_of_flag(table: Table, flag: str) -> str:
 
 
 __all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "command_uses", "flag_uses",
-           "python_words"]
+           "python_words", "shell_source"]
 
 
 # --- shell command strings -------------------------------------------------------------------------
@@ -248,6 +252,18 @@ def shell_launches(site, node: cst.BaseExpression, marker: str | None) -> list[L
     text, places = built
     return [Launch.after(found.launcher.text, [_shell_word(word, places, node) for word in found.args])
             for found in launch_commands(text, HOLE)]
+
+
+def shell_source(site, node: cst.BaseExpression) -> tuple[str, object] | None:
+    """What a shell command string is, read as :func:`shell_launches` reads it: ("text", its
+    text, unknown parts :data:`HOLE`) or ("words", the versions of a list joined into it as
+    :class:`ArgWord` lists); None when it is not one."""
+    node = _followed(site, node)
+    joined = _joined_list(site, node)
+    if joined is not None:
+        return "words", python_words(site, joined)
+    built = _string_text(site, node, 0)
+    return ("text", built[0]) if built is not None else None
 
 
 def _followed(site, node: cst.BaseExpression) -> cst.BaseExpression:
