@@ -576,7 +576,8 @@ def test_server_argument_table(derivation, written):
     assert fields["kv_cache_dtype"].choices == ("auto", "fp8_e4m3", "bf16") and not fields["kv_cache_dtype"].extensible
     assert fields["schedule_policy"].choices == ("fcfs", "lpm") and fields["schedule_policy"].default == "fcfs"
     assert fields["tp_size"].flags == ("--tp-size", "--tensor-parallel-size") and fields["tp_size"].type == "int"
-    assert fields["internal_only"].flags == ()  # --old-graphs has an action: a hand-registered flag only
+    # --old-graphs stores True into the field (a plain store_true action): that field's flag
+    assert fields["internal_only"].flags == ("--old-graphs",) and fields["internal_only"].type == "bool"
     # choices however they are declared
     assert fields["graph_backend"].choices == ("full", "breakable") and not fields["graph_backend"].extensible
     assert fields["target_modules"].choices == ("q_proj", "k_proj", "all")

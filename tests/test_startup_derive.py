@@ -120,3 +120,19 @@ def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived)
     # a dummy model skips the checks
     dummy = _launch(True, {}, model_path="dummy", enable_dp_attention=True, tp_size=4, dp_size=3)
     assert list(startup.findings(table, dummy, ("0.5.9",), "0.5.9")) == []
+
+
+@pytest.mark.corpus
+def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
+    """rules/derived/startup.toml holds, for a release, exactly the rules its tree derives now."""
+    from sglang_lint.derive.releases import fetch_tree
+    from sglang_lint.derive.startup_table import curated_sites
+    from sglang_lint.checks.startup import load_startup
+
+    root = Path(__file__).resolve().parent.parent / "rules"
+    shipped = load_startup(root / "derived" / "startup.toml")
+    rules, _, _ = tree_startup(fetch_tree("0.5.9"))
+    covered = curated_sites(root)
+    derived = {(f"{r.module}: {r.function}", r.message, r.condition) for r in rules if r.message not in covered}
+    assert derived == {(c.site, c.message, c.fails_when) for c in shipped.checks if c.in_release("0.5.9")}
+    assert len(derived) >= 60

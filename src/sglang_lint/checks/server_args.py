@@ -31,6 +31,7 @@ from sglang_lint.checks.base import (
 )
 from sglang_lint.built import Entry, dict_versions
 from sglang_lint.index import Identifier
+from sglang_lint.launch_env import python_launch_env
 from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
     ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, shell_launches,
@@ -639,11 +640,12 @@ def run_text(check, launch: Launch):
 
 
 def _run_startup(site, params: ServerArgsCheck, target):
+    environ = python_launch_env(site, target)
     if _takes(target) in ("keywords", "mapping"):
         complete = target.takes != "mapping" and all(arg.star == "" for arg in site.node.args)
-        launches = [startup.keyword_launch(site, _keywords(site, target), params.table.fields, complete)]
+        launches = [startup.keyword_launch(site, _keywords(site, target), params.table.fields, complete, environ)]
     else:
-        launches = [startup.flag_launch(flag_uses(launch.words, params.table), launch.words)
+        launches = [startup.flag_launch(flag_uses(launch.words, params.table), launch.words, environ)
                     for launch in _launches(site, params, target) if launch is not None and not launch.command]
     yield from startup.judge(params.startup, params.table, launches)
 

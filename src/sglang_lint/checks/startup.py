@@ -220,7 +220,7 @@ def flag_launch(uses, words, environ: dict | None = None) -> Launch:
     return Launch(settings, complete, dict(environ or {}), anchor)
 
 
-def keyword_launch(site, keywords, fields: dict, complete: bool) -> Launch:
+def keyword_launch(site, keywords, fields: dict, complete: bool, environ: dict | None = None) -> Launch:
     """The settings of ``Engine(...)``/``ServerArgs(...)`` keywords (built.Entry each): a
     literal the engine knows, or unknown; ``complete`` where the call passes nothing but
     written keywords."""
@@ -232,7 +232,7 @@ def keyword_launch(site, keywords, fields: dict, complete: bool) -> Launch:
         value = known[0].value if len(known) == 1 else UNKNOWN
         shown = f"{keyword.key}={show_value(value)}" if value is not UNKNOWN else keyword.key
         settings[keyword.key] = Setting(value, keyword.key_node, shown)
-    return Launch(settings, complete, {}, site.node)
+    return Launch(settings, complete, dict(environ or {}), site.node)
 
 
 def judge(path: Path, table, launches: list[Launch]):

@@ -34,6 +34,7 @@ import copy
 from dataclasses import dataclass, field
 
 from sglang_lint.derive.expressions import negate
+from sglang_lint.checks.when import MORE_VALUE_METHODS
 from sglang_lint.checks.when_grammar import BUILTINS
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
 from sglang_lint.derive.call_effects import DECLARE_CALLS, VIEW_CALLS, CallEffects, resolve_function
@@ -48,6 +49,7 @@ from sglang_lint.derive.startup_inputs import (
 from sglang_lint.derive.tree import Module, walk_local
 
 MAX_DEPTH = 12  # calls run in place inside one another
+DECLARATION_RECORDS = frozenset({"_resolved_overrides"})  # where declare_resolution keeps what it declared
 HOOK_RUNNERS = frozenset({"run_hook"})  # run_hook(step, server_args) runs step(server_args)
 
 
@@ -63,6 +65,14 @@ class Site:
     condition: ast.expr | None  # None: see skip
     skip: str = ""
     node: ast.stmt | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """An sglang function handed on as a value (a pass, a hook)."""
+
+    function: ast.FunctionDef
+    module: Module
 
 
 class _Terminated(Exception):
@@ -173,11 +183,16 @@ class StartupRun(CallEffects, _Path):
                 if found is not None and found[1].name.startswith("sglang.") and not found[0].decorator_list:
                     return self.run_function(found[1], found[0],
                                              self._bound(found[0], node.args, node.keywords, found[1]))
+        if isinstance(func, ast.Attribute) and func.attr in MORE_VALUE_METHODS and all(k.arg for k in node.keywords):
+            receiver = self.expr(func.value)  # ``device.split(":")[0]``: a string method the evaluator knows
+            return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), [self.expr(a) for a in node.args], [])
         return super()._call(node)
 
     def _name(self, name: str) -> ast.expr:
         if self.env.get(name) is SERVER:
             raise _Unknown("the arguments object as a value")
+        if isinstance(self.env.get(name), FunctionRef):
+            raise _Unknown("a function as a value")
         return super()._name(name)
 
     def _field(self, name: str) -> ast.expr:
@@ -419,6 +434,8 @@ class StartupRun(CallEffects, _Path):
         """A loop over a literal display of a few constants runs its body once per item;
         another loop's body runs an unknown number of times: what it writes is unknown
         before and after it, and its raises are sites inside a loop."""
+        if self._reapplies_declarations(statement):
+            return  # declarations were written as they were made (declare_resolution)
         items = self._literal_items(statement)
         if items is not None:
             for item in items:
@@ -447,12 +464,30 @@ class StartupRun(CallEffects, _Path):
         except _Terminated:
             pass
 
+    def _reapplies_declarations(self, statement: ast.stmt) -> bool:
+        """A loop over the arguments' record of declarations (``_resolved_overrides``), which
+        sglang applies to the fields once more at the end of resolution."""
+        iterated = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else None
+        return iterated is not None and any(
+            isinstance(n, ast.Constant) and n.value in DECLARATION_RECORDS
+            or isinstance(n, ast.Attribute) and n.attr in DECLARATION_RECORDS for n in ast.walk(iterated))
+
     def _literal_items(self, statement: ast.stmt) -> list | None:
-        if not isinstance(statement, ast.For) or not isinstance(statement.target, ast.Name):
+        """The items of a loop over a display of constants, or over ``d.items()`` of a dict
+        display with constant keys (``_apply_fields(args, {"x": v})``); None otherwise."""
+        if not isinstance(statement, ast.For) or not isinstance(statement.target, (ast.Name, ast.Tuple)):
             return None
         if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for s in statement.body for n in walk_local(s)):
             return None
-        items = self.expr(statement.iter)
+        iterated = statement.iter
+        pairs = isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) \
+            and iterated.func.attr == "items" and not iterated.args
+        items = self.expr(iterated.func.value if pairs else iterated)
+        if pairs:
+            if not isinstance(items, ast.Dict) or len(items.keys) > 16 or not all(
+                    isinstance(k, ast.Constant) for k in items.keys):
+                return None
+            return [ast.Tuple([k, v], ast.Load()) for k, v in zip(items.keys, items.values)]
         if not isinstance(items, (ast.Tuple, ast.List)) or len(items.elts) > 16 \
                 or not all(isinstance(e, ast.Constant) for e in items.elts):
             return None
@@ -488,6 +523,14 @@ class StartupRun(CallEffects, _Path):
                 else:
                     item = ast.Subscript(value, ast.Constant(index), ast.Load())
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and isinstance(self.env.get(target.value.id), ast.Dict) and isinstance(target.slice, ast.Constant) \
+                and all(isinstance(k, ast.Constant) for k in self.env[target.value.id].keys):
+            # ``out["x"] = v`` on a dict display built in steps: the display with that key
+            built = self.env[target.value.id]
+            keys = [k for k in built.keys if k.value != target.slice.value]
+            values = [v for k, v in zip(built.keys, built.values) if k.value != target.slice.value]
+            self.env[target.value.id] = ast.Dict([*keys, target.slice], [*values, value])
         else:
             self._havoc_target(target)
 
@@ -540,8 +583,7 @@ class StartupRun(CallEffects, _Path):
                     return
                 self._write(keyword.arg, self.expr(keyword.value))
             return
-        if isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) == 3 \
-                and self.is_server(node.args[0]):
+        if text in ("setattr", "object.__setattr__") and len(node.args) == 3 and self.is_server(node.args[0]):
             name = self._constant_name(node.args[1])
             if name is not None:
                 self._write(name, self.expr(node.args[2]))
@@ -597,10 +639,10 @@ class StartupRun(CallEffects, _Path):
         params = [*function.args.posonlyargs, *function.args.args]
         env: dict = {}
         for param, arg in zip(params, args):
-            env[param.arg] = SERVER if self.is_server(arg) else self.expr(arg)
+            env[param.arg] = self._argument(arg)
         for keyword in keywords:
             if keyword.arg is not None:
-                env[keyword.arg] = SERVER if self.is_server(keyword.value) else self.expr(keyword.value)
+                env[keyword.arg] = self._argument(keyword.value)
         defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):],
                             function.args.defaults))
         defaults.update((a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults)
@@ -621,8 +663,22 @@ class StartupRun(CallEffects, _Path):
 
     server_methods: dict = {}
 
+    def _argument(self, node: ast.expr):
+        """What a parameter is bound to: the arguments object, an sglang function handed on
+        (``run_pass(server_args, resolve_x)``: called in place where the callee calls it), or
+        the argument's expression."""
+        if self.is_server(node):
+            return SERVER
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            found = self._function_named(node)
+            if found is not None:
+                return FunctionRef(*found)
+        return self.expr(node)
+
     def _function_named(self, node: ast.expr):
         """(function, module) of the sglang function a name or dotted name stands for here."""
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), FunctionRef):
+            return self.env[node.id].function, self.env[node.id].module
         if isinstance(node, ast.Name) and node.id in self.env:
             return None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.env:
