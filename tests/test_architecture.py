@@ -70,6 +70,7 @@ LAYERS = [
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
     # what a call not run may write into the server arguments; the launch's environment and model
     {"derive.call_effects", "derive.startup_inputs"},
+    {"derive.declarations"},  # the dicts of fields passes and model overrides declare
     {"derive.startup"},  # the symbolic run of the start-up validation
     {"derive.startup_sequence"},  # what a launch runs on its arguments, in each layout
     {"derive.startup_rules"},  # from the run's sites to rules

@@ -16,6 +16,7 @@ from conftest import ROOT, lint_in_process
 from sglang_lint.derive import DERIVED_DIR, SERVER_ARGS_TABLE, catalog_history, derive_sites
 from sglang_lint.derive.merge import catalog_facts, tree_facts, write_merged
 from sglang_lint.derive.releases import gone_rules, site_history, site_signature
+from sglang_lint.derive.startup_table import merge_startup
 from sglang_lint.derive.writing import _read_lock, _with_range, older_checks_of
 from sglang_lint.rulefile import read_toml
 from test_derive import TREE, _snapshot
@@ -104,6 +105,8 @@ def full_derive(trees: dict, rules: Path, releases: list[str]) -> None:
     facts = {r: tree_facts(trees[r], derive_sites(trees[r], paths=False), rules=True) for r in older}
     derivation = derive_sites(trees[newest])
     write_merged(derivation, rules, {**facts, newest: tree_facts(trees[newest], derivation)})
+    for release in releases:  # the start-up table, each release's rules from its tree
+        merge_startup(rules, release, trees[release], alone=release == releases[0])
 
 
 @pytest.fixture(scope="module")

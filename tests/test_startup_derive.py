@@ -136,3 +136,61 @@ def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
     derived = {(f"{r.module}: {r.function}", r.message, r.condition) for r in rules if r.message not in covered}
     assert derived == {(c.site, c.message, c.fails_when) for c in shipped.checks if c.in_release("0.5.9")}
     assert len(derived) >= 60
+
+
+# --- the table over releases: read back, and a newer release merged into it ----------------
+def _table_of(tmp_path: Path, per_release: dict) -> Path:
+    from sglang_lint.derive.startup_table import _write
+
+    (tmp_path / "derived").mkdir(parents=True, exist_ok=True)
+    return _write(tmp_path, per_release)
+
+
+def test_the_table_reads_back_as_the_releases_it_was_written_from(tmp_path, derived):
+    from sglang_lint.derive.startup_table import startup_history
+
+    rules, skipped, sites = derived
+    per_release = {"9.9.8": (rules[:-1], skipped + ["depends on the model's config"], sites),
+                   "9.9.9": (rules, skipped, sites)}
+    path = _table_of(tmp_path, per_release)
+    back = startup_history(tmp_path)
+    assert {r: (set(back[r][0]), sorted(back[r][1]), back[r][2]) for r in back} == \
+        {r: (set(rs), sorted(why), n) for r, (rs, why, n) in per_release.items()}
+    assert startup_text(back) == path.read_text(encoding="utf-8")
+
+
+def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
+    from sglang_lint.derive.startup_table import startup_history
+
+    path = _table_of(tmp_path, {"9.9.9": derived})
+    path.write_text(path.read_text(encoding="utf-8").replace("sites = 7", "sites = 8", 1), encoding="utf-8")
+    with pytest.raises(ValueError, match="is not what the start-up rules of the releases it records write"):
+        startup_history(tmp_path)
+    path.write_text("releases = [", encoding="utf-8")
+    with pytest.raises(ValueError, match="does not read back as its releases"):
+        startup_history(tmp_path)
+
+
+def test_a_newer_release_merged_into_the_table_is_the_table_of_all_of_them(tmp_path, derived):
+    """merge_startup(rules, X, tree) over the table of the older releases writes what the
+    table of every release is (the older releases as the table records them)."""
+    from sglang_lint.derive.startup_table import merge_startup
+
+    rules, skipped, sites = derived
+    older = {"9.9.7": (rules[1:], skipped, sites), "9.9.8": (rules[:-1], skipped, sites)}
+    whole = _table_of(tmp_path / "whole", {**older, "9.9.9": derived}).read_text(encoding="utf-8")
+    _table_of(tmp_path / "merged", older)
+    merged = merge_startup(tmp_path / "merged", "9.9.9", TREE)
+    assert merged.read_text(encoding="utf-8") == whole
+    alone = merge_startup(tmp_path / "merged", "9.9.9", TREE, alone=True)
+    assert alone.read_text(encoding="utf-8") == _table_of(tmp_path / "one", {"9.9.9": derived}).read_text(
+        encoding="utf-8")
+
+
+@pytest.mark.corpus
+def test_the_shipped_table_reads_back_as_itself():
+    from sglang_lint.derive.startup_table import startup_history
+
+    root = Path(__file__).resolve().parent.parent / "rules"
+    back = startup_history(root)
+    assert len(back) >= 42 and sum(len(rules) for rules, _, _ in back.values()) >= 1000

@@ -213,6 +213,9 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             from sglang_lint.derive.serve import write_commands
 
             write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
+            from sglang_lint.derive.startup_table import merge_startup
+
+            merge_startup(rules_dir, derivation.version, root, alone=True)
         if merging is not None:
             out.write(f"sglang {derivation.version} merged into the catalog of sglang {first} to {last}: "
                       f"{len(merging) + 1} releases ({first} to {derivation.version}); rules from "
@@ -253,6 +256,7 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     from sglang_lint import derive
     from sglang_lint.derive import releases as history
     from sglang_lint.derive.merge import release_facts, write_merged
+    from sglang_lint.derive.startup_table import write_startup
 
     try:
         chosen = history.releases_in(spec, history.available_releases())
@@ -268,6 +272,8 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
         err.write(f"sglang {release}: server arguments, launch subcommands and raise sites\n")
         facts[release] = release_facts(release, rules=release != newest)
     written, _ = write_merged(derivation, rules_dir, facts)
+    err.write("start-up validation of each release (cached after its first run)\n")
+    write_startup(rules_dir, chosen)
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
     return 0

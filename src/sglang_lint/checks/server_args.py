@@ -58,6 +58,7 @@ class ServerArgsCheck:
     positive: tuple = ()  # relations aspect: fields that must be > 0
     at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
     startup: object = None  # startup aspect: the path of derived/startup.toml (read on first need)
+    elsewhere: tuple = ()  # startup aspect: beginnings of sglang's messages another rule reports
 
 
 def parse(fields, targets):
@@ -94,6 +95,7 @@ def parse(fields, targets):
         positive=tuple(positive),
         at_least=tuple(pairs),
         startup=startup,
+        elsewhere=tuple(fields.strings("reported_elsewhere", required=False) or ()) if startup else (),
     )
 
 
@@ -630,7 +632,7 @@ def run_text(check, launch: Launch):
     params: ServerArgsCheck = check.params
     if params.aspect == "startup":
         judged = startup.flag_launch(flag_uses(launch.words, params.table), launch.words, getattr(launch, "env", None))
-        yield from startup.judge(params.startup, params.table, [judged])
+        yield from startup.judge(params.startup, params.table, [judged], params.elsewhere)
         return
     uses = _unique_uses(params, [launch])
     if params.aspect == "relations":
@@ -647,7 +649,7 @@ def _run_startup(site, params: ServerArgsCheck, target):
     else:
         launches = [startup.flag_launch(flag_uses(launch.words, params.table), launch.words, environ)
                     for launch in _launches(site, params, target) if launch is not None and not launch.command]
-    yield from startup.judge(params.startup, params.table, launches)
+    yield from startup.judge(params.startup, params.table, launches, params.elsewhere)
 
 
 def fix_safety(check) -> str:

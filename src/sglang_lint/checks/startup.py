@@ -129,12 +129,15 @@ def fails(check: StartupCheck, launch: Launch) -> bool:
     return expression is not None and holds(expression, values(check, launch)) is True
 
 
-def findings(table: StartupTable, launch: Launch, releases: tuple, version: str):
-    """(node, message) for each check that certainly fails in every one of ``releases``."""
+def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = ()):
+    """(node, message) for each check that certainly fails in every one of ``releases``
+    (but those whose message begins as one of ``elsewhere``)."""
     model = launch.settings.get("model_path")
     if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
         return
     for key, checks in table.by_site(releases).items():
+        if key[2].startswith(elsewhere):
+            continue
         failing = []
         for release in releases:
             here = [c for c in checks if c.in_release(release)]
@@ -235,14 +238,15 @@ def keyword_launch(site, keywords, fields: dict, complete: bool, environ: dict |
     return Launch(settings, complete, dict(environ or {}), site.node)
 
 
-def judge(path: Path, table, launches: list[Launch]):
+def judge(path: Path, table, launches: list[Launch], elsewhere: tuple = ()):
     """The findings of the start-up checks (derived/startup.toml at ``path``) on each launch,
-    in the releases of the server-argument ``table``; one per node and message."""
+    in the releases of the server-argument ``table``; one per node and message. ``elsewhere``:
+    the beginnings of sglang's messages another rule reports."""
     startup = load_startup(path)
     releases = table.releases or (table.version,)
     seen = set()
     for launch in launches:
-        for node, message in findings(startup, launch, releases, table.version):
+        for node, message in findings(startup, launch, releases, table.version, elsewhere):
             if node is not None and (id(node), message) not in seen:
                 seen.add((id(node), message))
                 yield Finding(node, message)

@@ -6,17 +6,37 @@ for the others, this tells which fields become unknown)."""
 from __future__ import annotations
 
 import ast
+import copy
+from dataclasses import dataclass
 
 from sglang_lint.derive.paths import HARMLESS_CALLS
-from sglang_lint.derive.symbolic import unknown
+from sglang_lint.derive.symbolic import SERVER, unknown
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
 
 # Calls that give a read view of the arguments (0.5.20 on): reading through them reads the fields.
-VIEW_CALLS = frozenset({"resolving_view", "resolved_view"})
+VIEW_CALLS = frozenset({"resolving_view", "resolved_view", "ResolvedView", "ResolvingConfig", "record_of",
+                        "_ForeignDefaults"})
 
 
 # Calls that declare a field's resolved value (0.5.20 on): ``declare_resolution(args, source, x=v)``.
 DECLARE_CALLS = frozenset({"declare_resolution", "declare"})
+
+
+@dataclass(frozen=True)
+class MethodRef:
+    """A method of an object the run does not know, handed on as a value
+    (``current_platform.apply_server_args_defaults``): called with the arguments, it may write
+    what any sglang method of that name writes."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """An sglang function handed on as a value (a pass, a hook)."""
+
+    function: ast.FunctionDef
+    module: Module
 
 
 def resolve_function(node: ast.expr, module: Module, modules: dict[str, Module], imported_here: dict):
@@ -28,7 +48,7 @@ def resolve_function(node: ast.expr, module: Module, modules: dict[str, Module],
             found = defined_at(imported_here[node.id], modules)
         else:
             found = defining_module(node.id, module, modules)
-        return _function_at(found) if found is not None else None
+        return _function_at(found, modules) if found is not None else None
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         base = node.value.id
         qualified = imported_here.get(base) or module.imports.get(base)
@@ -37,7 +57,7 @@ def resolve_function(node: ast.expr, module: Module, modules: dict[str, Module],
         if qualified is None:
             return None
         if qualified in modules:  # module.function
-            return _function_at((modules[qualified], node.attr))
+            return _function_at((modules[qualified], node.attr), modules)
         found = defined_at(qualified, modules)
         if found is None:
             return None
@@ -50,19 +70,30 @@ def resolve_function(node: ast.expr, module: Module, modules: dict[str, Module],
     return None
 
 
-def _function_at(found):
+def _function_at(found, modules: dict[str, Module] | None = None, depth: int = 0):
+    """The function ``(module, name)`` names, following a re-export (``from .base import f``
+    in the module named) a few modules deep."""
     if found is None:
         return None
     owner, name = found
     matches = [n for n in owner.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                and n.name == name]
+    if not matches and modules is not None and depth < 4 and name in owner.imports:
+        return _function_at(defined_at(owner.imports[name], modules), modules, depth + 1)
     if len(matches) != 1 or not isinstance(matches[0], ast.FunctionDef):
         return None
     return matches[0], owner
 
 
 READ_ONLY_CALLS = frozenset({"getattr", "hasattr", "isinstance", "str", "repr", "id", "type", "vars", "print",
-                             "len", "bool", *VIEW_CALLS})
+                             "len", "bool", "dataclasses.fields", "dataclasses.is_dataclass", "dataclasses.asdict",
+                             "fields", "is_dataclass", "asdict", "copy.copy", "copy.deepcopy", *VIEW_CALLS})
+
+# Calls whose value is sglang's model overrides for the model's architecture (0.5.19 on): the
+# providers registered by these decorators, each returning the fields it declares.
+MODEL_OVERRIDE_COLLECTORS = frozenset({"collect_model_override_declarations"})
+MODEL_OVERRIDE_REGISTRARS = frozenset({"_register_for", "register_model_override", "register_model_override_predicate"})
+MODEL_OVERRIDE_CONSTANTS = "MODEL_OVERRIDES"  # {architecture: {field: value}} beside the registrars
 
 
 def writes_through(function: ast.FunctionDef, module: Module, modules: dict[str, Module], fields: frozenset,
@@ -104,6 +135,9 @@ def _writes_through(function, module, modules, fields, server, depth, seen, meth
                 value = value.args[0]
             if isinstance(value, ast.Name) and value.id in aliases:
                 aliases.add(node.targets[0].id)
+    # A call made for its effect (a statement of its own) may write what it is handed; one
+    # whose value is read (``cfg = factory(server_args)``, ``return fn(view)``) is a query.
+    effects = {id(n.value) for n in walk_local(function) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)}
     written: set[str] = set()
     for node in walk_local(function):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
@@ -135,6 +169,8 @@ def _writes_through(function, module, modules, fields, server, depth, seen, meth
                 positions = [0] + [i + 1 for i in positions]
             else:
                 found = resolve_function(node.func, module, modules, imported_here)
+            if found is None and id(node) not in effects:
+                continue  # a query not followed: its value is what it gives
             if found is None or None in named:
                 return None
             params = [a.arg for a in (*found[0].args.posonlyargs, *found[0].args.args)]
@@ -165,11 +201,13 @@ class CallEffects:
             handed.append(func.value)
         for value in handed:
             if self.is_server(value):
-                if isinstance(func, ast.Name) and func.id in VIEW_CALLS | {"getattr", "hasattr", "isinstance"}:
+                if text in READ_ONLY_CALLS:
                     continue
                 if isinstance(func, ast.Attribute) and self.is_server(func.value):
                     found = self._method(func.attr)
                     written = self._writes(node, found[0], found[1]) if found is not None else None
+                elif isinstance(func, ast.Name) and isinstance(self.env.get(func.id), MethodRef):
+                    written = self._writes_of_methods(node, self.env[func.id].name)
                 else:
                     found = self._function_named(func)
                     if found is not None:
@@ -238,3 +276,74 @@ class CallEffects:
     def _forget_all(self, why: str) -> None:
         marker = unknown(why)
         self.fields = {name: marker for name in self.fields}
+
+    # --- the calls the run follows -------------------------------------------------------
+    def _callee(self, node: ast.Call):
+        """(function, module, parameter bindings) of an sglang function or ServerArgs method the
+        call runs with the arguments; None for any other call."""
+        func = node.func
+        if isinstance(func, ast.Attribute) and self.is_server(func.value):
+            found = self._method(func.attr)
+            if found is None:
+                return None
+            method, module = found
+            return method, module, self._bound(method, [func.value, *node.args], node.keywords, module)
+        if not (any(self.is_server(a) for a in node.args) or any(self.is_server(k.value) for k in node.keywords)):
+            return None
+        found = self._function_named(func)
+        if found is None:
+            return None
+        function, module = found
+        return function, module, self._bound(function, node.args, node.keywords, module)
+
+    def _bound(self, function: ast.FunctionDef, args, keywords, module: Module) -> dict:
+        params = [*function.args.posonlyargs, *function.args.args]
+        env: dict = {}
+        for param, arg in zip(params, args):
+            env[param.arg] = self._argument(arg)
+        for keyword in keywords:
+            if keyword.arg is not None:
+                env[keyword.arg] = self._argument(keyword.value)
+        defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):],
+                            function.args.defaults))
+        defaults.update((a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults)
+                        if d is not None)
+        for param in [*params, *function.args.kwonlyargs]:
+            if param.arg not in env:
+                default = defaults.get(param.arg)
+                env[param.arg] = copy.deepcopy(default) if isinstance(default, ast.Constant) \
+                    else unknown(f"the parameter {param.arg}")
+        for extra in (function.args.vararg, function.args.kwarg):
+            if extra is not None:
+                env[extra.arg] = unknown(f"the parameter {extra.arg}")
+        return env
+
+    def _method(self, name: str):
+        """A method of the arguments' class (ServerArgs, or a base of it in sglang)."""
+        return self.server_methods.get(name)
+
+    server_methods: dict = {}
+
+    def _argument(self, node: ast.expr):
+        """What a parameter is bound to: the arguments object, an sglang function handed on
+        (``run_pass(server_args, resolve_x)``: called in place where the callee calls it), or
+        the argument's expression."""
+        if self.is_server(node):
+            return SERVER
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            found = self._function_named(node)
+            if found is not None:
+                return FunctionRef(*found)
+            if isinstance(node, ast.Attribute) and not self.is_server(node.value):
+                return MethodRef(node.attr)
+        return self.expr(node)
+
+    def _function_named(self, node: ast.expr):
+        """(function, module) of the sglang function a name or dotted name stands for here."""
+        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), FunctionRef):
+            return self.env[node.id].function, self.env[node.id].module
+        if isinstance(node, ast.Name) and node.id in self.env:
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.env:
+            return None
+        return resolve_function(node, self.module, self.modules, self.imported_here)

@@ -53,6 +53,7 @@ from sglang_lint.derive.releases import (
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE, ServerField
 from sglang_lint.derive.serve import PARSERS, commands_text, release_commands, write_commands
 from sglang_lint.derive.sites import Derivation
+from sglang_lint.derive.startup_table import merge_startup, startup_history
 from sglang_lint.derive.tree import UNKNOWN_VERSION
 from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
 from sglang_lint.rulefile import tomllib
@@ -130,7 +131,10 @@ def merge_release(root: Path, derivation: Derivation, rules_dir: Path, history: 
     facts, if :func:`catalog_facts` read them already. Returns what :func:`write_merged` does."""
     history = catalog_facts(rules_dir) if history is None else history
     release_to_add(derivation.version, tuple(history))
-    return write_merged(derivation, rules_dir, {**history, derivation.version: tree_facts(root, derivation)})
+    startup_history(rules_dir)  # (refused before anything is written where it does not read back)
+    result = write_merged(derivation, rules_dir, {**history, derivation.version: tree_facts(root, derivation)})
+    merge_startup(rules_dir, derivation.version, root)
+    return result
 
 
 # --- the catalog's files read back as each release's facts ------------------------------------

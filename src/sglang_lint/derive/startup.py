@@ -37,7 +37,12 @@ from sglang_lint.derive.expressions import negate
 from sglang_lint.checks.when import MORE_VALUE_METHODS
 from sglang_lint.checks.when_grammar import BUILTINS
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
-from sglang_lint.derive.call_effects import DECLARE_CALLS, VIEW_CALLS, CallEffects, resolve_function
+from sglang_lint.derive.call_effects import (
+    DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, VIEW_CALLS, CallEffects, FunctionRef, MethodRef,
+)
+from sglang_lint.derive.declarations import (
+    Declarations, _Terminated, bound_declaration, constant_item, declarable, decorator_name, truth, with_key,
+)
 from sglang_lint.derive.exceptions import caught, exception_of, handler_names, raises_again
 from sglang_lint.derive.symbolic import (
     MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown,
@@ -67,18 +72,6 @@ class Site:
     node: ast.stmt | None = field(default=None, repr=False)
 
 
-@dataclass(frozen=True)
-class FunctionRef:
-    """An sglang function handed on as a value (a pass, a hook)."""
-
-    function: ast.FunctionDef
-    module: Module
-
-
-class _Terminated(Exception):
-    """The rest of a block does not run (every path before it returned or raised)."""
-
-
 @dataclass
 class _Frame:
     module: Module
@@ -92,7 +85,7 @@ class _Frame:
     guards: list = field(default_factory=list)
 
 
-class StartupRun(CallEffects, _Path):
+class StartupRun(Declarations, CallEffects, _Path):
     """The symbolic run of one release's start-up validation."""
 
     def __init__(self, modules: dict[str, Module], fields: list[str], envs: dict[str, str], classes=None,
@@ -164,12 +157,17 @@ class StartupRun(CallEffects, _Path):
                 raise _Unknown(f"calls the arguments' method {node.func.attr}")
         if isinstance(node, ast.Name) and self.env.get(node.id) is SERVER:
             raise _Unknown("the arguments object as a value")
+        if isinstance(node, ast.IfExp):  # a constant test picks its branch; one the launch cannot decide: either
+            return if_else(self.expr(node.test), self.expr(node.body), self.expr(node.orelse), "the value")
         return super().expr(node)
 
     def _call(self, node: ast.Call) -> ast.expr:
         """A call of an sglang function (or of a ServerArgs method on the arguments) for its
         value: run in place, its value what it returns; any other call as paths.py reads it."""
         func = node.func
+        if decorator_name(func) in MODEL_OVERRIDE_COLLECTORS:
+            self._apply_model_overrides()
+            return unknown("the model's overrides")
         if not any(isinstance(a, ast.Starred) for a in node.args) and all(k.arg for k in node.keywords) \
                 and len(self.frames) < MAX_DEPTH:
             if isinstance(func, ast.Attribute) and self.is_server(func.value):
@@ -180,9 +178,15 @@ class StartupRun(CallEffects, _Path):
             elif isinstance(func, (ast.Name, ast.Attribute)) and not (
                     isinstance(func, ast.Name) and func.id in BUILTINS and func.id not in self.helpers):
                 found = self._function_named(func)
-                if found is not None and found[1].name.startswith("sglang.") and not found[0].decorator_list:
-                    return self.run_function(found[1], found[0],
-                                             self._bound(found[0], node.args, node.keywords, found[1]))
+                handed_on = isinstance(func, ast.Name) and isinstance(self.env.get(func.id), FunctionRef)
+                # (a decorated function is run as it is only where it was handed on: the
+                # registry's own, a pass or a provider; elsewhere the decorator may wrap it)
+                if found is not None and found[1].name.startswith("sglang.") \
+                        and (handed_on or not found[0].decorator_list):
+                    returned = self.run_function(found[1], found[0],
+                                                 self._bound(found[0], node.args, node.keywords, found[1]))
+                    keys = declarable(found[0]) if handed_on else None
+                    return returned if keys is None else bound_declaration(returned, keys)
         if isinstance(func, ast.Attribute) and func.attr in MORE_VALUE_METHODS and all(k.arg for k in node.keywords):
             receiver = self.expr(func.value)  # ``device.split(":")[0]``: a string method the evaluator knows
             return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), [self.expr(a) for a in node.args], [])
@@ -191,7 +195,7 @@ class StartupRun(CallEffects, _Path):
     def _name(self, name: str) -> ast.expr:
         if self.env.get(name) is SERVER:
             raise _Unknown("the arguments object as a value")
-        if isinstance(self.env.get(name), FunctionRef):
+        if isinstance(self.env.get(name), (FunctionRef, MethodRef)):
             raise _Unknown("a function as a value")
         return super()._name(name)
 
@@ -204,7 +208,7 @@ class StartupRun(CallEffects, _Path):
         if isinstance(node, ast.Name):
             return self.env.get(node.id) is SERVER
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in VIEW_CALLS \
-                and len(node.args) == 1:
+                and len(node.args) >= 1:
             return self.is_server(node.args[0])
         return False
 
@@ -234,7 +238,8 @@ class StartupRun(CallEffects, _Path):
         """Run ``function``'s body in place, ``env`` binding its parameters; after it, the fields
         are what every way out of it leaves them. Returns the value it returns."""
         if id(function) in self.running or len(self.frames) >= MAX_DEPTH:
-            self._forget_all(f"calls {function.name} again or too deep")
+            if any(value is SERVER for value in env.values()):  # (a recursion on other values writes nothing)
+                self._forget_all(f"calls {function.name} again or too deep")
             return unknown(f"calls {function.name} again or too deep")
         self.running.add(id(function))
         frame = self._enter(module, function, env)
@@ -356,7 +361,7 @@ class StartupRun(CallEffects, _Path):
                                None if skip else condition, skip, statement))
 
     def _if(self, statement: ast.If) -> None:
-        test = self.expr(statement.test)
+        test = truth(self.expr(statement.test))
         real_model = dummy_assumption(test)
         if real_model is not None:  # a launch of a real model (see _dummy_model_test)
             self.block(statement.body if real_model else statement.orelse)
@@ -436,6 +441,12 @@ class StartupRun(CallEffects, _Path):
         before and after it, and its raises are sites inside a loop."""
         if self._reapplies_declarations(statement):
             return  # declarations were written as they were made (declare_resolution)
+        declared = self._declared_items(statement)
+        if declared is not None:  # for name, value in declared.items(): setattr(args, name, value)
+            for name, value in declared.items():
+                self._bind(statement.target, ast.Tuple([ast.Constant(name), value], ast.Load()))
+                self.block(statement.body)
+            return
         items = self._literal_items(statement)
         if items is not None:
             for item in items:
@@ -489,7 +500,7 @@ class StartupRun(CallEffects, _Path):
                 return None
             return [ast.Tuple([k, v], ast.Load()) for k, v in zip(items.keys, items.values)]
         if not isinstance(items, (ast.Tuple, ast.List)) or len(items.elts) > 16 \
-                or not all(isinstance(e, ast.Constant) for e in items.elts):
+                or not all(constant_item(e) for e in items.elts):
             return None
         return items.elts
 
@@ -503,7 +514,12 @@ class StartupRun(CallEffects, _Path):
             value = self.expr(ast.BinOp(_load(statement.target), statement.op, value_node))
             self._bind(statement.target, value)
             return
-        value = SERVER if self.is_server(value_node) else self.expr(value_node)
+        if self.is_server(value_node):
+            value = SERVER
+        elif self._recorded(value_node):
+            value = ast.Dict([], [])
+        else:
+            value = self.expr(value_node)
         targets = [statement.target] if isinstance(statement, ast.AnnAssign) else statement.targets
         for target in targets:
             self._bind(target, value)
@@ -524,13 +540,11 @@ class StartupRun(CallEffects, _Path):
                     item = ast.Subscript(value, ast.Constant(index), ast.Load())
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                and isinstance(self.env.get(target.value.id), ast.Dict) and isinstance(target.slice, ast.Constant) \
-                and all(isinstance(k, ast.Constant) for k in self.env[target.value.id].keys):
-            # ``out["x"] = v`` on a dict display built in steps: the display with that key
-            built = self.env[target.value.id]
-            keys = [k for k in built.keys if k.value != target.slice.value]
-            values = [v for k, v in zip(built.keys, built.values) if k.value != target.slice.value]
-            self.env[target.value.id] = ast.Dict([*keys, target.slice], [*values, value])
+                and isinstance(target.slice, ast.Constant) \
+                and with_key(self.env.get(target.value.id), target.slice, value) is not None:
+            # ``out["x"] = v`` on a dict display built in steps (one of two by a test): the
+            # display with that key
+            self.env[target.value.id] = with_key(self.env[target.value.id], target.slice, value)
         else:
             self._havoc_target(target)
 
@@ -577,11 +591,16 @@ class StartupRun(CallEffects, _Path):
         if text.startswith(HARMLESS_CALLS) or text in ("print", "warnings.warn"):
             return
         if isinstance(func, ast.Name) and func.id in DECLARE_CALLS and node.args and self.is_server(node.args[0]):
+            declared: dict = {}
             for keyword in node.keywords:
-                if keyword.arg is None:
+                spread = {keyword.arg: self.expr(keyword.value)} if keyword.arg is not None \
+                    else self._declared(self.expr(keyword.value))
+                if spread is None:
                     self._forget_all("declares ** values")
                     return
-                self._write(keyword.arg, self.expr(keyword.value))
+                declared.update(spread)
+            for name, value in declared.items():
+                self._write(name, value)
             return
         if text in ("setattr", "object.__setattr__") and len(node.args) == 3 and self.is_server(node.args[0]):
             name = self._constant_name(node.args[1])
@@ -591,6 +610,8 @@ class StartupRun(CallEffects, _Path):
                 self._forget_all("setattr of a computed name")
             return
         if self._set_env(node):
+            return
+        if self._update_display(node):
             return
         if isinstance(func, ast.Name) and func.id in HOOK_RUNNERS and len(node.args) == 2 \
                 and self.is_server(node.args[1]):
@@ -616,74 +637,6 @@ class StartupRun(CallEffects, _Path):
             name, value = found
             self.environ[name] = ast.Call(ast.Name("str", ast.Load()), [self.expr(value)], [])
         return True
-
-    def _callee(self, node: ast.Call):
-        """(function, module, parameter bindings) of an sglang function or ServerArgs method the
-        call runs with the arguments; None for any other call."""
-        func = node.func
-        if isinstance(func, ast.Attribute) and self.is_server(func.value):
-            found = self._method(func.attr)
-            if found is None:
-                return None
-            method, module = found
-            return method, module, self._bound(method, [func.value, *node.args], node.keywords, module)
-        if not (any(self.is_server(a) for a in node.args) or any(self.is_server(k.value) for k in node.keywords)):
-            return None
-        found = self._function_named(func)
-        if found is None:
-            return None
-        function, module = found
-        return function, module, self._bound(function, node.args, node.keywords, module)
-
-    def _bound(self, function: ast.FunctionDef, args, keywords, module: Module) -> dict:
-        params = [*function.args.posonlyargs, *function.args.args]
-        env: dict = {}
-        for param, arg in zip(params, args):
-            env[param.arg] = self._argument(arg)
-        for keyword in keywords:
-            if keyword.arg is not None:
-                env[keyword.arg] = self._argument(keyword.value)
-        defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):],
-                            function.args.defaults))
-        defaults.update((a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults)
-                        if d is not None)
-        for param in [*params, *function.args.kwonlyargs]:
-            if param.arg not in env:
-                default = defaults.get(param.arg)
-                env[param.arg] = copy.deepcopy(default) if isinstance(default, ast.Constant) \
-                    else unknown(f"the parameter {param.arg}")
-        for extra in (function.args.vararg, function.args.kwarg):
-            if extra is not None:
-                env[extra.arg] = unknown(f"the parameter {extra.arg}")
-        return env
-
-    def _method(self, name: str):
-        """A method of the arguments' class (ServerArgs, or a base of it in sglang)."""
-        return self.server_methods.get(name)
-
-    server_methods: dict = {}
-
-    def _argument(self, node: ast.expr):
-        """What a parameter is bound to: the arguments object, an sglang function handed on
-        (``run_pass(server_args, resolve_x)``: called in place where the callee calls it), or
-        the argument's expression."""
-        if self.is_server(node):
-            return SERVER
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            found = self._function_named(node)
-            if found is not None:
-                return FunctionRef(*found)
-        return self.expr(node)
-
-    def _function_named(self, node: ast.expr):
-        """(function, module) of the sglang function a name or dotted name stands for here."""
-        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), FunctionRef):
-            return self.env[node.id].function, self.env[node.id].module
-        if isinstance(node, ast.Name) and node.id in self.env:
-            return None
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.env:
-            return None
-        return resolve_function(node, self.module, self.modules, self.imported_here)
 
 
 def _load(node: ast.expr) -> ast.expr:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 
-from sglang_lint.derive.symbolic import UNKNOWN_NAME
 from sglang_lint.derive.tree import Module
 
 ENVIRON_MODULE = "sglang.srt.environ"
@@ -80,8 +79,9 @@ def dummy_assumption(test: ast.expr) -> bool | None:
         node, negated = node.operand, not negated
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return None
+    # (the model path as the launch gives it, or as a setting the launch may make rewrote it)
     names = {n.id for n in ast.walk(node.left) if isinstance(n, ast.Name)}
-    if "model_path" not in names or not names <= {"model_path", UNKNOWN_NAME, "str"}:
+    if "model_path" not in names:
         return None
     strings = {n.value for n in ast.walk(node.comparators[0]) if isinstance(n, ast.Constant)}
     if "dummy" not in strings:

@@ -18,7 +18,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v2"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v7"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
@@ -45,11 +45,13 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
     ]
     for group in _summary(per_release, releases):
         lines.append(group)
+    lines += _per_release(per_release, releases)
 
     def first(rule: Rule):
         return version_key(min(having[rule], key=version_key))
 
-    ordered = sorted(having, key=lambda r: (r.module, r.function, r.message, first(r), r.condition))
+    ordered = sorted(having, key=lambda r: (r.module, r.function, r.message, first(r), r.condition,
+                                            repr(r.defaults)))
     for rule in ordered:
         runs = presence_runs([r in having[rule] for r in releases], releases)
         lines += [
@@ -79,9 +81,54 @@ def _summary(per_release: dict, releases: list[str]) -> list[str]:
         sites = sum(per_release[r][2] for r in inside)
         why = Counter(reason for r in inside for reason in per_release[r][1])
         lines += ["[[group]]", f"releases = [{toml_string(inside[0])}, {toml_string(inside[-1])}]",
-                  f"sites = {sites}", f"rules = {rules}",
-                  "skipped = { " + ", ".join(f"{toml_string(k)} = {v}" for k, v in why.most_common()) + " }", ""]
+                  f"sites = {sites}", f"rules = {rules}", f"skipped = {_counts(why)}", ""]
     return lines
+
+
+def _counts(why: Counter) -> str:
+    """An inline table of reasons and counts, most first (ties by reason)."""
+    ordered = sorted(why.items(), key=lambda item: (-item[1], item[0]))
+    return "{ " + ", ".join(f"{toml_string(k)} = {v}" for k, v in ordered) + " }"
+
+
+def _per_release(per_release: dict, releases: list[str]) -> list[str]:
+    """``[[release]]`` tables: each release's sites and skip reasons (what a merge of a newer
+    release reads back, with each rule's runs)."""
+    lines = []
+    for release in releases:
+        _, why, sites = per_release[release]
+        lines += ["", "[[release]]", f"name = {toml_string(release)}", f"sites = {sites}",
+                  f"skipped = {_counts(Counter(why))}"]
+    return lines
+
+
+def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]] | None:
+    """Each release of ``rules/derived/startup.toml`` as :func:`startup_text` took it (release ->
+    (rules, skip reasons, sites)); None where there is no table. ValueError where the table does
+    not read back as itself (edited by hand, or written by another deriver)."""
+    path = rules / "derived" / TABLE
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+        releases = list(data["releases"])
+        per_release = {r["name"]: ([], [reason for reason, n in r["skipped"].items() for _ in range(n)], r["sites"])
+                       for r in data["release"]}
+        for check in data.get("check", []):
+            module, function = check["site"].split(": ", 1)
+            defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
+            rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults)
+            for since, until in check["releases"]:
+                low = releases.index(since) if since else 0
+                high = releases.index(until) if until else len(releases)
+                for release in releases[low:high]:
+                    per_release[release][0].append(rule)
+    except (KeyError, ValueError, TypeError, SyntaxError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path} does not read back as its releases ({type(exc).__name__}: {exc})") from None
+    if sorted(per_release, key=version_key) != releases or startup_text(per_release) != text:
+        raise ValueError(f"{path} is not what the start-up rules of the releases it records write")
+    return per_release
 
 
 def tree_startup(root: Path) -> tuple[list[Rule], list[str], int]:
@@ -133,7 +180,21 @@ def curated_sites(rules: Path) -> frozenset:
 def write_startup(rules: Path, releases: list[str]) -> Path:
     """derived/startup.toml of these releases (each derived once, then read from the cache)."""
     covered = curated_sites(rules)
-    per_release = {release: release_startup(release, covered) for release in releases}
+    return _write(rules, {release: release_startup(release, covered) for release in releases})
+
+
+def merge_startup(rules: Path, version: str, root: Path, alone: bool = False) -> Path:
+    """Add the release ``version`` (its tree under ``root``) to derived/startup.toml, the
+    table's other releases as it records them (``alone``, or no table: that release only)."""
+    history = {} if alone else startup_history(rules) or {}
+    found, why, sites = tree_startup(root)
+    covered = curated_sites(rules)
+    kept = [r for r in found if r.message not in covered]
+    history[version] = (kept, why + ["covered by a curated rule"] * (len(found) - len(kept)), sites)
+    return _write(rules, history)
+
+
+def _write(rules: Path, per_release: dict) -> Path:
     path = rules / "derived" / TABLE
     path.write_text(startup_text(per_release), encoding="utf-8")
     return path

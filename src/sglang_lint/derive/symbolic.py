@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+from sglang_lint.checks.when_grammar import BUILTINS, MODULES
+
 
 class _Server:
     """The arguments object (``self``, ``server_args``, a view of it)."""
@@ -16,6 +18,7 @@ class _Server:
 
 SERVER = _Server()
 UNKNOWN_NAME = "unknown"  # the condition's name for what the linter cannot know
+OUTSIDE_NAMES = MODULES  # torch.cuda...: the machine's, never the launch's
 
 
 def unknown(reason: str) -> ast.expr:
@@ -108,11 +111,53 @@ def if_else(test: ast.expr | None, a, b, name: str):
         return unknown(f"{name} bound on one way only")
     if test is None:
         return a
+    if isinstance(test, ast.Constant):
+        return a if test.value else b
     if same(a, b):
         return a
     if is_unknown(a) and is_unknown(b):
         return a
+    if decided_by_nothing(test):
+        return either(test, a, b)
     return bounded(ast.IfExp(test, a, b))
+
+
+def decided_by_nothing(test: ast.expr) -> bool:
+    """Does the test read nothing a launch sets (no field, no environment variable) and yet
+    is no constant: the model, the GPU, a call not followed decide it, never the launch."""
+    decided = False
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name):
+            if node.id == UNKNOWN_NAME or node.id in OUTSIDE_NAMES:
+                decided = True
+            elif node.id not in BUILTINS:
+                return False
+    return decided
+
+
+def either(test: ast.expr, a, b):
+    """``a if <unknown> else b`` as the values it may take, each once (``x if u else (x if v
+    else y)`` is ``x if u else y``); unknown where one of them is: the launch cannot decide
+    which, so only values every way shares may be certain."""
+    options: list = []
+    for value in (*_options(a), *_options(b)):
+        if is_unknown(value):
+            return value
+        if not any(same(value, seen) for seen in options):
+            options.append(value)
+    if len(options) == 1:
+        return options[0]
+    marker = unknown(next(iter(reasons(test)), "decided by what the launch does not set"))
+    chained = options[-1]
+    for value in reversed(options[:-1]):
+        chained = ast.IfExp(marker, value, chained)
+    return bounded(chained)
+
+
+def _options(value) -> list:
+    if isinstance(value, ast.IfExp) and decided_by_nothing(value.test):
+        return [*_options(value.body), *_options(value.orelse)]
+    return [value]
 
 
 def merge(test: ast.expr, body: dict, orelse: dict) -> dict:
