@@ -556,6 +556,17 @@ def test_a_subprocess_env_argument(monkeypatch):
     }
 
 
+def test_the_running_interpreter_as_the_command_word(monkeypatch):
+    source = HEAD + textwrap.dedent("""\
+        import sys
+        subprocess.Popen([sys.executable, "-m", "sglang.launch_server"], env={"SGLANG_B": "2"})
+        subprocess.Popen([interpreter(), "-m", "sglang.launch_server"], env={"SGLANG_B": "2"})
+        subprocess.Popen([runner, "sglang.launch_server"], env={"SGLANG_B": "2"})
+        """)
+    # an opaque word followed by -m runs a module: the interpreter, whatever its path
+    assert python_envs(monkeypatch, source) == {4: {"SGLANG_B": "2"}, 5: {"SGLANG_B": "2"}, 6: {}}
+
+
 def test_an_env_dict_built_in_steps(monkeypatch):
     source = HEAD + textwrap.dedent("""\
         CMD = ["python", "-m", "sglang.launch_server"]

@@ -614,6 +614,8 @@ def _argv_envs(words: list, inherited: dict[str, str], shell: bool) -> list[dict
     """The environment of the launch in one version of an argv list (or of each launch in its
     ``bash -c SCRIPT``)."""
     adapted = [_Word(w.text or "", w.text is None or not w.whole) for w in words]
+    if not shell and len(adapted) > 1 and adapted[0].opaque and adapted[1].text == "-m" and not adapted[1].opaque:
+        adapted[0] = _Word("python", False)  # ``[sys.executable, "-m", ...]``: an interpreter, whatever its path
     found = find_launch(adapted)
     if found is not None:
         end = next(k for k, w in enumerate(adapted) if w is found.launcher)

@@ -129,6 +129,22 @@ def fails(check: StartupCheck, launch: Launch) -> bool:
     return expression is not None and holds(expression, values(check, launch)) is True
 
 
+def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> bool:
+    """The screen's verdict: may a check of any release fail this launch? Certainly, as
+    :func:`findings` asks, where the check reads no environment variable; where it reads one
+    the file's ``text`` names (None: any), unless certainly not (the engine may know the
+    variable's value where the file writes it)."""
+    for check in table.checks:
+        expression, names = _parsed(check.fails_when)
+        if expression is None:
+            continue
+        verdict = holds(expression, values(check, launch))
+        if verdict is True or (verdict is not False and any(
+                name.isupper() and (text is None or name.encode() in text) for name in names)):
+            return True
+    return False
+
+
 def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = ()):
     """(node, message) for each check that certainly fails in every one of ``releases``
     (but those whose message begins as one of ``elsewhere``)."""

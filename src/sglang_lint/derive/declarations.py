@@ -9,7 +9,7 @@ import ast
 
 from sglang_lint.derive.call_effects import MODEL_OVERRIDE_CONSTANTS, MODEL_OVERRIDE_REGISTRARS
 from sglang_lint.derive.expressions import negate
-from sglang_lint.derive.symbolic import SERVER, if_else, is_unknown, merge, unknown
+from sglang_lint.derive.symbolic import SERVER, if_else, is_absent, is_unknown, merge, unknown
 from sglang_lint.derive.tree import Module, walk_local
 
 
@@ -70,7 +70,8 @@ class Declarations:
         if isinstance(value, ast.Dict):
             if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
                 return None
-            return {k.value: v for k, v in zip(value.keys, value.values)}
+            return {k.value: or_current(v, self.fields[k.value]) if k.value in self.fields else v
+                    for k, v in zip(value.keys, value.values)}
         if isinstance(value, ast.IfExp):
             body, orelse = self._declared(value.body), self._declared(value.orelse)
             if body is None or orelse is None:
@@ -158,7 +159,11 @@ def with_key(built, key: ast.Constant, value):
 def truth(value):
     """Whether a dict display (or one of two by a test) is non-empty, as a test: ``if out:``."""
     if isinstance(value, ast.Dict):
-        return ast.Constant(bool(value.keys))
+        present = [_present(v) for v in value.values]
+        if not present or any(isinstance(p, ast.Constant) and p.value for p in present):
+            return ast.Constant(bool(present))
+        tests = [p for p in present if not (isinstance(p, ast.Constant) and not p.value)]
+        return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests) if tests else ast.Constant(False)
     if isinstance(value, ast.IfExp):
         body, orelse = truth(value.body), truth(value.orelse)
         if isinstance(body, ast.Constant) and isinstance(orelse, ast.Constant):
@@ -166,6 +171,30 @@ def truth(value):
                 return body
             return value.test if body.value else negate(value.test)
         return if_else(value.test, body, orelse, "a test")
+    return value
+
+
+def _present(value) -> ast.expr:
+    """The test under which a value of a dict built in steps is there (not absent)."""
+    if is_absent(value):
+        return ast.Constant(False)
+    if isinstance(value, ast.IfExp):
+        body, orelse = _present(value.body), _present(value.orelse)
+        if isinstance(body, ast.Constant) and isinstance(orelse, ast.Constant):
+            return body if body.value == orelse.value else value.test if body.value else negate(value.test)
+        return if_else(value.test, body, orelse, "a test")
+    return ast.Constant(True)
+
+
+def or_current(value, current):
+    """A declared value with its absent ways replaced by the field's current value."""
+    if is_absent(value):
+        return current
+    if isinstance(value, ast.IfExp):
+        body, orelse = or_current(value.body, current), or_current(value.orelse, current)
+        if body is value.body and orelse is value.orelse:
+            return value
+        return if_else(value.test, body, orelse, "a declared value")
     return value
 
 

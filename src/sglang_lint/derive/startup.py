@@ -46,7 +46,7 @@ from sglang_lint.derive.declarations import (
 from sglang_lint.derive.exceptions import caught, exception_of, handler_names, raises_again
 from sglang_lint.derive.symbolic import (
     MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown,
-    merge, size, unknown,
+    merge, merge_displays, size, unknown,
 )
 from sglang_lint.derive.startup_inputs import (
     ALL_VARIABLES, dummy_assumption, dummy_model_test, variable_read, variable_write,
@@ -272,7 +272,8 @@ class StartupRun(Declarations, CallEffects, _Path):
                 a, b = returned_env.get(name), environ.get(name)
                 if a is not b:
                     environ[name] = if_else(condition, a, b, name)
-            value = if_else(condition, returned_value, value, "the returned value")
+            value = merge_displays(condition, returned_value, value) \
+                or if_else(condition, returned_value, value, "the returned value")
         self.fields, self.environ = fields, environ
         return value
 

@@ -33,6 +33,18 @@ def reasons(expression: ast.expr) -> list[str]:
 
 
 # --- helpers ------------------------------------------------------------------------------
+def absent() -> ast.expr:
+    """A key a dict built in steps may not have (``out["x"] = v`` on one branch only): unknown
+    wherever it is read as a value; a declaration of it leaves the field as it is."""
+    node = unknown("a key set on one way only")
+    node.absent = True  # type: ignore[attr-defined]
+    return node
+
+
+def is_absent(value) -> bool:
+    return getattr(value, "absent", False)
+
+
 def is_unknown(value) -> bool:
     return isinstance(value, ast.Name) and value.id == UNKNOWN_NAME
 
@@ -100,7 +112,11 @@ def size(node) -> int:
 
 
 def bounded(value, why: str = "too long to write out"):
-    """A value, or unknown where it has grown too long to write into a rule."""
+    """A value, or unknown where it has grown too long to write into a rule (a dict display
+    with literal keys: each of its values)."""
+    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) for k in value.keys) \
+            and size(value) > MAX_VALUE:
+        return ast.Dict(value.keys, [bounded(v, why) for v in value.values])
     if isinstance(value, ast.AST) and size(value) > MAX_VALUE:
         return unknown(why)
     return value
@@ -141,9 +157,9 @@ def either(test: ast.expr, a, b):
     which, so only values every way shares may be certain."""
     options: list = []
     for value in (*_options(a), *_options(b)):
-        if is_unknown(value):
+        if is_unknown(value) and not is_absent(value):
             return value
-        if not any(same(value, seen) for seen in options):
+        if not any(same(value, seen) or (is_absent(value) and is_absent(seen)) for seen in options):
             options.append(value)
     if len(options) == 1:
         return options[0]
@@ -164,8 +180,21 @@ def merge(test: ast.expr, body: dict, orelse: dict) -> dict:
     merged = {}
     for name in set(body) | set(orelse):
         a, b = body.get(name), orelse.get(name)
-        merged[name] = a if a is b else if_else(test, a, b, name)
+        merged[name] = a if a is b else merge_displays(test, a, b) or if_else(test, a, b, name)
     return merged
+
+
+def merge_displays(test: ast.expr, a, b) -> ast.Dict | None:
+    """Two dict displays with literal keys after an ``if``: one display, each key's value by
+    the test (absent on the way that did not set it); None for any other values."""
+    if not (isinstance(a, ast.Dict) and isinstance(b, ast.Dict)
+            and all(isinstance(k, ast.Constant) for k in (*a.keys, *b.keys))):
+        return None
+    left = {k.value: v for k, v in zip(a.keys, a.values)}
+    right = {k.value: v for k, v in zip(b.keys, b.values)}
+    keys = [*left, *(k for k in right if k not in left)]
+    return ast.Dict([ast.Constant(k) for k in keys],
+                    [if_else(test, left.get(k) or absent(), right.get(k) or absent(), str(k)) for k in keys])
 
 
 def conjunction(path: list[ast.expr]) -> ast.expr | None:
