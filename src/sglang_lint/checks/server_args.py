@@ -176,9 +176,8 @@ def _screen(params: ServerArgsCheck, target):
 
 
 def _startup_screen(params: ServerArgsCheck, names: set):
-    """A keyword call may fail a start-up check unless every keyword is a literal and no check
-    of any release may fail the launch they make (startup.may_fail, the engine's reading of
-    the same values)."""
+    """A keyword call may fail a start-up check unless no check of any release may fail the
+    launch its literal keywords make (startup.may_fail, the engine's reading of them)."""
     def screen(call, facts) -> bool:
         settings = {}
         complete = not call.args
