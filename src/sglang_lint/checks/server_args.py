@@ -154,7 +154,7 @@ def _screen(params: ServerArgsCheck, target):
         return judge
 
     if params.aspect == "startup":
-        return _startup_screen(params, names)
+        return startup.keyword_screen(params.startup, names)
 
     def screen(call, facts) -> bool:
         for keyword in call.keywords:
@@ -171,33 +171,6 @@ def _screen(params: ServerArgsCheck, target):
                 if any(value_may_be_known(v, facts, fails(keyword.arg)) for v in items):
                     return True
         return False
-
-    return screen
-
-
-def _startup_screen(params: ServerArgsCheck, names: set):
-    """A keyword call may fail a start-up check unless no check of any release may fail the
-    launch its literal keywords make (startup.may_fail, the engine's reading of them)."""
-    def screen(call, facts) -> bool:
-        settings = {}
-        complete = not call.args
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                if mapping_may_be_known(keyword.value, facts):
-                    return True  # **kwargs: a dict the engine may read
-                complete = False
-                continue
-            if keyword.arg not in names:
-                continue
-            try:
-                value = ast.literal_eval(keyword.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                if value_may_be_known(keyword.value, facts, lambda _: True):
-                    return True  # a name the engine may follow to a literal
-                value = startup.UNKNOWN
-            settings[keyword.arg] = startup.Setting(value, None, keyword.arg)
-        return startup.may_fail(startup.load_startup(params.startup), startup.Launch(settings, complete),
-                                getattr(facts, "facts", facts).data)
 
     return screen
 
@@ -232,11 +205,11 @@ def _display_judge(params: ServerArgsCheck):
             text = element.value if isinstance(element, ast.Constant) and isinstance(element.value, str) else None
             # each word its own place (the findings are counted, never shown)
             words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
-        uses = _unique_uses(params, [Launch(words)])
         if params.aspect == "startup":
-            text = getattr(getattr(reader.facts, "facts", reader.facts), "data", None) if reader is not None else None
             return startup.may_fail(startup.load_startup(params.startup),
-                                    startup.flag_launch(flag_uses(words, params.table), words, {}), text)
+                                    startup.flag_launch(flag_uses(words, params.table), words, {}),
+                                    startup.file_text(reader.facts) if reader is not None else None)
+        uses = _unique_uses(params, [Launch(words)])
         if params.aspect == "relations":
             return any(use.field is not None and server_relations.may_break_relation(params, use.field.name, use.value)
                        for use in uses)

@@ -23,6 +23,7 @@ from sglang_lint.checks.when import UNKNOWN, holds, names_read, parse_when
 from sglang_lint.checks.when_grammar import WhenError
 from sglang_lint.model import Finding
 from sglang_lint.rulefile import read_toml
+from sglang_lint.screen import mapping_may_be_known, value_may_be_known
 
 DUMMY_MODELS = ("none", "dummy")  # sglang skips the checks that need a model for these
 
@@ -143,6 +144,37 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> 
                 name.isupper() and (text is None or name.encode() in text) for name in names)):
             return True
     return False
+
+
+def keyword_screen(path: Path, names: set):
+    """A keyword call may fail a start-up check unless no check of any release may fail the
+    launch its literal keywords make (:func:`may_fail`, the engine's reading of them)."""
+    def screen(call, facts) -> bool:
+        settings = {}
+        complete = not call.args
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                if mapping_may_be_known(keyword.value, facts):
+                    return True  # **kwargs: a dict the engine may read
+                complete = False
+                continue
+            if keyword.arg not in names:
+                continue
+            try:
+                value = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                if value_may_be_known(keyword.value, facts, lambda _: True):
+                    return True  # a name the engine may follow to a literal
+                value = UNKNOWN
+            settings[keyword.arg] = Setting(value, None, keyword.arg)
+        return may_fail(load_startup(path), Launch(settings, complete), file_text(facts))
+
+    return screen
+
+
+def file_text(facts) -> bytes:
+    """The screened file's bytes (from its facts, or a call's view of them)."""
+    return getattr(facts, "facts", facts).data
 
 
 def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = ()):

@@ -9,7 +9,7 @@ import ast
 
 from sglang_lint.derive.call_effects import MODEL_OVERRIDE_CONSTANTS, MODEL_OVERRIDE_REGISTRARS
 from sglang_lint.derive.expressions import negate
-from sglang_lint.derive.symbolic import SERVER, if_else, is_absent, is_unknown, merge, unknown
+from sglang_lint.derive.symbolic import SERVER, if_else, is_absent, is_unknown, literal_keys, merge, unknown
 from sglang_lint.derive.tree import Module, walk_local
 
 
@@ -46,14 +46,12 @@ class Declarations:
         """``out.update({"x": v}, y=w)`` on a dict display built in steps: still a display."""
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Name)
-                and isinstance(self.env.get(func.value.id), ast.Dict)):
+                and literal_keys(self.env.get(func.value.id))):
             return False
         added = [self._declared(self.expr(a)) for a in node.args]
         if any(a is None for a in added) or any(k.arg is None for k in node.keywords):
             return False
         built = self.env[func.value.id]
-        if not all(isinstance(k, ast.Constant) for k in built.keys):
-            return False
         merged = {k.value: v for k, v in zip(built.keys, built.values)}
         for part in added:
             merged.update(part)
@@ -146,7 +144,7 @@ def constant_item(node: ast.expr) -> bool:
 def with_key(built, key: ast.Constant, value):
     """A dict display (or one of two by a test) with ``key`` set to ``value``; None for any
     other value."""
-    if isinstance(built, ast.Dict) and all(isinstance(k, ast.Constant) for k in built.keys):
+    if literal_keys(built):
         keys = [k for k in built.keys if k.value != key.value]
         values = [v for k, v in zip(built.keys, built.values) if k.value != key.value]
         return ast.Dict([*keys, key], [*values, value])
@@ -165,12 +163,7 @@ def truth(value):
         tests = [p for p in present if not (isinstance(p, ast.Constant) and not p.value)]
         return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests) if tests else ast.Constant(False)
     if isinstance(value, ast.IfExp):
-        body, orelse = truth(value.body), truth(value.orelse)
-        if isinstance(body, ast.Constant) and isinstance(orelse, ast.Constant):
-            if body.value == orelse.value:
-                return body
-            return value.test if body.value else negate(value.test)
-        return if_else(value.test, body, orelse, "a test")
+        return _by_test(value.test, truth(value.body), truth(value.orelse))
     return value
 
 
@@ -179,11 +172,18 @@ def _present(value) -> ast.expr:
     if is_absent(value):
         return ast.Constant(False)
     if isinstance(value, ast.IfExp):
-        body, orelse = _present(value.body), _present(value.orelse)
-        if isinstance(body, ast.Constant) and isinstance(orelse, ast.Constant):
-            return body if body.value == orelse.value else value.test if body.value else negate(value.test)
-        return if_else(value.test, body, orelse, "a test")
+        return _by_test(value.test, _present(value.body), _present(value.orelse))
     return ast.Constant(True)
+
+
+def _by_test(test: ast.expr, body: ast.expr, orelse: ast.expr) -> ast.expr:
+    """The test ``body if test else orelse`` is, two tests written as one (``True if t else
+    False`` is ``t``)."""
+    if isinstance(body, ast.Constant) and isinstance(orelse, ast.Constant):
+        if body.value == orelse.value:
+            return body
+        return test if body.value else negate(test)
+    return if_else(test, body, orelse, "a test")
 
 
 def or_current(value, current):

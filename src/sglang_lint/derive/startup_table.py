@@ -156,9 +156,14 @@ def release_startup(version: str, covered: frozenset = frozenset()) -> tuple[lis
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data), encoding="utf-8")
     rules = [Rule(m, f, e, msg, c, _defaults(d)) for m, f, e, msg, c, d in data["rules"]]
+    return _uncovered(rules, data["skipped"], data["sites"], covered)
+
+
+def _uncovered(rules: list[Rule], why: list[str], sites: int, covered: frozenset) -> tuple:
+    """A release's rules but those a curated rule reports (``covered``: their messages),
+    counted as skipped for it."""
     kept = [r for r in rules if r.message not in covered]
-    why = data["skipped"] + ["covered by a curated rule"] * (len(rules) - len(kept))
-    return kept, why, data["sites"]
+    return kept, why + ["covered by a curated rule"] * (len(rules) - len(kept)), sites
 
 
 def _defaults(text: str) -> tuple:
@@ -187,10 +192,7 @@ def merge_startup(rules: Path, version: str, root: Path, alone: bool = False) ->
     """Add the release ``version`` (its tree under ``root``) to derived/startup.toml, the
     table's other releases as it records them (``alone``, or no table: that release only)."""
     history = {} if alone else startup_history(rules) or {}
-    found, why, sites = tree_startup(root)
-    covered = curated_sites(rules)
-    kept = [r for r in found if r.message not in covered]
-    history[version] = (kept, why + ["covered by a curated rule"] * (len(found) - len(kept)), sites)
+    history[version] = _uncovered(*tree_startup(root), curated_sites(rules))
     return _write(rules, history)
 
 

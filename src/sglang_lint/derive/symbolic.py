@@ -45,6 +45,11 @@ def is_absent(value) -> bool:
     return getattr(value, "absent", False)
 
 
+def literal_keys(value) -> bool:
+    """A dict display whose keys are all literals (a dict built in steps, a declaration)."""
+    return isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) for k in value.keys)
+
+
 def is_unknown(value) -> bool:
     return isinstance(value, ast.Name) and value.id == UNKNOWN_NAME
 
@@ -114,8 +119,7 @@ def size(node) -> int:
 def bounded(value, why: str = "too long to write out"):
     """A value, or unknown where it has grown too long to write into a rule (a dict display
     with literal keys: each of its values)."""
-    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) for k in value.keys) \
-            and size(value) > MAX_VALUE:
+    if literal_keys(value) and size(value) > MAX_VALUE:
         return ast.Dict(value.keys, [bounded(v, why) for v in value.values])
     if isinstance(value, ast.AST) and size(value) > MAX_VALUE:
         return unknown(why)
@@ -187,8 +191,7 @@ def merge(test: ast.expr, body: dict, orelse: dict) -> dict:
 def merge_displays(test: ast.expr, a, b) -> ast.Dict | None:
     """Two dict displays with literal keys after an ``if``: one display, each key's value by
     the test (absent on the way that did not set it); None for any other values."""
-    if not (isinstance(a, ast.Dict) and isinstance(b, ast.Dict)
-            and all(isinstance(k, ast.Constant) for k in (*a.keys, *b.keys))):
+    if not (literal_keys(a) and literal_keys(b)):
         return None
     left = {k.value: v for k, v in zip(a.keys, a.values)}
     right = {k.value: v for k, v in zip(b.keys, b.values)}
