@@ -40,7 +40,8 @@ LAYERS = [
     {"launch_env"},  # the environment variables a launch from Python runs with
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
-     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.ast_values", "checks.startup",
+     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.when_instances", "checks.ast_values",
+     "checks.startup",
      "checks.server_relations"},
     {"checks"},  # the table of check kinds
     # the rule table and its prefilter

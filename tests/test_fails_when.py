@@ -96,6 +96,15 @@ NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
         # a conditional whose branches agree is known whatever its test
         ("not (False if flag else n > 5)", {"flag": UNKNOWN, "n": 1}, True),
         ("not (False if flag else n > 5)", {"flag": UNKNOWN, "n": 9}, UNKNOWN),
+        # by cases: a test not known is taken true, then false; the same truth both ways is certain
+        ("not (x * 0.3 if flag else x) >= 0", {"flag": UNKNOWN, "x": -0.5}, True),
+        ("not (x * 0.3 if flag else x) >= 0", {"flag": UNKNOWN, "x": 0.5}, False),
+        # one test written twice has one truth (flag true: 1 > 1; false: 0 > 1); each ``unknown``
+        # is a value of its own
+        ("(x if flag else 0) > 1 and (1 if flag else x) > 1", {"flag": UNKNOWN, "x": 5}, False),
+        ("(x if unknown else 0) > 1 and (1 if unknown else x) > 1", {"unknown": UNKNOWN, "x": 5}, UNKNOWN),
+        ("(1 if flag else 0) == (1 if flag else 0)", {"flag": UNKNOWN}, True),
+        ("(1 if unknown else 0) == (1 if unknown else 0)", {"unknown": UNKNOWN}, UNKNOWN),
         # objects made at the call: their attributes are the arguments; never None
         ("cfg.window > 4", {"cfg": NAMESPACE_8}, True),
         ("cfg.other > 4", {"cfg": NAMESPACE_8}, UNKNOWN),

@@ -4,11 +4,13 @@ the start-up check (checks/startup.py) over launches of it."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from sglang_lint.checks import startup
+from sglang_lint.derive.startup_rules import unshared
 from sglang_lint.derive.startup_table import startup_text, tree_startup
 
 TREE = Path(__file__).resolve().parent / "startup_tree"
@@ -93,8 +95,10 @@ def _launch(complete=True, environ=None, **settings):
     ("wide mode needs page_size 1", {"page_size": 16}, True, {"SGLANG_ENABLE_WIDE_MODE": "1"}, True),
     ("wide mode needs page_size 1", {"page_size": 16}, True, {"SGLANG_ENABLE_WIDE_MODE": "false"}, False),
     ("wide mode needs page_size 1", {"page_size": 16}, True, {}, False),
-    # a value the GPU decides is unknown; one the launch sets is not
-    ("chunked_prefill_size must be divisible by page_size", {"page_size": 3}, True, {}, False),
+    # a value the GPU decides is unknown (8192 or 2048); one the launch sets is not; where
+    # either default fails, so does the launch
+    ("chunked_prefill_size must be divisible by page_size", {"page_size": 4096}, True, {}, False),
+    ("chunked_prefill_size must be divisible by page_size", {"page_size": 3}, True, {}, True),
     ("chunked_prefill_size must be divisible by page_size", {"page_size": 3, "chunked_prefill_size": 4096}, True,
      {}, True),
     # the rewrite makes the later check pass
@@ -194,3 +198,97 @@ def test_the_shipped_table_reads_back_as_itself():
     root = Path(__file__).resolve().parent.parent / "rules"
     back = startup_history(root)
     assert len(back) >= 42 and sum(len(rules) for rules, _, _ in back.values()) >= 1000
+
+
+def test_every_shipped_condition_is_in_the_fails_when_grammar():
+    """A condition the check could not parse would never fire (and say nothing of why)."""
+    from sglang_lint.checks.startup import _parsed, load_startup
+
+    table = load_startup(Path(__file__).resolve().parent.parent / "rules" / "derived" / "startup.toml")
+    assert [c.message for c in table.checks if _parsed(c.fails_when)[0] is None] == []
+
+
+def test_a_condition_read_in_two_places_is_written_with_each_place_s_parentheses():
+    """ast.unparse keeps one precedence per node: a shared test (``a if b else c``, also the
+    ``else`` of an inner conditional) must still be parenthesised where it is a test."""
+    shared = ast.parse("a if b else c", mode="eval").body
+    condition = ast.IfExp(shared, ast.IfExp(ast.Name("y", ast.Load()), ast.Name("z", ast.Load()), shared),
+                          ast.Name("w", ast.Load()))
+    text = ast.unparse(ast.fix_missing_locations(unshared(condition)))
+    assert text == "(z if y else a if b else c) if (a if b else c) else w"
+    assert ast.dump(ast.parse(text, mode="eval").body) == ast.dump(condition)
+
+
+# --- the 0.5.20 layout: hooks that read views and declare (tests/resolution_tree) ---------
+RESOLUTION_TREE = Path(__file__).resolve().parent / "resolution_tree"
+
+
+@pytest.fixture(scope="module")
+def resolved():
+    return tree_startup(RESOLUTION_TREE)
+
+
+def test_the_resolution_hooks_leave_the_fields_they_cannot_write_known(resolved):
+    """A platform method no sglang class gives a body, a plugin's callback run on a recorder,
+    an environment variable sglang sets for some models only,
+    a read-only view handed to a plugin's function, backends renamed in a loop over names,
+    and a declaration of computed ``watermark_*`` keys: each changes only what it may."""
+    rules, skipped, sites = resolved
+    assert sites == 7
+    assert {r.message: r.condition for r in rules} == {
+        # the variable sglang sets for some models is the launch's text on the other way
+        "Spec v2 only supports topk 1":
+            "env_bool((str(True) if not env_bool(SGLANG_ENABLE_SPEC_V2) else SGLANG_ENABLE_SPEC_V2) if "
+            "'MiMoForCausalLM' in unknown.get(('architectures', model_path), ()) else SGLANG_ENABLE_SPEC_V2) and "
+            "speculative_eagle_topk is not None and (speculative_eagle_topk > 1)",
+        "schedule_conservativeness must be non-negative":
+            "not (schedule_conservativeness * 0.3 if enable_dp_attention and torch.cuda.device_count() > 1 "
+            "else schedule_conservativeness) >= 0",
+        "tp_size must be divisible by attn_cp_size": "tp_size % attn_cp_size != 0",
+        "Speculative decoding is not supported with Flex Attention":
+            "(('dsv4' if attention_backend == 'compressed' else attention_backend) if attention_backend == "
+            "'compressed' or decode_attention_backend == 'compressed' else attention_backend) == 'flex_attention' "
+            "and speculative_algorithm is not None",
+        "requires at least one encoder url": "language_only and len(encoder_urls) == 0",
+        "watermark_delta must be positive": "(watermark_delta if watermark_config is None else unknown) <= 0",
+    }
+    # the megakernel's reasons come from a plugin's spec
+    assert skipped == ["depends on a value the derivation does not follow"]
+    # a default built by default_factory is a default too
+    assert _rule(rules, "requires at least one encoder url").defaults == (("encoder_urls", []),
+                                                                          ("language_only", False))
+
+
+@pytest.mark.parametrize("message, settings, complete, fails", [
+    # whether the GPU count halves it or not, a negative value stays negative
+    ("schedule_conservativeness must be non-negative", {"schedule_conservativeness": -0.5}, True, True),
+    ("schedule_conservativeness must be non-negative",
+     {"schedule_conservativeness": -0.5, "enable_dp_attention": True}, True, True),
+    ("schedule_conservativeness must be non-negative", {"schedule_conservativeness": 0.5}, True, False),
+    ("tp_size must be divisible by attn_cp_size", {"tp_size": 6, "attn_cp_size": 4}, False, True),
+    ("tp_size must be divisible by attn_cp_size", {"tp_size": 8, "attn_cp_size": 4}, False, False),
+    ("Speculative decoding is not supported with Flex Attention",
+     {"attention_backend": "flex_attention", "speculative_algorithm": "NGRAM"}, True, True),
+    ("Speculative decoding is not supported with Flex Attention",
+     {"attention_backend": "triton", "speculative_algorithm": "NGRAM"}, True, False),
+    ("requires at least one encoder url", {"language_only": True}, True, True),
+    ("requires at least one encoder url", {"language_only": True}, False, False),
+    ("requires at least one encoder url", {"language_only": True, "encoder_urls": ["http://e:1"]}, True, False),
+    # a watermark config may declare any watermark_* field
+    ("watermark_delta must be positive", {"watermark_delta": -1.0}, True, True),
+    ("watermark_delta must be positive", {"watermark_delta": -1.0, "watermark_config": "w.json"}, True, False),
+])
+def test_a_resolution_check_fails_a_launch_only_where_it_certainly_raises(
+        resolved, message, settings, complete, fails):
+    check = _check(resolved[0], message)
+    assert startup.fails(check, _launch(complete, {}, **settings)) is fails
+
+
+@pytest.mark.parametrize("environ, fails", [
+    ({"SGLANG_ENABLE_SPEC_V2": "1"}, True),  # on whatever the model
+    ({"SGLANG_ENABLE_SPEC_V2": "0"}, False),  # sglang may turn it on for the model
+    ({}, False),
+])
+def test_an_environment_variable_sglang_sets_on_one_way_is_the_launch_s_on_the_other(resolved, environ, fails):
+    check = _check(resolved[0], "Spec v2 only supports topk 1")
+    assert startup.fails(check, _launch(True, environ, speculative_eagle_topk=2)) is fails

@@ -292,9 +292,7 @@ def _judge_value(
         return (f"{opening}{shown_value}{closing}: deprecated in sglang {version}{removed}; "
                 f"{_use(found, fix)}"), fix
     if params.aspect in ("choices", "plugin-choices") and field.choices:
-        if field.extensible != (params.aspect == "plugin-choices") or value in field.choices:
-            return None
-        if not isinstance(value, str):
+        if field.extensible != (params.aspect == "plugin-choices") or not field.refuses(value):
             return None
         shown = ", ".join(repr(c) for c in field.choices[:12]) + (", ..." if len(field.choices) > 12 else "")
         plugin = " (or one a plugin registers)" if field.extensible else ""

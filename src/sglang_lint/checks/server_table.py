@@ -36,6 +36,10 @@ class Field:
     # run time): nothing of its choices is judged there. ((since, until), ...)
     open_choices: tuple = ()
 
+    def refuses(self, value) -> bool:
+        """A text outside the field's choices (SGL006/SGL007 report it)."""
+        return bool(self.choices) and isinstance(value, str) and value not in self.choices
+
 
 def _span_of(ranges: tuple, item) -> tuple:
     return next((span for key, span in ranges if key == item), EVERY_RELEASE)

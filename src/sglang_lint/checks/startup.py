@@ -82,7 +82,9 @@ def load_startup(path: Path) -> StartupTable:
 def _parsed(text: str) -> tuple:
     """(expression, names it reads); the names are its parameters (fields, variables)."""
     tree = ast.parse(text, mode="eval").body
-    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+             for n in ast.walk(c.target) if isinstance(n, ast.Name)}  # a generator's own variables
+    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
     try:
         expression = parse_when(text, names)
     except WhenError:
@@ -112,7 +114,9 @@ class Launch:
     anchor: object = None  # what a finding no setting takes part in points at (the call, the launcher)
 
 
-def values(check: StartupCheck, launch: Launch) -> dict:
+def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset()) -> dict:
+    """The values the check's condition reads: the launch's settings and environment, and
+    the defaults of the fields it leaves out (but ``left_out``'s)."""
     expression, names = _parsed(check.fails_when)
     bound: dict = {}
     for name in names:
@@ -120,14 +124,33 @@ def values(check: StartupCheck, launch: Launch) -> dict:
             bound[name] = launch.settings[name].value
         elif name in launch.environ:
             bound[name] = launch.environ[name]
-        elif launch.complete and name in check.defaults:
+        elif launch.complete and name in check.defaults and name not in left_out:
             bound[name] = check.defaults[name]
     return {k: v for k, v in bound.items() if v is not UNKNOWN}
 
 
+def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
+    """The defaults a failing launch needs to fail: each taken away in turn, kept only where
+    the condition is no longer certain without it."""
+    expression, names = _parsed(check.fails_when)
+    used = sorted(n for n in names if n not in launch.settings and n not in launch.environ
+                  and n in check.defaults and launch.complete)
+    dropped: set = set()
+    for name in used:
+        if holds(expression, values(check, launch, frozenset(dropped | {name}))) is True:
+            dropped.add(name)
+    return [n for n in used if n not in dropped]
+
+
 def fails(check: StartupCheck, launch: Launch) -> bool:
-    expression, _ = _parsed(check.fails_when)
-    return expression is not None and holds(expression, values(check, launch)) is True
+    expression, names = _parsed(check.fails_when)
+    return expression is not None and _touched(names, launch) and holds(expression, values(check, launch)) is True
+
+
+def _touched(names: frozenset, launch: Launch) -> bool:
+    """Does the launch set anything the condition reads? Over the release's defaults alone a
+    check never fails (sglang starts with its own defaults), so the others are not evaluated."""
+    return not names.isdisjoint(launch.settings) or not names.isdisjoint(launch.environ)
 
 
 def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> bool:
@@ -137,11 +160,11 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> 
     variable's value where the file writes it)."""
     for check in table.checks:
         expression, names = _parsed(check.fails_when)
-        if expression is None:
+        variables = [name for name in names if name.isupper() and (text is None or name.encode() in text)]
+        if expression is None or not (variables or _touched(names, launch)):
             continue
         verdict = holds(expression, values(check, launch))
-        if verdict is True or (verdict is not False and any(
-                name.isupper() and (text is None or name.encode() in text) for name in names)):
+        if verdict is True or (verdict is not False and variables):
             return True
     return False
 
@@ -177,9 +200,11 @@ def file_text(facts) -> bytes:
     return getattr(facts, "facts", facts).data
 
 
-def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = ()):
+def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = (),
+             refused: frozenset = frozenset()):
     """(node, message) for each check that certainly fails in every one of ``releases``
-    (but those whose message begins as one of ``elsewhere``)."""
+    (but those whose message begins as one of ``elsewhere``, and those that read a field in
+    ``refused``: a value outside its choices, which the choice rules report)."""
     model = launch.settings.get("model_path")
     if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
         return
@@ -194,15 +219,15 @@ def findings(table: StartupTable, launch: Launch, releases: tuple, version: str,
                 break
             failing.append(hit)
         else:
-            yield _finding(failing[0], launch, version)
+            if not refused & _parsed(failing[0].fails_when)[1]:
+                yield _finding(failing[0], launch, version)
 
 
 def _finding(check: StartupCheck, launch: Launch, version: str):
     _, names = _parsed(check.fails_when)
     involved = [setting for name, setting in launch.settings.items() if name in names]  # as the launch wrote them
     variables = [f"{n}={launch.environ[n]}" for n in sorted(names) if n in launch.environ]
-    left = [f"{n}={check.defaults[n]!r}" for n in sorted(names)
-            if n not in launch.settings and n in check.defaults and launch.complete]
+    left = [f"{n}={check.defaults[n]!r}" for n in defaults_needed(check, launch)]
     said = _joined([s.shown for s in involved] + variables) or "these arguments"
     if left:
         said += f" ({', '.join(left)} by default)"
@@ -294,7 +319,9 @@ def judge(path: Path, table, launches: list[Launch], elsewhere: tuple = ()):
     releases = table.releases or (table.version,)
     seen = set()
     for launch in launches:
-        for node, message in findings(startup, launch, releases, table.version, elsewhere):
+        refused = frozenset(name for name, setting in launch.settings.items()
+                            if name in table.fields and table.fields[name].refuses(setting.value))
+        for node, message in findings(startup, launch, releases, table.version, elsewhere, refused):
             if node is not None and (id(node), message) not in seen:
                 seen.add((id(node), message))
                 yield Finding(node, message)

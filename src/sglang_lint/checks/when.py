@@ -24,7 +24,6 @@ import math
 import operator
 from dataclasses import dataclass
 
-from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
 from sglang_lint.checks.values import (  # (the values, re-exported for the check and the deriver)
     FLOAT_DTYPES,
     UNKNOWN,
@@ -37,6 +36,7 @@ from sglang_lint.checks.values import (  # (the values, re-exported for the chec
     is_dtype,
     member_equal,
 )
+from sglang_lint.checks.when_instances import is_instance
 from sglang_lint.checks.when_grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
 )
@@ -100,8 +100,58 @@ def evaluate(expr: ast.expr, env: dict[str, object]) -> object:
 
 def holds(expr: ast.expr, env: dict[str, object]) -> object:
     """True when ``expr`` is certainly true with these values, False when certainly false,
-    else UNKNOWN."""
-    return truth(evaluate(expr, env))
+    else UNKNOWN.
+
+    A conditional expression whose test is unknown (``x * 0.3 if unknown else x``) is decided
+    by cases: the test assumed true, then false, each evaluated again; where both give the same
+    truth, so does the expression (whichever way the test goes). At most ``SPLIT_DEPTH``
+    tests are assumed on one line of cases."""
+    return _by_cases(expr, env, {}, 0)
+
+
+SPLIT_DEPTH = 6
+_CASES = "<cases>"  # the env's key for the assumptions of one case (never a Python name)
+
+
+class _Cases:
+    """The tests assumed in one case (key -> truth), and the unknown tests met, not assumed."""
+
+    __slots__ = ("assumed", "pending")
+
+    def __init__(self, assumed: dict):
+        self.assumed = assumed
+        self.pending: list = []
+
+    def note(self, key: object) -> None:
+        """An unknown test whose two branches give two values (an unknown branch stays
+        unknown whichever way the test goes: no case is made of it)."""
+        if key not in self.pending:
+            self.pending.append(key)
+
+
+def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int) -> object:
+    cases = _Cases(assumed)
+    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
+    if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH:
+        return verdict
+    key = cases.pending[0]
+    first = _by_cases(expr, env, {**assumed, key: True}, depth + 1)
+    if first is UNKNOWN:
+        return UNKNOWN
+    return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1) is first else UNKNOWN
+
+
+def _case_key(node: ast.IfExp) -> object:
+    """What names an unknown test across the expression: its text, where every occurrence
+    has one value (a test of the same fields); the node itself where it reads ``unknown``
+    (each a value of its own) or calls anything."""
+    key = node.__dict__.get("_case_key")
+    if key is None:
+        fresh = any(isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id == "unknown"
+                    for n in ast.walk(node.test))
+        key = ("node", id(node)) if fresh else ("text", ast.dump(node.test))
+        node._case_key = key
+    return key
 
 
 def _eval(node: ast.expr, env: dict) -> object:
@@ -128,9 +178,16 @@ def _eval(node: ast.expr, env: dict) -> object:
         return -value if isinstance(node.op, ast.USub) else +value
     if kind is ast.IfExp:
         t = truth(_eval(node.test, env))
+        cases = env.get(_CASES)
+        if t is UNKNOWN and cases is not None:
+            t = cases.assumed.get(_case_key(node), UNKNOWN)
         if t is UNKNOWN:  # either branch: known only where both give the same
             body, orelse = _eval(node.body, env), _eval(node.orelse, env)
-            return body if equal(body, orelse) is True and type(body) is type(orelse) else UNKNOWN
+            if equal(body, orelse) is True and type(body) is type(orelse):
+                return body
+            if cases is not None and body is not UNKNOWN and orelse is not UNKNOWN:
+                cases.note(_case_key(node))  # two values: the cases may tell
+            return UNKNOWN
         return _eval(node.body if t else node.orelse, env)
     if kind is ast.Compare:
         return _compare(node, env)
@@ -441,7 +498,7 @@ def _call(node: ast.Call, env: dict) -> object:
         return UNKNOWN
     name = func.qualified
     if name == "isinstance" and len(args) == 2 and not keywords:
-        return _isinstance(args[0], node.args[1])
+        return is_instance(args[0], node.args[1])
     if name == "type" and len(args) == 1 and not keywords:
         # the tensors the engine follows are made by torch's functions: plain torch.Tensor, no subclass
         return Ref("torch.Tensor") if isinstance(args[0], Tensor) and args[0].library == "torch" else UNKNOWN
@@ -512,6 +569,7 @@ def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
     every item is."""
     loop = generator.generators[0]
     items = _eval(loop.iter, env)
+    env = {k: v for k, v in env.items() if k != _CASES}  # a test there changes with the item: no case reaches it
     if isinstance(items, dict):
         items = list(items)
     if not isinstance(items, (tuple, list, str)) or len(items) > 4096:
@@ -543,52 +601,6 @@ def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
         elif value is not neutral:
             return value  # any: one true item; all: one false item
     return result
-
-
-def _isinstance(value: object, types_node: ast.expr) -> object:
-    names = types_node.elts if isinstance(types_node, ast.Tuple) else [types_node]
-    types = [ast.unparse(n) for n in names]
-    own = [t for t in types if t.startswith("sglang.")]
-    if any(t not in KNOWN_TYPES for t in types if t not in own):
-        return UNKNOWN
-    verdict = _own_instance(value, own)
-    others = [t for t in types if t not in own]
-    if verdict is True or not others:
-        return verdict
-    theirs = _builtin_instance(value, others)
-    return True if theirs is True else UNKNOWN if UNKNOWN in (verdict, theirs) else False
-
-
-def _own_instance(value: object, types: list[str]) -> object:
-    """``isinstance`` against sglang classes. The deriver names only plain ones (no base but
-    other plain sglang classes, no metaclass): a literal, display, tensor or device is none of
-    them, and a record made at the call is an instance of its own class alone."""
-    if value is UNKNOWN or isinstance(value, (Ref, TruthOnly)):
-        return UNKNOWN  # (an enum member, an object of unknown class)
-    if isinstance(value, Record):
-        return value.kind in types
-    return False
-
-
-def _builtin_instance(value: object, types: list[str]) -> object:
-    if isinstance(value, Tensor) and value.library != "torch":
-        return UNKNOWN
-    if isinstance(value, Tensor):
-        return "torch.Tensor" in types or "object" in types
-    if value is UNKNOWN or isinstance(value, (Ref, Device, Member)):
-        return UNKNOWN
-    container = {tuple: "tuple", list: "list", dict: "dict", frozenset: "frozenset"}.get(type(value))
-    if container is not None:
-        return container in types or "object" in types or (
-            container in ("tuple", "list") and any(t.endswith(("Sequence", "Iterable", "Collection", "Sized"))
-                                                   for t in types)) or (
-            container == "dict" and any(t.endswith(("Mapping", "Iterable", "Collection", "Sized", "Dict"))
-                                        for t in types)) or (
-            container == "list" and "typing.List" in types) or (container == "tuple" and "typing.Tuple" in types)
-    kinds = INSTANCE_OF.get(type(value))
-    if kinds is None:
-        return UNKNOWN
-    return any(t in kinds for t in types)
 
 
 def _contiguous_strides(shape: tuple) -> object:

@@ -18,6 +18,11 @@ VIEW_CALLS = frozenset({"resolving_view", "resolved_view", "ResolvedView", "Reso
                         "_ForeignDefaults"})
 
 
+# The views that refuse writes (``ResolvingConfig.__setattr__`` raises): handed one, a call writes nothing.
+READ_VIEWS = frozenset({"resolving_view", "resolved_view", "ResolvedView", "ResolvingConfig"})
+VIEW_PARAMETERS = "<views>"  # a bound env's key: the parameters handed a read-only view (never a Python name)
+
+
 # Calls that declare a field's resolved value (0.5.20 on): ``declare_resolution(args, source, x=v)``.
 DECLARE_CALLS = frozenset({"declare_resolution", "declare"})
 
@@ -85,9 +90,10 @@ def _function_at(found, modules: dict[str, Module] | None = None, depth: int = 0
     return matches[0], owner
 
 
-READ_ONLY_CALLS = frozenset({"getattr", "hasattr", "isinstance", "str", "repr", "id", "type", "vars", "print",
-                             "len", "bool", "dataclasses.fields", "dataclasses.is_dataclass", "dataclasses.asdict",
-                             "fields", "is_dataclass", "asdict", "copy.copy", "copy.deepcopy", *VIEW_CALLS})
+READ_ONLY_CALLS = frozenset({"getattr", "object.__getattribute__", "hasattr", "isinstance", "str", "repr", "id",
+                             "type", "vars", "print", "len", "bool", "dataclasses.fields", "dataclasses.is_dataclass",
+                             "dataclasses.asdict", "fields", "is_dataclass", "asdict", "copy.copy", "copy.deepcopy",
+                             *VIEW_CALLS})
 
 # Calls whose value is sglang's model overrides for the model's architecture (0.5.19 on): the
 # providers registered by these decorators, each returning the fields it declares.
@@ -201,7 +207,7 @@ class CallEffects:
             handed.append(func.value)
         for value in handed:
             if self.is_server(value):
-                if text in READ_ONLY_CALLS:
+                if text in READ_ONLY_CALLS or self.read_view(value):
                     continue
                 if isinstance(func, ast.Attribute) and self.is_server(func.value):
                     found = self._method(func.attr)
@@ -234,17 +240,27 @@ class CallEffects:
 
     def _writes_of_methods(self, call: ast.Call, name: str) -> set[str] | None:
         """``x.m(server_args)`` on an object the run does not know: what every method ``m`` of
-        sglang's classes may write (the platform a launch runs on, the algorithm it picked...).
-        An out-of-tree plugin's own class is not sglang's, and not read here."""
+        sglang's classes in the caller's package may write (the platform a launch runs on, the
+        algorithm it picked...). Where nothing of that name is defined in the package (no
+        method, no function), only a plugin's code can be called (a registered speculative
+        algorithm's ``validate_server_args``, a platform plugin's hook): it writes nothing here,
+        as the checks are of sglang as it ships."""
         if self.methods_by_name is None:
-            self.methods_by_name = {}
+            self.methods_by_name, self.defined_names = {}, set()
             for module in self.modules.values():
+                package = tuple(module.name.split(".")[:2])
+                for node in ast.walk(module.tree):
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.defined_names.add((package, node.name))
                 for cls in module.classes:
                     for item in cls.body:
                         if isinstance(item, ast.FunctionDef):
                             self.methods_by_name.setdefault(item.name, []).append((item, module))
-        found = self.methods_by_name.get(name)
-        if not found or len(found) > 40:
+        package = tuple(self.module.name.split(".")[:2])  # (sglang.srt's arguments are not sglang.multimodal_gen's)
+        found = [(f, m) for f, m in self.methods_by_name.get(name, ()) if tuple(m.name.split(".")[:2]) == package]
+        if not found:
+            return set() if (package, name) not in self.defined_names else None
+        if len(found) > 40:
             return None
         written: set[str] = set()
         for function, module in found:
@@ -255,6 +271,7 @@ class CallEffects:
         return written
 
     methods_by_name: dict | None = None
+    defined_names: set = set()
 
     def _writes(self, call: ast.Call, function: ast.FunctionDef, module: Module,
                 bound: bool = False) -> set[str] | None:
@@ -299,11 +316,16 @@ class CallEffects:
     def _bound(self, function: ast.FunctionDef, args, keywords, module: Module) -> dict:
         params = [*function.args.posonlyargs, *function.args.args]
         env: dict = {}
+        views = set()
         for param, arg in zip(params, args):
             env[param.arg] = self._argument(arg)
+            if self.read_view(arg):
+                views.add(param.arg)
         for keyword in keywords:
             if keyword.arg is not None:
                 env[keyword.arg] = self._argument(keyword.value)
+                if self.read_view(keyword.value):
+                    views.add(keyword.arg)
         defaults = dict(zip([p.arg for p in params][len(params) - len(function.args.defaults):],
                             function.args.defaults))
         defaults.update((a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults)
@@ -313,10 +335,30 @@ class CallEffects:
                 default = defaults.get(param.arg)
                 env[param.arg] = copy.deepcopy(default) if isinstance(default, ast.Constant) \
                     else unknown(f"the parameter {param.arg}")
-        for extra in (function.args.vararg, function.args.kwarg):
-            if extra is not None:
-                env[extra.arg] = unknown(f"the parameter {extra.arg}")
+        if function.args.vararg is not None:
+            env[function.args.vararg.arg] = unknown(f"the parameter {function.args.vararg.arg}")
+        if function.args.kwarg is not None:
+            named = {p.arg for p in [*params, *function.args.kwonlyargs]}
+            env[function.args.kwarg.arg] = self._extra_keywords(keywords, named) \
+                or unknown(f"the parameter {function.args.kwarg.arg}")
+        env[VIEW_PARAMETERS] = views
         return env
+
+    def _extra_keywords(self, keywords, named: set) -> ast.Dict | None:
+        """``**fields`` of a callee: the display of the keywords no parameter takes (a ``**d``
+        passed on where ``d`` is itself such a display); None where one is not known."""
+        keys, values = [], []
+        for keyword in keywords:
+            if keyword.arg is None:
+                spread = self.expr(keyword.value)
+                if not (isinstance(spread, ast.Dict) and all(isinstance(k, ast.Constant) for k in spread.keys)):
+                    return None
+                keys += spread.keys
+                values += spread.values
+            elif keyword.arg not in named:
+                keys.append(ast.Constant(keyword.arg))
+                values.append(self.expr(keyword.value))
+        return ast.Dict(keys, values)
 
     def _method(self, name: str):
         """A method of the arguments' class (ServerArgs, or a base of it in sglang)."""

@@ -9,7 +9,9 @@ import ast
 
 from sglang_lint.derive.call_effects import MODEL_OVERRIDE_CONSTANTS, MODEL_OVERRIDE_REGISTRARS
 from sglang_lint.derive.expressions import negate
-from sglang_lint.derive.symbolic import SERVER, if_else, is_absent, is_unknown, literal_keys, merge, unknown
+from sglang_lint.derive.symbolic import (
+    SERVER, if_else, is_absent, is_unknown, literal_keys, merge, merge_environ, unknown,
+)
 from sglang_lint.derive.tree import Module, walk_local
 
 
@@ -41,6 +43,17 @@ class Declarations:
         already wrote into the fields: nothing more to declare."""
         return isinstance(node, ast.DictComp) and any(
             isinstance(n, ast.Name) and self.is_server(n) for g in node.generators for n in ast.walk(g.iter))
+
+    def _prefixed_keys(self, node: ast.expr) -> ast.Dict | None:
+        """``{f"watermark_{name}": ... for name in ...}``: a dict whose every key is a field
+        named with that prefix, read as a display of those fields, each unknown (it may be
+        left out, or hold any value). None for any other expression."""
+        if not (isinstance(node, ast.DictComp) and isinstance(node.key, ast.JoinedStr) and node.key.values
+                and isinstance(node.key.values[0], ast.Constant) and node.key.values[0].value):
+            return None
+        prefix = node.key.values[0].value
+        names = sorted(name for name in self.fields if name.startswith(prefix))
+        return ast.Dict([ast.Constant(n) for n in names], [unknown(f"a key {prefix}... computed") for _ in names])
 
     def _update_display(self, node: ast.Call) -> bool:
         """``out.update({"x": v}, y=w)`` on a dict display built in steps: still a display."""
@@ -121,7 +134,7 @@ class Declarations:
         finally:
             self.path.pop()
         self.fields = merge(architecture, self.fields, before_fields)
-        self.environ = merge(architecture, self.environ, before_env)
+        self.environ = merge_environ(architecture, self.environ, before_env)
         keys = declarable(function)
         if keys is None:  # (a provider built from helpers of its module: what the module may declare)
             keys = declarable(module.tree, returns=False)

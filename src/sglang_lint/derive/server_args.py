@@ -37,6 +37,7 @@ class ServerField:
     flags: tuple = ()  # command-line spellings
     default: object = None
     literal_default: bool = False  # the default is a literal (``default`` is its value)
+    container_default: tuple = ()  # (value,) where the default is an empty or literal list, tuple or dict
 
 
 def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
@@ -405,7 +406,27 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
         name, base, optional, tuple(choices), grows, tuple(flags) if cli else (),
         None if default is NOT_LITERAL else default,
         statement.value is not None and default is not NOT_LITERAL,
+        _container_default(statement.value),
     )
+
+
+_FACTORIES = {"list": [], "dict": {}, "tuple": (), "set": frozenset()}
+
+
+def _container_default(node: ast.expr | None) -> tuple:
+    """(value,) of a default that is a container of literals: ``[]``, ``("a", "b")``,
+    ``dataclasses.field(default_factory=list)``; () for any other."""
+    if isinstance(node, ast.Call) and ast.unparse(node.func) in ("field", "dataclasses.field") and not node.args:
+        factory = next((k.value for k in node.keywords if k.arg == "default_factory"), None)
+        if isinstance(factory, ast.Name) and factory.id in _FACTORIES:
+            return (_FACTORIES[factory.id],)
+        return ()
+    if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
+        try:
+            return (ast.literal_eval(node),)
+        except (ValueError, TypeError, SyntaxError):
+            return ()
+    return ()
 
 
 def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader: ChoiceReader) -> None:

@@ -38,14 +38,15 @@ from sglang_lint.checks.when import MORE_VALUE_METHODS
 from sglang_lint.checks.when_grammar import BUILTINS
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
 from sglang_lint.derive.call_effects import (
-    DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, VIEW_CALLS, CallEffects, FunctionRef, MethodRef,
+    DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, READ_VIEWS, VIEW_CALLS, VIEW_PARAMETERS, CallEffects, FunctionRef,
+    MethodRef,
 )
 from sglang_lint.derive.declarations import (
     Declarations, _Terminated, bound_declaration, constant_item, declarable, decorator_name, truth, with_key,
 )
 from sglang_lint.derive.exceptions import caught, exception_of, handler_names, raises_again
 from sglang_lint.derive.symbolic import (
-    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown,
+    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_environ, with_launch_text,
     merge, merge_displays, size, unknown,
 )
 from sglang_lint.derive.startup_inputs import (
@@ -83,6 +84,7 @@ class _Frame:
     returns: list = field(default_factory=list)  # (condition, fields, environ) at each return
     # ``not c`` of each return met (at ``c``, the path then): what runs after it runs only there
     guards: list = field(default_factory=list)
+    views: set = field(default_factory=set)  # names bound to a read-only view of the arguments
 
 
 class StartupRun(Declarations, CallEffects, _Path):
@@ -115,9 +117,10 @@ class StartupRun(Declarations, CallEffects, _Path):
 
     # --- frames -------------------------------------------------------------------------
     def _enter(self, module: Module, function: ast.FunctionDef, env: dict) -> _Frame:
+        views = env.pop(VIEW_PARAMETERS, set())
         frame = _Frame(module, function, env, {n.name: n for n in module.tree.body
                                                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))},
-                       {}, len(self.path))
+                       {}, len(self.path), views=views)
         self.frames.append(frame)
         self._load(frame)
         return frame
@@ -210,7 +213,34 @@ class StartupRun(Declarations, CallEffects, _Path):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in VIEW_CALLS \
                 and len(node.args) >= 1:
             return self.is_server(node.args[0])
-        return False
+        return self._view_method(node) is not None
+
+    def _view_method(self, node: ast.expr) -> str | None:
+        """``self._resolved()``: a method of the arguments that only returns a view of them
+        (``return resolved_view(self)``); the view call's name, else None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args
+                and not node.keywords and self.is_server(node.func.value)):
+            return None
+        found = self._method(node.func.attr)
+        if found is None:
+            return None
+        body = _body(found[0])
+        params = found[0].args.args
+        if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and params:
+            call = body[0].value
+            if isinstance(call.func, ast.Name) and call.func.id in VIEW_CALLS and call.args \
+                    and isinstance(call.args[0], ast.Name) and call.args[0].id == params[0].arg:
+                return call.func.id
+        return None
+
+    def read_view(self, node: ast.expr) -> bool:
+        """A read-only view of the arguments (``cfg = resolving_view(server_args)``, 0.5.20 on):
+        it refuses writes, so a call handed it writes no field."""
+        if isinstance(node, ast.Name):
+            return node.id in self.frames[-1].views and self.is_server(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in READ_VIEWS:
+            return len(node.args) >= 1 and self.is_server(node.args[0])
+        return self._view_method(node) in READ_VIEWS
 
     def _getattr_of_server(self, node: ast.Call) -> bool:
         return isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) in (2, 3) \
@@ -268,6 +298,7 @@ class StartupRun(Declarations, CallEffects, _Path):
                 a, b = returned.get(name), fields.get(name)
                 if a is not b:
                     fields[name] = if_else(condition, a, b, name)
+            returned_env, environ = with_launch_text(returned_env, environ)
             for name in set(environ) | set(returned_env):
                 a, b = returned_env.get(name), environ.get(name)
                 if a is not b:
@@ -390,7 +421,7 @@ class StartupRun(Declarations, CallEffects, _Path):
             self.frames[-1].env = self.env
             return
         self.fields = merge(test, body[1], orelse[1])
-        self.environ = merge(test, body[2], orelse[2])
+        self.environ = merge_environ(test, body[2], orelse[2])
         self.env = merge(test, body[3], orelse[3])
         self.frames[-1].env = self.env
 
@@ -427,7 +458,9 @@ class StartupRun(Declarations, CallEffects, _Path):
                 if not ended:
                     after_body, ended = handled, True
                 else:
-                    after_body = tuple(merge(failed, handled[i], after_body[i]) for i in range(3))
+                    after_body = (merge(failed, handled[0], after_body[0]),
+                                  merge_environ(failed, handled[1], after_body[1]),
+                                  merge(failed, handled[2], after_body[2]))
         if not ended:
             self.fields, self.environ, self.env = (dict(part) for part in before)
             self.frames[-1].env = self.env
@@ -515,10 +548,16 @@ class StartupRun(Declarations, CallEffects, _Path):
             value = self.expr(ast.BinOp(_load(statement.target), statement.op, value_node))
             self._bind(statement.target, value)
             return
+        view = self.read_view(value_node)
+        for target in ([statement.target] if isinstance(statement, ast.AnnAssign) else statement.targets):
+            if isinstance(target, ast.Name):
+                (self.frames[-1].views.add if view else self.frames[-1].views.discard)(target.id)
         if self.is_server(value_node):
             value = SERVER
         elif self._recorded(value_node):
             value = ast.Dict([], [])
+        elif self._prefixed_keys(value_node) is not None:
+            value = self._prefixed_keys(value_node)
         else:
             value = self.expr(value_node)
         targets = [statement.target] if isinstance(statement, ast.AnnAssign) else statement.targets
@@ -541,13 +580,17 @@ class StartupRun(Declarations, CallEffects, _Path):
                     item = ast.Subscript(value, ast.Constant(index), ast.Load())
                 self._bind(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                and isinstance(target.slice, ast.Constant) \
-                and with_key(self.env.get(target.value.id), target.slice, value) is not None:
-            # ``out["x"] = v`` on a dict display built in steps (one of two by a test): the
-            # display with that key
-            self.env[target.value.id] = with_key(self.env[target.value.id], target.slice, value)
+                and isinstance(self._key(target.slice), ast.Constant) \
+                and with_key(self.env.get(target.value.id), self._key(target.slice), value) is not None:
+            # ``out["x"] = v`` (or ``out[name] = v`` in a loop over names) on a dict display
+            # built in steps (one of two by a test): the display with that key
+            self.env[target.value.id] = with_key(self.env[target.value.id], self._key(target.slice), value)
         else:
             self._havoc_target(target)
+
+    def _key(self, node: ast.expr) -> ast.expr:
+        """A subscript's key as the run knows it (a literal, or a name bound to one)."""
+        return node if isinstance(node, ast.Constant) else self.expr(node)
 
     def _write(self, name: str, value: ast.expr) -> None:
         if name in self.fields:

@@ -93,6 +93,9 @@ class Rule:
     condition: str
     defaults: tuple  # ((field, default), ...) of the fields it reads that have a literal default
 
+    def __hash__(self) -> int:  # (a default may be a list)
+        return hash((self.module, self.function, self.exception, self.message, self.condition, repr(self.defaults)))
+
 
 def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str], int]:
     """The rules of one release's sites (a site met on several ways: each way its own rule,
@@ -111,7 +114,7 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
             why = reasons(site.condition)
             skipped.setdefault(key, f"depends on {unknowable(why[0]) if why else 'nothing a launch sets'}")
             continue
-        text = ast.unparse(ast.fix_missing_locations(site.condition))
+        text = ast.unparse(ast.fix_missing_locations(unshared(site.condition)))
         read = {n.id for n in ast.walk(site.condition) if isinstance(n, ast.Name)}
         rule = Rule(site.module, site.function, site.exception, site.message, text,
                     tuple(sorted((name, defaults[name]) for name in read if name in defaults)))
@@ -119,3 +122,15 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
     made = {key for key, _ in rules}
     why = [reason for key, reason in skipped.items() if key not in made]
     return list(rules.values()), why, len(met)
+
+
+def unshared(node):
+    """A copy of an expression whose shared parts are copied apart: ``ast.unparse`` keeps one
+    precedence per node, so a part read in two places (the test of one conditional, the
+    ``else`` of another) would be written with the parentheses of one of them only."""
+    if isinstance(node, list):
+        return [unshared(item) for item in node]
+    if not isinstance(node, ast.AST):
+        return node
+    copied = type(node)(**{name: unshared(getattr(node, name, None)) for name in node._fields})
+    return copied

@@ -18,7 +18,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v8"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v13"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
@@ -140,7 +140,8 @@ def tree_startup(root: Path) -> tuple[list[Rule], list[str], int]:
                               immutable=frozenset(f.name for f in fields if f.type in IMMUTABLE_TYPES))
     if startup is None:
         return [], [], 0
-    defaults = {f.name: f.default for f in fields if f.literal_default}
+    defaults = {f.name: f.default if f.literal_default else f.container_default[0]
+                for f in fields if f.literal_default or f.container_default}
     return site_rules(startup, defaults)
 
 

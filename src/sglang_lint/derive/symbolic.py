@@ -91,7 +91,7 @@ def _key(node) -> object:
     return key
 
 
-MAX_VALUE = 300  # nodes of a value written out (shared parts counted each time they are read)
+MAX_VALUE = 600  # nodes of a value written out (shared parts counted each time they are read)
 
 
 MAX_CONDITION = 1500  # nodes of a site's condition written out
@@ -186,6 +186,19 @@ def merge(test: ast.expr, body: dict, orelse: dict) -> dict:
         a, b = body.get(name), orelse.get(name)
         merged[name] = a if a is b else merge_displays(test, a, b) or if_else(test, a, b, name)
     return merged
+
+
+def merge_environ(test: ast.expr, body: dict, orelse: dict) -> dict:
+    """The environment variables sglang has set after an ``if``: one set on one way only is,
+    on the other, the text the launch gives it (its name)."""
+    return merge(test, *with_launch_text(body, orelse))
+
+
+def with_launch_text(a: dict, b: dict) -> tuple[dict, dict]:
+    """Two environments, each with the variables only the other sets read as the launch's text."""
+    names = set(a) | set(b)
+    return ({n: a.get(n) or ast.Name(n, ast.Load()) for n in names},
+            {n: b.get(n) or ast.Name(n, ast.Load()) for n in names})
 
 
 def merge_displays(test: ast.expr, a, b) -> ast.Dict | None:
