@@ -40,7 +40,8 @@ LAYERS = [
     {"launch_env"},  # the environment variables a launch from Python runs with
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
-     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.when_instances", "checks.ast_values",
+     "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.when_instances", "checks.when_members",
+     "checks.ast_values",
      "checks.startup",
      "checks.server_relations"},
     {"checks"},  # the table of check kinds
@@ -72,6 +73,7 @@ LAYERS = [
     # what a call not run may write into the server arguments; the launch's environment and model
     {"derive.call_effects", "derive.startup_inputs"},
     {"derive.declarations"},  # the dicts of fields passes and model overrides declare
+    {"derive.startup_flow"},  # the start-up run's branches, try statements and loops
     {"derive.startup"},  # the symbolic run of the start-up validation
     {"derive.startup_sequence"},  # what a launch runs on its arguments, in each layout
     {"derive.startup_rules"},  # from the run's sites to rules

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.checks import startup
-from sglang_lint.derive.startup_rules import unshared
+from sglang_lint.derive.startup_rules import unshared, written
 from sglang_lint.derive.startup_table import startup_text, tree_startup
 
 TREE = Path(__file__).resolve().parent / "startup_tree"
@@ -29,7 +29,7 @@ def _rule(rules, message):
 
 def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
     rules, skipped, sites = derived
-    assert sites == 7
+    assert sites == 9
     assert {(r.function, r.condition) for r in rules} == {
         ("_handle_parallelism", "enable_dp_attention and tp_size % dp_size != 0"),
         ("_handle_environment", "env_bool(SGLANG_ENABLE_WIDE_MODE) and page_size != 1"),
@@ -41,6 +41,11 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
         # a default the GPU decides is unknown, not its literal
         ("check_server_args", "((8192 if unknown else 2048) if chunked_prefill_size is None else chunked_prefill_size)"
                               " % page_size != 0"),
+        # a value each step of a chain tests before it rewrites it: read by name (below)
+        ("_handle_moe_backend", "('b10' if tp_size > 10 and _v9 != 'b10' else _v9) == 'b2' and page_size != 1"),
+        # the checkpoint's quantization is unknown, but one of the two its test names
+        ("_handle_model", "env_bool(SGLANG_CUTLASS_MOE) and ('modelopt_fp4' if unknown else 'modelopt_fp8' if unknown "
+                          "else quantization) != 'fp8'"),
     }
     # the check that reads the model's architecture can never be certain
     assert skipped == ["depends on the model's config"]
@@ -56,16 +61,17 @@ def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):
 def test_the_table_lists_each_rule_with_its_releases_and_the_group_counts(derived):
     text = startup_text({"0.5.1": derived, "0.5.2": derived})
     assert 'releases = ["0.5.1", "0.5.2"]' in text
-    assert text.count("[[check]]") == 6
+    assert text.count("[[check]]") == 8
     assert 'fails_when = "not schedule_conservativeness >= 0"' in text
     assert 'releases = [["", ""]]' in text  # in every release of the table
-    assert 'sites = 14\nrules = 12\nskipped = { "depends on the model\'s config" = 2 }' in text
+    assert '[check.values]\n_v1 = "\'b1\' if tp_size > 1 and moe_backend != \'b1\' else moe_backend"\n' in text
+    assert 'sites = 18\nrules = 16\nskipped = { "depends on the model\'s config" = 2 }' in text
 
 
 def _check(rules, message):
     rule = _rule(rules, message)
     return startup.StartupCheck(f"{rule.module}: {rule.function}", rule.exception, rule.message, rule.condition,
-                                (("", ""),), dict(rule.defaults))
+                                (("", ""),), dict(rule.defaults), rule.values)
 
 
 def _launch(complete=True, environ=None, **settings):
@@ -105,6 +111,16 @@ def _launch(complete=True, environ=None, **settings):
     ("mixed chunk needs the radix cache disabled", {"enable_mixed_chunk": True}, True, {}, True),
     ("mixed chunk needs the radix cache disabled", {"enable_mixed_chunk": True, "enable_dp_attention": True}, True,
      {}, False),
+    # a chain of rewrites read through its named values: tp 3 leaves b2, tp 5 b5
+    ("the b2 MoE backend needs page_size 1", {"tp_size": 3, "page_size": 16}, True, {}, True),
+    ("the b2 MoE backend needs page_size 1", {"tp_size": 3, "page_size": 1}, True, {}, False),
+    ("the b2 MoE backend needs page_size 1", {"tp_size": 5, "page_size": 16}, True, {}, False),
+    ("the b2 MoE backend needs page_size 1", {"tp_size": startup.UNKNOWN, "page_size": 16}, True, {}, False),
+    ("the b2 MoE backend needs page_size 1", {"tp_size": 3, "page_size": 16, "moe_backend": "b7"}, True, {}, True),
+    # whichever quantization the checkpoint brings, awq is not fp8; fp8 may be overridden
+    ("cutlass MoE needs fp8 quantization", {"quantization": "awq"}, True, {"SGLANG_CUTLASS_MOE": "1"}, True),
+    ("cutlass MoE needs fp8 quantization", {"quantization": "fp8"}, True, {"SGLANG_CUTLASS_MOE": "1"}, False),
+    ("cutlass MoE needs fp8 quantization", {"quantization": "awq"}, True, {}, False),
 ])
 def test_a_check_fails_a_launch_only_where_it_certainly_raises(derived, message, settings, complete, environ, fails):
     check = _check(derived[0], message)
@@ -167,7 +183,7 @@ def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
     from sglang_lint.derive.startup_table import startup_history
 
     path = _table_of(tmp_path, {"9.9.9": derived})
-    path.write_text(path.read_text(encoding="utf-8").replace("sites = 7", "sites = 8", 1), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("sites = 9", "sites = 10", 1), encoding="utf-8")
     with pytest.raises(ValueError, match="is not what the start-up rules of the releases it records write"):
         startup_history(tmp_path)
     path.write_text("releases = [", encoding="utf-8")
@@ -202,10 +218,68 @@ def test_the_shipped_table_reads_back_as_itself():
 
 def test_every_shipped_condition_is_in_the_fails_when_grammar():
     """A condition the check could not parse would never fire (and say nothing of why)."""
-    from sglang_lint.checks.startup import _parsed, load_startup
+    from sglang_lint.checks.startup import load_startup
 
     table = load_startup(Path(__file__).resolve().parent.parent / "rules" / "derived" / "startup.toml")
-    assert [c.message for c in table.checks if _parsed(c.fails_when)[0] is None] == []
+    assert [c.message for c in table.checks if c.parsed.expression is None] == []
+
+
+def test_a_value_read_in_several_places_is_written_once_and_means_what_the_tree_means():
+    """A chain of steps each testing the value the step before wrote doubles when written out
+    in full; named, it grows by a line a step, and reads as the full tree does."""
+    value = ast.Name("backend", ast.Load())
+    for k in range(1, 13):
+        test = ast.BoolOp(ast.And(), [ast.Compare(ast.Name("tp", ast.Load()), [ast.Gt()], [ast.Constant(k)]),
+                                      ast.Compare(value, [ast.NotEq()], [ast.Constant(f"b{k}")])])
+        value = ast.IfExp(test, ast.Constant(f"b{k}"), value)
+    condition = ast.Compare(value, [ast.Eq()], [ast.Constant("b2")])
+    text, values = written(condition)
+    assert text == "('b12' if tp > 12 and _v11 != 'b12' else _v11) == 'b2'"
+    assert len(values) == 11 and values[0] == ("_v1", "'b1' if tp > 1 and backend != 'b1' else backend")
+    check = startup.StartupCheck("m: f", "ValueError", "m", text, (("", ""),), {}, values)
+    small = ast.unparse(ast.fix_missing_locations(unshared(condition)))  # (some 40,000 nodes)
+    for tp, backend, fails in ((3, "x", True), (1, "b2", True), (2, "x", False), (13, "x", False)):
+        launch = _launch(True, {}, tp=tp, backend=backend)
+        assert startup.fails(check, launch) is fails
+        assert eval(small, {"tp": tp, "backend": backend}) is fails  # noqa: S307 (the test's own text)
+
+
+def test_a_named_value_has_one_value_wherever_the_condition_reads_it():
+    """A named part with an unknown test (a default the GPU picks) is one value: read twice,
+    both places see the same case; one that reads itself is unknown, never a loop."""
+    values = (("_v1", "(8192 if unknown else 2048) if chunked is None else chunked"),)
+    check = startup.StartupCheck("m: f", "ValueError", "m", "_v1 % page != 0 and _v1 > page", (("", ""),),
+                                 {"chunked": None}, values)
+    assert startup.fails(check, _launch(True, {}, page=3)) is True  # 8192 % 3 and 2048 % 3 both fail
+    assert startup.fails(check, _launch(True, {}, page=4096)) is False  # 2048 is not above it
+    assert startup.fails(check, _launch(True, {}, page=64)) is False
+    assert check.parsed.names == frozenset({"chunked", "page", "unknown"})
+    looping = startup.StartupCheck("m: f", "ValueError", "m", "_v1 > page", (("", ""),), {}, (("_v1", "_v1 + 1"),))
+    assert startup.fails(looping, _launch(True, {}, page=3)) is False
+
+
+def test_a_named_value_two_checks_read_is_worked_out_once_per_launch_and_inputs():
+    """Checks of one launch that read the same value share its worth, keyed by the inputs it
+    reads: a check whose defaults differ works it out again."""
+    values = (("_v1", "x * 2 if flag else x"),)
+    low = startup.StartupCheck("m: f", "ValueError", "a", "_v1 > 10", (("", ""),), {"x": 3}, values)
+    high = startup.StartupCheck("m: g", "ValueError", "b", "_v1 > 10", (("", ""),), {"x": 6}, values)
+    launch = _launch(True, {}, flag=True)
+    assert startup.fails(low, launch) is False  # 3 * 2
+    assert len(launch.worth) == 1
+    assert startup.fails(low, launch) is False
+    assert len(launch.worth) == 1  # read again: no new worth
+    assert startup.fails(high, launch) is True  # 6 * 2: not the first check's 6
+    assert len(launch.worth) == 2
+
+def test_a_table_whose_values_are_not_expressions_is_refused_naming_the_row(tmp_path):
+    from sglang_lint.checks.startup import load_startup
+
+    path = tmp_path / "startup.toml"
+    path.write_text('[[check]]\nsite = "m: f"\nexception = "E"\nmessage = "m"\nfails_when = "_v1"\n'
+                    'releases = [["", ""]]\nvalues = 3\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"startup.toml: check #1: values: a table of names and expressions"):
+        load_startup(path)
 
 
 def test_a_condition_read_in_two_places_is_written_with_each_place_s_parentheses():

@@ -15,11 +15,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 from pathlib import Path
 
 from sglang_lint.catalog import in_releases
 from sglang_lint.checks.base import show_value
-from sglang_lint.checks.when import UNKNOWN, holds, names_read, parse_when
+from sglang_lint.checks.when import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
 from sglang_lint.checks.when_grammar import WhenError
 from sglang_lint.model import Finding
 from sglang_lint.rulefile import read_toml
@@ -38,6 +39,11 @@ class StartupCheck:
     fails_when: str
     releases: tuple  # ((since, until), ...)
     defaults: dict = field(compare=False, hash=False)
+    values: tuple = ()  # ((name, expression text), ...): the parts the condition reads by name
+
+    @property
+    def parsed(self) -> Parsed:
+        return _parsed(self.fails_when, self.values)
 
     @property
     def key(self) -> tuple:
@@ -51,13 +57,18 @@ class StartupCheck:
 class StartupTable:
     checks: tuple
     releases: tuple  # every release the table was derived from
+    _by_site: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def by_site(self, releases: tuple) -> dict:
-        """site key -> the checks of it that any of ``releases`` has."""
-        found: dict = {}
-        for check in self.checks:
-            if any(check.in_release(r) for r in releases):
-                found.setdefault(check.key, []).append(check)
+        """site key -> the checks of it that any of ``releases`` has (kept per ``releases``:
+        every launch of a file, and every file of a run, asks for the same few)."""
+        found = self._by_site.get(releases)
+        if found is None:
+            found = {}
+            for check in self.checks:
+                if any(check.in_release(r) for r in releases):
+                    found.setdefault(check.key, []).append(check)
+            self._by_site[releases] = found
         return found
 
 
@@ -71,25 +82,57 @@ def load_startup(path: Path) -> StartupTable:
         try:
             defaults = ast.literal_eval(row.get("defaults", "{}"))
             releases = tuple(tuple(pair) for pair in row["releases"])
+            named = row.get("values", {})
+            if not isinstance(named, dict) or not all(isinstance(v, str) for v in named.values()):
+                raise ValueError("values: a table of names and expressions")
             checks.append(StartupCheck(row["site"], row["exception"], row["message"], row["fails_when"], releases,
-                                       defaults))
+                                       defaults, tuple(named.items())))
         except (KeyError, ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"{where}: {error}") from None
     return StartupTable(tuple(checks), tuple(data.get("releases", ())))
 
 
+class Parsed(NamedTuple):
+    """A check's condition as the evaluator reads it (None where any part is outside the grammar)."""
+
+    expression: ast.expr | None
+    names: frozenset  # its parameters: the fields and environment variables it reads, itself or by a value
+    values: dict  # name -> Bound: the parts written once and read by name
+    variables: frozenset  # the environment variables among the names
+
+
 @lru_cache(maxsize=None)
-def _parsed(text: str) -> tuple:
-    """(expression, names it reads); the names are its parameters (fields, variables)."""
-    tree = ast.parse(text, mode="eval").body
-    bound = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
-             for n in ast.walk(c.target) if isinstance(n, ast.Name)}  # a generator's own variables
-    names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in bound)
+def _parsed(text: str, named: tuple = ()) -> Parsed:
+    own = {name for name, _ in named}
     try:
-        expression = parse_when(text, names)
+        expression = _expression(text)
+        values = [_expression(part) for _, part in named]
     except WhenError:
-        return None, frozenset()
-    return expression, names_read(expression) | names
+        return Parsed(None, frozenset(), {}, frozenset())
+    read = frozenset().union(names_read(expression), *(names_read(e) for e in values)) - own
+    bound: dict = {}
+    for (name, part), value in zip(named, values):
+        inner = names_read(value) & own
+        # what the value means whatever its name: its text and the meanings of the values it
+        # reads (None where one is written after it: never shared)
+        meaning = None if not inner <= set(bound) or any(bound[n].meaning is None for n in inner) else \
+            _MEANINGS.setdefault((part, tuple(sorted((n, bound[n].meaning) for n in inner))), len(_MEANINGS))
+        leaves = frozenset(names_read(value) - own).union(*(bound[n].leaves for n in inner if n in bound))
+        bound[name] = Bound(name, value, meaning, tuple(sorted(leaves)))
+    return Parsed(expression, read, bound, frozenset(n for n in read if n.isupper()))
+
+
+_MEANINGS: dict[tuple, int] = {}  # a value's text and its inner values' meanings -> one number
+
+
+@lru_cache(maxsize=None)
+def _expression(text: str) -> ast.expr:
+    """One part of a check's condition, parsed once however many checks write it (a value
+    several checks share is one tree: what it is worth in a launch is kept by its meaning)."""
+    tree = ast.parse(text, mode="eval").body
+    loop = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+            for n in ast.walk(c.target) if isinstance(n, ast.Name)}  # a generator's own variables
+    return parse_when(text, {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in loop})
 
 
 @dataclass(frozen=True)
@@ -112,13 +155,15 @@ class Launch:
     complete: bool
     environ: dict = field(default_factory=dict)
     anchor: object = None  # what a finding no setting takes part in points at (the call, the launcher)
+    # the worth of the named values the checks read over this launch, shared between checks
+    worth: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset()) -> dict:
     """The values the check's condition reads: the launch's settings and environment, and
     the defaults of the fields it leaves out (but ``left_out``'s)."""
-    expression, names = _parsed(check.fails_when)
-    bound: dict = {}
+    expression, names, named, _ = check.parsed
+    bound: dict = {**named, SHARED: launch.worth}
     for name in names:
         if name in launch.settings:
             bound[name] = launch.settings[name].value
@@ -132,7 +177,7 @@ def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset(
 def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
     """The defaults a failing launch needs to fail: each taken away in turn, kept only where
     the condition is no longer certain without it."""
-    expression, names = _parsed(check.fails_when)
+    expression, names, _, _ = check.parsed
     used = sorted(n for n in names if n not in launch.settings and n not in launch.environ
                   and n in check.defaults and launch.complete)
     dropped: set = set()
@@ -143,7 +188,7 @@ def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
 
 
 def fails(check: StartupCheck, launch: Launch) -> bool:
-    expression, names = _parsed(check.fails_when)
+    expression, names, _, _ = check.parsed
     return expression is not None and _touched(names, launch) and holds(expression, values(check, launch)) is True
 
 
@@ -159,8 +204,8 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> 
     the file's ``text`` names (None: any), unless certainly not (the engine may know the
     variable's value where the file writes it)."""
     for check in table.checks:
-        expression, names = _parsed(check.fails_when)
-        variables = [name for name in names if name.isupper() and (text is None or name.encode() in text)]
+        expression, names, _, variables = check.parsed
+        variables = [name for name in variables if text is None or name.encode() in text]
         if expression is None or not (variables or _touched(names, launch)):
             continue
         verdict = holds(expression, values(check, launch))
@@ -208,23 +253,30 @@ def findings(table: StartupTable, launch: Launch, releases: tuple, version: str,
     model = launch.settings.get("model_path")
     if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
         return
+    verdicts: dict = {}  # a check several of the releases have is evaluated once
+
+    def failed(check: StartupCheck) -> bool:
+        if check not in verdicts:
+            verdicts[check] = fails(check, launch)
+        return verdicts[check]
+
     for key, checks in table.by_site(releases).items():
         if key[2].startswith(elsewhere):
             continue
         failing = []
         for release in releases:
             here = [c for c in checks if c.in_release(release)]
-            hit = next((c for c in here if fails(c, launch)), None)
+            hit = next((c for c in here if failed(c)), None)
             if hit is None:
                 break
             failing.append(hit)
         else:
-            if not refused & _parsed(failing[0].fails_when)[1]:
+            if not refused & failing[0].parsed.names:
                 yield _finding(failing[0], launch, version)
 
 
 def _finding(check: StartupCheck, launch: Launch, version: str):
-    _, names = _parsed(check.fails_when)
+    names = check.parsed.names
     involved = [setting for name, setting in launch.settings.items() if name in names]  # as the launch wrote them
     variables = [f"{n}={launch.environ[n]}" for n in sorted(names) if n in launch.environ]
     left = [f"{n}={check.defaults[n]!r}" for n in defaults_needed(check, launch)]

@@ -37,14 +37,20 @@ from sglang_lint.checks.values import (  # (the values, re-exported for the chec
     member_equal,
 )
 from sglang_lint.checks.when_instances import is_instance
+from sglang_lint.checks.when_members import (  # (re-exported for the checks and the deriver)
+    MORE_VALUE_METHODS, TENSOR_METHODS, VALUE_METHODS, Method, attribute, known, method, reshaped,
+)
+from sglang_lint.checks.when_members import index as value_at
 from sglang_lint.checks.when_grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
 )
 from sglang_lint.pynames import Ref
 
-__all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Device", "Member", "Record", "Tensor", "TruthOnly",
+__all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",
+           "TruthOnly",
            "dtype_ref", "is_dtype",
-           "WhenError", "parse_when", "names_read", "evaluate", "holds", "equal", "arithmetic", "known", "truth"]
+           "WhenError", "parse_when", "names_read", "evaluate", "holds", "equal", "arithmetic", "known", "truth",
+           "MORE_VALUE_METHODS", "TENSOR_METHODS", "VALUE_METHODS", "reshaped", "SHARED"]
 
 
 # --- evaluation -----------------------------------------------------------------------------
@@ -58,19 +64,6 @@ _ARITHMETIC = {
 }
 _BITWISE = {ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
             ast.RShift: operator.rshift}
-
-
-def known(value: object) -> bool:
-    """Is the value known all through (no UNKNOWN inside a container)?"""
-    if value is UNKNOWN:
-        return False
-    if isinstance(value, (tuple, list)):
-        return all(known(v) for v in value)
-    if isinstance(value, dict):
-        return all(known(v) for v in value.values())
-    if isinstance(value, (Tensor, _Method, Device, TruthOnly, Record)):
-        return False  # a tensor's data is never known; a method is no value; devices compare apart
-    return True
 
 
 def truth(value: object) -> object:
@@ -104,41 +97,91 @@ def holds(expr: ast.expr, env: dict[str, object]) -> object:
 
     A conditional expression whose test is unknown (``x * 0.3 if unknown else x``) is decided
     by cases: the test assumed true, then false, each evaluated again; where both give the same
-    truth, so does the expression (whichever way the test goes). At most ``SPLIT_DEPTH``
-    tests are assumed on one line of cases."""
-    return _by_cases(expr, env, {}, 0)
+    truth, so does the expression (whichever way the test goes). The outermost test is assumed
+    first (a chain of them, ``a if u else b if v else c``, takes one case per value), at most
+    ``SPLIT_DEPTH`` tests on one line of cases and ``SPLIT_CASES`` cases in all."""
+    return _by_cases(expr, env, {}, 0, [SPLIT_CASES])
 
 
-SPLIT_DEPTH = 6
+SPLIT_DEPTH = 12
+SPLIT_CASES = 64
 _CASES = "<cases>"  # the env's key for the assumptions of one case (never a Python name)
 
 
 class _Cases:
-    """The tests assumed in one case (key -> truth), and the unknown tests met, not assumed."""
+    """The tests assumed in one case (key -> truth), the unknown tests met, not assumed, and
+    the values of the named parts read so far (each evaluated once per case)."""
 
-    __slots__ = ("assumed", "pending")
+    __slots__ = ("assumed", "pending", "values")
 
     def __init__(self, assumed: dict):
         self.assumed = assumed
         self.pending: list = []
+        self.values: dict = {}
 
-    def note(self, key: object) -> None:
-        """An unknown test whose two branches give two values (an unknown branch stays
-        unknown whichever way the test goes: no case is made of it)."""
+    def note(self, key: object, at: int) -> None:
+        """An unknown test whose branches give values, or may in some case of the tests noted
+        inside them (from ``at`` on): it goes before those, so it is assumed first. (A branch
+        unknown whichever way any test goes makes no case.)"""
         if key not in self.pending:
-            self.pending.append(key)
+            self.pending.insert(at, key)
 
 
-def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int) -> object:
+def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list) -> object:
     cases = _Cases(assumed)
+    budget[0] -= 1
     verdict = truth(evaluate(expr, {**env, _CASES: cases}))
-    if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH:
+    if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH or budget[0] < 2:
         return verdict
     key = cases.pending[0]
-    first = _by_cases(expr, env, {**assumed, key: True}, depth + 1)
+    first = _by_cases(expr, env, {**assumed, key: True}, depth + 1, budget)
     if first is UNKNOWN:
         return UNKNOWN
-    return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1) is first else UNKNOWN
+    return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1, budget) is first else UNKNOWN
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A named part of an expression (a start-up rule's ``values``: one value the condition
+    reads in several places), bound in the env under its name and evaluated where first read:
+    once per case, every place it is read seeing the same value (and the same case)."""
+
+    name: str
+    expression: ast.expr
+    meaning: object = None  # what it means whatever its name (None: nothing shares its worth)
+    leaves: tuple = ()  # the parameters it reads, itself or through the values it reads
+
+
+_RUNNING = object()  # a named part being evaluated (one that reads itself is unknown)
+SHARED = "<shared>"  # the env's key for the worth of named parts across checks of one launch
+
+
+def _bound(value: Bound, env: dict) -> object:
+    cases = env.get(_CASES)
+    if cases is None:
+        return _eval(value.expression, {**env, value.name: UNKNOWN})
+    if value.name in cases.values:
+        found = cases.values[value.name]
+        return UNKNOWN if found is _RUNNING else found
+    shared = env.get(SHARED) if value.meaning is not None and not cases.assumed else None
+    key = None
+    if shared is not None:  # another check of this launch read the same value over the same inputs
+        key = (value.meaning, tuple(env.get(name, UNKNOWN) for name in value.leaves))
+        try:
+            hit = shared.get(key)
+        except TypeError:  # (a list among the inputs)
+            key = hit = None
+        if hit is not None:
+            for note in hit[1]:
+                cases.note(note, len(cases.pending))
+            cases.values[value.name] = hit[0]
+            return hit[0]
+    mark = len(cases.pending)
+    cases.values[value.name] = _RUNNING
+    found = cases.values[value.name] = _eval(value.expression, env)
+    if key is not None:
+        shared[key] = (found, tuple(cases.pending[mark:]))
+    return found
 
 
 def _case_key(node: ast.IfExp) -> object:
@@ -160,7 +203,8 @@ def _eval(node: ast.expr, env: dict) -> object:
         return node.value
     if kind is ast.Name:
         if node.id in env:
-            return env[node.id]
+            value = env[node.id]
+            return _bound(value, env) if type(value) is Bound else value
         if node.id in MODULES or node.id in BUILTINS or node.id in ENVIRON_PARSERS:
             return Ref(node.id)
         return UNKNOWN
@@ -182,11 +226,15 @@ def _eval(node: ast.expr, env: dict) -> object:
         if t is UNKNOWN and cases is not None:
             t = cases.assumed.get(_case_key(node), UNKNOWN)
         if t is UNKNOWN:  # either branch: known only where both give the same
-            body, orelse = _eval(node.body, env), _eval(node.orelse, env)
+            at = len(cases.pending) if cases is not None else 0
+            body = _eval(node.body, env)
+            middle = len(cases.pending) if cases is not None else 0
+            orelse = _eval(node.orelse, env)
             if equal(body, orelse) is True and type(body) is type(orelse):
                 return body
-            if cases is not None and body is not UNKNOWN and orelse is not UNKNOWN:
-                cases.note(_case_key(node))  # two values: the cases may tell
+            if cases is not None and (body is not UNKNOWN or middle > at) \
+                    and (orelse is not UNKNOWN or len(cases.pending) > middle):
+                cases.note(_case_key(node), at)  # values, or values in some case: the cases may tell
             return UNKNOWN
         return _eval(node.body if t else node.orelse, env)
     if kind is ast.Compare:
@@ -214,7 +262,7 @@ def _eval(node: ast.expr, env: dict) -> object:
             return UNKNOWN
         return {k: _eval(v, env) for k, v in zip(keys, node.values)}
     if kind is ast.Attribute:
-        return _attribute(_eval(node.value, env), node.attr)
+        return attribute(_eval(node.value, env), node.attr)
     if kind is ast.Subscript:
         return _subscript(_eval(node.value, env), node.slice, env)
     if kind is ast.Call:
@@ -391,93 +439,13 @@ def arithmetic(op_type: type, left: object, right: object) -> object:
     return UNKNOWN  # (``str % args`` is formatting: the message, not the test)
 
 
-def _attribute(value: object, name: str) -> object:
-    if isinstance(value, Ref):
-        if value.qualified == "torch":
-            ref = dtype_ref(name)
-            # torch's classes and constants; anything else (torch.version.hip) is the install's
-            return ref if ref is not None else Ref(f"torch.{name}") if name in TORCH_NAMES else UNKNOWN
-        if value.qualified == "math" and name in ("inf", "pi", "e"):
-            return getattr(math, name)
-        return Ref(f"{value.qualified}.{name}")
-    if isinstance(value, Tensor) and value.library != "torch":
-        if name == "shape":
-            return value.shape
-        if name == "ndim":
-            return len(value.shape) if value.shape is not UNKNOWN else UNKNOWN
-        return value.dtype if name == "dtype" else UNKNOWN
-    if isinstance(value, Tensor):
-        if name == "shape":
-            return value.shape
-        if name == "ndim":
-            return len(value.shape) if value.shape is not UNKNOWN else UNKNOWN
-        if name == "dtype":
-            return value.dtype
-        if name == "device":
-            return value.device
-        if name == "is_cuda":
-            return UNKNOWN if value.device.type is UNKNOWN else value.device.type == "cuda"
-        if name == "is_cpu":
-            return UNKNOWN if value.device.type is UNKNOWN else value.device.type == "cpu"
-        if name == "requires_grad":
-            return value.requires_grad
-        if name == "layout":
-            return Ref("torch.strided")  # every tensor the engine follows is made dense
-        return _Method(value, name) if name in TENSOR_METHODS else UNKNOWN
-    if isinstance(value, Record):
-        return value.attribute(name)
-    if isinstance(value, Member):
-        return value.name if name == "name" else UNKNOWN
-    if isinstance(value, Device):
-        return value.type if name == "type" else value.index if name == "index" else UNKNOWN
-    if isinstance(value, (dict, str, tuple, list)) and (name in VALUE_METHODS or name in MORE_VALUE_METHODS):
-        return _Method(value, name)
-    return UNKNOWN
-
-
-# torch's names a path may read: classes (for isinstance) and layout constants.
-TORCH_NAMES = frozenset({"Tensor", "dtype", "device", "strided", "Size", "nn", "Generator", "sparse_coo"})
-TENSOR_METHODS = frozenset({"dim", "ndimension", "size", "numel", "is_contiguous", "stride", "is_floating_point",
-                            "element_size", "view", "reshape", "contiguous"})
-VALUE_METHODS = frozenset({"get", "keys", "values", "startswith", "endswith", "lower", "upper", "strip", "count",
-                           "index"})
-# More methods of strings and dicts the evaluator knows, which only the start-up rules use
-# (derive/startup.py); the fails-when paths of derive/paths.py read VALUE_METHODS alone.
-MORE_VALUE_METHODS = frozenset({"split", "rsplit", "lstrip", "rstrip", "isdigit", "isalnum", "isidentifier",
-                                "replace", "items"})
-
-
-@dataclass(frozen=True)
-class _Method:
-    """``receiver.name``, waiting for its call."""
-
-    receiver: object
-    name: str
-
-
-def _index(value: object, key: object) -> object:
-    if key is UNKNOWN or value is UNKNOWN:
-        return UNKNOWN
-    if isinstance(value, dict):
-        if not known(key):
-            return UNKNOWN
-        if key in value:
-            return value[key]
-        return UNKNOWN  # a KeyError: sglang fails, but not at the raise the rule is for
-    if isinstance(value, (tuple, list, str)) and isinstance(key, int) and not isinstance(key, bool):
-        return value[key] if -len(value) <= key < len(value) else UNKNOWN
-    if isinstance(value, (tuple, list, str)) and isinstance(key, slice):
-        return value[key]
-    return UNKNOWN
-
-
 def _subscript(value: object, index: ast.expr, env: dict) -> object:
     if isinstance(index, ast.Slice):
         parts = [(_eval(p, env) if p is not None else None) for p in (index.lower, index.upper, index.step)]
         if any(p is UNKNOWN or not (p is None or isinstance(p, int)) for p in parts):
             return UNKNOWN
-        return _index(value, slice(*parts))
-    return _index(value, _eval(index, env))
+        return value_at(value, slice(*parts))
+    return value_at(value, _eval(index, env))
 
 
 def _shape_of(value: object) -> object:
@@ -492,8 +460,8 @@ def _call(node: ast.Call, env: dict) -> object:
     func = _eval(node.func, env)
     args = [_eval(a, env) for a in node.args]
     keywords = {k.arg: _eval(k.value, env) for k in node.keywords}
-    if isinstance(func, _Method):
-        return _method(func.receiver, func.name, args, keywords)
+    if isinstance(func, Method):
+        return method(func.receiver, func.name, args, keywords)
     if not isinstance(func, Ref):
         return UNKNOWN
     name = func.qualified
@@ -601,99 +569,3 @@ def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
         elif value is not neutral:
             return value  # any: one true item; all: one false item
     return result
-
-
-def _contiguous_strides(shape: tuple) -> object:
-    if not known(list(shape)):
-        return UNKNOWN
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
-
-
-def reshaped(tensor: Tensor, sizes: list) -> object:
-    """``x.view(a, -1)`` / ``x.reshape((a, b))`` of a tensor whose shape is known."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = list(sizes[0])
-    whole = (int,)
-    if tensor.shape is UNKNOWN or not all(isinstance(v, whole) and not isinstance(v, bool)
-                                          for v in (*tensor.shape, *sizes)):
-        return Tensor(UNKNOWN, tensor.dtype, tensor.device, tensor.requires_grad)
-    total, given = math.prod(tensor.shape), math.prod(size for size in sizes if size != -1)
-    if sizes.count(-1) > 1 or given == 0:
-        return UNKNOWN
-    shape = tuple(total // given if size == -1 else size for size in sizes)
-    if total != given * (total // given if -1 in sizes else 1):
-        return UNKNOWN  # the view itself fails
-    return Tensor(shape, tensor.dtype, tensor.device, tensor.requires_grad)
-
-
-def _method(receiver: object, name: str, args: list, keywords: dict) -> object:
-    if isinstance(receiver, Tensor) and receiver.library != "torch":
-        return UNKNOWN
-    if isinstance(receiver, Tensor):
-        shape = receiver.shape
-        if name in ("dim", "ndimension") and not args and not keywords:
-            return len(shape) if shape is not UNKNOWN else UNKNOWN
-        if name == "size" and not keywords:
-            if not args:
-                return shape
-            if len(args) == 1 and shape is not UNKNOWN:
-                return _index(shape, args[0])
-        if name == "numel" and not args and shape is not UNKNOWN and known(list(shape)):
-            return math.prod(shape)
-        if name == "is_contiguous" and not args and not keywords:
-            if receiver.strides is None:
-                return True
-            return equal(receiver.strides, _contiguous_strides(shape)) if shape is not UNKNOWN else UNKNOWN
-        if name == "stride" and not keywords and shape is not UNKNOWN:
-            strides = _contiguous_strides(shape) if receiver.strides is None else receiver.strides
-            if not args:
-                return strides
-            return _index(strides, args[0]) if len(args) == 1 and strides is not UNKNOWN else UNKNOWN
-        if name == "is_floating_point" and not args and isinstance(receiver.dtype, Ref):
-            return receiver.dtype.qualified[6:] in FLOAT_DTYPES
-        if name == "element_size" and not args and isinstance(receiver.dtype, Ref):
-            return _ELEMENT_SIZE.get(receiver.dtype.qualified[6:], UNKNOWN)
-        if name in ("view", "reshape") and args and not keywords:
-            return reshaped(receiver, args) if receiver.strides is None else UNKNOWN
-        if name == "contiguous" and not args and not keywords:
-            return Tensor(shape, receiver.dtype, receiver.device, receiver.requires_grad)
-        return UNKNOWN
-    if isinstance(receiver, dict):
-        if name == "get" and 1 <= len(args) <= 2 and not keywords and known(args[0]):
-            if args[0] in receiver:
-                return receiver[args[0]]
-            return args[1] if len(args) == 2 else None
-        if name in ("keys", "values") and not args:
-            return list(receiver) if name == "keys" else list(receiver.values())
-        if name == "items" and not args:
-            return [(k, v) for k, v in receiver.items()]
-        return UNKNOWN
-    if isinstance(receiver, str) and not keywords and known(args):
-        if name in ("startswith", "endswith") and len(args) == 1 and isinstance(args[0], (str, tuple)):
-            return getattr(receiver, name)(args[0])
-        if name in ("lower", "upper", "strip", "lstrip", "rstrip", "isdigit", "isalnum", "isidentifier") \
-                and not args:
-            return getattr(receiver, name)()
-        if name in ("lstrip", "rstrip") and len(args) == 1 and isinstance(args[0], str):
-            return getattr(receiver, name)(args[0])
-        if name in ("split", "rsplit") and len(args) <= 2 and all(
-                isinstance(a, (str, int)) or a is None for a in args):
-            return getattr(receiver, name)(*args)
-        if name == "replace" and len(args) == 2 and all(isinstance(a, str) for a in args):
-            return receiver.replace(*args)
-        return UNKNOWN
-    if isinstance(receiver, (tuple, list)) and name in ("count", "index") and len(args) == 1 and known(
-            list(receiver)) and known(args[0]):
-        try:
-            return getattr(receiver, name)(args[0])
-        except ValueError:
-            return UNKNOWN
-    return UNKNOWN
-
-
-_ELEMENT_SIZE = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8, "int64": 8, "int32": 4, "int16": 2,
-                 "int8": 1, "uint8": 1, "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}

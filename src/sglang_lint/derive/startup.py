@@ -42,20 +42,20 @@ from sglang_lint.derive.call_effects import (
     MethodRef,
 )
 from sglang_lint.derive.declarations import (
-    Declarations, _Terminated, bound_declaration, constant_item, declarable, decorator_name, truth, with_key,
+    Declarations, _Terminated, bound_declaration, declarable, decorator_name, with_key,
 )
-from sglang_lint.derive.exceptions import caught, exception_of, handler_names, raises_again
+from sglang_lint.derive.exceptions import caught, exception_of
 from sglang_lint.derive.symbolic import (
-    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_environ, with_launch_text,
-    merge, merge_displays, size, unknown,
+    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_displays, one_of, size,
+    unknown, with_launch_text,
 )
+from sglang_lint.derive.startup_flow import Flow
 from sglang_lint.derive.startup_inputs import (
-    ALL_VARIABLES, dummy_assumption, dummy_model_test, variable_read, variable_write,
+    ALL_VARIABLES, dummy_model_test, variable_read, variable_write,
 )
 from sglang_lint.derive.tree import Module, walk_local
 
 MAX_DEPTH = 12  # calls run in place inside one another
-DECLARATION_RECORDS = frozenset({"_resolved_overrides"})  # where declare_resolution keeps what it declared
 HOOK_RUNNERS = frozenset({"run_hook"})  # run_hook(step, server_args) runs step(server_args)
 
 
@@ -85,9 +85,12 @@ class _Frame:
     # ``not c`` of each return met (at ``c``, the path then): what runs after it runs only there
     guards: list = field(default_factory=list)
     views: set = field(default_factory=set)  # names bound to a read-only view of the arguments
+    # what an enclosing ``if x in ("a", "b")`` says of a value the run does not know: the text
+    # of ``x`` -> its possible literals (only names and attributes of names: reading them runs nothing)
+    narrowed: dict = field(default_factory=dict)
 
 
-class StartupRun(Declarations, CallEffects, _Path):
+class StartupRun(Flow, Declarations, CallEffects, _Path):
     """The symbolic run of one release's start-up validation."""
 
     def __init__(self, modules: dict[str, Module], fields: list[str], envs: dict[str, str], classes=None,
@@ -101,6 +104,7 @@ class StartupRun(Declarations, CallEffects, _Path):
         self.sites: list[Site] = []
         self.frames: list[_Frame] = []
         self.running: set[int] = set()  # functions on the call stack (no recursion)
+        self.view_methods: dict[int, str | None] = {}  # id(method) -> the view it only returns
         self.catching: tuple = ()
         self.in_loop = 0
         self.classes = classes
@@ -137,11 +141,16 @@ class StartupRun(Declarations, CallEffects, _Path):
     # --- expressions --------------------------------------------------------------------
     def expr(self, node: ast.expr) -> ast.expr:
         try:
-            return collapse(self._expr(node))
+            value = collapse(self._expr(node))
         except _Unknown as reason:
-            return unknown(str(reason))
+            value = unknown(str(reason))
         except RecursionError:
             return unknown("too deep")
+        if is_unknown(value) and self.frames and self.frames[-1].narrowed:
+            options = self.frames[-1].narrowed.get(ast.dump(node))
+            if options:
+                return one_of(options, value)
+        return value
 
     def _expr(self, node: ast.expr) -> ast.expr:
         if isinstance(node, ast.Attribute) and self.is_server(node.value):
@@ -224,14 +233,9 @@ class StartupRun(Declarations, CallEffects, _Path):
         found = self._method(node.func.attr)
         if found is None:
             return None
-        body = _body(found[0])
-        params = found[0].args.args
-        if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and params:
-            call = body[0].value
-            if isinstance(call.func, ast.Name) and call.func.id in VIEW_CALLS and call.args \
-                    and isinstance(call.args[0], ast.Name) and call.args[0].id == params[0].arg:
-                return call.func.id
-        return None
+        if id(found[0]) not in self.view_methods:
+            self.view_methods[id(found[0])] = _returned_view(found[0])
+        return self.view_methods[id(found[0])]
 
     def read_view(self, node: ast.expr) -> bool:
         """A read-only view of the arguments (``cfg = resolving_view(server_args)``, 0.5.20 on):
@@ -392,152 +396,6 @@ class StartupRun(Declarations, CallEffects, _Path):
         self.sites.append(Site(frame.module.name, _qualified(frame), statement.lineno, exception, message,
                                None if skip else condition, skip, statement))
 
-    def _if(self, statement: ast.If) -> None:
-        test = truth(self.expr(statement.test))
-        real_model = dummy_assumption(test)
-        if real_model is not None:  # a launch of a real model (see _dummy_model_test)
-            self.block(statement.body if real_model else statement.orelse)
-            return
-        before_fields, before_env, before_locals = dict(self.fields), dict(self.environ), dict(self.env)
-        states = []
-        for branch, condition in ((statement.body, test), (statement.orelse, negate(test))):
-            self.fields, self.environ, self.env = dict(before_fields), dict(before_env), dict(before_locals)
-            self.frames[-1].env = self.env
-            self.path.append(condition)
-            try:
-                self.block(branch)
-                states.append((condition, self.fields, self.environ, self.env))
-            except _Terminated:
-                states.append(None)
-            finally:
-                self.path.pop()
-        self.frames[-1].env = self.env
-        body, orelse = states
-        if body is None and orelse is None:
-            raise _Terminated()
-        if body is None or orelse is None:
-            kept = orelse if body is None else body
-            self.fields, self.environ, self.env = kept[1], kept[2], kept[3]
-            self.frames[-1].env = self.env
-            return
-        self.fields = merge(test, body[1], orelse[1])
-        self.environ = merge_environ(test, body[2], orelse[2])
-        self.env = merge(test, body[3], orelse[3])
-        self.frames[-1].env = self.env
-
-    def _try(self, statement: ast.Try) -> None:
-        # a handler that always raises again stops nothing: the launch fails all the same
-        caught = tuple(handler_names(h) for h in statement.handlers if not raises_again(h))
-        saved = self.catching
-        self.catching = saved + tuple(name for names in caught for name in names)
-        before = dict(self.fields), dict(self.environ), dict(self.env)
-        try:
-            self.block(statement.body)
-            self.block(statement.orelse)
-            ended = True
-        except _Terminated:
-            ended = False
-        finally:
-            self.catching = saved
-        after_body = dict(self.fields), dict(self.environ), dict(self.env)
-        failed = unknown("a try statement's body fails")
-        for handler in statement.handlers:
-            self.fields, self.environ, self.env = (dict(part) for part in before)
-            self.frames[-1].env = self.env
-            if handler.name:
-                self.env[handler.name] = unknown("the caught exception")
-            self.path.append(failed)
-            try:
-                self.block(handler.body)
-                handled = dict(self.fields), dict(self.environ), dict(self.env)
-            except _Terminated:
-                handled = None
-            finally:
-                self.path.pop()
-            if handled is not None:
-                if not ended:
-                    after_body, ended = handled, True
-                else:
-                    after_body = (merge(failed, handled[0], after_body[0]),
-                                  merge_environ(failed, handled[1], after_body[1]),
-                                  merge(failed, handled[2], after_body[2]))
-        if not ended:
-            self.fields, self.environ, self.env = (dict(part) for part in before)
-            self.frames[-1].env = self.env
-            raise _Terminated()
-        self.fields, self.environ, self.env = after_body
-        self.frames[-1].env = self.env
-        self.block(statement.finalbody)
-
-    def _loop(self, statement: ast.stmt) -> None:
-        """A loop over a literal display of a few constants runs its body once per item;
-        another loop's body runs an unknown number of times: what it writes is unknown
-        before and after it, and its raises are sites inside a loop."""
-        if self._reapplies_declarations(statement):
-            return  # declarations were written as they were made (declare_resolution)
-        declared = self._declared_items(statement)
-        if declared is not None:  # for name, value in declared.items(): setattr(args, name, value)
-            for name, value in declared.items():
-                self._bind(statement.target, ast.Tuple([ast.Constant(name), value], ast.Load()))
-                self.block(statement.body)
-            return
-        items = self._literal_items(statement)
-        if items is not None:
-            for item in items:
-                self._bind(statement.target, item)
-                self.block(statement.body)
-            self.block(statement.orelse)
-            return
-        self._havoc(statement, "written in a loop")
-        iterating = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else statement.test
-        self._calls_in(iterating)
-        if isinstance(statement, (ast.For, ast.AsyncFor)):
-            self._bind(statement.target, unknown("a loop variable"))
-        self.in_loop += 1
-        saved_path = len(self.path)
-        self.path.append(unknown("the loop runs"))
-        try:
-            self.block(statement.body)
-        except _Terminated:
-            pass
-        finally:
-            del self.path[saved_path:]
-            self.in_loop -= 1
-        self._havoc(statement, "written in a loop")
-        try:
-            self.block(statement.orelse)
-        except _Terminated:
-            pass
-
-    def _reapplies_declarations(self, statement: ast.stmt) -> bool:
-        """A loop over the arguments' record of declarations (``_resolved_overrides``), which
-        sglang applies to the fields once more at the end of resolution."""
-        iterated = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else None
-        return iterated is not None and any(
-            isinstance(n, ast.Constant) and n.value in DECLARATION_RECORDS
-            or isinstance(n, ast.Attribute) and n.attr in DECLARATION_RECORDS for n in ast.walk(iterated))
-
-    def _literal_items(self, statement: ast.stmt) -> list | None:
-        """The items of a loop over a display of constants, or over ``d.items()`` of a dict
-        display with constant keys (``_apply_fields(args, {"x": v})``); None otherwise."""
-        if not isinstance(statement, ast.For) or not isinstance(statement.target, (ast.Name, ast.Tuple)):
-            return None
-        if any(isinstance(n, (ast.Break, ast.Continue, ast.Return)) for s in statement.body for n in walk_local(s)):
-            return None
-        iterated = statement.iter
-        pairs = isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute) \
-            and iterated.func.attr == "items" and not iterated.args
-        items = self.expr(iterated.func.value if pairs else iterated)
-        if pairs:
-            if not isinstance(items, ast.Dict) or len(items.keys) > 16 or not all(
-                    isinstance(k, ast.Constant) for k in items.keys):
-                return None
-            return [ast.Tuple([k, v], ast.Load()) for k, v in zip(items.keys, items.values)]
-        if not isinstance(items, (ast.Tuple, ast.List)) or len(items.elts) > 16 \
-                or not all(constant_item(e) for e in items.elts):
-            return None
-        return items.elts
-
     # --- assignments --------------------------------------------------------------------
     def _assignment(self, statement: ast.stmt) -> None:
         value_node = statement.value
@@ -565,6 +423,10 @@ class StartupRun(Declarations, CallEffects, _Path):
             self._bind(target, value)
 
     def _bind(self, target: ast.expr, value) -> None:
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.narrowed:  # what a test said of a name written now no longer holds
+            written = {f"id='{n.id}'" for n in ast.walk(target) if isinstance(n, ast.Name)}
+            frame.narrowed = {k: v for k, v in frame.narrowed.items() if not any(w in k for w in written)}
         if isinstance(target, ast.Name):
             self.env[target.id] = bounded(value)
         elif isinstance(target, ast.Attribute) and self.is_server(target.value):
@@ -681,6 +543,18 @@ class StartupRun(Declarations, CallEffects, _Path):
             name, value = found
             self.environ[name] = ast.Call(ast.Name("str", ast.Load()), [self.expr(value)], [])
         return True
+
+
+def _returned_view(method: ast.FunctionDef) -> str | None:
+    """The view call a method only returns (``return resolved_view(self)``), else None."""
+    body = _body(method)
+    params = method.args.args
+    if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and params:
+        call = body[0].value
+        if isinstance(call.func, ast.Name) and call.func.id in VIEW_CALLS and call.args \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == params[0].arg:
+            return call.func.id
+    return None
 
 
 def _load(node: ast.expr) -> ast.expr:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from sglang_lint.derive.symbolic import nodes
 from sglang_lint.derive.tree import Module
 
 ENVIRON_MODULE = "sglang.srt.environ"
@@ -80,10 +81,10 @@ def dummy_assumption(test: ast.expr) -> bool | None:
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return None
     # (the model path as the launch gives it, or as a setting the launch may make rewrote it)
-    names = {n.id for n in ast.walk(node.left) if isinstance(n, ast.Name)}
+    names = {n.id for n in nodes(node.left) if isinstance(n, ast.Name)}
     if "model_path" not in names:
         return None
-    strings = {n.value for n in ast.walk(node.comparators[0]) if isinstance(n, ast.Constant)}
+    strings = {n.value for n in nodes(node.comparators[0]) if isinstance(n, ast.Constant)}
     if "dummy" not in strings:
         return None
     op = node.ops[0]

@@ -5,11 +5,12 @@ know, counted by kind)."""
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
 from sglang_lint.checks.when_grammar import BUILTINS
 from sglang_lint.derive.startup_sequence import Startup
-from sglang_lint.derive.symbolic import UNKNOWN_NAME, is_unknown, reasons
+from sglang_lint.derive.symbolic import UNKNOWN_NAME, is_unknown, nodes, reasons, size
 
 # --- from sites to rules ------------------------------------------------------------------
 # Why a condition can never be certain, by what its unknown parts stand for (the skipped
@@ -37,48 +38,46 @@ def unknowable(reason: str) -> str:
     return "a value the derivation does not follow"
 
 
-def may_be_certain(node: ast.expr) -> bool:
+def may_be_certain(node: ast.expr, memo: dict | None = None) -> bool:
     """Can the condition be certainly true for some launch? (No where it needs an unknown
     to be true: ``a and unknown``; a test of unknowns alone.)"""
+    return _may(node, True, {} if memo is None else memo)
+
+
+def may_be_false(node: ast.expr, memo: dict | None = None) -> bool:
+    return _may(node, False, {} if memo is None else memo)
+
+
+def _may(node: ast.expr, want: bool, memo: dict) -> bool:
+    """Can ``node`` certainly have the truth ``want``? (Each shared part decided once.)"""
+    key = (id(node), want)
+    if key not in memo:
+        memo[key] = _decide(node, want, memo)
+    return memo[key]
+
+
+def _decide(node: ast.expr, want: bool, memo: dict) -> bool:
     if is_unknown(node):
         return False
     if isinstance(node, ast.Constant):
-        return bool(node.value)
+        return bool(node.value) is want
     if isinstance(node, ast.BoolOp):
-        if isinstance(node.op, ast.And):
-            return all(may_be_certain(v) for v in node.values)
-        return any(may_be_certain(v) for v in node.values)
+        ends = isinstance(node.op, ast.Or)  # the truth one operand gives the whole
+        parts = [_may(v, want, memo) for v in node.values]
+        return any(parts) if want is ends else all(parts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return may_be_false(node.operand)
+        return _may(node.operand, not want, memo)
     if isinstance(node, ast.IfExp):
-        return (may_be_certain(node.test) and may_be_certain(node.body)) or (
-            may_be_false(node.test) and may_be_certain(node.orelse)) or (
-            may_be_certain(node.body) and may_be_certain(node.orelse))
-    return _reads_input(node)
-
-
-def may_be_false(node: ast.expr) -> bool:
-    if is_unknown(node):
-        return False
-    if isinstance(node, ast.Constant):
-        return not node.value
-    if isinstance(node, ast.BoolOp):
-        if isinstance(node.op, ast.And):
-            return any(may_be_false(v) for v in node.values)
-        return all(may_be_false(v) for v in node.values)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return may_be_certain(node.operand)
-    if isinstance(node, ast.IfExp):
-        return (may_be_certain(node.test) and may_be_false(node.body)) or (
-            may_be_false(node.test) and may_be_false(node.orelse)) or (
-            may_be_false(node.body) and may_be_false(node.orelse))
+        return (_may(node.test, True, memo) and _may(node.body, want, memo)) or (
+            _may(node.test, False, memo) and _may(node.orelse, want, memo)) or (
+            _may(node.body, want, memo) and _may(node.orelse, want, memo))
     return _reads_input(node)
 
 
 def _reads_input(node: ast.expr) -> bool:
     """Does the expression read a field or an environment variable (something a launch may
     say), other than through an unknown?"""
-    return any(isinstance(n, ast.Name) and n.id != UNKNOWN_NAME and n.id not in BUILTINS for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id != UNKNOWN_NAME and n.id not in BUILTINS for n in nodes(node))
 
 
 @dataclass(frozen=True)
@@ -92,9 +91,11 @@ class Rule:
     message: str
     condition: str
     defaults: tuple  # ((field, default), ...) of the fields it reads that have a literal default
+    values: tuple = ()  # ((name, expression), ...): the parts the condition reads in several places
 
     def __hash__(self) -> int:  # (a default may be a list)
-        return hash((self.module, self.function, self.exception, self.message, self.condition, repr(self.defaults)))
+        return hash((self.module, self.function, self.exception, self.message, self.condition, repr(self.defaults),
+                     self.values))
 
 
 def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str], int]:
@@ -114,12 +115,12 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
             why = reasons(site.condition)
             skipped.setdefault(key, f"depends on {unknowable(why[0]) if why else 'nothing a launch sets'}")
             continue
-        text = ast.unparse(ast.fix_missing_locations(unshared(site.condition)))
-        read = {n.id for n in ast.walk(site.condition) if isinstance(n, ast.Name)}
+        text, values = written(site.condition)
+        read = {n.id for n in nodes(site.condition) if isinstance(n, ast.Name)}
         rule = Rule(site.module, site.function, site.exception, site.message, text,
-                    tuple(sorted((name, defaults[name]) for name in read if name in defaults)))
-        rules[(key, text)] = rule
-    made = {key for key, _ in rules}
+                    tuple(sorted((name, defaults[name]) for name in read if name in defaults)), values)
+        rules[(key, text, values)] = rule
+    made = {key for key, _, _ in rules}
     why = [reason for key, reason in skipped.items() if key not in made]
     return list(rules.values()), why, len(met)
 
@@ -134,3 +135,51 @@ def unshared(node):
         return node
     copied = type(node)(**{name: unshared(getattr(node, name, None)) for name in node._fields})
     return copied
+
+
+VALUE_PREFIX = "_v"  # the names of a rule's values: no field or environment variable starts so
+NAMED_SIZE = 6  # a part read in several places is named when it holds at least this many nodes
+_SCOPES = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda)
+
+
+def written(condition: ast.expr) -> tuple[str, tuple]:
+    """The condition as a rule writes it: its text, and its values ``((name, text), ...)``:
+    each part the derivation shares (one value read by several later checks and rewrites) is
+    written once, under a name the text and the later values read (``_v1``, numbered as
+    written, each after the values it reads). Written out in full, a field rewritten by a
+    chain of steps that each test it doubles at every step."""
+    refs: Counter = Counter()
+    seen = {id(condition)}
+    todo = [condition]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _SCOPES):
+            continue  # (a part inside a generator may read its variable: never named)
+        for child in ast.iter_child_nodes(node):
+            refs[id(child)] += 1
+            if id(child) not in seen:
+                seen.add(id(child))
+                todo.append(child)
+    names: dict[int, str] = {}
+    values: list = []
+
+    def out(node, top: bool = False):
+        if isinstance(node, list):
+            return [out(item) for item in node]
+        if not isinstance(node, ast.AST):
+            return node
+        if id(node) in names:
+            return ast.Name(names[id(node)], ast.Load())
+        if isinstance(node, _SCOPES):
+            return unshared(node)
+        if not top and refs[id(node)] > 1 and isinstance(node, ast.expr) \
+                and not isinstance(node, (ast.Name, ast.Constant, ast.Starred)) and size(node) >= NAMED_SIZE:
+            body = out(node, top=True)
+            name = f"{VALUE_PREFIX}{len(values) + 1}"
+            values.append((name, ast.unparse(ast.fix_missing_locations(body))))
+            names[id(node)] = name
+            return ast.Name(name, ast.Load())
+        return type(node)(**{field: out(getattr(node, field, None)) for field in node._fields})
+
+    text = ast.unparse(ast.fix_missing_locations(out(condition, top=True)))
+    return text, tuple(values)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sglang_lint.derive.call_effects import _WRITES
 from sglang_lint.derive.startup import SERVER, StartupRun, _Terminated
 from sglang_lint.derive.startup_inputs import environment_kinds
-from sglang_lint.derive.symbolic import _KEYS, _SIZES
+from sglang_lint.derive.symbolic import _INTERNED, _KEYS, _SIZES
 from sglang_lint.derive.tree import Module, defining_module
 
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
@@ -62,6 +62,7 @@ def run_startup(modules: dict[str, Module], fields: list[str], classes=None,
     methods = _methods(module, cls, modules)
     _WRITES.clear()
     _KEYS.clear()
+    _INTERNED.clear()
     _SIZES.clear()
     run = StartupRun(modules, fields, environment_kinds(modules), classes, immutable)
     run.server_methods = {name: (function, owner) for name, (function, owner) in methods.items()}

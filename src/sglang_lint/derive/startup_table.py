@@ -18,7 +18,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v13"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v15"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
@@ -39,7 +39,8 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
         "# sglang's start-up validation of a server's arguments (ServerArgs.__post_init__ or",
         "# resolve_once, then check_server_args), one rule per raise or assert a launch can",
         "# certainly reach: `fails_when` over the fields (and environment variables by name),",
-        "# `defaults` the literal defaults of the fields it reads. Read by SGL012.",
+        "# `defaults` the literal defaults of the fields it reads, `values` the parts it reads in",
+        "# several places, each written once under its name (_v1, _v2...). Read by SGL012.",
         f"releases = [{', '.join(toml_string(r) for r in releases)}]",
         "",
     ]
@@ -51,7 +52,7 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
         return version_key(min(having[rule], key=version_key))
 
     ordered = sorted(having, key=lambda r: (r.module, r.function, r.message, first(r), r.condition,
-                                            repr(r.defaults)))
+                                            repr(r.defaults), r.values))
     for rule in ordered:
         runs = presence_runs([r in having[rule] for r in releases], releases)
         lines += [
@@ -65,6 +66,9 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
         ]
         if rule.defaults:
             lines.append(f"defaults = {toml_string(repr(dict(rule.defaults)))}")
+        if rule.values:
+            lines.append("[check.values]")
+            lines += [f"{name} = {toml_string(text)}" for name, text in rule.values]
     return "\n".join(lines) + "\n"
 
 
@@ -118,7 +122,8 @@ def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]]
         for check in data.get("check", []):
             module, function = check["site"].split(": ", 1)
             defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
-            rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults)
+            rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
+                        tuple(check.get("values", {}).items()))
             for since, until in check["releases"]:
                 low = releases.index(since) if since else 0
                 high = releases.index(until) if until else len(releases)
@@ -152,11 +157,12 @@ def release_startup(version: str, covered: frozenset = frozenset()) -> tuple[lis
         data = json.loads(path.read_text(encoding="utf-8"))
     else:
         rules, why, count = tree_startup(fetch_tree(version))
-        data = {"rules": [[r.module, r.function, r.exception, r.message, r.condition, repr(r.defaults)]
-                          for r in rules], "skipped": why, "sites": count}
+        data = {"rules": [[r.module, r.function, r.exception, r.message, r.condition, repr(r.defaults),
+                           [list(v) for v in r.values]] for r in rules], "skipped": why, "sites": count}
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data), encoding="utf-8")
-    rules = [Rule(m, f, e, msg, c, _defaults(d)) for m, f, e, msg, c, d in data["rules"]]
+    rules = [Rule(m, f, e, msg, c, _defaults(d), tuple(tuple(v) for v in values))
+             for m, f, e, msg, c, d, values in data["rules"]]
     return _uncovered(rules, data["skipped"], data["sites"], covered)
 
 

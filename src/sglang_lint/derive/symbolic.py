@@ -29,7 +29,21 @@ def unknown(reason: str) -> ast.expr:
 
 
 def reasons(expression: ast.expr) -> list[str]:
-    return [getattr(n, "reason", "") for n in ast.walk(expression) if isinstance(n, ast.Name) and n.id == UNKNOWN_NAME]
+    return [getattr(n, "reason", "") for n in nodes(expression) if isinstance(n, ast.Name) and n.id == UNKNOWN_NAME]
+
+
+def nodes(root: ast.AST):
+    """Every node of an expression once, in ``ast.walk``'s order: a shared part is visited
+    once however many places read it (a value can be far larger written out than held)."""
+    seen = {id(root)}
+    todo = [root]
+    while todo:
+        node = todo.pop(0)
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if id(child) not in seen:
+                seen.add(id(child))
+                todo.append(child)
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -70,6 +84,7 @@ def collapse(node: ast.expr) -> ast.expr:
 
 
 _KEYS: dict[int, tuple] = {}  # id(node) -> (structural key, node): expressions are shared, never changed
+_INTERNED: dict[tuple, int] = {}  # a node's shape over its children's numbers -> its number
 
 
 def same(a: ast.AST, b: ast.AST) -> bool:
@@ -78,38 +93,41 @@ def same(a: ast.AST, b: ast.AST) -> bool:
 
 
 def _key(node) -> object:
+    """A number per structure: two nodes read the same exactly when their numbers are equal
+    (a node's shape is its type and its children's numbers, so a shared part is keyed once)."""
     if isinstance(node, list):
         return tuple(_key(n) for n in node)
     if not isinstance(node, ast.AST):
-        return node
+        return type(node).__name__, repr(node)  # (1, 1.0 and True read apart)
     found = _KEYS.get(id(node))
     if found is not None and found[1] is node:
         return found[0]
-    key = (type(node).__name__, *(_key(getattr(node, f, None)) for f in node._fields if f != "ctx"))
-    key = hash(key), key  # compared by hash first
+    shape = (type(node).__name__, *(_key(getattr(node, f, None)) for f in node._fields if f != "ctx"))
+    key = _INTERNED.setdefault(shape, len(_INTERNED))
     _KEYS[id(node)] = (key, node)
     return key
 
 
-MAX_VALUE = 600  # nodes of a value written out (shared parts counted each time they are read)
+MAX_VALUE = 600  # distinct nodes of a value (a shared part counted once: rules name it, see startup_rules)
 
 
-MAX_CONDITION = 1500  # nodes of a site's condition written out
+MAX_CONDITION = 1500  # distinct nodes of a site's condition
 
 
 _SIZES: dict[int, tuple] = {}
 
 
 def size(node) -> int:
-    """How many nodes ``node`` has written out as text (a shared part counts each time)."""
+    """How many distinct nodes ``node`` holds (a shared part counts once; counting stops past
+    ten times the largest condition)."""
     if not isinstance(node, ast.AST):
         return 0
     found = _SIZES.get(id(node))
     if found is not None and found[1] is node:
         return found[0]
-    total = 1
-    for child in ast.iter_child_nodes(node):
-        total += size(child)
+    total = 0
+    for _ in nodes(node):
+        total += 1
         if total > 10 * MAX_CONDITION:
             break
     _SIZES[id(node)] = (total, node)
@@ -146,7 +164,7 @@ def decided_by_nothing(test: ast.expr) -> bool:
     """Does the test read nothing a launch sets (no field, no environment variable) and yet
     is no constant: the model, the GPU, a call not followed decide it, never the launch."""
     decided = False
-    for node in ast.walk(test):
+    for node in nodes(test):
         if isinstance(node, ast.Name):
             if node.id == UNKNOWN_NAME or node.id in OUTSIDE_NAMES:
                 decided = True
@@ -172,6 +190,16 @@ def either(test: ast.expr, a, b):
     for value in reversed(options[:-1]):
         chained = ast.IfExp(marker, value, chained)
     return bounded(chained)
+
+
+def one_of(options: tuple, value: ast.expr) -> ast.expr:
+    """One of these literals, the launch cannot tell which: an unknown ``value`` an enclosing
+    test compared to them (``if quant in ("a", "b"): x = quant``), its reason kept."""
+    why = next(iter(reasons(value)), "decided by what the launch does not set")
+    chained = ast.Constant(options[-1])
+    for option in reversed(options[:-1]):
+        chained = ast.IfExp(unknown(why), ast.Constant(option), chained)
+    return chained
 
 
 def _options(value) -> list:

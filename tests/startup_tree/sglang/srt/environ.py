@@ -14,6 +14,7 @@ class EnvInt:
 class Envs:
     SGLANG_ENABLE_WIDE_MODE = EnvBool(False)
     SGLANG_MAX_CHUNK = EnvInt(8)
+    SGLANG_CUTLASS_MOE = EnvBool(False)
 
 
 envs = Envs()

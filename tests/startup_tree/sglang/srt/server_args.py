@@ -17,6 +17,10 @@ def model_arch(path):
     return AutoConfig.from_pretrained(path).architectures[0]
 
 
+def model_quantization(path):
+    return AutoConfig.from_pretrained(path).quantization_config["quant_method"]
+
+
 @dataclasses.dataclass
 class ServerArgs:
     model_path: str
@@ -30,6 +34,8 @@ class ServerArgs:
     served_model_name: Optional[str] = None
     schedule_conservativeness: float = 1.0
     attention_backend: Optional[str] = None
+    moe_backend: str = "auto"
+    quantization: Optional[str] = None
 
     def __post_init__(self):
         if self.served_model_name is None:
@@ -40,6 +46,7 @@ class ServerArgs:
         self._handle_parallelism()
         self._handle_model()
         self._handle_environment()
+        self._handle_moe_backend()
 
     def _handle_memory(self):
         if self.chunked_prefill_size is None:
@@ -56,10 +63,42 @@ class ServerArgs:
     def _handle_model(self):
         if model_arch(self.model_path) == "DeepseekV3":
             assert self.page_size == 64, "DeepseekV3 needs page_size 64"
+        checkpoint = model_quantization(self.model_path)
+        if checkpoint in ("modelopt_fp4", "modelopt_fp8"):
+            # the checkpoint's quantization wins: unknown, but one of the two the test names
+            self.quantization = checkpoint
+        if envs.SGLANG_CUTLASS_MOE.get() and self.quantization != "fp8":
+            raise ValueError("cutlass MoE needs fp8 quantization")
 
     def _handle_environment(self):
         if envs.SGLANG_ENABLE_WIDE_MODE.get() and self.page_size != 1:
             raise ValueError("wide mode needs page_size 1")
+
+    def _handle_moe_backend(self):
+        # a chain of steps, each testing the value the one before wrote: written out in full,
+        # the value would double at every step
+        if self.tp_size > 1 and self.moe_backend != "b1":
+            self.moe_backend = "b1"
+        if self.tp_size > 2 and self.moe_backend != "b2":
+            self.moe_backend = "b2"
+        if self.tp_size > 3 and self.moe_backend != "b3":
+            self.moe_backend = "b3"
+        if self.tp_size > 4 and self.moe_backend != "b4":
+            self.moe_backend = "b4"
+        if self.tp_size > 5 and self.moe_backend != "b5":
+            self.moe_backend = "b5"
+        if self.tp_size > 6 and self.moe_backend != "b6":
+            self.moe_backend = "b6"
+        if self.tp_size > 7 and self.moe_backend != "b7":
+            self.moe_backend = "b7"
+        if self.tp_size > 8 and self.moe_backend != "b8":
+            self.moe_backend = "b8"
+        if self.tp_size > 9 and self.moe_backend != "b9":
+            self.moe_backend = "b9"
+        if self.tp_size > 10 and self.moe_backend != "b10":
+            self.moe_backend = "b10"
+        if self.moe_backend == "b2" and self.page_size != 1:
+            raise ValueError("the b2 MoE backend needs page_size 1")
 
     def check_server_args(self):
         assert self.schedule_conservativeness >= 0, "schedule_conservativeness must be non-negative"
