@@ -86,7 +86,8 @@ class _Frame:
     guards: list = field(default_factory=list)
     views: set = field(default_factory=set)  # names bound to a read-only view of the arguments
     # what an enclosing ``if x in ("a", "b")`` says of a value the run does not know: the text
-    # of ``x`` -> its possible literals (only names and attributes of names: reading them runs nothing)
+    # of ``x`` -> (its possible literals, the names it reads: a write to one, or a call handed
+    # one, ends it). Only names and attributes of names: reading them runs nothing.
     narrowed: dict = field(default_factory=dict)
 
 
@@ -147,9 +148,9 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         except RecursionError:
             return unknown("too deep")
         if is_unknown(value) and self.frames and self.frames[-1].narrowed:
-            options = self.frames[-1].narrowed.get(ast.dump(node))
-            if options:
-                return one_of(options, value)
+            found = self.frames[-1].narrowed.get(ast.dump(node))
+            if found:
+                return one_of(found[0], value)
         return value
 
     def _expr(self, node: ast.expr) -> ast.expr:
@@ -423,10 +424,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
             self._bind(target, value)
 
     def _bind(self, target: ast.expr, value) -> None:
-        frame = self.frames[-1] if self.frames else None
-        if frame is not None and frame.narrowed:  # what a test said of a name written now no longer holds
-            written = {f"id='{n.id}'" for n in ast.walk(target) if isinstance(n, ast.Name)}
-            frame.narrowed = {k: v for k, v in frame.narrowed.items() if not any(w in k for w in written)}
+        self._forget_narrowed(target)
         if isinstance(target, ast.Name):
             self.env[target.id] = bounded(value)
         elif isinstance(target, ast.Attribute) and self.is_server(target.value):
@@ -472,6 +470,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
     def _havoc(self, statement: ast.stmt, why: str) -> None:
         """Everything a statement may write is unknown: its assignments, and what its calls may
         change."""
+        self._forget_narrowed(statement)
         for node in walk_local(statement):
             if isinstance(node, (ast.Name,)) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 self.env[node.id] = unknown(why)
@@ -487,6 +486,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         run in place: its effects on the arguments make the fields it may write unknown)."""
         for inner in ast.walk(node):
             if isinstance(inner, ast.Call):
+                self._forget_narrowed(inner)
                 self._call_effects(inner)
 
     def call(self, node: ast.Call) -> None:
@@ -496,6 +496,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         text = ast.unparse(func)
         if text.startswith(HARMLESS_CALLS) or text in ("print", "warnings.warn"):
             return
+        self._forget_narrowed(node)
         if isinstance(func, ast.Name) and func.id in DECLARE_CALLS and node.args and self.is_server(node.args[0]):
             declared: dict = {}
             for keyword in node.keywords:

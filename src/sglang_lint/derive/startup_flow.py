@@ -187,8 +187,17 @@ class Flow:
             else:
                 continue
             if is_unknown(self.expr(part.left)):
-                found[ast.dump(part.left)] = options
+                read = frozenset(n.id for n in ast.walk(part.left) if isinstance(n, ast.Name))
+                found[ast.dump(part.left)] = (options, read)
         return found
+
+    def _forget_narrowed(self, node: ast.AST) -> None:
+        """What tests said of the names ``node`` may write (a target, a statement, a call that
+        may change what it is handed) no longer holds."""
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.narrowed:
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            frame.narrowed = {k: v for k, v in frame.narrowed.items() if v[1].isdisjoint(names)}
 
 
 def _plain_reference(node: ast.expr) -> bool:

@@ -21,6 +21,14 @@ def model_quantization(path):
     return AutoConfig.from_pretrained(path).quantization_config["quant_method"]
 
 
+def model_cache_dtype(path):
+    return AutoConfig.from_pretrained(path).kv_cache_dtype
+
+
+def canonical(config):
+    config.kv_cache_dtype = config.kv_cache_dtype.lower()
+
+
 @dataclasses.dataclass
 class ServerArgs:
     model_path: str
@@ -36,6 +44,7 @@ class ServerArgs:
     attention_backend: Optional[str] = None
     moe_backend: str = "auto"
     quantization: Optional[str] = None
+    kv_cache_dtype: str = "auto"
 
     def __post_init__(self):
         if self.served_model_name is None:
@@ -69,6 +78,13 @@ class ServerArgs:
             self.quantization = checkpoint
         if envs.SGLANG_CUTLASS_MOE.get() and self.quantization != "fp8":
             raise ValueError("cutlass MoE needs fp8 quantization")
+        config = AutoConfig.from_pretrained(self.model_path)
+        if config.kv_cache_dtype in ("fp8_e4m3", "fp8_e5m2"):
+            # a call handed the object may change it: what the test said of it ends there
+            canonical(config)
+            self.kv_cache_dtype = config.kv_cache_dtype
+        if self.kv_cache_dtype not in ("auto", "bfloat16"):
+            raise ValueError("the KV cache must be auto or bfloat16")
 
     def _handle_environment(self):
         if envs.SGLANG_ENABLE_WIDE_MODE.get() and self.page_size != 1:
