@@ -182,14 +182,36 @@ def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
                   and n in check.defaults and launch.complete)
     dropped: set = set()
     for name in used:
-        if holds(expression, values(check, launch, frozenset(dropped | {name}))) is True:
+        if _holds(check, expression, values(check, launch, frozenset(dropped | {name}))) is True:
             dropped.add(name)
     return [n for n in used if n not in dropped]
 
 
 def fails(check: StartupCheck, launch: Launch) -> bool:
     expression, names, _, _ = check.parsed
-    return expression is not None and _touched(names, launch) and holds(expression, values(check, launch)) is True
+    return expression is not None and _touched(names, launch) \
+        and _holds(check, expression, values(check, launch)) is True
+
+
+_VERDICTS: dict = {}  # (condition, values, inputs) -> verdict: launches of a run share most inputs
+_MOST_VERDICTS = 100_000
+
+
+def _holds(check: StartupCheck, expression: ast.expr, env: dict) -> object:
+    """``holds`` of the check's condition over ``env``, kept by what decides it: the condition,
+    its values and the inputs it reads (the screen and the engine ask again for each launch,
+    and the launches of a file or a project mostly repeat a few settings)."""
+    try:
+        key = (check.fails_when, check.values,
+               tuple(sorted((k, v) for k, v in env.items() if k != SHARED and type(v) is not Bound)))
+        found = _VERDICTS.get(key, _VERDICTS)
+    except TypeError:  # (a list among the inputs)
+        return holds(expression, env)
+    if found is _VERDICTS:
+        if len(_VERDICTS) >= _MOST_VERDICTS:
+            _VERDICTS.clear()
+        found = _VERDICTS[key] = holds(expression, env)
+    return found
 
 
 def _touched(names: frozenset, launch: Launch) -> bool:
@@ -208,7 +230,7 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> 
         variables = [name for name in variables if text is None or name.encode() in text]
         if expression is None or not (variables or _touched(names, launch)):
             continue
-        verdict = holds(expression, values(check, launch))
+        verdict = _holds(check, expression, values(check, launch))
         if verdict is True or (verdict is not False and variables):
             return True
     return False
