@@ -274,7 +274,6 @@ def test_a_named_value_two_checks_read_is_worked_out_once_per_launch_and_inputs(
     assert len(launch.worth) == 2
 
 
-
 def test_a_verdict_is_kept_by_the_condition_and_the_inputs_it_reads():
     """Launches that give a condition the same inputs share its verdict (whichever check, and
     whether the launch or a default gives them); other inputs are judged again."""
@@ -289,6 +288,7 @@ def test_a_verdict_is_kept_by_the_condition_and_the_inputs_it_reads():
     # dp 3 by default: the inputs of the first launch, whose verdict it is
     assert startup.fails(other, _launch(True, {}, tp=4)) is True
     assert len(startup._VERDICTS) == 2
+
 
 def test_a_table_whose_values_are_not_expressions_is_refused_naming_the_row(tmp_path):
     from sglang_lint.checks.startup import load_startup
