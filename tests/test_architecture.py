@@ -81,7 +81,7 @@ LAYERS = [
     {"derive.examples", "derive.hierarchy"},  # the example calls of a path; a method's receiver classes
     {"derive.path_rules"},  # which raises get a fails-when rule, and their examples
     {"derive.path_files"},  # a fails-when rule's file
-    {"derive.server_args"},
+    {"derive.server_args", "derive.deprecations"},  # the server arguments; their deprecated flags and values
     {"derive.sites"},
     {"derive.writing", "derive.drift"},
     {"derive.releases"},

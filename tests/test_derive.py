@@ -567,9 +567,9 @@ def test_no_drift_against_0_5_23(sglang_derivation):
 def test_server_argument_table(derivation, written):
     fields = {f.name: f for f in derivation.server_fields}
     assert sorted(fields) == [
-        "_policy_explicitly_set", "attention_backend", "canary_data", "graph_backend", "internal_only",
-        "kv_cache_dtype", "reasoning_parser", "sampling_backend", "schedule_policy", "stat_loggers",
-        "target_modules", "tp_size",
+        "_policy_explicitly_set", "attention_backend", "bucket_bounds", "canary_data", "graph_backend",
+        "graph_sizes", "internal_only", "kv_cache_dtype", "reasoning_parser", "sampling_backend", "schedule_policy",
+        "stat_loggers", "target_modules", "tp_size",
     ]
     assert fields["attention_backend"].choices == ("triton", "flashinfer") and fields["attention_backend"].extensible
     assert fields["attention_backend"].optional
@@ -581,6 +581,12 @@ def test_server_argument_table(derivation, written):
     # choices however they are declared
     assert fields["graph_backend"].choices == ("full", "breakable") and not fields["graph_backend"].extensible
     assert fields["target_modules"].choices == ("q_proj", "k_proj", "all")
+    # list flags take the words after them (argparse's nargs): given, a List[X] field's "+",
+    # or add_argument's; with what each word is converted to
+    assert (fields["target_modules"].nargs, fields["target_modules"].item) == ("*", None)
+    assert (fields["graph_sizes"].nargs, fields["graph_sizes"].item) == ("+", "int")
+    assert (fields["bucket_bounds"].nargs, fields["bucket_bounds"].item) == ("+", "float")
+    assert (fields["tp_size"].nargs, fields["canary_data"].nargs) == (None, None)
     assert fields["sampling_backend"].choices == ("flashinfer", "pytorch", "oracle")
     assert fields["sampling_backend"].flags == ("--sampling-backend",)
     assert fields["reasoning_parser"].choices == ("auto", "qwen3", "deepseek-r1")
@@ -589,13 +595,14 @@ def test_server_argument_table(derivation, written):
     assert (fields["stat_loggers"].type, fields["stat_loggers"].flags) == ("other", ())
     assert fields["_policy_explicitly_set"].flags == ()
     assert derivation.manual_flags == [
-        "--canary-data", "--config", "--old-graphs", "--reasoning-parser", "--sampling-backend",
+        "--bucket-bounds", "--canary-data", "--config", "--old-graphs", "--reasoning-parser", "--sampling-backend",
     ]
     rules_dir, _, _ = written
     from sglang_lint.checks.server_table import load_table
 
     table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")
     assert set(table.fields) == set(fields) and table.version == "9.9.9"
+    assert (table.fields["graph_sizes"].nargs, table.fields["graph_sizes"].item) == ("+", "int")
 
 
 def test_verify_reports_server_argument_drift(tmp_path, written):

@@ -397,7 +397,7 @@ def _handle_deprecated_args(server_args, cfg):
 def test_deprecated_values_are_read_from_the_mapping_sglang_warns_with():
     import ast
 
-    from sglang_lint.derive.server_args import deprecated_values
+    from sglang_lint.derive.deprecations import deprecated_values
 
     assert deprecated_values([ast.parse(DEPRECATING)]) == {
         "tool_call_parser": {"qwen25": ("qwen", True)},

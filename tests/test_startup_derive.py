@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.checks import startup
-from sglang_lint.derive.startup_rules import unshared, written
+from sglang_lint.derive.startup_rules import unshared, value_name, written
 from sglang_lint.derive.startup_table import startup_text, tree_startup
 
 TREE = Path(__file__).resolve().parent / "startup_tree"
@@ -29,7 +29,10 @@ def _rule(rules, message):
 
 def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
     rules, skipped, sites = derived
-    assert sites == 10
+    chain = dict(_rule(rules, "the b2 MoE backend needs page_size 1").values)
+    ninth = next(name for name, text in chain.items() if text.startswith("'b9' if tp_size > 9"))
+    assert ninth == value_name(chain[ninth])
+    assert sites == 14
     assert {(r.function, r.condition) for r in rules} == {
         ("_handle_parallelism", "enable_dp_attention and tp_size % dp_size != 0"),
         ("_handle_environment", "env_bool(SGLANG_ENABLE_WIDE_MODE) and page_size != 1"),
@@ -42,14 +45,63 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
         ("check_server_args", "((8192 if unknown else 2048) if chunked_prefill_size is None else chunked_prefill_size)"
                               " % page_size != 0"),
         # a value each step of a chain tests before it rewrites it: read by name (below)
-        ("_handle_moe_backend", "('b10' if tp_size > 10 and _v9 != 'b10' else _v9) == 'b2' and page_size != 1"),
+        ("_handle_moe_backend",
+         f"('b10' if tp_size > 10 and {ninth} != 'b10' else {ninth}) == 'b2' and page_size != 1"),
+        # a check a helper runs on a field's value (its try ends only by raising)
+        ("validate_buckets", f"prompt_buckets[0] == 'custom' and prompt_buckets and "
+                             f"(len(set({value_name(BUCKETS)})) != len({value_name(BUCKETS)}))"),
+        # a loop that only tests its items: some item fails
+        ("check_server_args",
+         "mm_limits and any((modality not in {'image', 'video'} for modality in mm_limits.keys()))"),
         # the checkpoint's quantization is unknown, but one of the two its test names
         ("_handle_model", "env_bool(SGLANG_CUTLASS_MOE) and ('modelopt_fp4' if unknown else 'modelopt_fp8' if unknown "
                           "else quantization) != 'fp8'"),
     }
     # the check that reads the model's architecture can never be certain; nor one whose value
     # an enclosing test named, once a call was handed the object it was read from
-    assert skipped == ["depends on the model's config", "depends on the model's config"]
+    assert skipped == ["depends on the model's config", "depends on the model's config",
+                       # "must be numeric": the raise of a handler of what the list's making raised
+                       "depends on the run's own state (a loop, a try, a value computed at run time)",
+                       "inside a loop"]  # (a loop that writes what it tests)
+    assert dict(_rule(rules, "{...} bucket values must not repeat").values) == {value_name(BUCKETS): BUCKETS}
+
+
+BUCKETS = "list((float(x) for x in prompt_buckets[1:]))"  # a list comprehension, as the evaluator reads it
+
+
+@pytest.mark.parametrize("buckets, fails", [
+    (["custom", "100", "1000", "1000"], True),
+    (["custom", "100", "1000", "1e3"], True),  # as floats
+    (["custom", "100", "1000"], False),
+    (["custom", "100", "1k", "1k"], False),  # not a number: the other check's (no finding here)
+    (["default"], False),
+])
+def test_a_list_flag_s_items_are_checked_as_the_helper_reads_them(derived, buckets, fails):
+    check = _check(derived[0], "{...} bucket values must not repeat")
+    assert startup.fails(check, _launch(True, {}, prompt_buckets=buckets)) is fails
+
+
+@pytest.mark.parametrize("limits, fails", [
+    ({"image": 1, "images": 2}, True),
+    ({"image": 1, "video": 2}, False),
+    ({}, False),
+])
+def test_a_loop_that_only_tests_its_items_fails_where_one_item_does(derived, limits, fails):
+    check = _check(derived[0], "unknown modality {...}")
+    assert startup.fails(check, _launch(True, {}, mm_limits=limits)) is fails
+
+
+def test_a_method_is_written_with_its_call_never_named_alone():
+    """``x.startswith("lora")`` with ``x`` a long shared value: the value is named, the method
+    stays with its call (a named method would be a method of a value split by cases)."""
+    backend = ast.parse("'b1' if tp > 1 else 'b2' if tp > 2 else 'b3' if tp > 3 else backend", mode="eval").body
+    condition = ast.BoolOp(ast.And(), [
+        ast.Call(ast.Attribute(backend, "startswith", ast.Load()), [ast.Constant("lora")], []),
+        ast.Compare(backend, [ast.NotEq()], [ast.Constant("x")]),
+    ])
+    text, values = written(condition)
+    name = value_name(ast.unparse(backend))
+    assert text == f"{name}.startswith('lora') and {name} != 'x'" and [n for n, _ in values] == [name]
 
 
 def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):
@@ -62,11 +114,13 @@ def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):
 def test_the_table_lists_each_rule_with_its_releases_and_the_group_counts(derived):
     text = startup_text({"0.5.1": derived, "0.5.2": derived})
     assert 'releases = ["0.5.1", "0.5.2"]' in text
-    assert text.count("[[check]]") == 8
+    assert text.count("[[check]]") == 10
     assert 'fails_when = "not schedule_conservativeness >= 0"' in text
     assert 'releases = [["", ""]]' in text  # in every release of the table
-    assert '[check.values]\n_v1 = "\'b1\' if tp_size > 1 and moe_backend != \'b1\' else moe_backend"\n' in text
-    assert 'sites = 20\nrules = 16\nskipped = { "depends on the model\'s config" = 4 }' in text
+    first = "'b1' if tp_size > 1 and moe_backend != 'b1' else moe_backend"
+    assert "\n[values]\n" in text and f'\n{value_name(first)} = "{first}"\n' in text  # once, for every check
+    assert 'sites = 28\nrules = 20\nskipped = { "depends on the model\'s config" = 4, "depends on the run\'s own ' \
+           'state (a loop, a try, a value computed at run time)" = 2, "inside a loop" = 2 }' in text
 
 
 def _check(rules, message):
@@ -184,7 +238,7 @@ def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
     from sglang_lint.derive.startup_table import startup_history
 
     path = _table_of(tmp_path, {"9.9.9": derived})
-    path.write_text(path.read_text(encoding="utf-8").replace("sites = 10", "sites = 11", 1), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("sites = 14", "sites = 15", 1), encoding="utf-8")
     with pytest.raises(ValueError, match="is not what the start-up rules of the releases it records write"):
         startup_history(tmp_path)
     path.write_text("releases = [", encoding="utf-8")
@@ -235,8 +289,13 @@ def test_a_value_read_in_several_places_is_written_once_and_means_what_the_tree_
         value = ast.IfExp(test, ast.Constant(f"b{k}"), value)
     condition = ast.Compare(value, [ast.Eq()], [ast.Constant("b2")])
     text, values = written(condition)
-    assert text == "('b12' if tp > 12 and _v11 != 'b12' else _v11) == 'b2'"
-    assert len(values) == 11 and values[0] == ("_v1", "'b1' if tp > 1 and backend != 'b1' else backend")
+    first = "'b1' if tp > 1 and backend != 'b1' else backend"
+    second = f"'b2' if tp > 2 and {value_name(first)} != 'b2' else {value_name(first)}"
+    eleventh = next(name for name, part in values if part.startswith("'b11'"))
+    assert text == f"('b12' if tp > 12 and {eleventh} != 'b12' else {eleventh}) == 'b2'"
+    assert len(values) == 11 and dict(values)[value_name(first)] == first
+    assert dict(values)[value_name(second)] == second  # a value reads the one before by its name
+    assert [name for name, _ in values] == sorted(name for name, _ in values)
     check = startup.StartupCheck("m: f", "ValueError", "m", text, (("", ""),), {}, values)
     small = ast.unparse(ast.fix_missing_locations(unshared(condition)))  # (some 40,000 nodes)
     for tp, backend, fails in ((3, "x", True), (1, "b2", True), (2, "x", False), (13, "x", False)):
@@ -294,9 +353,14 @@ def test_a_table_whose_values_are_not_expressions_is_refused_naming_the_row(tmp_
     from sglang_lint.checks.startup import load_startup
 
     path = tmp_path / "startup.toml"
-    path.write_text('[[check]]\nsite = "m: f"\nexception = "E"\nmessage = "m"\nfails_when = "_v1"\n'
-                    'releases = [["", ""]]\nvalues = 3\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"startup.toml: check #1: values: a table of names and expressions"):
+    row = '[[check]]\nsite = "m: f"\nexception = "E"\nmessage = "m"\nfails_when = "_v0123456789 > 1"\n' \
+          'releases = [["", ""]]\n'
+    path.write_text("values = 3\n" + row, encoding="utf-8")  # (a top-level key: before the first table)
+    with pytest.raises(ValueError, match=r"startup.toml: values: a table of names and expressions"):
+        load_startup(path)
+    path.write_text(row + '[values]\n_v9876543210 = "tp * 2"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"startup.toml: check #1: fails_when reads _v0123456789, which \[values\] "
+                                         r"does not hold"):
         load_startup(path)
 
 

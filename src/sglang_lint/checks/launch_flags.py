@@ -8,6 +8,8 @@ string, or of a shell script or Markdown block (launch_text.py). :func:`flag_use
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 
 from sglang_lint.lazycst import libcst as cst
@@ -50,6 +52,8 @@ class FlagUse:
     ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
     alone: bool = False  # the word is the flag itself, exactly (a fix may rewrite it)
     certain: bool = True  # the flag (and its value) are written on every path
+    items: tuple | None = None  # a list flag's (nargs "*"/"+") words, where each is known
+    item_nodes: tuple = ()  # the node of each of those words
     # who judged it, after an `sglang` subcommand (command_uses): "serve" (the LLM server and the
     # diffusion server), "diffusion", "generate"; "" the LLM server's parser (ServerArgs) alone
     parser: str = ""
@@ -155,8 +159,31 @@ def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
             if paired and following.whole and following.text is not None and not following.text.startswith("--"):
                 value, node, certain = following.text, following.node, certain and following.certain
         alone = whole and not equals and _is_literal_word(word.node, text)
-        uses.append(FlagUse(word.node, flag, field, known, value, node, ambiguous, alone, certain))
+        items, item_nodes = None, ()
+        if field is not None and field.nargs and certain:
+            found = ((inline, word.node),) if equals and whole else None if equals else _items(words, index)
+            if found is not None:
+                items, item_nodes = tuple(t for t, _ in found), tuple(n for _, n in found)
+        uses.append(FlagUse(word.node, flag, field, known, value, node, ambiguous, alone, certain, items=items,
+                            item_nodes=item_nodes))
     return uses
+
+
+NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # argparse reads these as values, not flags
+
+
+def _items(words: list[ArgWord], index: int) -> tuple | None:
+    """The words a list flag (nargs "*"/"+") at ``index`` takes, as argparse does: every word up
+    to the next flag, each (text, node); None where one of them is not known for certain."""
+    items = []
+    for following in words[index + 1:]:
+        if following.text is not None and following.whole and following.text.startswith("-") \
+                and following.text != "-" and not NEGATIVE_NUMBER.match(following.text):
+            break
+        if following.text is None or not following.whole or not following.certain:
+            return None
+        items.append((following.text, following.node))
+    return tuple(items)
 
 
 def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
@@ -193,6 +220,18 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
             llm = "llm" in commands.backends and (use.known or bool(use.ambiguous))
             found.append(_judged(use, llm or commands.diffusion.takes(use.flag), "serve"))
     return found
+
+
+def reaches_server_args(launch: Launch, table: Table) -> bool:
+    """Whether a launch's flags certainly reach ServerArgs (and its start-up validation): a
+    launcher's (``python -m sglang.launch_server``), or ``sglang serve`` with ``--model-type``
+    naming the LLM server in every release; never ``sglang generate`` (the diffusion parser's
+    flags, whose ``--prompt`` would be a prefix of a server flag)."""
+    if not launch.command:
+        return True
+    if launch.command != "serve" or table.commands is None:
+        return False
+    return _backend(flag_uses(launch.words, table), table.commands) == "llm"
 
 
 def _backend(uses: list[FlagUse], commands: Commands) -> str | None:

@@ -34,7 +34,8 @@ from sglang_lint.index import Identifier
 from sglang_lint.launch_env import python_launch_env
 from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
-    ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, shell_launches,
+    ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
+    shell_launches,
 )
 from sglang_lint.model import Finding, Fix, Span
 from sglang_lint.rulefile import Fields, read_toml
@@ -525,6 +526,14 @@ def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
             if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
                 yield _unknown_flag(use, params.table)
             continue
+        if use.field.nargs and use.field.choices and use.items:
+            # a list flag: each word is judged, as argparse judges each item of ``nargs``
+            for text, node in zip(use.items, use.item_nodes):
+                judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.flag} ",
+                                      keep_prefix=(use.flag + "=") if node is use.element else "")
+                if judged is not None:
+                    yield Finding(node, *judged)
+            continue
         if use.value is None or use.field.type != "str":
             continue
         # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
@@ -634,6 +643,8 @@ def run_text(check, launch: Launch):
     block, a YAML command list: launch_files.py)."""
     params: ServerArgsCheck = check.params
     if params.aspect == "startup":
+        if not reaches_server_args(launch, params.table):
+            return
         judged = startup.flag_launch(flag_uses(launch.words, params.table), launch.words, getattr(launch, "env", None))
         yield from startup.judge(params.startup, params.table, [judged], params.elsewhere)
         return
@@ -651,7 +662,8 @@ def _run_startup(site, params: ServerArgsCheck, target):
         launches = [startup.keyword_launch(site, _keywords(site, target), params.table.fields, complete, environ)]
     else:
         launches = [startup.flag_launch(flag_uses(launch.words, params.table), launch.words, environ)
-                    for launch in _launches(site, params, target) if launch is not None and not launch.command]
+                    for launch in _launches(site, params, target)
+                    if launch is not None and reaches_server_args(launch, params.table)]
     yield from startup.judge(params.startup, params.table, launches, params.elsewhere)
 
 

@@ -35,6 +35,9 @@ class Field:
     # The releases where the field has no fixed choices (a list a plugin or platform fills at
     # run time): nothing of its choices is judged there. ((since, until), ...)
     open_choices: tuple = ()
+    nargs: str | None = None  # "*" or "+": the words after the flag are its items (argparse's nargs)
+    item: str | None = None  # what each item is converted to ("int", "float"), where not a string
+    parse: str | None = None  # "json": the flag's text is parsed by json.loads
 
     def refuses(self, value) -> bool:
         """A text outside the field's choices (SGL006/SGL007 report it)."""
@@ -256,6 +259,9 @@ def load_table(path: Path) -> Table:
             flag_ranges=_ranges(spec, "flag_ranges"),
             open_choices=tuple(_span(spec, "open_choices", span) for span in spec.any("open_choices", required=False)
                                or ()),
+            nargs=spec.str("nargs", required=False),
+            item=spec.str("item", required=False),
+            parse=spec.str("parse", required=False),
         )
         spec.any("default", required=False)
         spec.done()

@@ -13,6 +13,8 @@ every target release.
 from __future__ import annotations
 
 import ast
+import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -76,20 +78,39 @@ class StartupTable:
 def load_startup(path: Path) -> StartupTable:
     """The table, read once per process (the conditions are parsed where a launch reads them)."""
     data = read_toml(path)
+    pool = data.get("values", {})
+    if not isinstance(pool, dict) or not all(isinstance(v, str) for v in pool.values()):
+        raise ValueError(f"{path}: values: a table of names and expressions")
     checks = []
     for index, row in enumerate(data.get("check", [])):
         where = f"{path}: check #{index + 1}"
         try:
             defaults = ast.literal_eval(row.get("defaults", "{}"))
             releases = tuple(tuple(pair) for pair in row["releases"])
-            named = row.get("values", {})
-            if not isinstance(named, dict) or not all(isinstance(v, str) for v in named.values()):
-                raise ValueError("values: a table of names and expressions")
             checks.append(StartupCheck(row["site"], row["exception"], row["message"], row["fails_when"], releases,
-                                       defaults, tuple(named.items())))
+                                       defaults, value_closure(row["fails_when"], pool)))
         except (KeyError, ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"{where}: {error}") from None
     return StartupTable(tuple(checks), tuple(data.get("releases", ())))
+
+
+VALUE_NAME = re.compile(r"\b_v[0-9a-f]{10}\b")  # a value of the table's [values], read by name
+
+
+def value_closure(text: str, pool: dict) -> tuple:
+    """The values (name, text) a condition reads, itself or through other values, sorted by
+    name (ValueError naming a value the pool does not hold)."""
+    found: dict = {}
+    todo = VALUE_NAME.findall(text)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        if name not in pool:
+            raise ValueError(f"fails_when reads {name}, which [values] does not hold")
+        found[name] = pool[name]
+        todo += VALUE_NAME.findall(pool[name])
+    return tuple(sorted(found.items()))
 
 
 class Parsed(NamedTuple):
@@ -103,22 +124,30 @@ class Parsed(NamedTuple):
 
 @lru_cache(maxsize=None)
 def _parsed(text: str, named: tuple = ()) -> Parsed:
-    own = {name for name, _ in named}
+    parts = dict(named)
     try:
         expression = _expression(text)
-        values = [_expression(part) for _, part in named]
+        values = {name: _expression(part) for name, part in named}
     except WhenError:
         return Parsed(None, frozenset(), {}, frozenset())
-    read = frozenset().union(names_read(expression), *(names_read(e) for e in values)) - own
+    read = frozenset().union(names_read(expression), *(names_read(e) for e in values.values())) - set(parts)
     bound: dict = {}
-    for (name, part), value in zip(named, values):
-        inner = names_read(value) & own
-        # what the value means whatever its name: its text and the meanings of the values it
-        # reads (None where one is written after it: never shared)
-        meaning = None if not inner <= set(bound) or any(bound[n].meaning is None for n in inner) else \
-            _MEANINGS.setdefault((part, tuple(sorted((n, bound[n].meaning) for n in inner))), len(_MEANINGS))
-        leaves = frozenset(names_read(value) - own).union(*(bound[n].leaves for n in inner if n in bound))
-        bound[name] = Bound(name, value, meaning, tuple(sorted(leaves)))
+
+    def bind(name: str, running: frozenset) -> Bound:
+        if name not in bound:
+            inner = names_read(values[name]) & set(parts)
+            cyclic = bool(inner & running)
+            inside = [bind(n, running | {name}) for n in sorted(inner - running)]
+            # what the value means whatever its name: its text and the meanings of the values
+            # it reads (None where they read each other in a circle: never shared)
+            meaning = None if cyclic or any(b.meaning is None for b in inside) else _MEANINGS.setdefault(
+                (parts[name], tuple((b.name, b.meaning) for b in inside)), len(_MEANINGS))
+            leaves = frozenset(names_read(values[name]) - set(parts)).union(*(b.leaves for b in inside))
+            bound[name] = Bound(name, values[name], meaning, tuple(sorted(leaves)))
+        return bound[name]
+
+    for name in sorted(parts):
+        bind(name, frozenset())
     return Parsed(expression, read, bound, frozenset(n for n in read if n.isupper()))
 
 
@@ -334,9 +363,16 @@ def flag_value(use) -> object:
         return UNKNOWN
     if field_.type == "bool":
         return True if use.value is None or use.alone else UNKNOWN
+    if field_.nargs:
+        return _items(use.items, field_.item)
     text = use.value
     if text is None:
         return UNKNOWN
+    if field_.parse == "json":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return UNKNOWN  # (argparse refuses it: not this check's failure)
     if field_.type == "int":
         try:
             return int(text)
@@ -352,6 +388,18 @@ def flag_value(use) -> object:
     return UNKNOWN
 
 
+def _items(words: tuple | None, item: str | None):
+    """A list flag's value as argparse builds it: its words, each converted (UNKNOWN where one
+    is not known or does not convert; argparse refuses the launch then)."""
+    if words is None:
+        return UNKNOWN
+    convert = {"int": int, "float": float}.get(item or "", str)
+    try:
+        return [convert(word) for word in words]
+    except ValueError:
+        return UNKNOWN
+
+
 def flag_launch(uses, words, environ: dict | None = None) -> Launch:
     """The launch a command's flags describe; complete where every word is known and every
     flag names a field."""
@@ -360,7 +408,8 @@ def flag_launch(uses, words, environ: dict | None = None) -> Launch:
         if use.field is None:
             continue
         value = flag_value(use)
-        shown = use.flag if use.field.type == "bool" else f"{use.flag} {use.value}"
+        shown = use.flag if use.field.type == "bool" else \
+            f"{use.flag} {' '.join(use.items)}" if use.field.nargs and use.items else f"{use.flag} {use.value}"
         if use.field.name in settings:  # given twice: argparse keeps the last
             value = value if value is not UNKNOWN and settings[use.field.name].value is not UNKNOWN else UNKNOWN
         settings[use.field.name] = Setting(value, use.element, shown)

@@ -492,7 +492,10 @@ def _call(node: ast.Call, env: dict) -> object:
         if name == "str" and not isinstance(value, (str, int, float)) or name != "str" and isinstance(value, Ref):
             return UNKNOWN
         if name in ("int", "float") and isinstance(value, str):
-            return UNKNOWN  # parsing: sglang fails another way on a bad string
+            try:  # a text Python parses is the number sglang reads; another fails another way
+                return int(value) if name == "int" else float(value)
+            except ValueError:
+                return UNKNOWN
         return {"abs": abs, "int": int, "float": float, "bool": bool, "str": str, "round": round}[name](value)
     if name == "math.prod" and len(args) == 1 and isinstance(args[0], (tuple, list)) and known(args[0]):
         return math.prod(args[0])

@@ -167,26 +167,43 @@ def with_key(built, key: ast.Constant, value):
     return None
 
 
-def truth(value):
-    """Whether a dict display (or one of two by a test) is non-empty, as a test: ``if out:``."""
+def truth(value, memo: dict | None = None):
+    """Whether a dict display (or one of two by a test) is non-empty, as a test: ``if out:``
+    (``memo``: id -> (value, test), as :func:`_present` keeps its own)."""
+    memo = {} if memo is None else memo
+    found = memo.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
     if isinstance(value, ast.Dict):
-        present = [_present(v) for v in value.values]
+        present = [_present(v, {}) for v in value.values]
         if not present or any(isinstance(p, ast.Constant) and p.value for p in present):
-            return ast.Constant(bool(present))
-        tests = [p for p in present if not (isinstance(p, ast.Constant) and not p.value)]
-        return tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests) if tests else ast.Constant(False)
-    if isinstance(value, ast.IfExp):
-        return _by_test(value.test, truth(value.body), truth(value.orelse))
-    return value
+            test = ast.Constant(bool(present))
+        else:
+            tests = [p for p in present if not (isinstance(p, ast.Constant) and not p.value)]
+            test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests) if tests else ast.Constant(False)
+    elif isinstance(value, ast.IfExp):
+        test = _by_test(value.test, truth(value.body, memo), truth(value.orelse, memo))
+    else:
+        test = value
+    memo[id(value)] = (value, test)
+    return test
 
 
-def _present(value) -> ast.expr:
-    """The test under which a value of a dict built in steps is there (not absent)."""
+def _present(value, memo: dict) -> ast.expr:
+    """The test under which a value of a dict built in steps is there (not absent); ``memo``:
+    id -> (value, test) of the parts seen, a shared part worked out once (a value is a graph:
+    walked as a tree, a chain of steps that each test the one before doubles)."""
+    found = memo.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
     if is_absent(value):
-        return ast.Constant(False)
-    if isinstance(value, ast.IfExp):
-        return _by_test(value.test, _present(value.body), _present(value.orelse))
-    return ast.Constant(True)
+        test = ast.Constant(False)
+    elif isinstance(value, ast.IfExp):
+        test = _by_test(value.test, _present(value.body, memo), _present(value.orelse, memo))
+    else:
+        test = ast.Constant(True)
+    memo[id(value)] = (value, test)
+    return test
 
 
 def _by_test(test: ast.expr, body: ast.expr, orelse: ast.expr) -> ast.expr:
@@ -199,16 +216,22 @@ def _by_test(test: ast.expr, body: ast.expr, orelse: ast.expr) -> ast.expr:
     return if_else(test, body, orelse, "a test")
 
 
-def or_current(value, current):
-    """A declared value with its absent ways replaced by the field's current value."""
+def or_current(value, current, memo: dict | None = None):
+    """A declared value with its absent ways replaced by the field's current value (``memo``:
+    id -> (part, result), a shared part rewritten once)."""
+    memo = {} if memo is None else memo
+    found = memo.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    result = value
     if is_absent(value):
-        return current
-    if isinstance(value, ast.IfExp):
-        body, orelse = or_current(value.body, current), or_current(value.orelse, current)
-        if body is value.body and orelse is value.orelse:
-            return value
-        return if_else(value.test, body, orelse, "a declared value")
-    return value
+        result = current
+    elif isinstance(value, ast.IfExp):
+        body, orelse = or_current(value.body, current, memo), or_current(value.orelse, current, memo)
+        if body is not value.body or orelse is not value.orelse:
+            result = if_else(value.test, body, orelse, "a declared value")
+    memo[id(value)] = (value, result)
+    return result
 
 
 def declarable(function: ast.AST, returns: bool = True) -> frozenset | None:

@@ -17,7 +17,7 @@ first..new`` writes: the catalog's releases' facts read back, the new release's 
 
 What the files do not record, and what reading them back gives instead: a server argument,
 choice, flag or deprecation that left in the middle of its range and came back is there in
-between (the writer counts it so anyway: ``releases.presence``); a field's type and default in
+between (the writer counts it so anyway: ``releases.presence``); a field's type, default, nargs and parser in
 each older release are the newest one's (the writer reads only the newest's), and whether
 plugins extend its choices is written only where it has choices (no release of 0.5.1-0.5.23
 sets it without); a raise site's
@@ -209,7 +209,8 @@ def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:
                 name, entry["type"], entry["optional"],
                 () if release in open_choices else tuple(c for c in choices if release in has_choice[c]),
                 entry.get("extensible", False), tuple(f for f in flags if release in has_flag[f]),
-                entry.get("default"),
+                entry.get("default"), nargs=entry.get("nargs"), item=entry.get("item"),
+                parse=entry.get("parse"),
             ))
     manual_ranges = table.get("manual_flag_ranges", {})
     has_manual = {f: order.runs(manual_ranges.get(f, ["", ""]), releases) for f in table.get("manual_flags", ())}

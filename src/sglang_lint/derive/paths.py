@@ -113,6 +113,10 @@ class _Path:
             if any(k is None for k in node.keys):
                 raise _Unknown("a ** display")
             return ast.Dict([self.expr(k) for k in node.keys], [self.expr(v) for v in node.values])
+        if isinstance(node, (ast.ListComp, ast.SetComp)):
+            # ``[float(x) for x in rule[1:]]``: ``list(float(x) for x in rule[1:])``, which the
+            # evaluator makes where every item is known
+            return self._unrolled("list" if isinstance(node, ast.ListComp) else "set", node)
         raise _Unknown(f"a {type(node).__name__} expression")
 
     def _name(self, name: str) -> ast.expr:

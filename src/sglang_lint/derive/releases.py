@@ -23,10 +23,9 @@ except ImportError:  # pragma: no cover - Windows
 from sglang_lint.catalog import version_key
 from sglang_lint.places import cache_home
 from sglang_lint.derive.generated import toml_string
+from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
 from sglang_lint.derive.server_args import (
     ServerField,
-    deprecated_flags,
-    deprecated_values,
     derive_server_fields,
     manual_flags,
     server_args_text,
@@ -156,6 +155,7 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
         field = ServerField(
             name, newest.type, newest.optional, tuple(choices),
             any(by_release[r][name].extensible for r in where), tuple(flags), newest.default,
+            nargs=newest.nargs, item=newest.item, parse=newest.parse,
         )
         merged.append(MergedField(
             field, presence([name in by_release[r] for r in releases], releases),
@@ -280,7 +280,7 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
     return fields, flags
 
 
-SERVER_ARGS_FORMAT = "v2"  # bump when derive_server_fields changes what it reads
+SERVER_ARGS_FORMAT = "v4"  # bump when derive_server_fields changes what it reads
 
 
 def release_sites(version: str) -> dict[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections import Counter
 from dataclasses import dataclass
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
@@ -38,6 +37,20 @@ class ServerField:
     default: object = None
     literal_default: bool = False  # the default is a literal (``default`` is its value)
     container_default: tuple = ()  # (value,) where the default is an empty or literal list, tuple or dict
+    nargs: str | None = None  # argparse's nargs of its flag ("*", "+"): the words after it are its items
+    item: str | None = None  # what each item is converted to (int, float), where not a string
+    parse: str | None = None  # how its flag's text is parsed where not as its type: "json" (json.loads)
+
+
+def _list_item(node: ast.expr) -> str | None:
+    """The item type of the list an annotation allows (``Optional[List[int]]``,
+    ``Union[set[str], List[str]]``): its name where a builtin scalar, "str" for another
+    item type, None where no list."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Subscript) and ast.unparse(part.value).rsplit(".", 1)[-1] in ("List", "list"):
+            name = ast.unparse(part.slice)
+            return name if name in ("int", "float") else "str"
+    return None
 
 
 def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
@@ -386,6 +399,15 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
     flags = ["--" + name.replace("_", "-")]
     grows = False
     cli = annotated and meta is not None
+    nargs = None
+    if isinstance(meta, ast.Call):
+        given = {k.arg: k.value for k in meta.keywords if k.arg}
+        if isinstance(given.get("nargs"), ast.Constant):
+            nargs = str(given["nargs"].value)
+        elif base == "list" and "type_parser" not in given and "action" not in given:
+            nargs = "+"  # add_cli_args_from_dataclass: a List[X] field takes its items as words
+    elif base == "list" and cli:
+        nargs = "+"
     if isinstance(meta, ast.Call):
         for keyword in meta.keywords:
             if keyword.arg == "choices":
@@ -407,7 +429,22 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
         None if default is NOT_LITERAL else default,
         statement.value is not None and default is not NOT_LITERAL,
         _container_default(statement.value),
+        nargs if cli and nargs in MANY else None,
+        _item(_list_item(parts[0])) if cli and nargs in MANY else None,
+        _parse(given.get("type_parser")) if cli and isinstance(meta, ast.Call) else None,
     )
+
+
+def _parse(node: ast.expr | None) -> str | None:
+    """"json" where a flag's text is parsed by ``json.loads``."""
+    return "json" if node is not None and ast.unparse(node) in ("json.loads", "loads") else None
+
+
+MANY = ("*", "+")  # the nargs that take the words after the flag as a list
+
+
+def _item(name: str | None) -> str | None:
+    return name if name in ("int", "float") else None
 
 
 _FACTORIES = {"list": [], "dict": {}, "tuple": (), "set": frozenset()}
@@ -464,7 +501,14 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
                 except Skip:
                     pass
             flags = tuple(dict.fromkeys(field.flags + tuple(spellings)))
-            fields[name] = dataclasses.replace(field, choices=tuple(choices), extensible=grows, flags=flags)
+            nargs, item = field.nargs, field.item
+            if isinstance(keywords.get("nargs"), ast.Constant):
+                nargs = str(keywords["nargs"].value) if keywords["nargs"].value in MANY else None
+                kind = keywords.get("type")
+                item = _item(kind.id) if nargs and isinstance(kind, ast.Name) else None
+            fields[name] = dataclasses.replace(field, choices=tuple(choices), extensible=grows, flags=flags,
+                                               nargs=nargs, item=item,
+                                               parse=_parse(keywords.get("type")) or field.parse)
 
 
 def _namespace_renames(module: Module) -> dict[str, str]:
@@ -545,117 +589,13 @@ def server_args_text(
             lines.append("choices = [" + ", ".join(toml_value(v) for v in f.choices) + "]")
             lines.append(f"extensible = {toml_value(f.extensible)}")
         lines.append("flags = [" + ", ".join(toml_string(v) for v in f.flags) + "]")
+        if f.nargs:
+            lines.append(f"nargs = {toml_string(f.nargs)}")
+        if f.item:
+            lines.append(f"item = {toml_string(f.item)}")
+        if f.parse:
+            lines.append(f"parse = {toml_string(f.parse)}")
         if f.default is not None:
             lines.append(f"default = {toml_value(f.default)}")
         lines.append("")
     return "\n".join(lines)
-
-
-DEPRECATED_ACTION_PREFIX = "Deprecated"  # sglang's DeprecatedAction, DeprecatedStoreTrueAction, ...
-
-
-def deprecated_flags(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
-    """The flags ``server_args.py`` registers as deprecated: ``parser.add_argument("--x",
-    action=Deprecated...Action, new_flag="--y")`` -> {"--x": (action name, "--y" or None)}.
-    sglang keeps such a spelling for a few releases, warning (or, for ``DeprecatedAction``,
-    stopping the launch), then removes it."""
-    found = {}
-    for node in walk_all(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            continue
-        if node.func.attr != "add_argument":
-            continue
-        keywords = {k.arg: k.value for k in node.keywords if k.arg}
-        action = keywords.get("action")
-        name = action.id if isinstance(action, ast.Name) else action.attr if isinstance(action, ast.Attribute) else ""
-        if not name.startswith(DEPRECATED_ACTION_PREFIX):
-            continue
-        new = keywords.get("new_flag")
-        new_flag = new.value if isinstance(new, ast.Constant) and isinstance(new.value, str) else None
-        for arg in node.args:
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("--"):
-                found[arg.value] = (name, new_flag)
-    return found
-
-
-def deprecated_values(trees: list[ast.Module]) -> dict[str, dict[str, tuple[str, bool]]]:
-    """Values a server argument still takes but sglang rewrites to another, warning that they
-    are deprecated: a mapping ``aliases = {"old": "new"}`` and then ``if cfg.field in aliases:``
-    (or ``for attr in ("field", ...): old = getattr(args, attr)`` ... ``if old in aliases:``)
-    whose branch says "deprecated" -> {field: {old: (new, exact)}}. ``exact``: the function
-    names neither value anywhere else, so writing the new one changes nothing else (sglang's
-    ``tokenspeed_mla`` also sets an FP8 KV cache: not exact)."""
-    found: dict[str, dict[str, tuple[str, bool]]] = {}
-    for tree in trees:
-        for function in walk_all(tree):
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            mappings = {
-                node.targets[0].id: pairs for node in walk_all(function)
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and (pairs := _string_pairs(node.value))
-            }
-            if not mappings:
-                continue
-            looped = _getattr_loops(function)
-            for node in walk_all(function):
-                test = node.test if isinstance(node, ast.If) else None
-                if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In)
-                        and isinstance(test.comparators[0], ast.Name) and test.comparators[0].id in mappings):
-                    continue
-                if not _says_deprecated(node.body):
-                    continue
-                if isinstance(test.left, ast.Attribute):
-                    names = [test.left.attr]
-                elif isinstance(test.left, ast.Name):
-                    names = looped.get(test.left.id, [])
-                else:
-                    names = []
-                mapping = mappings[test.comparators[0].id]
-                elsewhere = Counter(n.value for n in walk_all(function)
-                                    if isinstance(n, ast.Constant) and isinstance(n.value, str))
-                for name in names:
-                    found.setdefault(name, {}).update({
-                        old: (new, elsewhere[old] == 1 and elsewhere[new] == list(mapping.values()).count(new))
-                        for old, new in mapping.items()
-                    })
-    return found
-
-
-def _string_pairs(node: ast.AST) -> dict[str, str] | None:
-    if not isinstance(node, ast.Dict) or not node.keys:
-        return None
-    pairs = {}
-    for key, value in zip(node.keys, node.values):
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)
-                and isinstance(value, ast.Constant) and isinstance(value.value, str)):
-            return None
-        pairs[key.value] = value.value
-    return pairs
-
-
-def _getattr_loops(function: ast.AST) -> dict[str, list[str]]:
-    """``for attr in ("a", "b"): x = getattr(obj, attr, ...)`` -> {"x": ["a", "b"]}."""
-    found = {}
-    for loop in walk_all(function):
-        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name)
-                and isinstance(loop.iter, (ast.Tuple, ast.List))):
-            continue
-        names = [e.value for e in loop.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-        if len(names) != len(loop.iter.elts):
-            continue
-        for node in walk_all(loop):
-            call = node.value if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "getattr"
-                    and len(call.args) >= 2 and isinstance(call.args[1], ast.Name)
-                    and call.args[1].id == loop.target.id and isinstance(node.targets[0], ast.Name)):
-                found[node.targets[0].id] = names
-    return found
-
-
-def _says_deprecated(body: list[ast.stmt]) -> bool:
-    """Does the branch warn that something is deprecated (a string that says so)?"""
-    return any(
-        isinstance(node, ast.Constant) and isinstance(node.value, str) and "deprecated" in node.value.lower()
-        for statement in body for node in walk_all(statement)
-    )

@@ -42,12 +42,11 @@ from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.commands import read_commands
 from sglang_lint.derive.launchers import launch_entry_points
 from sglang_lint.derive.path_rules import derive_paths
+from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
 from sglang_lint.derive.server_args import (
     ARG_GROUPS_PACKAGE,
     SERVER_ARGS_MODULE,
     ServerField,
-    deprecated_flags,
-    deprecated_values,
     derive_server_fields,
     manual_flags,
     server_args_text,

@@ -108,6 +108,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         self.view_methods: dict[int, str | None] = {}  # id(method) -> the view it only returns
         self.catching: tuple = ()
         self.in_loop = 0
+        self.checking: list = []  # the loops that only test their items: (path length before, variable, items)
         self.classes = classes
         self.depth = 0
         self.path = []
@@ -320,7 +321,9 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
     def statement(self, statement: ast.stmt) -> None:
         if isinstance(statement, (ast.Raise, ast.Assert)):
             self._site(statement)
-            if isinstance(statement, ast.Raise):
+            always = isinstance(statement, ast.Raise) or (
+                isinstance(statement.test, ast.Constant) and not statement.test.value)  # (``assert False``)
+            if always:
                 raise _Terminated()
             return
         if isinstance(statement, ast.Return):
@@ -381,9 +384,16 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
     def _site(self, statement: ast.Raise | ast.Assert) -> None:
         frame = self.frames[-1]
         exception, message = exception_of(statement)
-        path = list(self.path) + [g for f in self.frames for g in f.guards]
-        if isinstance(statement, ast.Assert):
-            path.append(negate(self.expr(statement.test)))
+        guards = [g for f in self.frames for g in f.guards]
+        test = [negate(self.expr(statement.test))] if isinstance(statement, ast.Assert) else []
+        if self.checking and not self.in_loop:  # some item of a loop that only tests them
+            start, name, items = self.checking[-1]
+            inner = conjunction(self.path[start:] + test)
+            generator = ast.GeneratorExp(inner if inner is not None else ast.Constant(True),
+                                         [ast.comprehension(ast.Name(name, ast.Store()), items, [], 0)])
+            path = self.path[:start] + guards + [ast.Call(ast.Name("any", ast.Load()), [generator], [])]
+        else:
+            path = list(self.path) + guards + test
         skip = ""
         if self.in_loop:
             skip = "inside a loop"
@@ -526,12 +536,27 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
             if step is not None:
                 self.run_function(step[1], step[0], self._bound(step[0], [node.args[1]], [], step[1]))
                 return
-        target = self._callee(node)
+        target = self._callee(node) or self._checker(node)
         if target is not None:
             function, module, bound = target
             self.run_function(module, function, bound)
             return
         self._call_effects(node)
+
+    def _checker(self, node: ast.Call):
+        """A plain sglang function called for its effect with values read from the arguments
+        (``validate_buckets_rule("--x", cfg.buckets)``): it checks them, so it is run in place
+        like a call handed the arguments (None for any other call)."""
+        given = [*node.args, *(k.value for k in node.keywords)]
+        if any(isinstance(a, ast.Starred) for a in node.args) or not all(k.arg for k in node.keywords) \
+                or not isinstance(node.func, (ast.Name, ast.Attribute)) \
+                or not any(isinstance(n, ast.Attribute) and self.is_server(n.value)
+                           for a in given for n in ast.walk(a)):
+            return None
+        found = self._function_named(node.func)
+        if found is None or not found[1].name.startswith("sglang.") or found[0].decorator_list:
+            return None
+        return found[0], found[1], self._bound(found[0], node.args, node.keywords, found[1])
 
     def _set_env(self, node: ast.Call) -> bool:
         """``envs.X.set(v)``; ``os.environ.update(...)`` and the like: what they set is unknown."""

@@ -9,6 +9,7 @@ import ast
 from sglang_lint.derive.declarations import _Terminated, constant_item, truth
 from sglang_lint.derive.exceptions import handler_names, raises_again
 from sglang_lint.derive.expressions import negate
+from sglang_lint.derive.paths import HARMLESS_CALLS
 from sglang_lint.derive.startup_inputs import dummy_assumption
 from sglang_lint.derive.symbolic import is_unknown, merge, merge_environ, unknown
 from sglang_lint.derive.tree import walk_local
@@ -120,6 +121,8 @@ class Flow:
                 self.block(statement.body)
             self.block(statement.orelse)
             return
+        if self._checking_loop(statement):
+            return
         self._havoc(statement, "written in a loop")
         iterating = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else statement.test
         self._calls_in(iterating)
@@ -140,6 +143,41 @@ class Flow:
             self.block(statement.orelse)
         except _Terminated:
             pass
+
+    def _checking_loop(self, statement: ast.stmt) -> bool:
+        """A loop that only tests each item (``for m in limits.keys(): if m not in allowed:
+        raise ...``): nothing it runs writes, so each raise in it fails the launch where the
+        test holds of some item: its site's condition is the path to the loop and ``any(<the
+        path inside> for m in <the items>)`` (:meth:`_site`). False for any other loop."""
+        if not (isinstance(statement, ast.For) and isinstance(statement.target, ast.Name) and not statement.orelse):
+            return False
+        name = statement.target.id
+        if name in self.fields or name in self.environ or any(
+                isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Break, ast.Continue,
+                               ast.Return, ast.For, ast.While, ast.With, ast.Try, ast.Yield, ast.YieldFrom,
+                               ast.NamedExpr, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.Lambda))
+                or isinstance(n, ast.Expr) and not (isinstance(n.value, ast.Call) and ast.unparse(
+                    n.value.func).startswith(HARMLESS_CALLS))
+                for s in statement.body for n in walk_local(s)):
+            return False
+        items = self.expr(statement.iter)
+        if is_unknown(items):
+            return False
+        saved_env, saved_path = self.env.get(name, ...), len(self.path)
+        self.env[name] = ast.Name(name, ast.Load())
+        self.checking.append((saved_path, name, items))
+        try:
+            self.block(statement.body)
+        except _Terminated:
+            pass  # (every way through the body raises: the launch fails on the first item)
+        finally:
+            self.checking.pop()
+            del self.path[saved_path:]
+            if saved_env is ...:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = saved_env
+        return True
 
     def _reapplies_declarations(self, statement: ast.stmt) -> bool:
         """A loop over the arguments' record of declarations (``_resolved_overrides``), which

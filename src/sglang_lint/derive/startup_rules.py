@@ -5,6 +5,7 @@ know, counted by kind)."""
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
@@ -137,17 +138,25 @@ def unshared(node):
     return copied
 
 
-VALUE_PREFIX = "_v"  # the names of a rule's values: no field or environment variable starts so
+VALUE_PREFIX = "_v"  # the names of the table's values: no field or environment variable starts so
 NAMED_SIZE = 6  # a part read in several places is named when it holds at least this many nodes
+POOLED_SIZE = 40  # a part this large as written is named even where one place reads it: other rules may share it
 _SCOPES = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda)
 
 
+def value_name(text: str) -> str:
+    """A value's name: its text's digest (the text reads its inner values by their names, so
+    one name is one meaning across rules and releases, and the table writes it once)."""
+    return VALUE_PREFIX + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+
+
 def written(condition: ast.expr) -> tuple[str, tuple]:
-    """The condition as a rule writes it: its text, and its values ``((name, text), ...)``:
-    each part the derivation shares (one value read by several later checks and rewrites) is
-    written once, under a name the text and the later values read (``_v1``, numbered as
-    written, each after the values it reads). Written out in full, a field rewritten by a
-    chain of steps that each test it doubles at every step."""
+    """The condition as a rule writes it: its text, and its values ``((name, text), ...)``
+    sorted by name: each part the derivation shares (one value read by several later checks
+    and rewrites) and each large part is written once, under a name the text and the other
+    values read (:func:`value_name`). Written out in full, a field rewritten by a chain of
+    steps that each test it doubles at every step, and the long values of one field would be
+    repeated by every rule that reads it."""
     refs: Counter = Counter()
     seen = {id(condition)}
     todo = [condition]
@@ -161,7 +170,8 @@ def written(condition: ast.expr) -> tuple[str, tuple]:
                 seen.add(id(child))
                 todo.append(child)
     names: dict[int, str] = {}
-    values: list = []
+    values: dict[str, str] = {}
+    written_size: dict[int, tuple] = {}  # id(part as written) -> (its nodes as written, the part)
 
     def out(node, top: bool = False):
         if isinstance(node, list):
@@ -170,16 +180,30 @@ def written(condition: ast.expr) -> tuple[str, tuple]:
             return node
         if id(node) in names:
             return ast.Name(names[id(node)], ast.Load())
+        if isinstance(node, ast.GeneratorExp) and len(node.generators) == 1:
+            # what it loops over is read outside the generator's scope: named like any part
+            loop = node.generators[0]
+            return ast.GeneratorExp(unshared(node.elt), [ast.comprehension(
+                unshared(loop.target), out(loop.iter), unshared(loop.ifs), loop.is_async)])
         if isinstance(node, _SCOPES):
             return unshared(node)
-        if not top and refs[id(node)] > 1 and isinstance(node, ast.expr) \
-                and not isinstance(node, (ast.Name, ast.Constant, ast.Starred)) and size(node) >= NAMED_SIZE:
-            body = out(node, top=True)
-            name = f"{VALUE_PREFIX}{len(values) + 1}"
-            values.append((name, ast.unparse(ast.fix_missing_locations(body))))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            # a method is named with its call, never alone: ``_v1('lora')`` where ``_v1`` is
+            # ``x.startswith`` would be a method of a value the evaluator splits by cases
+            method = ast.Attribute(out(node.func.value), node.func.attr, ast.Load())
+            made = ast.Call(method, out(node.args), out(node.keywords))
+        else:
+            made = type(node)(**{field: out(getattr(node, field, None)) for field in node._fields})
+        count = 1 + sum(written_size[id(c)][0] if id(c) in written_size else 1 for c in ast.iter_child_nodes(made))
+        written_size[id(made)] = (count, made)
+        if not top and isinstance(node, ast.expr) and not isinstance(node, (ast.Name, ast.Constant, ast.Starred)) \
+                and (count >= POOLED_SIZE or (refs[id(node)] > 1 and size(node) >= NAMED_SIZE)):
+            body = ast.unparse(ast.fix_missing_locations(made))
+            name = value_name(body)
+            values[name] = body
             names[id(node)] = name
             return ast.Name(name, ast.Load())
-        return type(node)(**{field: out(getattr(node, field, None)) for field in node._fields})
+        return made
 
     text = ast.unparse(ast.fix_missing_locations(out(condition, top=True)))
-    return text, tuple(values)
+    return text, tuple(sorted(values.items()))

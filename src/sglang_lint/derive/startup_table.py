@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from sglang_lint.catalog import version_key
+from sglang_lint.checks.startup import value_closure
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, presence_runs
 from sglang_lint.derive.server_args import derive_server_fields
@@ -18,7 +19,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v16"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v19"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
@@ -39,8 +40,9 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
         "# sglang's start-up validation of a server's arguments (ServerArgs.__post_init__ or",
         "# resolve_once, then check_server_args), one rule per raise or assert a launch can",
         "# certainly reach: `fails_when` over the fields (and environment variables by name),",
-        "# `defaults` the literal defaults of the fields it reads, `values` the parts it reads in",
-        "# several places, each written once under its name (_v1, _v2...). Read by SGL012.",
+        "# `defaults` the literal defaults of the fields it reads. A part several places read,",
+        "# or a long one, is written once in [values] under a name made from its text (_v and ten",
+        "# hex digits) and read by that name, by checks and other values alike. Read by SGL012.",
         f"releases = [{', '.join(toml_string(r) for r in releases)}]",
         "",
     ]
@@ -66,10 +68,21 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
         ]
         if rule.defaults:
             lines.append(f"defaults = {toml_string(repr(dict(rule.defaults)))}")
-        if rule.values:
-            lines.append("[check.values]")
-            lines += [f"{name} = {toml_string(text)}" for name, text in rule.values]
+    pool = value_pool(ordered)
+    if pool:
+        lines += ["", "[values]"]
+        lines += [f"{name} = {toml_string(text)}" for name, text in sorted(pool.items())]
     return "\n".join(lines) + "\n"
+
+
+def value_pool(rules) -> dict:
+    """name -> text of every value the rules read (ValueError where one name has two texts)."""
+    pool: dict = {}
+    for rule in rules:
+        for name, text in rule.values:
+            if pool.setdefault(name, text) != text:
+                raise ValueError(f"two values are named {name}: {pool[name]!r} and {text!r}")
+    return pool
 
 
 def _summary(per_release: dict, releases: list[str]) -> list[str]:
@@ -119,11 +132,12 @@ def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]]
         releases = list(data["releases"])
         per_release = {r["name"]: ([], [reason for reason, n in r["skipped"].items() for _ in range(n)], r["sites"])
                        for r in data["release"]}
+        pool = data.get("values", {})
         for check in data.get("check", []):
             module, function = check["site"].split(": ", 1)
             defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
             rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
-                        tuple(check.get("values", {}).items()))
+                        value_closure(check["fails_when"], pool))
             for since, until in check["releases"]:
                 low = releases.index(since) if since else 0
                 high = releases.index(until) if until else len(releases)

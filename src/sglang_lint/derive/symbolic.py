@@ -108,10 +108,10 @@ def _key(node) -> object:
     return key
 
 
-MAX_VALUE = 600  # distinct nodes of a value (a shared part counted once: rules name it, see startup_rules)
+MAX_VALUE = 10_000  # distinct nodes of a value (a shared part counted once: rules name it, see startup_rules)
 
 
-MAX_CONDITION = 1500  # distinct nodes of a site's condition
+MAX_CONDITION = 30_000  # distinct nodes of a site's condition
 
 
 _SIZES: dict[int, tuple] = {}

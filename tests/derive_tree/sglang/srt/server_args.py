@@ -30,4 +30,5 @@ class ServerArgs:
         parser.add_argument("--reasoning-parser", type=str, choices=["auto"] + _parser_choices())
         parser.add_argument("--canary-data", choices=[m.name.lower() for m in _canary_modes()])
         parser.add_argument("--config", type=str)
+        parser.add_argument("--bucket-bounds", type=float, nargs="+")
         parser.add_argument("--old-graphs", action="store_true", dest="internal_only")

@@ -1,7 +1,7 @@
 # A stand-in for sglang's ServerArgs: one start-up check of each family the deriver reads,
 # written for these tests (tests/test_startup_derive.py).
 import dataclasses
-from typing import Optional
+from typing import List, Optional
 
 import torch
 from transformers import AutoConfig
@@ -25,6 +25,18 @@ def model_cache_dtype(path):
     return AutoConfig.from_pretrained(path).kv_cache_dtype
 
 
+def validate_buckets(arg_name, rule):
+    # a check handed a field's value, not the arguments; its try ends only by raising
+    if not rule:
+        return
+    if rule[0] == "custom":
+        try:
+            values = [float(x) for x in rule[1:]]
+        except ValueError:
+            assert False, f"{arg_name} bucket values must be numeric"
+        assert len(set(values)) == len(values), f"{arg_name} bucket values must not repeat"
+
+
 def canonical(config):
     config.kv_cache_dtype = config.kv_cache_dtype.lower()
 
@@ -45,6 +57,8 @@ class ServerArgs:
     moe_backend: str = "auto"
     quantization: Optional[str] = None
     kv_cache_dtype: str = "auto"
+    prompt_buckets: Optional[List[str]] = None
+    mm_limits: Optional[dict] = None
 
     def __post_init__(self):
         if self.served_model_name is None:
@@ -123,3 +137,14 @@ class ServerArgs:
             raise ValueError("mixed chunk needs the radix cache disabled")
         if self.chunked_prefill_size % self.page_size != 0:
             raise ValueError("chunked_prefill_size must be divisible by page_size")
+        validate_buckets("--prompt-buckets", self.prompt_buckets)
+        if self.mm_limits:
+            # a loop that only tests its items: its raise fails the launch where some item fails
+            for modality in self.mm_limits.keys():
+                if modality not in {"image", "video"}:
+                    raise ValueError(f"unknown modality {modality}")
+            # one that writes: its raise is inside a loop
+            for modality in self.mm_limits:
+                self.mm_limits[modality] += 1
+                if self.mm_limits[modality] > 8:
+                    raise ValueError("at most 8 items of a modality")

@@ -20,6 +20,8 @@ class Exec:
     graph_backend: A[Optional[Literal["full", "off"]], Arg(help="graphs", choices=Backend.ALL)] = None
     target_modules: A[Optional[List[str]], Arg(help="lora", nargs="*", choices=SUPPORTED_MODULES + [ALL_MODULES])] = None
     sampling_backend: A[Optional[str], Arg(help="registered by hand", no_cli=True)] = None
+    graph_sizes: A[Optional[List[int]], "batch sizes, one word each"] = None
+    bucket_bounds: Optional[List[float]] = None
     stat_loggers: Optional[Dict[str, type]] = None
     reasoning_parser: Optional[str] = None
     canary_data: str = "none"
