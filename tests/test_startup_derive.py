@@ -448,3 +448,17 @@ def test_a_resolution_check_fails_a_launch_only_where_it_certainly_raises(
 def test_an_environment_variable_sglang_sets_on_one_way_is_the_launch_s_on_the_other(resolved, environ, fails):
     check = _check(resolved[0], "Spec v2 only supports topk 1")
     assert startup.fails(check, _launch(True, environ, speculative_eagle_topk=2)) is fails
+
+
+def test_a_check_whose_words_the_launch_does_not_set_is_never_parsed():
+    """The words of a check's texts hold every name it reads: a launch that sets none of them
+    is passed over before the condition is parsed (most checks, for most launches)."""
+    startup._parsed.cache_clear()
+    untouched = startup.StartupCheck("m: f", "ValueError", "a", "page % 7 == 1 and _v0123456789", (("", ""),),
+                                     {}, (("_v0123456789", "chunked > page"),))
+    touched = startup.StartupCheck("m: g", "ValueError", "b", "tp % 3 == 1", (("", ""),), {})
+    launch = _launch(True, {}, tp=4)
+    assert startup.fails(untouched, launch) is False and startup.fails(touched, launch) is True
+    assert startup._parsed.cache_info().currsize == 1
+    assert startup.fails(untouched, _launch(True, {}, tp=4, chunked=8, page=7)) is False  # 8 > 7, 7 % 7 == 0
+    assert startup._parsed.cache_info().currsize == 2

@@ -48,6 +48,13 @@ class StartupCheck:
         return _parsed(self.fails_when, self.values)
 
     @property
+    def words(self) -> frozenset:
+        """Every identifier of the check's texts: a superset of the names it reads (a string
+        literal's words too), read without parsing, to pass over a check whose fields and
+        variables the launch does not touch before parsing it."""
+        return _words(self.fails_when, self.values)
+
+    @property
     def key(self) -> tuple:
         return self.site, self.exception, self.message
 
@@ -81,25 +88,38 @@ def load_startup(path: Path) -> StartupTable:
     pool = data.get("values", {})
     if not isinstance(pool, dict) or not all(isinstance(v, str) for v in pool.values()):
         raise ValueError(f"{path}: values: a table of names and expressions")
-    checks = []
+    checks, inner = [], {}
     for index, row in enumerate(data.get("check", [])):
         where = f"{path}: check #{index + 1}"
         try:
             defaults = ast.literal_eval(row.get("defaults", "{}"))
             releases = tuple(tuple(pair) for pair in row["releases"])
             checks.append(StartupCheck(row["site"], row["exception"], row["message"], row["fails_when"], releases,
-                                       defaults, value_closure(row["fails_when"], pool)))
+                                       defaults, value_closure(row["fails_when"], pool, inner)))
         except (KeyError, ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"{where}: {error}") from None
     return StartupTable(tuple(checks), tuple(data.get("releases", ())))
 
 
 VALUE_NAME = re.compile(r"\b_v[0-9a-f]{10}\b")  # a value of the table's [values], read by name
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def value_closure(text: str, pool: dict) -> tuple:
+@lru_cache(maxsize=None)
+def _words(text: str, named: tuple = ()) -> frozenset:
+    return _text_words(text).union(*(_text_words(part) for _, part in named))
+
+
+@lru_cache(maxsize=None)
+def _text_words(text: str) -> frozenset:
+    return frozenset(_IDENTIFIER.findall(text))
+
+
+def value_closure(text: str, pool: dict, inner: dict | None = None) -> tuple:
     """The values (name, text) a condition reads, itself or through other values, sorted by
-    name (ValueError naming a value the pool does not hold)."""
+    name (ValueError naming a value the pool does not hold). ``inner``: name -> the names its
+    text reads, kept across the checks of one pool."""
+    inner = {} if inner is None else inner
     found: dict = {}
     todo = VALUE_NAME.findall(text)
     while todo:
@@ -109,7 +129,9 @@ def value_closure(text: str, pool: dict) -> tuple:
         if name not in pool:
             raise ValueError(f"fails_when reads {name}, which [values] does not hold")
         found[name] = pool[name]
-        todo += VALUE_NAME.findall(pool[name])
+        if name not in inner:
+            inner[name] = VALUE_NAME.findall(pool[name])
+        todo += inner[name]
     return tuple(sorted(found.items()))
 
 
@@ -217,6 +239,8 @@ def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
 
 
 def fails(check: StartupCheck, launch: Launch) -> bool:
+    if not _touched(check.words, launch):
+        return False  # (the names it reads are among its words: nothing of it is set)
     expression, names, _, _ = check.parsed
     return expression is not None and _touched(names, launch) \
         and _holds(check, expression, values(check, launch)) is True
@@ -255,6 +279,9 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> 
     the file's ``text`` names (None: any), unless certainly not (the engine may know the
     variable's value where the file writes it)."""
     for check in table.checks:
+        if not _touched(check.words, launch) and not any(
+                w.isupper() and (text is None or w.encode() in text) for w in check.words):
+            continue  # (nothing it may read is set, nor a variable the file names)
         expression, names, _, variables = check.parsed
         variables = [name for name in variables if text is None or name.encode() in text]
         if expression is None or not (variables or _touched(names, launch)):
