@@ -527,23 +527,17 @@ def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
                 yield _unknown_flag(use, params.table)
             continue
         if use.field.nargs and use.field.choices and use.items:
-            # a list flag: each word is judged, as argparse judges each item of ``nargs``
-            for text, node in zip(use.items, use.item_nodes):
-                judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.flag} ",
-                                      keep_prefix=(use.flag + "=") if node is use.element else "")
-                if judged is not None:
-                    yield Finding(node, *judged)
+            words = zip(use.items, use.item_nodes)  # a list flag: each word, as argparse judges each item
+        elif use.value is not None and use.field.type == "str":
+            words = [(use.value, use.value_node)]
+        else:
             continue
-        if use.value is None or use.field.type != "str":
-            continue
-        # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
-        inline = use.value_node is use.element
-        judged = _judge_value(
-            params, use.field, Known(use.value, use.value_node), f"launch flag {use.flag} ",
-            keep_prefix=(use.flag + "=") if inline else "",
-        )
-        if judged is not None:
-            yield Finding(use.value_node, *judged)
+        for text, node in words:
+            # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
+            judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.flag} ",
+                                  keep_prefix=(use.flag + "=") if node is use.element else "")
+            if judged is not None:
+                yield Finding(node, *judged)
 
 
 def _unknown_flag(use: FlagUse, table: Table) -> Finding:
