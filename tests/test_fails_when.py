@@ -105,6 +105,18 @@ NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
         ("(x if unknown else 0) > 1 and (1 if unknown else x) > 1", {"unknown": UNKNOWN, "x": 5}, UNKNOWN),
         ("(1 if flag else 0) == (1 if flag else 0)", {"flag": UNKNOWN}, True),
         ("(1 if unknown else 0) == (1 if unknown else 0)", {"unknown": UNKNOWN}, UNKNOWN),
+        # a query (``unknown_`` and what sglang asks the machine or the model: one answer through
+        # a start-up) is one value wherever read, in a conditional's test or an operand
+        ("not (unknown_hip and not unknown_hip)", {"unknown_hip": UNKNOWN}, True),
+        ("not (unknown and not unknown)", {"unknown": UNKNOWN}, UNKNOWN),
+        ("(x if unknown_hip else 0) > 1 or not unknown_hip", {"unknown_hip": UNKNOWN, "x": 5}, True),
+        ("(x if unknown_hip else 0) > 1 or not unknown_hip", {"unknown_hip": UNKNOWN, "x": 0}, UNKNOWN),
+        # ``a not in b`` is ``a in b`` negated; a query's own method called without arguments too
+        ("(x if unknown_cfg.arch in ('A', 'B') else 0) > 1 or unknown_cfg.arch not in ('A', 'B')",
+         {"unknown_cfg": UNKNOWN, "x": 5}, True),
+        ("(x if unknown_p.is_hip() else 0) > 1 or not unknown_p.is_hip()", {"unknown_p": UNKNOWN, "x": 5}, True),
+        # a call given arguments may answer otherwise each time
+        ("(x if unknown_p.has(1) else 0) > 1 or not unknown_p.has(1)", {"unknown_p": UNKNOWN, "x": 5}, UNKNOWN),
         # objects made at the call: their attributes are the arguments; never None
         ("cfg.window > 4", {"cfg": NAMESPACE_8}, True),
         ("cfg.other > 4", {"cfg": NAMESPACE_8}, UNKNOWN),

@@ -32,7 +32,7 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
     chain = dict(_rule(rules, "the b2 MoE backend needs page_size 1").values)
     ninth = next(name for name, text in chain.items() if text.startswith("'b9' if tp_size > 9"))
     assert ninth == value_name(chain[ninth])
-    assert sites == 14
+    assert sites == 16
     assert {(r.function, r.condition) for r in rules} == {
         ("_handle_parallelism", "enable_dp_attention and tp_size % dp_size != 0"),
         ("_handle_environment", "env_bool(SGLANG_ENABLE_WIDE_MODE) and page_size != 1"),
@@ -41,7 +41,8 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
         ("check_server_args", "':' in (model_path if served_model_name is None else served_model_name)"),
         # DP attention disables the radix cache before the check reads it
         ("check_server_args", "enable_mixed_chunk and (not (True if enable_dp_attention else disable_radix_cache))"),
-        # a default the GPU decides is unknown, not its literal
+        # a default the GPU decides is unknown, not its literal (the GPU's memory, a query tested
+        # nowhere else: the values it may take)
         ("check_server_args", "((8192 if unknown else 2048) if chunked_prefill_size is None else chunked_prefill_size)"
                               " % page_size != 0"),
         # a value each step of a chain tests before it rewrites it: read by name (below)
@@ -56,10 +57,14 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
         # the checkpoint's quantization is unknown, but one of the two its test names
         ("_handle_model", "env_bool(SGLANG_CUTLASS_MOE) and ('modelopt_fp4' if unknown else 'modelopt_fp8' if unknown "
                           "else quantization) != 'fp8'"),
+        # the platform, asked twice, is one query: whichever it is, the launch fails
+        ("_handle_platform", "attention_backend == 'fa3' and (('hip' if unknown_is_hip and kv_layout is None else "
+                             "kv_layout) == 'hip' or not unknown_is_hip)"),
     }
     # the check that reads the model's architecture can never be certain; nor one whose value
     # an enclosing test named, once a call was handed the object it was read from
     assert skipped == ["depends on the model's config", "depends on the model's config",
+                       "depends on the GPU or platform",  # (ROCm's GPU count: the platform's alone)
                        # "must be numeric": the raise of a handler of what the list's making raised
                        "depends on the run's own state (a loop, a try, a value computed at run time)",
                        "inside a loop"]  # (a loop that writes what it tests)
@@ -114,13 +119,14 @@ def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):
 def test_the_table_lists_each_rule_with_its_releases_and_the_group_counts(derived):
     text = startup_text({"0.5.1": derived, "0.5.2": derived})
     assert 'releases = ["0.5.1", "0.5.2"]' in text
-    assert text.count("[[check]]") == 10
+    assert text.count("[[check]]") == 11
     assert 'fails_when = "not schedule_conservativeness >= 0"' in text
     assert 'releases = [["", ""]]' in text  # in every release of the table
     first = "'b1' if tp_size > 1 and moe_backend != 'b1' else moe_backend"
     assert "\n[values]\n" in text and f'\n{value_name(first)} = "{first}"\n' in text  # once, for every check
-    assert 'sites = 28\nrules = 20\nskipped = { "depends on the model\'s config" = 4, "depends on the run\'s own ' \
-           'state (a loop, a try, a value computed at run time)" = 2, "inside a loop" = 2 }' in text
+    assert 'sites = 32\nrules = 22\nskipped = { "depends on the model\'s config" = 4, "depends on the GPU or ' \
+           'platform" = 2, "depends on the run\'s own state (a loop, a try, a value computed at run time)" = 2, ' \
+           '"inside a loop" = 2 }' in text
 
 
 def _check(rules, message):
@@ -176,6 +182,11 @@ def _launch(complete=True, environ=None, **settings):
     ("cutlass MoE needs fp8 quantization", {"quantization": "awq"}, True, {"SGLANG_CUTLASS_MOE": "1"}, True),
     ("cutlass MoE needs fp8 quantization", {"quantization": "fp8"}, True, {"SGLANG_CUTLASS_MOE": "1"}, False),
     ("cutlass MoE needs fp8 quantization", {"quantization": "awq"}, True, {}, False),
+    # the platform is not known, but fa3 fails on each: on ROCm through the layout it writes
+    ("fa3 needs a CUDA machine and the default KV layout", {"attention_backend": "fa3"}, True, {}, True),
+    ("fa3 needs a CUDA machine and the default KV layout", {"attention_backend": "fa3", "kv_layout": "nhd"}, True, {},
+     False),
+    ("fa3 needs a CUDA machine and the default KV layout", {"attention_backend": "fa3"}, False, {}, False),
 ])
 def test_a_check_fails_a_launch_only_where_it_certainly_raises(derived, message, settings, complete, environ, fails):
     check = _check(derived[0], message)
@@ -238,7 +249,7 @@ def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
     from sglang_lint.derive.startup_table import startup_history
 
     path = _table_of(tmp_path, {"9.9.9": derived})
-    path.write_text(path.read_text(encoding="utf-8").replace("sites = 14", "sites = 15", 1), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("sites = 16", "sites = 17", 1), encoding="utf-8")
     with pytest.raises(ValueError, match="is not what the start-up rules of the releases it records write"):
         startup_history(tmp_path)
     path.write_text("releases = [", encoding="utf-8")
@@ -462,3 +473,16 @@ def test_a_check_whose_words_the_launch_does_not_set_is_never_parsed():
     assert startup._parsed.cache_info().currsize == 1
     assert startup.fails(untouched, _launch(True, {}, tp=4, chunked=8, page=7)) is False  # 8 > 7, 7 % 7 == 0
     assert startup._parsed.cache_info().currsize == 2
+
+
+def test_the_screen_asks_the_checks_of_the_releases_the_engine_judges():
+    """The screen's verdict (may_fail) reads the checks of the target releases, as the engine
+    does: a launch only another release's check fails is passed over; none given, every one."""
+    older = startup.StartupCheck("m: f", "ValueError", "a", "tp % 3 == 1", (("", "0.5.10"),), {})
+    newer = startup.StartupCheck("m: g", "ValueError", "b", "tp % 5 == 1", (("0.5.10", ""),), {})
+    table = startup.StartupTable((older, newer), ("0.5.9", "0.5.10"))
+    launch = _launch(True, {}, tp=4)  # 4 % 3 == 1, 4 % 5 == 4: only the older release's check fails it
+    assert startup.may_fail(table, launch, releases=("0.5.9",)) is True
+    assert startup.may_fail(table, launch, releases=("0.5.10",)) is False
+    assert startup.may_fail(table, launch) is True
+    assert [m for _, m in startup.findings(table, launch, ("0.5.10",), "0.5.10")] == []

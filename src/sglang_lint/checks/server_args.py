@@ -155,7 +155,7 @@ def _screen(params: ServerArgsCheck, target):
         return judge
 
     if params.aspect == "startup":
-        return startup.keyword_screen(params.startup, names)
+        return startup.keyword_screen(params.startup, names, params.table.releases or (params.table.version,))
 
     def screen(call, facts) -> bool:
         for keyword in call.keywords:
@@ -209,7 +209,8 @@ def _display_judge(params: ServerArgsCheck):
         if params.aspect == "startup":
             return startup.may_fail(startup.load_startup(params.startup),
                                     startup.flag_launch(flag_uses(words, params.table), words, {}),
-                                    startup.file_text(reader.facts) if reader is not None else None)
+                                    startup.file_text(reader.facts) if reader is not None else None,
+                                    params.table.releases or (params.table.version,))  # (the engine's: judge)
         uses = _unique_uses(params, [Launch(words)])
         if params.aspect == "relations":
             return any(use.field is not None and server_relations.may_break_relation(params, use.field.name, use.value)

@@ -80,6 +80,12 @@ class StartupTable:
             self._by_site[releases] = found
         return found
 
+    def of_releases(self, releases: tuple | None) -> tuple:
+        """The checks any of ``releases`` has (None: every check of the table)."""
+        if releases is None:
+            return self.checks
+        return tuple(check for checks in self.by_site(releases).values() for check in checks)
+
 
 @lru_cache(maxsize=4)
 def load_startup(path: Path) -> StartupTable:
@@ -273,12 +279,12 @@ def _touched(names: frozenset, launch: Launch) -> bool:
     return not names.isdisjoint(launch.settings) or not names.isdisjoint(launch.environ)
 
 
-def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> bool:
-    """The screen's verdict: may a check of any release fail this launch? Certainly, as
-    :func:`findings` asks, where the check reads no environment variable; where it reads one
-    the file's ``text`` names (None: any), unless certainly not (the engine may know the
-    variable's value where the file writes it)."""
-    for check in table.checks:
+def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None, releases: tuple | None = None) -> bool:
+    """The screen's verdict: may a check of any of ``releases`` (None: of any release) fail this
+    launch? Certainly, as :func:`findings` asks, where the check reads no environment variable;
+    where it reads one the file's ``text`` names (None: any), unless certainly not (the engine
+    may know the variable's value where the file writes it)."""
+    for check in table.of_releases(releases):
         if not _touched(check.words, launch) and not any(
                 w.isupper() and (text is None or w.encode() in text) for w in check.words):
             continue  # (nothing it may read is set, nor a variable the file names)
@@ -292,9 +298,10 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None) -> 
     return False
 
 
-def keyword_screen(path: Path, names: set):
-    """A keyword call may fail a start-up check unless no check of any release may fail the
-    launch its literal keywords make (:func:`may_fail`, the engine's reading of them)."""
+def keyword_screen(path: Path, names: set, releases: tuple | None = None):
+    """A keyword call may fail a start-up check unless no check of ``releases`` (None: of any
+    release) may fail the launch its literal keywords make (:func:`may_fail`, the engine's
+    reading of them)."""
     def screen(call, facts) -> bool:
         settings = {}
         complete = not call.args
@@ -313,7 +320,7 @@ def keyword_screen(path: Path, names: set):
                     return True  # a name the engine may follow to a literal
                 value = UNKNOWN
             settings[keyword.arg] = Setting(value, None, keyword.arg)
-        return may_fail(load_startup(path), Launch(settings, complete), file_text(facts))
+        return may_fail(load_startup(path), Launch(settings, complete), file_text(facts), releases)
 
     return screen
 

@@ -42,7 +42,7 @@ from sglang_lint.checks.when_members import (  # (re-exported for the checks and
 )
 from sglang_lint.checks.when_members import index as value_at
 from sglang_lint.checks.when_grammar import (
-    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
+    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, QUERY_PREFIX, WhenError, names_read, parse_when,
 )
 from sglang_lint.pynames import Ref
 
@@ -99,12 +99,14 @@ def holds(expr: ast.expr, env: dict[str, object]) -> object:
     by cases: the test assumed true, then false, each evaluated again; where both give the same
     truth, so does the expression (whichever way the test goes). The outermost test is assumed
     first (a chain of them, ``a if u else b if v else c``, takes one case per value), at most
-    ``SPLIT_DEPTH`` tests on one line of cases and ``SPLIT_CASES`` cases in all."""
-    return _by_cases(expr, env, {}, 0, [SPLIT_CASES])
+    ``SPLIT_DEPTH`` tests on one line of cases and ``SPLIT_CASES`` cases in all. A test of a
+    query (``unknown_`` names: the platform, the model) is one test wherever it is written, in a
+    conditional or as an operand of ``and``/``or``/``not`` (``a not in b`` is ``a in b``)."""
+    return _by_cases(expr, env, {}, 0, [SPLIT_CASES], _repeated_tests(expr, env))
 
 
-SPLIT_DEPTH = 12
-SPLIT_CASES = 64
+SPLIT_DEPTH = 24  # (a chain of tests of the model's architecture, one per family, is one line)
+SPLIT_CASES = 128
 _CASES = "<cases>"  # the env's key for the assumptions of one case (never a Python name)
 
 
@@ -112,12 +114,13 @@ class _Cases:
     """The tests assumed in one case (key -> truth), the unknown tests met, not assumed, and
     the values of the named parts read so far (each evaluated once per case)."""
 
-    __slots__ = ("assumed", "pending", "values")
+    __slots__ = ("assumed", "pending", "values", "repeated")
 
-    def __init__(self, assumed: dict):
+    def __init__(self, assumed: dict, repeated: frozenset = frozenset()):
         self.assumed = assumed
         self.pending: list = []
         self.values: dict = {}
+        self.repeated = repeated  # the keys of the query tests read in two places or more
 
     def note(self, key: object, at: int) -> None:
         """An unknown test whose branches give values, or may in some case of the tests noted
@@ -127,17 +130,46 @@ class _Cases:
             self.pending.insert(at, key)
 
 
-def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list) -> object:
-    cases = _Cases(assumed)
+def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list, repeated: frozenset) -> object:
+    cases = _Cases(assumed, repeated)
     budget[0] -= 1
     verdict = truth(evaluate(expr, {**env, _CASES: cases}))
     if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH or budget[0] < 2:
         return verdict
     key = cases.pending[0]
-    first = _by_cases(expr, env, {**assumed, key: True}, depth + 1, budget)
+    first = _by_cases(expr, env, {**assumed, key: True}, depth + 1, budget, repeated)
     if first is UNKNOWN:
         return UNKNOWN
-    return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1, budget) is first else UNKNOWN
+    return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1, budget, repeated) is first else UNKNOWN
+
+
+_REPEATED: dict[int, tuple] = {}  # id(expression) -> (expression, its repeated query tests)
+
+
+def _repeated_tests(expr: ast.expr, env: dict) -> frozenset:
+    """The keys of the query tests (:func:`test_key`) the expression reads in two places or
+    more, itself or through its named values: only those are worth assuming outside a
+    conditional's test (``q and x`` read once is decided by ``x`` or never)."""
+    found = _REPEATED.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    counts: dict = {}
+    todo, named = [expr], set()
+    while todo:
+        for node in ast.walk(todo.pop()):
+            kind = type(node)
+            tests = node.values if kind is ast.BoolOp else (node.operand,) if kind is ast.UnaryOp and \
+                isinstance(node.op, ast.Not) else (node.test,) if kind is ast.IfExp else ()
+            for test in tests:
+                key = test_key(test, env)[0]
+                if key is not None:
+                    counts[key] = counts.get(key, 0) + 1
+            if kind is ast.Name and node.id not in named and type(env.get(node.id)) is Bound:
+                named.add(node.id)
+                todo.append(env[node.id].expression)
+    repeated = frozenset(key for key, count in counts.items() if count > 1)
+    _REPEATED[id(expr)] = (expr, repeated)
+    return repeated
 
 
 @dataclass(frozen=True)
@@ -190,11 +222,85 @@ def _case_key(node: ast.IfExp) -> object:
     (each a value of its own) or calls anything."""
     key = node.__dict__.get("_case_key")
     if key is None:
-        fresh = any(isinstance(n, ast.Call) or isinstance(n, ast.Name) and n.id == "unknown"
-                    for n in ast.walk(node.test))
-        key = ("node", id(node)) if fresh else ("text", ast.dump(node.test))
-        node._case_key = key
+        key = node._case_key = ("node", id(node)) if _fresh(node.test) else ("text", ast.dump(node.test))
     return key
+
+
+def _fresh(test: ast.expr) -> bool:
+    """May two occurrences of the test differ? Where it reads ``unknown`` or calls anything,
+    but a query's own method (``unknown_get_platform.is_hip()``: one value in a start-up)."""
+    for n in _each_node(test):
+        if isinstance(n, ast.Name) and n.id == "unknown":
+            return True
+        if isinstance(n, ast.Call):
+            root = n.func
+            while isinstance(root, (ast.Attribute, ast.Call)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            if n.args or n.keywords or n.func is root or not _is_query(root):
+                return True
+    return False
+
+
+def _each_node(root: ast.AST):
+    """Every node under ``root`` once (the deriver asks of expressions that share their parts:
+    ``ast.walk`` would go through a shared part as often as it is read)."""
+    seen, todo = {id(root)}, [root]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if id(child) not in seen:
+                seen.add(id(child))
+                todo.append(child)
+
+
+def _is_query(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id.startswith(QUERY_PREFIX)
+
+
+_NEGATED = {ast.NotIn: ast.In, ast.IsNot: ast.Is, ast.NotEq: ast.Eq}
+
+
+def test_key(test: ast.expr, env: dict) -> tuple:
+    """(case key, negated) of a test of a query (or of torch's state), itself or through the
+    named values it reads: the text of the test it comes to (a named value's, ``a in b`` for
+    ``a not in b`` or ``not a in b``, negated); None where it reads no query (decided by the
+    launch, or never) or may differ where read again (it or a value it reads reads ``unknown``)."""
+    found = test.__dict__.get("_test_key")
+    if found is None:
+        came, negated = test, False
+        while True:
+            if isinstance(came, ast.Name) and type(env.get(came.id)) is Bound:
+                came = env[came.id].expression
+            elif isinstance(came, ast.UnaryOp) and isinstance(came.op, ast.Not):
+                came, negated = came.operand, not negated
+            else:
+                break
+        if isinstance(came, ast.Compare) and len(came.ops) == 1 and type(came.ops[0]) in _NEGATED:
+            came, negated = ast.Compare(came.left, [_NEGATED[type(came.ops[0])]()], came.comparators), not negated
+        leaves = set()
+        for n in _each_node(came):
+            if isinstance(n, ast.Name):
+                bound = env.get(n.id)
+                leaves.update(bound.leaves if type(bound) is Bound else (n.id,))
+        reads = "unknown" not in leaves and any(n.startswith(QUERY_PREFIX) or n == "torch" for n in leaves)
+        found = test._test_key = (("text", ast.dump(came)) if reads and not _fresh(came) else None, negated)
+    return found
+
+
+def _assumed(test: ast.expr, env: dict) -> object:
+    """The truth the case assumes for an unknown test of a query (noting it, where not yet
+    assumed, so that the cases may tell); UNKNOWN otherwise."""
+    cases = env.get(_CASES)
+    if cases is None:
+        return UNKNOWN
+    key, negated = test_key(test, env)
+    if key is None or key not in cases.repeated:
+        return UNKNOWN
+    if key in cases.assumed:
+        return cases.assumed[key] is not negated
+    cases.note(key, len(cases.pending))
+    return UNKNOWN
 
 
 def _eval(node: ast.expr, env: dict) -> object:
@@ -214,6 +320,8 @@ def _eval(node: ast.expr, env: dict) -> object:
         value = _eval(node.operand, env)
         if isinstance(node.op, ast.Not):
             t = truth(value)
+            if t is UNKNOWN:
+                t = _assumed(node.operand, env)
             return UNKNOWN if t is UNKNOWN else not t
         if isinstance(node.op, ast.Invert):
             return ~value if type(value) is int else UNKNOWN
@@ -225,6 +333,8 @@ def _eval(node: ast.expr, env: dict) -> object:
         cases = env.get(_CASES)
         if t is UNKNOWN and cases is not None:
             t = cases.assumed.get(_case_key(node), UNKNOWN)
+            if t is UNKNOWN and _case_key(node)[0] == "text":
+                t = _assumed(node.test, env)  # (``a not in b`` where ``a in b`` is assumed)
         if t is UNKNOWN:  # either branch: known only where both give the same
             at = len(cases.pending) if cases is not None else 0
             body = _eval(node.body, env)
@@ -283,8 +393,11 @@ def _bool_op(node: ast.BoolOp, env: dict) -> object:
         value = _eval(operand, env)
         t = truth(value)
         if t is UNKNOWN:
-            unknown = True
-            continue
+            t = _assumed(operand, env)
+            if t is UNKNOWN:
+                unknown = True
+                continue
+            value = TruthOnly(t)
         if t == deciding:
             # With an unknown operand before it, Python may have stopped there: only the truth is sure.
             return TruthOnly(deciding) if unknown else value

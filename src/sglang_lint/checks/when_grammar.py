@@ -24,6 +24,10 @@ BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", 
 # How sglang parses an environment variable's text (start-up rules: derive/startup.py). The
 # variable itself is a parameter named as it is (``env_bool(SGLANG_X)``), unknown where unset.
 ENVIRON_PARSERS = frozenset({"env_bool", "env_truthy", "env_int", "env_float", "env_str"})
+# A value sglang reads from outside the launch that stays one value through a start-up (the
+# platform's ``is_hip()``, ``get_platform()``): a parameter no launch binds, so unknown, but the
+# same wherever it is read; a test of it is decided by cases (checks/when.py).
+QUERY_PREFIX = "unknown_"
 # Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
 MODULES = frozenset({"torch", "math", "collections", "typing", "numbers", "sglang"})
 

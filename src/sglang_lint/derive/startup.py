@@ -46,8 +46,8 @@ from sglang_lint.derive.declarations import (
 )
 from sglang_lint.derive.exceptions import caught, exception_of
 from sglang_lint.derive.symbolic import (
-    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_displays, one_of, size,
-    unknown, with_launch_text,
+    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_query, is_unknown, merge_displays, one_of,
+    query, size, unknown, with_launch_text,
 )
 from sglang_lint.derive.startup_flow import Flow
 from sglang_lint.derive.startup_inputs import (
@@ -56,6 +56,7 @@ from sglang_lint.derive.startup_inputs import (
 from sglang_lint.derive.tree import Module, walk_local
 
 MAX_DEPTH = 12  # calls run in place inside one another
+MODEL_CONFIG = "hf_config"  # the model's config, one for a launch however sglang reached it
 HOOK_RUNNERS = frozenset({"run_hook"})  # run_hook(step, server_args) runs step(server_args)
 
 
@@ -109,6 +110,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         self.catching: tuple = ()
         self.in_loop = 0
         self.checking: list = []  # the loops that only test their items: (path length before, variable, items)
+        self.queries: dict[str, str] = {}  # a query's name -> the function it calls (symbolic.query)
         self.classes = classes
         self.depth = 0
         self.path = []
@@ -148,6 +150,10 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
             value = unknown(str(reason))
         except RecursionError:
             return unknown("too deep")
+        if is_unknown(value):
+            asked = self._query(node)
+            if asked is not None:
+                return asked
         if is_unknown(value) and self.frames and self.frames[-1].narrowed:
             found = self.frames[-1].narrowed.get(ast.dump(node))
             if found:
@@ -174,6 +180,44 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         if isinstance(node, ast.IfExp):  # a constant test picks its branch; one the launch cannot decide: either
             return if_else(self.expr(node.test), self.expr(node.body), self.expr(node.orelse), "the value")
         return super().expr(node)
+
+    def _query(self, node: ast.expr) -> ast.expr | None:
+        """The query ``node`` reads where its value is not followed (symbolic.query): a call of
+        an sglang function with no arguments (``is_hip()``, ``get_platform()``), a method of a
+        query called so (``get_platform().is_out_of_tree()``), a name its module binds once to
+        such a call (``_is_hip = is_hip()``), the model's Hugging Face config (``x.hf_config``
+        of whatever the model config came from). None for anything else: a local's method, the
+        standard library's (``time.time()`` is not one value), a call given arguments."""
+        if isinstance(node, ast.Attribute) and node.attr == MODEL_CONFIG:
+            return query(MODEL_CONFIG, "queries the model's config (hf_config)")
+        if isinstance(node, ast.Name):
+            if node.id in self.env or node.id in self.parameters or node.id in self.imported_here \
+                    or node.id in self.module.mutated:
+                return None
+            bound = [n.value for n in self.module.tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
+                     and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.id]
+            if len(bound) != 1 or not isinstance(bound[0], ast.Call) or bound[0].args or bound[0].keywords:
+                return None
+            value = self.expr(bound[0])  # what the call reads where it is called (the same query)
+            return None if is_unknown(value) else value
+        if not isinstance(node, ast.Call) or node.args or node.keywords:
+            return None
+        if isinstance(node.func, ast.Attribute):
+            receiver = self.expr(node.func.value)
+            root = receiver
+            while isinstance(root, (ast.Attribute, ast.Call)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            if is_query(root):
+                return ast.Call(ast.Attribute(receiver, node.func.attr, ast.Load()), [], [])
+        found = self._function_named(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+        if found is None or not found[1].name.startswith("sglang."):
+            return None
+        function, module = found
+        name = function.name.lstrip("_")
+        qualified = f"{module.name}.{function.name}"
+        if self.queries.setdefault(name, qualified) != qualified:  # (two functions of one name)
+            name = f"{module.name.rsplit('.', 1)[-1]}_{name}"
+        return query(name, f"queries {qualified}()")
 
     def _call(self, node: ast.Call) -> ast.expr:
         """A call of an sglang function (or of a ServerArgs method on the arguments) for its

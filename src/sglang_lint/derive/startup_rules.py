@@ -9,9 +9,11 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
-from sglang_lint.checks.when_grammar import BUILTINS
+from sglang_lint.checks.when_grammar import BUILTINS, QUERY_PREFIX
 from sglang_lint.derive.startup_sequence import Startup
-from sglang_lint.derive.symbolic import UNKNOWN_NAME, is_unknown, nodes, reasons, size
+from sglang_lint.derive.symbolic import (
+    UNKNOWN_NAME, is_query, is_unknown, nodes, queries_kept_where_repeated, reasons, size,
+)
 
 # --- from sites to rules ------------------------------------------------------------------
 # Why a condition can never be certain, by what its unknown parts stand for (the skipped
@@ -58,7 +60,7 @@ def _may(node: ast.expr, want: bool, memo: dict) -> bool:
 
 
 def _decide(node: ast.expr, want: bool, memo: dict) -> bool:
-    if is_unknown(node):
+    if is_unknown(node) or is_query(node):
         return False
     if isinstance(node, ast.Constant):
         return bool(node.value) is want
@@ -78,7 +80,8 @@ def _decide(node: ast.expr, want: bool, memo: dict) -> bool:
 def _reads_input(node: ast.expr) -> bool:
     """Does the expression read a field or an environment variable (something a launch may
     say), other than through an unknown?"""
-    return any(isinstance(n, ast.Name) and n.id != UNKNOWN_NAME and n.id not in BUILTINS for n in nodes(node))
+    return any(isinstance(n, ast.Name) and n.id != UNKNOWN_NAME and n.id not in BUILTINS
+               and not n.id.startswith(QUERY_PREFIX) for n in nodes(node))
 
 
 @dataclass(frozen=True)
@@ -116,8 +119,9 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
             why = reasons(site.condition)
             skipped.setdefault(key, f"depends on {unknowable(why[0]) if why else 'nothing a launch sets'}")
             continue
-        text, values = written(site.condition)
-        read = {n.id for n in nodes(site.condition) if isinstance(n, ast.Name)}
+        condition = queries_kept_where_repeated(site.condition)
+        text, values = written(condition)
+        read = {n.id for n in nodes(condition) if isinstance(n, ast.Name)}
         rule = Rule(site.module, site.function, site.exception, site.message, text,
                     tuple(sorted((name, defaults[name]) for name in read if name in defaults)), values)
         rules[(key, text, values)] = rule

@@ -5,8 +5,10 @@ compare, how long they are written out, and the value after an ``if``."""
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
-from sglang_lint.checks.when_grammar import BUILTINS, MODULES
+from sglang_lint.checks.when import test_key
+from sglang_lint.checks.when_grammar import BUILTINS, MODULES, QUERY_PREFIX
 
 
 class _Server:
@@ -28,8 +30,22 @@ def unknown(reason: str) -> ast.expr:
     return node
 
 
+def query(name: str, reason: str) -> ast.expr:
+    """What sglang reads from outside the launch and that stays one value through a start-up
+    (``is_hip()``, ``get_platform()``): unknown as ``unknown`` is, but the same wherever it
+    is read, so that the tests of it are decided together (``x if q else y`` and ``not q``)."""
+    node = ast.Name(QUERY_PREFIX + name, ast.Load())
+    node.reason = reason  # type: ignore[attr-defined]
+    return node
+
+
+def is_query(value) -> bool:
+    return isinstance(value, ast.Name) and value.id.startswith(QUERY_PREFIX)
+
+
 def reasons(expression: ast.expr) -> list[str]:
-    return [getattr(n, "reason", "") for n in nodes(expression) if isinstance(n, ast.Name) and n.id == UNKNOWN_NAME]
+    return [getattr(n, "reason", "") for n in nodes(expression)
+            if isinstance(n, ast.Name) and (n.id == UNKNOWN_NAME or n.id.startswith(QUERY_PREFIX))]
 
 
 def nodes(root: ast.AST):
@@ -168,9 +184,61 @@ def decided_by_nothing(test: ast.expr) -> bool:
         if isinstance(node, ast.Name):
             if node.id == UNKNOWN_NAME or node.id in OUTSIDE_NAMES:
                 decided = True
-            elif node.id not in BUILTINS:
-                return False
+            elif node.id not in BUILTINS and not node.id.startswith(QUERY_PREFIX):
+                return False  # (a test of queries alone is kept: the queries are read alike elsewhere)
     return decided
+
+
+def query_test(test: ast.expr) -> object:
+    """The evaluator's key of a test of queries alone (the platform, the model: :func:`query`;
+    checks/when.py ``test_key``: ``a not in b`` and ``not a`` are ``a in b`` and ``a``); None
+    for a test that reads a field, a variable, an ``unknown`` or a call."""
+    if any(isinstance(n, ast.Name) and not n.id.startswith(QUERY_PREFIX) and n.id not in BUILTINS
+           and n.id not in OUTSIDE_NAMES for n in nodes(test)):
+        return None
+    return test_key(test, {})[0]
+
+
+def queries_kept_where_repeated(condition: ast.expr) -> ast.expr:
+    """The condition with each conditional whose test asks queries alone, and that no other
+    place of the condition tests, read as the values it may take (:func:`either`): a query's
+    one identity pays only where two places test it alike (``x if q else y`` and ``not q``);
+    elsewhere its branches are written as few as they are, and the evaluator has fewer tests
+    to take case by case."""
+    counts: Counter = Counter()
+    for node in nodes(condition):
+        tests = node.values if isinstance(node, ast.BoolOp) else (node.operand,) if isinstance(
+            node, ast.UnaryOp) and isinstance(node.op, ast.Not) else (node.test,) if isinstance(node, ast.IfExp) else ()
+        for test in tests:
+            key = query_test(test)
+            if key is not None:
+                counts[key] += 1
+    once = {key for key, count in counts.items() if count == 1}
+    if not once:
+        return condition
+    done: dict[int, object] = {}
+
+    def rebuilt(node):
+        if isinstance(node, list):
+            return [rebuilt(item) for item in node]
+        if not isinstance(node, ast.AST):
+            return node
+        if id(node) in done:
+            return done[id(node)]
+        fields = {name: rebuilt(getattr(node, name, None)) for name in node._fields}
+        if isinstance(node, ast.IfExp) and query_test(node.test) in once:
+            made = either(node.test, fields["body"], fields["orelse"])
+        elif all(fields[name] is getattr(node, name, None) for name in node._fields):
+            made = node
+        else:
+            made = type(node)(**fields)
+            for attribute in ("reason", "absent"):
+                if hasattr(node, attribute):
+                    setattr(made, attribute, getattr(node, attribute))
+        done[id(node)] = made
+        return made
+
+    return rebuilt(condition)
 
 
 def either(test: ast.expr, a, b):

@@ -7,6 +7,9 @@ import torch
 from transformers import AutoConfig
 
 from sglang.srt.environ import envs
+from sglang.srt.platform import is_hip
+
+_is_hip = is_hip()
 
 
 def get_device_memory():
@@ -59,6 +62,7 @@ class ServerArgs:
     kv_cache_dtype: str = "auto"
     prompt_buckets: Optional[List[str]] = None
     mm_limits: Optional[dict] = None
+    kv_layout: Optional[str] = None
 
     def __post_init__(self):
         if self.served_model_name is None:
@@ -70,6 +74,7 @@ class ServerArgs:
         self._handle_model()
         self._handle_environment()
         self._handle_moe_backend()
+        self._handle_platform()
 
     def _handle_memory(self):
         if self.chunked_prefill_size is None:
@@ -129,6 +134,17 @@ class ServerArgs:
             self.moe_backend = "b10"
         if self.moe_backend == "b2" and self.page_size != 1:
             raise ValueError("the b2 MoE backend needs page_size 1")
+
+    def _handle_platform(self):
+        # the platform asked twice (the module's name bound to the query, the query called):
+        # one answer, so the first check is certain on every platform where the launch leaves
+        # kv_layout to its default; the second is the platform's alone
+        if _is_hip and self.kv_layout is None:
+            self.kv_layout = "hip"
+        if self.attention_backend == "fa3" and (self.kv_layout == "hip" or not is_hip()):
+            raise ValueError("fa3 needs a CUDA machine and the default KV layout")
+        if is_hip() and self.tp_size > 8:
+            raise ValueError("at most 8 GPUs on ROCm")
 
     def check_server_args(self):
         assert self.schedule_conservativeness >= 0, "schedule_conservativeness must be non-negative"
