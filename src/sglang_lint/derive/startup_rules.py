@@ -17,7 +17,8 @@ from sglang_lint.derive.symbolic import (
 
 # --- from sites to rules ------------------------------------------------------------------
 # Why a condition can never be certain, by what its unknown parts stand for (the skipped
-# sites' table). The first category whose words a reason names is its category.
+# sites' table). A condition's kind: the first category whose words one of its unknowns'
+# reasons names (in this order, whichever unknown the condition reads first).
 UNKNOWABLE = (
     ("the model's config", ("model_config", "hf_config", "get_config", "arch", "config", "from_pretrained",
                             "ConnectorType", "parse_connector_type", "draft", "quant", "checkpoint", "mla", "nsa",
@@ -33,10 +34,12 @@ UNKNOWABLE = (
 )
 
 
-def unknowable(reason: str) -> str:
-    lowered = reason.lower()
+def unknowable(reasons: list[str]) -> str:
+    """The kind of what a condition needs and a linter cannot know (``reasons``: of each of its
+    unknowns), as UNKNOWABLE orders them."""
+    lowered = [reason.lower() for reason in reasons]
     for category, words in UNKNOWABLE:
-        if any(word.lower() in lowered for word in words):
+        if any(word.lower() in reason for reason in lowered for word in words):
             return category
     return "a value the derivation does not follow"
 
@@ -117,7 +120,7 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
             continue
         if not may_be_certain(site.condition):
             why = reasons(site.condition)
-            skipped.setdefault(key, f"depends on {unknowable(why[0]) if why else 'nothing a launch sets'}")
+            skipped.setdefault(key, f"depends on {unknowable(why) if why else 'nothing a launch sets'}")
             continue
         condition = queries_kept_where_repeated(site.condition)
         text, values = written(condition)
