@@ -157,14 +157,11 @@ def _repeated_tests(expr: ast.expr, env: dict) -> frozenset:
     todo, named = [expr], set()
     while todo:
         for node in ast.walk(todo.pop()):
-            kind = type(node)
-            tests = node.values if kind is ast.BoolOp else (node.operand,) if kind is ast.UnaryOp and \
-                isinstance(node.op, ast.Not) else (node.test,) if kind is ast.IfExp else ()
-            for test in tests:
+            for test in tests_in(node):
                 key = test_key(test, env)[0]
                 if key is not None:
                     counts[key] = counts.get(key, 0) + 1
-            if kind is ast.Name and node.id not in named and type(env.get(node.id)) is Bound:
+            if type(node) is ast.Name and node.id not in named and type(env.get(node.id)) is Bound:
                 named.add(node.id)
                 todo.append(env[node.id].expression)
     repeated = frozenset(key for key, count in counts.items() if count > 1)
@@ -232,13 +229,28 @@ def _fresh(test: ast.expr) -> bool:
     for n in _each_node(test):
         if isinstance(n, ast.Name) and n.id == "unknown":
             return True
-        if isinstance(n, ast.Call):
-            root = n.func
-            while isinstance(root, (ast.Attribute, ast.Call)):
-                root = root.func if isinstance(root, ast.Call) else root.value
-            if n.args or n.keywords or n.func is root or not _is_query(root):
-                return True
+        if isinstance(n, ast.Call) and (n.args or n.keywords or isinstance(n.func, ast.Name)
+                                        or not is_query(query_root(n.func))):
+            return True
     return False
+
+
+def tests_in(node: ast.AST) -> tuple:
+    """The tests a node takes the truth of: an ``and``/``or``'s operands, a ``not``'s operand,
+    a conditional's test."""
+    kind = type(node)
+    if kind is ast.BoolOp:
+        return tuple(node.values)
+    if kind is ast.UnaryOp and isinstance(node.op, ast.Not):
+        return (node.operand,)
+    return (node.test,) if kind is ast.IfExp else ()
+
+
+def query_root(node: ast.expr) -> ast.expr:
+    """What a chain of attributes and calls starts from (``unknown_p`` of ``unknown_p.a.b()``)."""
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
 
 
 def _each_node(root: ast.AST):
@@ -254,7 +266,8 @@ def _each_node(root: ast.AST):
                 todo.append(child)
 
 
-def _is_query(node: ast.expr) -> bool:
+def is_query(node) -> bool:
+    """A query's name (``unknown_get_platform``: derive/symbolic.py ``query``)."""
     return isinstance(node, ast.Name) and node.id.startswith(QUERY_PREFIX)
 
 

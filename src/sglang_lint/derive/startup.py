@@ -34,7 +34,7 @@ import copy
 from dataclasses import dataclass, field
 
 from sglang_lint.derive.expressions import negate
-from sglang_lint.checks.when import MORE_VALUE_METHODS
+from sglang_lint.checks.when import MORE_VALUE_METHODS, is_query, query_root
 from sglang_lint.checks.when_grammar import BUILTINS
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
 from sglang_lint.derive.call_effects import (
@@ -46,7 +46,7 @@ from sglang_lint.derive.declarations import (
 )
 from sglang_lint.derive.exceptions import caught, exception_of
 from sglang_lint.derive.symbolic import (
-    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_query, is_unknown, merge_displays, one_of,
+    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_displays, one_of,
     query, size, unknown, with_launch_text,
 )
 from sglang_lint.derive.startup_flow import Flow
@@ -204,10 +204,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
             return None
         if isinstance(node.func, ast.Attribute):
             receiver = self.expr(node.func.value)
-            root = receiver
-            while isinstance(root, (ast.Attribute, ast.Call)):
-                root = root.func if isinstance(root, ast.Call) else root.value
-            if is_query(root):
+            if is_query(query_root(receiver)):
                 return ast.Call(ast.Attribute(receiver, node.func.attr, ast.Load()), [], [])
         found = self._function_named(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
         if found is None or not found[1].name.startswith("sglang."):

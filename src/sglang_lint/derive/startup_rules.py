@@ -9,10 +9,11 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
+from sglang_lint.checks.when import is_query
 from sglang_lint.checks.when_grammar import BUILTINS, QUERY_PREFIX
 from sglang_lint.derive.startup_sequence import Startup
 from sglang_lint.derive.symbolic import (
-    UNKNOWN_NAME, is_query, is_unknown, nodes, queries_kept_where_repeated, reasons, size,
+    UNKNOWN_NAME, is_unknown, nodes, queries_kept_where_repeated, reasons, size,
 )
 
 # --- from sites to rules ------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from sglang_lint.checks.when import test_key
+from sglang_lint.checks.when import test_key, tests_in
 from sglang_lint.checks.when_grammar import BUILTINS, MODULES, QUERY_PREFIX
 
 
@@ -37,10 +37,6 @@ def query(name: str, reason: str) -> ast.expr:
     node = ast.Name(QUERY_PREFIX + name, ast.Load())
     node.reason = reason  # type: ignore[attr-defined]
     return node
-
-
-def is_query(value) -> bool:
-    return isinstance(value, ast.Name) and value.id.startswith(QUERY_PREFIX)
 
 
 def reasons(expression: ast.expr) -> list[str]:
@@ -207,9 +203,7 @@ def queries_kept_where_repeated(condition: ast.expr) -> ast.expr:
     to take case by case."""
     counts: Counter = Counter()
     for node in nodes(condition):
-        tests = node.values if isinstance(node, ast.BoolOp) else (node.operand,) if isinstance(
-            node, ast.UnaryOp) and isinstance(node.op, ast.Not) else (node.test,) if isinstance(node, ast.IfExp) else ()
-        for test in tests:
+        for test in tests_in(node):
             key = query_test(test)
             if key is not None:
                 counts[key] += 1
