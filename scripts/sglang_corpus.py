@@ -317,6 +317,27 @@ _STARTUP_PLANTS = [
 ]
 MUTATIONS += [dataclasses.replace(m, replays=False) for m in _STARTUP_PLANTS]
 
+# SGL013, SGL014 and the registries: mistakes in calls of sglang's Python API, one per surface,
+# at real call sites of 0.5.23 (each a mistake only in the releases whose API refuses it).
+GLM53 = "sglang/test/glm53_flash_common.py"
+_API_PLANTS = [
+    plant("a keyword Engine.generate does not take, on an Engine-annotated parameter", "Engine method", RUNNERS,
+          "SGL013", 807, "logprob_start_len=logprob_start_len,", "logprob_start_length=logprob_start_len,", 807),
+    plant("a keyword the test helper does not take", "test helper", GLM53, "SGL013", 52,
+          "other_args=cls.server_args,", "other_arg=cls.server_args,", 52),
+    plant("a top_p above 1 in the sampling dict the runner builds", "sampling parameters", RUNNERS, "SGL014", 797,
+          '{"max_new_tokens": max_new_tokens, "temperature": 0}',
+          '{"max_new_tokens": max_new_tokens, "temperature": 0, "top_p": 1.5}', 797),
+    plant("a reasoning parser its registry does not hold, in a launch list", "registry",
+          "sglang/test/dsv41_flash_common.py", "SGL007", 83,
+          '"auto",\n                "--tool-call-parser",',
+          '"qwen3-thinkng",\n                "--tool-call-parser",', 83),
+    plant("a misspelt server argument to a class that builds ServerArgs from its keywords", "keyword class",
+          "sglang/benchmark/offline_throughput.py", "SGL009", 391, "RayEngine(**kwargs)",
+          "RayEngine(**kwargs, tp_sise=2)", 391),
+]
+MUTATIONS += [dataclasses.replace(m, replays=False) for m in _API_PLANTS]
+
 # Issue 17's families of derived rules, each at a real call site of 0.5.23.
 MUTATIONS += [
     plant("a number below its literal bound", "number range", "sglang/multimodal_gen/runtime/managers/scheduler.py",

@@ -78,6 +78,16 @@ def expected_findings(path: Path) -> set[tuple[int, int, str]]:
     return expected
 
 
+def found_and_annotated(output: str, files: list[Path]) -> tuple[set, set]:
+    """What a command's output reports, (file name, line, column, code) each, and what the
+    files' ``# expect:`` annotations say it should."""
+    found = set()
+    for line in output.splitlines():
+        path, number, column, rest = line.split(":", 3)
+        found.add((Path(path).name, int(number), int(column), rest.split()[0]))
+    return found, {(p.name, line, column, code) for p in files for line, column, code in expected_findings(p)}
+
+
 def run(*args: str, cwd: Path | None = None, stdin: str | None = None,
         env: dict | None = None) -> subprocess.CompletedProcess:
     """This Python with ``args``; the environment (PYTHONPATH included) is this session's."""

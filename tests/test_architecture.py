@@ -35,15 +35,16 @@ LAYERS = [
     {"resolve"},
     {"built"},  # lists and dicts built in steps
     # the check kinds
-    {"checks.base", "checks.server_table"},
+    {"checks.base", "checks.server_table", "checks.api_table"},
     {"checks.launch_flags"},
     {"launch_env"},  # the environment variables a launch from Python runs with
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
      "checks.makers", "checks.fails_when", "checks.when_grammar", "checks.when_instances", "checks.when_members",
-     "checks.ast_values",
+     "checks.ast_values", "checks.when_tests",
      "checks.startup",
-     "checks.server_relations"},
+     "checks.server_relations", "checks.api_signature"},
+    {"checks.sampling_params"},  # a request's sampling parameters (over the start-up checks' evaluator)
     {"checks"},  # the table of check kinds
     # the rule table and its prefilter
     {"prefilter"},
@@ -78,6 +79,8 @@ LAYERS = [
     {"derive.startup_sequence"},  # what a launch runs on its arguments, in each layout
     {"derive.startup_rules"},  # from the run's sites to rules
     {"derive.solve", "derive.state"},  # a local search for a path's examples; a receiver's state
+    {"derive.keyword_launchers"},  # the classes and functions whose keywords build ServerArgs
+    {"derive.api_surface"},  # the public Python API of one release
     {"derive.examples", "derive.hierarchy"},  # the example calls of a path; a method's receiver classes
     {"derive.path_rules"},  # which raises get a fails-when rule, and their examples
     {"derive.path_files"},  # a fails-when rule's file
@@ -85,7 +88,8 @@ LAYERS = [
     {"derive.sites"},
     {"derive.writing", "derive.drift"},
     {"derive.releases"},
-    {"derive.startup_table"},  # the start-up rules of every release, as one table
+    {"derive.startup_table", "derive.api_table"},  # the start-up rules, the public API: every release, one table
+    {"derive.sampling_table"},  # the sampling parameters' checks, every release (the start-up run over another class)
     {"derive.serve"},  # the subcommands' table, release by release
     {"derive.merge"},  # the catalog over releases: written from each release's facts, read back from it
     {"derive"},

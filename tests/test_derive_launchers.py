@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.derive.commands import read_commands
+from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
 from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.tree import read_modules
+from sglang_lint.derive.tree import LazyTree, read_modules
 from sglang_lint.derive.writing import _write_launchers
 from sglang_lint.rulefile import tomllib
 
@@ -418,6 +419,7 @@ def test_derive_sites_carries_the_entry_points_and_the_writer_writes_them(tmp_pa
     out.mkdir()
     _write_launchers(out, derivation)
     assert (out / LAUNCHERS_TABLE).read_text() == launchers_text(derivation.launch_entry_points, "9.9.9")
+    assert derivation.keyword_launchers == []  # (no ServerArgs in this tree)
     derivation.launch_entry_points = []
     _write_launchers(out, derivation)  # the rules name the table: it is written even when empty
     assert tomllib.loads((out / LAUNCHERS_TABLE).read_text()) == {}
@@ -468,5 +470,6 @@ def test_sglang_0_5_23_s_launch_entry_points():
     commands = read_commands(modules)  # (what derive_sites hands the writer: the tree's subcommands)
     flags = commands.diffusion.flags
     assert "--text-encoder-cpu-offload" in flags and "--max-model-len" not in flags
-    assert text == launchers_text(entries, "0.5.23", commands)  # the shipped table is 0.5.23's
+    keywords = keyword_launchers(LazyTree(SGLANG_0_5_23))
+    assert text == launchers_text(entries, "0.5.23", commands, keywords)  # the shipped table is 0.5.23's
     assert text.endswith('\n[serve]\ntable = "serve.toml"\n')

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint.derive import DERIVED_DIR, SERVER_ARGS_TABLE, catalog_history, derive_sites
+from sglang_lint.derive.api_table import merge_api
+from sglang_lint.derive.sampling_table import merge_sampling
 from sglang_lint.derive.merge import catalog_facts, tree_facts, write_merged
 from sglang_lint.derive.releases import gone_rules, site_history, site_signature
 from sglang_lint.derive.startup_table import merge_startup
@@ -102,6 +104,9 @@ def full_derive(trees: dict, rules: Path, releases: list[str]) -> None:
     release's facts from its tree without fails-when rules (as releases.release_rules derives
     them), the newest's whole derivation."""
     *older, newest = releases
+    for release in releases:  # the public API's and the sampling parameters' tables (read by the rules)
+        merge_api(rules, release, trees[release], alone=release == releases[0])
+        merge_sampling(rules, release, trees[release], alone=release == releases[0])
     facts = {r: tree_facts(trees[r], derive_sites(trees[r], paths=False), rules=True) for r in older}
     derivation = derive_sites(trees[newest])
     write_merged(derivation, rules, {**facts, newest: tree_facts(trees[newest], derivation)})

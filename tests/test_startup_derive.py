@@ -250,7 +250,7 @@ def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
 
     path = _table_of(tmp_path, {"9.9.9": derived})
     path.write_text(path.read_text(encoding="utf-8").replace("sites = 16", "sites = 17", 1), encoding="utf-8")
-    with pytest.raises(ValueError, match="is not what the start-up rules of the releases it records write"):
+    with pytest.raises(ValueError, match="is not what the rules of the releases it records write"):
         startup_history(tmp_path)
     path.write_text("releases = [", encoding="utf-8")
     with pytest.raises(ValueError, match="does not read back as its releases"):

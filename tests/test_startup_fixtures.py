@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, check_golden, expected_findings, run_flake8, run_lint
+from conftest import FIXTURES, ROOT, check_golden, found_and_annotated, run_flake8, run_lint
 
 STARTUP = FIXTURES / "startup"
 RELEASES = sorted(p.name for p in STARTUP.iterdir() if p.is_dir())
@@ -39,11 +39,7 @@ def test_the_command_reports_exactly_the_annotated_launches(release, update_gold
     result = _lint(release)
     assert result.returncode == 1 and result.stderr == ""
     check_golden(STARTUP / f"{release}.out", result.stdout, update_golden)
-    found = set()
-    for line in result.stdout.splitlines():
-        path, number, column, rest = line.split(":", 3)
-        found.add((Path(path).name, int(number), int(column), rest.split()[0]))
-    expected = {(p.name, line, column, code) for p in _files(release) for line, column, code in expected_findings(p)}
+    found, expected = found_and_annotated(result.stdout, _files(release))
     assert found == expected
 
 

@@ -97,9 +97,12 @@ def parse_target(fields: Fields) -> Target:
         fields=fields.bool("fields", required=False) or False,
         omitted=fields.bool("omitted", required=False) or False,
         takes=fields.str("takes", required=False),
+        exclude=tuple(fields.strings("exclude", required=False, pattern=IDENTIFIER_PATTERN) or ()),
     )
     if target.takes is not None and target.takes not in TAKES:
         raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
+    if target.exclude and target.takes != "keywords":
+        raise fields.error("exclude", "only a target that takes keywords keeps some of them for itself")
     if target.takes in ("flags", "command", "shell", "mapping") and target.argument is None and target.position is None:
         raise fields.error("takes", f"takes = {target.takes!r} needs the argument or position that holds it")
     if kind in ("method", "attribute") and not target.receivers and not target.any_receiver:
@@ -372,8 +375,8 @@ def targets_table(path: Path, check_fields: Fields) -> tuple[Target, ...]:
     for entry in table.subs("entry_point", required=False):
         entry.str("evidence", required=False)  # where sglang launches with it: for readers
         found.append(parse_target(entry))
-    table.any("serve", required=False)  # for the check kind that reads it (server-args: other backends' flags)
-    table.done()
+    # (its other tables are the check kind's to read: server-args the flags of other backends,
+    # api-signature the signatures)
     return tuple(found)
 
 

@@ -200,6 +200,12 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     derivation = derive.derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
     if args.action == "derive":
         try:
+            if history is None:  # (first: the signature rule reads its targets from it)
+                from sglang_lint.derive.api_table import merge_api
+                from sglang_lint.derive.sampling_table import merge_sampling
+
+                merge_api(rules_dir, derivation.version, root, alone=True)
+                merge_sampling(rules_dir, derivation.version, root, alone=True)
             if merging is not None:
                 written, skipped = merge.merge_release(root, derivation, rules_dir, merging)
             elif history is not None:  # (its launch subcommands' table, merged too, stays as it is)
@@ -256,6 +262,8 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     from sglang_lint import derive
     from sglang_lint.derive import releases as history
     from sglang_lint.derive.merge import release_facts, write_merged
+    from sglang_lint.derive.api_table import write_api
+    from sglang_lint.derive.sampling_table import write_sampling
     from sglang_lint.derive.startup_table import write_startup
 
     try:
@@ -267,6 +275,9 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     derivation = derive.derive_sites(history.fetch_tree(newest))
     if derivation.version == derive.UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
+    err.write("the public Python API of each release (cached after its first run)\n")
+    write_api(rules_dir, chosen)  # (first: the signature rule reads its targets from it)
+    write_sampling(rules_dir, chosen)
     facts = {}
     for release in chosen:
         err.write(f"sglang {release}: server arguments, launch subcommands and raise sites\n")

@@ -45,9 +45,26 @@ def _check(check) -> str:
         detail = f"not {', '.join(f'`{v!r}`' for v in values)}"
     elif check.kind == "server-args":
         detail = f"server arguments, {params.aspect} (table `{params.table.version}`)"
+    elif check.kind == "api-signature":
+        detail = f"the signatures of sglang {params.table.releases[0]} to {params.table.releases[-1]}"
     lines = [f"- `{check.kind}`{_releases(check.since, check.until)}: {detail}".rstrip(": ")]
+    if check.kind == "api-signature":
+        return "\n".join(lines + _grouped(check.targets))
     lines += [f"  - {_target(target)}" for target in check.targets]
     return "\n".join(lines)
+
+
+def _grouped(targets) -> list[str]:
+    """Many targets of one table, a line per class (its methods) and one for the functions."""
+    methods: dict[str, list[str]] = {}
+    callables = []
+    for target in targets:
+        if target.kind == "method":
+            methods.setdefault(target.receivers[0], []).append(f"`.{target.name}`")
+        else:
+            callables.append(f"`{target.name}`")
+    lines = [f"  - functions and classes: {', '.join(callables)}"] if callables else []
+    return lines + [f"  - methods of `{owner}`: {', '.join(names)}" for owner, names in methods.items()]
 
 
 def _releases(since: str | None, until: str | None) -> str:

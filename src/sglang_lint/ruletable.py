@@ -18,7 +18,6 @@ from sglang_lint.catalog import Check, Rule, Target
 from sglang_lint.places import cache_folder, default_rules_dir, keep_file, package_stamp, prune_kept
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
-from sglang_lint.checks.server_args import ServerArgsCheck
 from sglang_lint.prefilter import Prefilter
 from sglang_lint.screen import conditions_screen
 
@@ -330,11 +329,10 @@ def rule_triggers(rules: Sequence[Rule]) -> list:
 
 def _rule_for_releases(rule: Rule, releases: Sequence[str]) -> Rule:
     """The rule as sglang has it in those releases (none: the newest): the checks of those
-    releases, and its server-argument table (if it reads one) as they have it."""
+    releases, and the table a check reads (server arguments, the public API) as they have it."""
     checks = tuple(
-        dataclasses.replace(check, params=dataclasses.replace(
-            check.params, table=check.params.table.for_releases(releases)))
-        if releases and isinstance(check.params, ServerArgsCheck) else check
+        dataclasses.replace(check, params=check.params.for_releases(releases))
+        if releases and hasattr(check.params, "for_releases") else check
         for check in _checks_in_force(rule.checks, releases)
     )
     same = len(checks) == len(rule.checks) and all(a is b for a, b in zip(checks, rule.checks))

@@ -185,6 +185,13 @@ def run(release: str, argv: list[str], env: dict[str, str] | None = None, timeou
         gpu: str = DEFAULT_GPU) -> dict:
     """sglang ``release``'s verdict on the launch ``python -m sglang.launch_server *argv``,
     with ``env`` added to the environment, on a host of 8 ``gpu`` (see the module's docstring)."""
+    return spawn(Path(__file__), release, argv, env, timeout, gpu)
+
+
+def spawn(script: Path, release: str, payload, env: dict[str, str] | None = None, timeout: float = TIMEOUT,
+          gpu: str = DEFAULT_GPU) -> dict:
+    """``python -I -S script TREE PAYLOAD_JSON DEPS GPU`` in the faked host's environment (the
+    start-up run's child, or another run over :func:`setup`): the last JSON line it prints."""
     tree = release_tree(release)
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "SGL_", "PYTHON"))}
     child_env["PATH"] = f"{_fake_bin(gpu)}{os.pathsep}{child_env.get('PATH', '')}"
@@ -193,7 +200,7 @@ def run(release: str, argv: list[str], env: dict[str, str] | None = None, timeou
     child_env["HOME"] = str(home)  # no HF cache, no configuration of the user's
     child_env["HF_HUB_OFFLINE"] = "1"
     child_env.update(env or {})
-    command = [sys.executable, "-I", "-S", str(Path(__file__).resolve()), str(tree), json.dumps(argv),
+    command = [sys.executable, "-I", "-S", str(Path(script).resolve()), str(tree), json.dumps(payload),
                str(deps_dir()), gpu]
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=child_env, timeout=timeout,
@@ -208,7 +215,40 @@ def run(release: str, argv: list[str], env: dict[str, str] | None = None, timeou
 
 # --- child side ----------------------------------------------------------------------------
 
-def _child(tree: str, argv: list[str], deps: str, gpu: str) -> dict:  # noqa: C901 (one straight setup)
+def _child(tree: str, argv: list[str], deps: str, gpu: str) -> dict:
+    """The child's run: the machine and model faked (:func:`setup`), then the launch's arguments parsed and
+    validated as sglang does."""
+    import importlib
+    import traceback
+
+    machine = setup(tree, deps, gpu)
+    try:
+        server_args_module = importlib.import_module("sglang.srt.server_args")
+    except BaseException as exc:  # noqa: BLE001
+        return {"outcome": "unclear", "exception": type(exc).__name__, "message": str(exc)[:2000],
+                "detail": "importing sglang.srt.server_args failed", "traceback": traceback.format_exc()[-6000:]}
+    try:
+        server_args = server_args_module.prepare_server_args(list(argv))
+        if hasattr(server_args, "resolve_once"):
+            server_args.resolve_once()
+        server_args.check_server_args()
+    except machine.ParserError as exc:
+        return {"outcome": "argparse", "exception": "SystemExit", "message": str(exc)}
+    except SystemExit as exc:
+        return {"outcome": "unclear", "exception": "SystemExit", "message": str(exc.code),
+                "detail": "exit outside argparse's error"}
+    except BaseException as exc:  # noqa: BLE001
+        result = machine.verdict_of(exc)
+        result["traceback"] = "".join(traceback.format_exception(exc))[-6000:]
+        return result
+    return {"outcome": "passed"}
+
+
+def setup(tree: str, deps: str, gpu: str):  # noqa: C901 (one straight setup)
+    """In a child interpreter: sglang's subpackages importable from ``tree`` with every other
+    package stubbed, the machine one CUDA host of ``gpu``s, the model FAKE_HF_CONFIG's. Returns
+    what a run reads back: ``verdict_of(exception)``, argparse's ``ParserError``, the stubs
+    (``rp``) and ``is_stub(value)``."""
     import argparse
     import importlib
     import importlib.abc
@@ -421,26 +461,8 @@ def _child(tree: str, argv: list[str], deps: str, gpu: str) -> dict:  # noqa: C9
             return {"outcome": "unclear", **found, "detail": f"stubbed values in the raising frame: {stubbed}"}
         return {"outcome": "raised", **found}
 
-    try:
-        server_args_module = importlib.import_module("sglang.srt.server_args")
-    except BaseException as exc:  # noqa: BLE001
-        return {"outcome": "unclear", "exception": type(exc).__name__, "message": str(exc)[:2000],
-                "detail": "importing sglang.srt.server_args failed", "traceback": traceback.format_exc()[-6000:]}
-    try:
-        server_args = server_args_module.prepare_server_args(list(argv))
-        if hasattr(server_args, "resolve_once"):
-            server_args.resolve_once()
-        server_args.check_server_args()
-    except ParserError as exc:
-        return {"outcome": "argparse", "exception": "SystemExit", "message": str(exc)}
-    except SystemExit as exc:
-        return {"outcome": "unclear", "exception": "SystemExit", "message": str(exc.code),
-                "detail": "exit outside argparse's error"}
-    except BaseException as exc:  # noqa: BLE001
-        result = verdict_of(exc)
-        result["traceback"] = "".join(traceback.format_exception(exc))[-6000:]
-        return result
-    return {"outcome": "passed"}
+    return types.SimpleNamespace(verdict_of=verdict_of, ParserError=ParserError, rp=rp,
+                                 is_stub=lambda value: _is_stub(value, rp))
 
 
 _STATEMENTS: dict = {}
@@ -473,14 +495,19 @@ def _is_stub(value, rp) -> bool:
         (isinstance(value, type) and isinstance(value, rp._Meta) and value.__dict__.get("_stand_in", False))
 
 
-def main() -> None:
-    tree, argv_text, deps, gpu = sys.argv[1:5]
+def child_main(run) -> None:
+    """A child's whole life: ``run(tree, payload, deps, gpu)``'s verdict as the last line out."""
+    tree, payload, deps, gpu = sys.argv[1:5]
     out = sys.stdout
     sys.stdout = sys.stderr  # sglang's prints
-    result = _child(tree, json.loads(argv_text), deps, gpu)
+    result = run(tree, json.loads(payload), deps, gpu)
     out.write(json.dumps(result) + "\n")
     out.flush()
     os._exit(0)  # no atexit handlers of stubbed libraries
+
+
+def main() -> None:
+    child_main(_child)
 
 
 if __name__ == "__main__":

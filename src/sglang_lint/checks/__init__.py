@@ -3,11 +3,13 @@ dispatcher visitor for the sites its rules target. A rule file names its kind.""
 
 from sglang_lint.checks import (
     allowed_values,
+    api_signature,
     chain_sync,
     fails_when,
     forbidden_combination,
     guarded_member,
     not_none,
+    sampling_params,
     server_args,
     value_tests,
 )
@@ -29,6 +31,8 @@ CHECK_KINDS: dict[str, CheckKind] = {
         value_tests.FALSY,
         server_args.KIND,
         fails_when.KIND,
+        api_signature.KIND,
+        sampling_params.KIND,
     )
 }
 

@@ -368,6 +368,22 @@ def name_fix(node: cst.CSTNode | None, new_name: str, safe: bool) -> Fix | None:
     return Fix(node, node.value, new_name, safe)
 
 
+def rename_fix(node, new_name: str, safe: bool) -> Fix | None:
+    """A fix writing ``new_name`` over a keyword's name or a flag's string literal."""
+    return name_fix(node, new_name, safe) if isinstance(node, cst.Name) else string_fix(node, new_name, safe)
+
+
+def rename_hint(word: str, options, node) -> tuple[str, Fix | None]:
+    """The hint (and fix) for a name or flag nothing takes: its closest real one, where the
+    name is the same up to case and separators or a plausible typo of it (never a guess
+    across words)."""
+    found = suggest(word, options, cutoff=0.75)
+    if found is None or not (found.safe or plausible_typo(word, found.value)):
+        return "", None
+    fix = rename_fix(node, found.value, found.safe)
+    return did_you_mean(repr(found.value), fix), fix
+
+
 def did_you_mean(shown: str, fix: Fix | None) -> str:
     """`` (did you mean 'x'?)``, saying whether ``sglang-lint --fix`` can write it."""
     if fix is None:

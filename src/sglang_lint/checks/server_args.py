@@ -23,8 +23,8 @@ from sglang_lint.checks.base import (
     Trigger,
     argument_of,
     did_you_mean,
-    name_fix,
-    plausible_typo,
+    rename_fix,
+    rename_hint,
     show_value,
     string_fix,
     suggest,
@@ -60,6 +60,10 @@ class ServerArgsCheck:
     at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
     startup: object = None  # startup aspect: the path of derived/startup.toml (read on first need)
     elsewhere: tuple = ()  # startup aspect: beginnings of sglang's messages another rule reports
+
+    def for_releases(self, releases) -> "ServerArgsCheck":
+        """The check as a project on these releases has it: the table of those releases."""
+        return dataclasses.replace(self, table=self.table.for_releases(releases))
 
 
 def parse(fields, targets):
@@ -258,22 +262,6 @@ def _cst_items(field: Field, node):
     return [node]
 
 
-def _rename_fix(node, new_name: str, safe: bool) -> Fix | None:
-    """A fix writing ``new_name`` over a keyword's name or a flag's string literal."""
-    return name_fix(node, new_name, safe) if isinstance(node, cst.Name) else string_fix(node, new_name, safe)
-
-
-def _rename(word: str, options, node) -> tuple[str, Fix | None]:
-    """The hint (and fix) for a name or flag no field has: its closest real one, where the
-    name is the same up to case and separators or a plausible typo of it (never a guess
-    across words)."""
-    found = suggest(word, options, cutoff=0.75)
-    if found is None or not (found.safe or plausible_typo(word, found.value)):
-        return "", None
-    fix = _rename_fix(node, found.value, found.safe)
-    return did_you_mean(repr(found.value), fix), fix
-
-
 def _judge_value(
     params: ServerArgsCheck, field: Field, known, opening: str, closing: str = "", keep_prefix: str = ""
 ) -> tuple[str, Fix | None] | None:
@@ -428,11 +416,11 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                 if aliased is not None:
                     # tensor_parallel_size=: the keyword of an alias flag (--tensor-parallel-size)
                     # is the field it sets, with certainty.
-                    fix = _rename_fix(name_node, aliased.name, True)
+                    fix = rename_fix(name_node, aliased.name, True)
                     hint = did_you_mean(repr(aliased.name), fix)
                     hint = f"; --{name.replace('_', '-')} is the launch flag of {aliased.name}{hint}"
                 else:
-                    hint, fix = _rename(name, fields, name_node)
+                    hint, fix = rename_hint(name, fields, name_node)
                 yield Finding(
                     name_node,
                     f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
@@ -548,7 +536,7 @@ def _unknown_flag(use: FlagUse, table: Table) -> Finding:
     commands = table.commands
     if use.parser in ("diffusion", "generate"):
         parser = commands.diffusion if use.parser == "diffusion" else commands.generate
-        hint, fix = _rename(use.flag, parser.flags, node)
+        hint, fix = rename_hint(use.flag, parser.flags, node)
         where = (f"sglang {table.version}'s diffusion server has" if use.parser == "diffusion"
                  else f"`sglang generate` of sglang {table.version} has")
         return Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
@@ -556,7 +544,7 @@ def _unknown_flag(use: FlagUse, table: Table) -> Finding:
     diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
     if not hint:
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
-        hint, fix = _rename(use.flag, options, node)
+        hint, fix = rename_hint(use.flag, options, node)
     return Finding(
         use.element,
         f"launch flag {use.flag}: sglang {table.version} has no such server argument{table.flag_change(use.flag)}"

@@ -331,7 +331,7 @@ def file_text(facts) -> bytes:
 
 
 def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = (),
-             refused: frozenset = frozenset()):
+             refused: frozenset = frozenset(), when: str = "at start-up"):
     """(node, message) for each check that certainly fails in every one of ``releases``
     (but those whose message begins as one of ``elsewhere``, and those that read a field in
     ``refused``: a value outside its choices, which the choice rules report)."""
@@ -357,10 +357,10 @@ def findings(table: StartupTable, launch: Launch, releases: tuple, version: str,
             failing.append(hit)
         else:
             if not refused & failing[0].parsed.names:
-                yield _finding(failing[0], launch, version)
+                yield _finding(failing[0], launch, version, when)
 
 
-def _finding(check: StartupCheck, launch: Launch, version: str):
+def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
     names = check.parsed.names
     involved = [setting for name, setting in launch.settings.items() if name in names]  # as the launch wrote them
     variables = [f"{n}={launch.environ[n]}" for n in sorted(names) if n in launch.environ]
@@ -370,7 +370,7 @@ def _finding(check: StartupCheck, launch: Launch, version: str):
         said += f" ({', '.join(left)} by default)"
     module, _, function = check.site.partition(": ")
     where = module.removeprefix("sglang.").replace(".", "/") + ".py"
-    message = (f"{said}: sglang {version} raises {check.exception} at start-up ({where}: {function}): "
+    message = (f"{said}: sglang {version} raises {check.exception} {when} ({where}: {function}): "
                f"{_quoted(check.message)}")
     node = involved[0].node if involved else launch.anchor
     return node, message

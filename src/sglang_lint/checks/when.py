@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from dataclasses import dataclass
 
 from sglang_lint.checks.values import (  # (the values, re-exported for the check and the deriver)
     FLOAT_DTYPES,
@@ -42,8 +41,9 @@ from sglang_lint.checks.when_members import (  # (re-exported for the checks and
 )
 from sglang_lint.checks.when_members import index as value_at
 from sglang_lint.checks.when_grammar import (
-    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, QUERY_PREFIX, WhenError, names_read, parse_when,
+    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
 )
+from sglang_lint.checks.when_tests import Bound, _case_key, test_key, tests_in
 from sglang_lint.pynames import Ref
 
 __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",
@@ -169,18 +169,6 @@ def _repeated_tests(expr: ast.expr, env: dict) -> frozenset:
     return repeated
 
 
-@dataclass(frozen=True)
-class Bound:
-    """A named part of an expression (a start-up rule's ``values``: one value the condition
-    reads in several places), bound in the env under its name and evaluated where first read:
-    once per case, every place it is read seeing the same value (and the same case)."""
-
-    name: str
-    expression: ast.expr
-    meaning: object = None  # what it means whatever its name (None: nothing shares its worth)
-    leaves: tuple = ()  # the parameters it reads, itself or through the values it reads
-
-
 _RUNNING = object()  # a named part being evaluated (one that reads itself is unknown)
 SHARED = "<shared>"  # the env's key for the worth of named parts across checks of one launch
 
@@ -210,94 +198,6 @@ def _bound(value: Bound, env: dict) -> object:
     found = cases.values[value.name] = _eval(value.expression, env)
     if key is not None:
         shared[key] = (found, tuple(cases.pending[mark:]))
-    return found
-
-
-def _case_key(node: ast.IfExp) -> object:
-    """What names an unknown test across the expression: its text, where every occurrence
-    has one value (a test of the same fields); the node itself where it reads ``unknown``
-    (each a value of its own) or calls anything."""
-    key = node.__dict__.get("_case_key")
-    if key is None:
-        key = node._case_key = ("node", id(node)) if _fresh(node.test) else ("text", ast.dump(node.test))
-    return key
-
-
-def _fresh(test: ast.expr) -> bool:
-    """May two occurrences of the test differ? Where it reads ``unknown`` or calls anything,
-    but a query's own method (``unknown_get_platform.is_hip()``: one value in a start-up)."""
-    for n in _each_node(test):
-        if isinstance(n, ast.Name) and n.id == "unknown":
-            return True
-        if isinstance(n, ast.Call) and (n.args or n.keywords or isinstance(n.func, ast.Name)
-                                        or not is_query(query_root(n.func))):
-            return True
-    return False
-
-
-def tests_in(node: ast.AST) -> tuple:
-    """The tests a node takes the truth of: an ``and``/``or``'s operands, a ``not``'s operand,
-    a conditional's test."""
-    kind = type(node)
-    if kind is ast.BoolOp:
-        return tuple(node.values)
-    if kind is ast.UnaryOp and isinstance(node.op, ast.Not):
-        return (node.operand,)
-    return (node.test,) if kind is ast.IfExp else ()
-
-
-def query_root(node: ast.expr) -> ast.expr:
-    """What a chain of attributes and calls starts from (``unknown_p`` of ``unknown_p.a.b()``)."""
-    while isinstance(node, (ast.Attribute, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node
-
-
-def _each_node(root: ast.AST):
-    """Every node under ``root`` once (the deriver asks of expressions that share their parts:
-    ``ast.walk`` would go through a shared part as often as it is read)."""
-    seen, todo = {id(root)}, [root]
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if id(child) not in seen:
-                seen.add(id(child))
-                todo.append(child)
-
-
-def is_query(node) -> bool:
-    """A query's name (``unknown_get_platform``: derive/symbolic.py ``query``)."""
-    return isinstance(node, ast.Name) and node.id.startswith(QUERY_PREFIX)
-
-
-_NEGATED = {ast.NotIn: ast.In, ast.IsNot: ast.Is, ast.NotEq: ast.Eq}
-
-
-def test_key(test: ast.expr, env: dict) -> tuple:
-    """(case key, negated) of a test of a query (or of torch's state), itself or through the
-    named values it reads: the text of the test it comes to (a named value's, ``a in b`` for
-    ``a not in b`` or ``not a in b``, negated); None where it reads no query (decided by the
-    launch, or never) or may differ where read again (it or a value it reads reads ``unknown``)."""
-    found = test.__dict__.get("_test_key")
-    if found is None:
-        came, negated = test, False
-        while True:
-            if isinstance(came, ast.Name) and type(env.get(came.id)) is Bound:
-                came = env[came.id].expression
-            elif isinstance(came, ast.UnaryOp) and isinstance(came.op, ast.Not):
-                came, negated = came.operand, not negated
-            else:
-                break
-        if isinstance(came, ast.Compare) and len(came.ops) == 1 and type(came.ops[0]) in _NEGATED:
-            came, negated = ast.Compare(came.left, [_NEGATED[type(came.ops[0])]()], came.comparators), not negated
-        leaves = set()
-        for n in _each_node(came):
-            if isinstance(n, ast.Name):
-                bound = env.get(n.id)
-                leaves.update(bound.leaves if type(bound) is Bound else (n.id,))
-        reads = "unknown" not in leaves and any(n.startswith(QUERY_PREFIX) or n == "torch" for n in leaves)
-        found = test._test_key = (("text", ast.dump(came)) if reads and not _fresh(came) else None, negated)
     return found
 
 
@@ -486,6 +386,10 @@ def _contains(container: object, item: object) -> object:
 
 
 def _compare(node: ast.Compare, env: dict) -> object:
+    if len(node.ops) == 1:
+        counted = _counted_compare(node, env)
+        if counted is not UNKNOWN:
+            return counted
     left = _eval(node.left, env)
     result: object = True
     for op, right_node in zip(node.ops, node.comparators):
@@ -514,6 +418,37 @@ def _compare(node: ast.Compare, env: dict) -> object:
             result = UNKNOWN
         left = right
     return result
+
+
+_BOOLEAN_TESTS = (ast.Compare,)  # what a generator's item is where it is certainly a bool
+
+
+def _counted_compare(node: ast.Compare, env: dict) -> object:
+    """``sum(test for x in items) > 1`` (how many of the items pass a test, against a number)
+    where some tests are unknown: each such item counts 0 or 1, and the comparison is certain
+    where it comes out the same at both ends (two grammars set and a third unknown: more than
+    one either way). UNKNOWN where that does not decide it, or the node is not such a count."""
+    left, op, right_node = node.left, node.ops[0], node.comparators[0]
+    if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "sum"
+            and len(left.args) == 1 and not left.keywords and isinstance(left.args[0], ast.GeneratorExp)
+            and isinstance(left.args[0].elt, _BOOLEAN_TESTS) and type(op) in _COMPARE):
+        return UNKNOWN
+    generator = left.args[0]
+    loop = generator.generators[0]
+    if len(generator.generators) != 1 or loop.ifs or not isinstance(loop.target, ast.Name):
+        return UNKNOWN
+    items, bound = _eval(loop.iter, env), _eval(right_node, env)
+    if not isinstance(items, (tuple, list)) or len(items) > 4096 or isinstance(bound, bool) \
+            or not isinstance(bound, (int, float)):
+        return UNKNOWN
+    inner_env = {k: v for k, v in env.items() if k != _CASES}
+    low = high = 0
+    for item in items:
+        passed = truth(_eval(generator.elt, {**inner_env, loop.target.id: item}))
+        low += passed is True
+        high += passed is not False
+    at_low, at_high = _COMPARE[type(op)](low, bound), _COMPARE[type(op)](high, bound)
+    return at_low if at_low == at_high and low != high else UNKNOWN
 
 
 def _identical(a: object, b: object) -> object:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from sglang_lint.derive.commands import Commands
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.tree import Module, no_gc, walk_local
+from sglang_lint.derive.tree import Module, no_gc, source_path, walk_local
 
 LAUNCHERS_TABLE = "launchers.toml"
 COMMANDS_TABLE = "serve.toml"  # the flags of `sglang serve`'s backends and of `sglang generate` (derive/serve.py)
@@ -252,11 +252,6 @@ def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
     return sorted(entries, key=lambda e: e.sort_key)
 
 
-def _source_path(module: Module) -> str:
-    path = module.name.replace(".", "/")
-    return f"{path}/__init__.py" if module.path.name == "__init__.py" else f"{path}.py"
-
-
 class Flow:
     """One function's body in order, tracking what each local name holds; at each call, what
     reaches a launcher, a runner or an entry point found so far."""
@@ -470,7 +465,7 @@ class Flow:
 
     def call(self, call: ast.Call, env: dict[str, Value]) -> None:
         func = call.func
-        line = f"{_source_path(self.module)}:{call.lineno}"
+        line = f"{source_path(self.module)}:{call.lineno}"
         if (isinstance(func, ast.Attribute) and func.attr in PARSE_METHODS and isinstance(func.value, ast.Name)
                 and env.get(func.value.id, EMPTY).parser):
             self.take(self.value(_argument(call, "args", 0) or ast.Constant(None), env).params, "flags", line)
@@ -540,9 +535,11 @@ def _join(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]
     return joined
 
 
-def launchers_text(entries: list[EntryPoint], version: str, commands: Commands | None = None) -> str:
+def launchers_text(entries: list[EntryPoint], version: str, commands: Commands | None = None,
+                   keywords: list = ()) -> str:
     """launchers.toml; with the tree's launch subcommands (``commands``, when it has any), the
-    ``[serve]`` table naming the table of their flags (derive/serve.py writes it)."""
+    ``[serve]`` table naming the table of their flags (derive/serve.py writes it); ``keywords``:
+    the classes and functions whose ``**`` keywords build ServerArgs (keyword_launchers.py)."""
     lines = [
         GENERATED_MARK,
         f"# The functions of sglang {version} that take launch flags in a parameter and hand them to the",
@@ -560,6 +557,14 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
         if entry.receivers:
             lines.append("receivers = [" + ", ".join(toml_string(r) for r in entry.receivers) + "]")
         lines += [f"takes = {toml_string(entry.takes)}", f"evidence = {toml_string(entry.evidence)}"]
+    if keywords:
+        lines += ["", "# The classes and functions whose ** keywords build ServerArgs (takes = \"keywords\"): their",
+                  "# keywords are server arguments, but for those they keep for themselves (exclude)."]
+    for launcher in keywords:
+        lines += ["", "[[entry_point]]", f"{launcher.kind} = {toml_string(launcher.name)}", 'takes = "keywords"']
+        if launcher.exclude:
+            lines.append("exclude = [" + ", ".join(toml_string(name) for name in launcher.exclude) + "]")
+        lines.append(f"evidence = {toml_string(launcher.evidence)}")
     if commands:
         lines += ["", "# `sglang serve` runs the LLM server or the diffusion server (from the model, or --model-type);",
                   "# the flags each takes, and `sglang generate`'s, release by release:",

@@ -53,6 +53,8 @@ from sglang_lint.derive.releases import (
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE, ServerField
 from sglang_lint.derive.serve import PARSERS, commands_text, release_commands, write_commands
 from sglang_lint.derive.sites import Derivation
+from sglang_lint.derive.api_table import api_history, merge_api
+from sglang_lint.derive.sampling_table import merge_sampling, sampling_history
 from sglang_lint.derive.startup_table import merge_startup, startup_history
 from sglang_lint.derive.tree import UNKNOWN_VERSION
 from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
@@ -132,6 +134,10 @@ def merge_release(root: Path, derivation: Derivation, rules_dir: Path, history: 
     history = catalog_facts(rules_dir) if history is None else history
     release_to_add(derivation.version, tuple(history))
     startup_history(rules_dir)  # (refused before anything is written where it does not read back)
+    api_history(rules_dir)
+    sampling_history(rules_dir)
+    merge_api(rules_dir, derivation.version, root)  # (first: the signature rule reads its targets from it)
+    merge_sampling(rules_dir, derivation.version, root)
     result = write_merged(derivation, rules_dir, {**history, derivation.version: tree_facts(root, derivation)})
     merge_startup(rules_dir, derivation.version, root)
     return result

@@ -168,6 +168,17 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
     return merged, {f: p for f, p in manual_ranges.items() if p != ("", "")}, releases
 
 
+def in_runs(runs, releases: list[str]) -> list[str]:
+    """The releases of ``releases`` (in order) that recorded runs ``[[since, until], ...]``
+    cover ("" leaves an end open): what :func:`presence_runs` wrote, read back."""
+    found = []
+    for since, until in runs:
+        low = releases.index(since) if since else 0
+        high = releases.index(until) if until else len(releases)
+        found += releases[low:high]
+    return found
+
+
 def presence_runs(flags: list[bool], releases: list[str]) -> list[Presence]:
     """The runs of consecutive releases where ``flags`` is true, each as (since, until)."""
     runs, start = [], None
@@ -280,7 +291,7 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
     return fields, flags
 
 
-SERVER_ARGS_FORMAT = "v4"  # bump when derive_server_fields changes what it reads
+SERVER_ARGS_FORMAT = "v5"  # bump when derive_server_fields changes what it reads
 
 
 def release_sites(version: str) -> dict[str, str]:

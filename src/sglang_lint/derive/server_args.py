@@ -104,6 +104,7 @@ class _Enum:
 
 
 CONTAINER_CALLS = ("set", "frozenset", "list", "tuple", "sorted")
+MUTATORS = frozenset({"update", "setdefault", "__setitem__", "pop"})  # what writes into a dict in place
 
 
 class ChoiceReader:
@@ -119,6 +120,7 @@ class ChoiceReader:
     def __init__(self, by_name: dict[str, Module], extensible_constants: set[str]):
         self.by_name = by_name
         self.extensible_constants = extensible_constants  # "module.NAME" lists a plugin extends
+        self._written: dict[str, bool] = {}  # a registry's attribute name -> written into anywhere
 
     def values(self, node: ast.expr, module: Module, scope: dict | None = None) -> tuple[tuple, bool]:
         found, extensible = self._eval(node, module, scope or {}, 0)
@@ -173,6 +175,8 @@ class ChoiceReader:
                 return (value if isinstance(value, _Enum) else self._as_list(value)), extensible
             if isinstance(func, ast.Name) and not node.args:
                 return self._call(module, func.id, depth + 1)
+            if isinstance(func, ast.Attribute) and func.attr == "keys" and not node.args:
+                return self._keys(func.value, module, scope, depth + 1)  # (a registry: ``Parser.Map.keys()``)
             raise Skip("the choices come from a call")
         if isinstance(node, ast.ListComp) and len(node.generators) == 1:
             return self._enum_comprehension(node, module, scope, depth + 1)
@@ -217,13 +221,33 @@ class ChoiceReader:
 
     @staticmethod
     def _class_constants(cls: ast.ClassDef) -> dict[str, ast.expr]:
-        return {
-            t.id: statement.value
-            for statement in cls.body
-            if isinstance(statement, ast.Assign)
-            for t in statement.targets
-            if isinstance(t, ast.Name)
-        }
+        found = {}
+        for statement in cls.body:
+            if isinstance(statement, ast.Assign):
+                found.update({t.id: statement.value for t in statement.targets if isinstance(t, ast.Name)})
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None \
+                    and isinstance(statement.target, ast.Name):
+                found[statement.target.id] = statement.value
+        return found
+
+    def _keys(self, node: ast.expr, module: Module, scope: dict, depth: int):
+        """``Registry.keys()`` of a dict written as a literal (a class's table of parsers): its
+        keys; extensible where any module of the tree writes into a dict of that name
+        (``Parser.Map[name] = ...``, ``.update(...)``): a registry a plugin may fill."""
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            raise Skip("the choices come from a call")
+        keys, extensible = self._eval(node, module, scope, depth)
+        return self._as_list(keys), extensible or self._written_anywhere(node.attr)
+
+    def _written_anywhere(self, attr: str) -> bool:
+        if attr not in self._written:
+            self._written[attr] = any(
+                (isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Attribute)
+                 and n.value.attr == attr)
+                or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MUTATORS
+                    and isinstance(n.func.value, ast.Attribute) and n.func.value.attr == attr)
+                for m in self.by_name.values() if attr in m.source for n in walk_all(m.tree))
+        return self._written[attr]
 
     def _call(self, module: Module, name: str, depth: int):
         """A helper without arguments: the union of what its ``return``s can be read as;

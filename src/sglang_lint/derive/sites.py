@@ -40,6 +40,7 @@ from sglang_lint.derive.guards import (
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.commands import read_commands
+from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import launch_entry_points
 from sglang_lint.derive.path_rules import derive_paths
 from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
@@ -52,15 +53,8 @@ from sglang_lint.derive.server_args import (
     server_args_text,
 )
 from sglang_lint.derive.tree import (
-    COMMON_METHODS,
-    TRANSPARENT_DECORATORS,
-    Module,
-    no_gc,
-    read_modules,
-    sglang_version,
-    method_owners,
-    walk_all,
-    walk_local,
+    COMMON_METHODS, TRANSPARENT_DECORATORS, LazyTree, Module, method_owners, no_gc, read_modules, sglang_version,
+    walk_all, walk_local,
 )
 from sglang_lint.pynames import NOT_LITERAL, ast_literal
 
@@ -453,6 +447,7 @@ class Derivation:
     deprecated_values: dict = field(default_factory=dict)  # field -> {old: (new, exact)}
     exports: dict = field(default_factory=dict)  # package.Name -> where it is bound (re-exports)
     launch_entry_points: list = field(default_factory=list)  # the functions that take launch flags
+    keyword_launchers: list = field(default_factory=list)  # those whose ** keywords build ServerArgs
     commands: object = None  # the `sglang` command's launch subcommands (derive/commands.py)
     # fails-when rules (path_rules.py): the raise sites whose whole path is one expression
     paths: list = field(default_factory=list)
@@ -496,6 +491,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
             [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)])
         derivation.exports = package_exports(modules)
         derivation.launch_entry_points = launch_entry_points(modules)
+        derivation.keyword_launchers = keyword_launchers(LazyTree(root))
         derivation.commands = read_commands(modules)
         if index_raises:
             derivation.raises = raises_by_function(modules)

@@ -34,7 +34,8 @@ import copy
 from dataclasses import dataclass, field
 
 from sglang_lint.derive.expressions import negate
-from sglang_lint.checks.when import MORE_VALUE_METHODS, is_query, query_root
+from sglang_lint.checks.when import MORE_VALUE_METHODS
+from sglang_lint.checks.when_tests import is_query, query_root
 from sglang_lint.checks.when_grammar import BUILTINS
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
 from sglang_lint.derive.call_effects import (

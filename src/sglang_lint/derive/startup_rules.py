@@ -9,7 +9,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
-from sglang_lint.checks.when import is_query
+from sglang_lint.checks.when_tests import is_query
 from sglang_lint.checks.when_grammar import BUILTINS, QUERY_PREFIX
 from sglang_lint.derive.startup_sequence import Startup
 from sglang_lint.derive.symbolic import (

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sglang_lint.derive.call_effects import _WRITES
 from sglang_lint.derive.startup import SERVER, StartupRun, _Terminated
 from sglang_lint.derive.startup_inputs import environment_kinds
-from sglang_lint.derive.symbolic import _INTERNED, _KEYS, _SIZES
+from sglang_lint.derive.symbolic import _INTERNED, _KEYS, _SIZES, unknown
 from sglang_lint.derive.tree import Module, defining_module
 
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
@@ -60,20 +60,41 @@ def run_startup(modules: dict[str, Module], fields: list[str], classes=None,
         return None
     module, cls = found
     methods = _methods(module, cls, modules)
+    entry = ("resolve_once" if "resolve_once" in methods else "__post_init__", "check_server_args")
+    return _run(modules, module, cls, entry, fields, environment_kinds(modules), classes, immutable)
+
+
+def run_validation(modules: dict[str, Module], module_name: str, class_name: str, entry: tuple, fields: list[str],
+                   bind_constructor: bool = False) -> Startup | None:
+    """Run the methods ``entry`` names (those the class has, in that order) of another class
+    whose fields a user sets (SamplingParams: its constructor, ``normalize``, ``verify``), as
+    the start-up run runs ServerArgs'. ``bind_constructor``: an ``__init__``'s parameters are
+    the fields of their names (``self.x = x``); any other method's parameters are unknown."""
+    module = modules.get(module_name)
+    found = [n for n in module.tree.body if isinstance(n, ast.ClassDef) and n.name == class_name] if module else []
+    if len(found) != 1:
+        return None
+    return _run(modules, module, found[0], entry, fields, {}, None, frozenset(), bind_constructor)
+
+
+def _run(modules, module, cls, entry, fields, envs, classes, immutable, bind_constructor=False) -> Startup:
+    methods = _methods(module, cls, modules)
     _WRITES.clear()
     _KEYS.clear()
     _INTERNED.clear()
     _SIZES.clear()
-    run = StartupRun(modules, fields, environment_kinds(modules), classes, immutable)
+    run = StartupRun(modules, fields, envs, classes, immutable)
     run.server_methods = {name: (function, owner) for name, (function, owner) in methods.items()}
-    entry = tuple(name for name in ("resolve_once" if "resolve_once" in methods else "__post_init__",
-                                    "check_server_args") if name in methods)
+    entry = tuple(name for name in entry if name in methods)
     for name in entry:
         function, owner = methods[name]
         env = {}
         params = [*function.args.posonlyargs, *function.args.args]
         if params:
             env[params[0].arg] = SERVER
+        for param in [*params[1:], *function.args.kwonlyargs] if bind_constructor else ():
+            env[param.arg] = run.fields[param.arg] if name == "__init__" and param.arg in run.fields else \
+                unknown(f"the {param.arg} argument")
         try:
             run.run_function(owner, function, env)
         except _Terminated:

@@ -13,7 +13,7 @@ from pathlib import Path
 from sglang_lint.catalog import version_key
 from sglang_lint.checks.startup import value_closure
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.releases import cache_dir, fetch_tree, presence_runs
+from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
 from sglang_lint.derive.server_args import derive_server_fields
 from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
@@ -27,25 +27,32 @@ IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field 
 GROUPS = (("0.5.1", "0.5.10"), ("0.5.10", "0.5.20"), ("0.5.20", ""))
 
 
+HEADER = (
+    "# sglang's start-up validation of a server's arguments (ServerArgs.__post_init__ or",
+    "# resolve_once, then check_server_args), one rule per raise or assert a launch can",
+    "# certainly reach: `fails_when` over the fields (and environment variables by name),",
+    "# `defaults` the literal defaults of the fields it reads. A part several places read,",
+    "# or a long one, is written once in [values] under a name made from its text (_v and ten",
+    "# hex digits) and read by that name, by checks and other values alike. Read by SGL012.",
+)
+
+
 def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> str:
     """The table of the rules each release has (release -> (rules, skip reasons, sites)),
     each rule with the runs of releases that have it."""
+    return table_text(per_release, HEADER)
+
+
+def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
+    """The table of a validation's rules each release has (release -> (rules, skip reasons,
+    sites), and, where a release says which fields the class takes, (..., fields): written
+    under ``[fields]`` with their runs of releases), each rule with its runs of releases."""
     releases = sorted(per_release, key=version_key)
     having: dict[Rule, set] = {}
     for release in releases:
         for rule in per_release[release][0]:
             having.setdefault(rule, set()).add(release)
-    lines = [
-        GENERATED_MARK,
-        "# sglang's start-up validation of a server's arguments (ServerArgs.__post_init__ or",
-        "# resolve_once, then check_server_args), one rule per raise or assert a launch can",
-        "# certainly reach: `fails_when` over the fields (and environment variables by name),",
-        "# `defaults` the literal defaults of the fields it reads. A part several places read,",
-        "# or a long one, is written once in [values] under a name made from its text (_v and ten",
-        "# hex digits) and read by that name, by checks and other values alike. Read by SGL012.",
-        f"releases = [{', '.join(toml_string(r) for r in releases)}]",
-        "",
-    ]
+    lines = [GENERATED_MARK, *header, f"releases = [{', '.join(toml_string(r) for r in releases)}]", ""]
     for group in _summary(per_release, releases):
         lines.append(group)
     lines += _per_release(per_release, releases)
@@ -72,6 +79,12 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
     if pool:
         lines += ["", "[values]"]
         lines += [f"{name} = {toml_string(text)}" for name, text in sorted(pool.items())]
+    fields = sorted({name for r in releases if len(per_release[r]) > 3 for name in per_release[r][3]})
+    if fields:
+        lines += ["", "[fields]"]
+        for name in fields:
+            runs = presence_runs([name in per_release[r][3] for r in releases], releases)
+            lines.append(f"{name} = [{', '.join(f'[{toml_string(a)}, {toml_string(b)}]' for a, b in runs)}]")
     return "\n".join(lines) + "\n"
 
 
@@ -113,7 +126,7 @@ def _per_release(per_release: dict, releases: list[str]) -> list[str]:
     release reads back, with each rule's runs)."""
     lines = []
     for release in releases:
-        _, why, sites = per_release[release]
+        why, sites = per_release[release][1:3]
         lines += ["", "[[release]]", f"name = {toml_string(release)}", f"sites = {sites}",
                   f"skipped = {_counts(Counter(why))}"]
     return lines
@@ -123,7 +136,11 @@ def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]]
     """Each release of ``rules/derived/startup.toml`` as :func:`startup_text` took it (release ->
     (rules, skip reasons, sites)); None where there is no table. ValueError where the table does
     not read back as itself (edited by hand, or written by another deriver)."""
-    path = rules / "derived" / TABLE
+    return table_history(rules / "derived" / TABLE, HEADER)
+
+
+def table_history(path: Path, header: tuple[str, ...]) -> dict[str, tuple] | None:
+    """Each release of the table at ``path`` as :func:`table_text` took it, with ``header``."""
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
@@ -138,15 +155,18 @@ def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]]
             defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
             rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
                         value_closure(check["fails_when"], pool))
-            for since, until in check["releases"]:
-                low = releases.index(since) if since else 0
-                high = releases.index(until) if until else len(releases)
-                for release in releases[low:high]:
-                    per_release[release][0].append(rule)
+            for release in in_runs(check["releases"], releases):
+                per_release[release][0].append(rule)
+        if "fields" in data:
+            taken: dict = {release: [] for release in releases}
+            for name, runs in data["fields"].items():
+                for release in in_runs(runs, releases):
+                    taken[release].append(name)
+            per_release = {r: (*v, tuple(taken[r])) for r, v in per_release.items()}
     except (KeyError, ValueError, TypeError, SyntaxError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path} does not read back as its releases ({type(exc).__name__}: {exc})") from None
-    if sorted(per_release, key=version_key) != releases or startup_text(per_release) != text:
-        raise ValueError(f"{path} is not what the start-up rules of the releases it records write")
+    if sorted(per_release, key=version_key) != releases or table_text(per_release, header) != text:
+        raise ValueError(f"{path} is not what the rules of the releases it records write")
     return per_release
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from sglang_lint.checks.when import test_key, tests_in
+from sglang_lint.checks.when_tests import test_key, tests_in
 from sglang_lint.checks.when_grammar import BUILTINS, MODULES, QUERY_PREFIX
 
 

@@ -286,3 +286,97 @@ def walk_local(node: ast.AST):
                     stack.append(value)
             elif isinstance(value, list):
                 stack.extend([item for item in value if isinstance(item, ast.AST) and not isinstance(item, _NOT_LOCAL)])
+
+
+def source_path(module: Module) -> str:
+    """The module's file, relative to the tree (``sglang/srt/server_args.py``)."""
+    path = module.name.replace(".", "/")
+    return f"{path}/__init__.py" if module.path.name == "__init__.py" else f"{path}.py"
+
+
+class LazyTree:
+    """An sglang tree read on demand: a module is parsed the first time it is asked for, and
+    :meth:`containing` finds the modules whose text holds a word without parsing the others
+    (a whole tree parses in tens of seconds; the public API needs a few dozen modules)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._paths: dict[str, Path] = {}
+        for path in sorted((root / "sglang").rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if all(p.isidentifier() for p in parts):
+                self._paths[".".join(parts)] = path
+        self._texts: dict[str, str | None] = {}
+        self._modules: dict[str, Module | None] = {}
+
+    def names(self):
+        """The tree's module names (a view: ``in`` is one lookup)."""
+        return self._paths.keys()
+
+    def text(self, name: str) -> str | None:
+        if name not in self._texts:
+            path = self._paths.get(name)
+            try:
+                self._texts[name] = path.read_text(encoding="utf-8") if path is not None else None
+            except (UnicodeDecodeError, ValueError, OSError):
+                self._texts[name] = None
+        return self._texts[name]
+
+    def module(self, name: str) -> Module | None:
+        """The module ``name`` parsed (None: not in the tree, or it does not parse)."""
+        if name not in self._modules:
+            text = self.text(name)
+            self._modules[name] = read_module(name, self._paths[name], text) if text is not None else None
+        return self._modules[name]
+
+    def containing(self, *words: str) -> list[Module]:
+        """The modules whose text holds every one of ``words``, parsed."""
+        found = []
+        for name in self._paths:
+            text = self.text(name)
+            if text is not None and all(word in text for word in words):
+                module = self.module(name)
+                if module is not None:
+                    found.append(module)
+        return found
+
+    def definition(self, qualified: str, depth: int = 0) -> tuple[Module, ast.stmt] | None:
+        """The top-level ``def`` or ``class`` statement a qualified name leads to, through the
+        imports of the modules on the way (``sglang.x.Y`` imported into ``sglang.z``), and
+        the module it is in; None where it leads out of the tree or to anything else."""
+        owner, _, short = qualified.rpartition(".")
+        module = self.module(owner) if owner in self._paths else None
+        if module is None or depth > 8:
+            return None
+        last = next((node for node in reversed(module.tree.body) if short in bound_names(node)), None)
+        if isinstance(last, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return module, last
+        if isinstance(last, ast.ImportFrom) and module.imports.get(short, qualified) != qualified:
+            return self.definition(module.imports[short], depth + 1)
+        return None
+
+
+def bound_names(node: ast.stmt) -> set[str]:
+    """Every name a module-level statement binds: defs, classes, imports and assignments, in
+    the branches of an ``if``, ``try``, ``with`` or loop too."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*"}
+    inner = [getattr(node, name, None) or [] for name in ("body", "orelse", "finalbody", "handlers", "cases")]
+    statements = [s for block in inner for s in block if isinstance(s, ast.stmt)]
+    statements += [s for block in inner for h in block if isinstance(h, (ast.ExceptHandler, ast.match_case))
+                   for s in h.body]
+    if not statements:
+        return set(_top_level_names(node))
+    found = {n.id for part in ("test", "target", "items", "subject") for n in _names_in(getattr(node, part, None))}
+    for statement in statements:
+        found |= bound_names(statement)
+    return found
+
+
+def _names_in(value) -> list:
+    values = value if isinstance(value, list) else [value] if value is not None else []
+    return [n for v in values for n in walk_local(v) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]

@@ -556,8 +556,8 @@ def write_catalog(
         path = out / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
+    _write_launchers(out, derivation)  # (first: the rules read their targets from it, and exports.toml their names)
     _write_exports(out, rules_dir, derivation)
-    _write_launchers(out, derivation)
     (out / LOCK_FILE).write_text(_lock_text(lock), encoding="utf-8")
     (out / INDEX_FILE).write_text(_index_text(index, derivation, len(older)), encoding="utf-8")
     return len(files), derivation.skipped()
@@ -577,7 +577,8 @@ def _write_exports(out: Path, rules_dir: Path, derivation: Derivation) -> None:
 def _write_launchers(out: Path, derivation: Derivation) -> None:
     """launchers.toml: the functions of sglang that take launch flags (or a launch command) in a
     parameter, and the flags of `sglang serve`'s other backend (the server-args rules read it)."""
-    text = launchers_text(derivation.launch_entry_points, derivation.version, derivation.commands)
+    text = launchers_text(derivation.launch_entry_points, derivation.version, derivation.commands,
+                          derivation.keyword_launchers)
     (out / LAUNCHERS_TABLE).write_text(text, encoding="utf-8")
 
 
