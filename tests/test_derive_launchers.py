@@ -473,3 +473,47 @@ def test_sglang_0_5_23_s_launch_entry_points():
     keywords = keyword_launchers(LazyTree(SGLANG_0_5_23))
     assert text == launchers_text(entries, "0.5.23", commands, keywords)  # the shipped table is 0.5.23's
     assert text.endswith('\n[serve]\ntable = "serve.toml"\n')
+
+
+# --- a command string split into the argv a runner gets -------------------------------------
+
+SHELL_STRINGS = '''\
+import shlex
+import subprocess
+
+
+def execute_shell_command(command):
+    command = command.replace("\\\\\\n", " ").strip()
+    parts = command.split()
+    i = 0
+    parts = parts[i:]
+    return subprocess.Popen(parts)
+
+
+def launch_server_cmd(command, host="0.0.0.0", port=None):
+    full_command = f"{command} --port {port}"
+    return execute_shell_command(full_command)
+
+
+def quoted(command):
+    return subprocess.run(shlex.split(command))
+
+
+def echoed(command):
+    return subprocess.Popen(f"echo {command}".split())
+
+
+def tail_only(command):
+    return subprocess.Popen(command.split()[:2])
+'''
+
+
+def test_a_command_string_split_into_the_argv_is_taken_as_a_shell_line(tmp_path):
+    found = entries_of(tmp_path / "tree", {"sglang/utils.py": SHELL_STRINGS})
+    assert {key: shape(e) for key, e in found.items()} == {
+        ("sglang.utils.execute_shell_command", "command"): ("function", 0, "shell"),
+        # handed on at the head of an f-string: still the whole command line
+        ("sglang.utils.launch_server_cmd", "command"): ("function", 0, "shell"),
+        ("sglang.utils.quoted", "command"): ("function", 0, "shell"),
+        # not at the head, or only part of its words: another command
+    }

@@ -159,4 +159,8 @@ def triggers(check):
     return [target_trigger(target, screen=_screen(table, callable_of(target))) for target in check.targets]
 
 
-KIND = CheckKind(name="api-signature", site="call", parse=parse, run=run, triggers=triggers)
+FIX_SAFETY = ("safe/unsafe fix: a misspelt keyword renamed to the real one: safe where they differ only by case, "
+              "'-'/'_' or as a prefix (`sglang-lint --fix`), unsafe where it is only the unique nearest spelling "
+              "(`--fix --unsafe-fixes`)")
+KIND = CheckKind(name="api-signature", site="call", parse=parse, run=run, triggers=triggers,
+                 fix_safety=lambda check: FIX_SAFETY)

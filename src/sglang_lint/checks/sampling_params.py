@@ -21,7 +21,7 @@ from sglang_lint.lazycst import libcst as cst
 from sglang_lint.built import dict_versions
 from sglang_lint.checks.base import CheckKind, argument_of, rename_hint, target_trigger
 from sglang_lint.checks.startup import StartupTable, findings, keyword_launch, load_startup
-from sglang_lint.model import Finding
+from sglang_lint.model import Finding, Fix
 from sglang_lint.rulefile import read_toml
 from sglang_lint.catalog import in_releases, version_key
 
@@ -130,10 +130,33 @@ def _posts_to_generate(site) -> bool:
     return False
 
 
+def _an_object(site, node, table: SamplingTable) -> Finding | None:
+    """``sampling_params=SamplingParams(temperature=0.5)``: sglang reads a dict there (``.get``,
+    ``[0]``, ``SamplingParams(**params)``), and an object of the class raises TypeError. Fixed to
+    the dict of its keywords where it passes keywords only."""
+    if not isinstance(node, cst.Call):
+        return None
+    name = site.model.qualify(node.func, site.scope) or ""
+    if not (name.startswith("sglang.") and name.rpartition(".")[2] == "SamplingParams") or "multimodal" in name:
+        return None
+    fix = None
+    if all(arg.keyword is not None and not arg.star for arg in node.args):
+        code = cst.Module([]).code_for_node
+        text = "{" + ", ".join(f'"{arg.keyword.value}": {code(arg.value)}' for arg in node.args) + "}"
+        fix = Fix(node, code(node), text, True)
+    return Finding(node, f"a SamplingParams object where sglang {table.version} reads a dict of sampling parameters: "
+                         "TypeError when the request is built (pass its keys as a dict"
+                         f"{'; fixable with `sglang-lint --fix`' if fix else ''})", fix)
+
+
 def run(site, rule, check, target):
     table: SamplingTable = check.params.table
     seen = set()
     for node, scope, where in _dicts(site, target):
+        wrong = _an_object(site, node, table) if scope is site.scope else None
+        if wrong is not None:
+            yield wrong
+            continue
         for version in dict_versions(site.model, node, scope, where):
             entries = [e for e in version.entries.values() if e.certain]
             for entry in entries:
@@ -171,4 +194,6 @@ def triggers(check):
             for target in check.targets]
 
 
-KIND = CheckKind(name="sampling-params", site="call", parse=parse, run=run, triggers=triggers)
+KIND = CheckKind(name="sampling-params", site="call", parse=parse, run=run, triggers=triggers,
+                 fix_safety=lambda check: "safe fix: a SamplingParams object built of keywords becomes the dict of "
+                                          "them (`sglang-lint --fix`); a misspelt key is not renamed")

@@ -37,6 +37,7 @@ ARG_CLASSES = frozenset({"ServerArgs"})  # <this>.add_cli_args(parser) makes a l
 COPIES = frozenset({"list", "tuple", "copy.copy", "copy.deepcopy"})
 GROWING = frozenset({"extend"})  # cmd.extend(P): cmd holds P (P.append(x) leaves P holding the user's list)
 SHRINKING = frozenset({"remove", "pop", "clear", "sort", "reverse"})  # P.remove(x): not the user's list
+STRING_KEEPING = frozenset({"replace", "strip", "rstrip", "lstrip"})  # a command string's words stay its own
 
 
 @dataclass(frozen=True)
@@ -65,11 +66,16 @@ class Value:
     launcher: bool = False
     texts: frozenset = frozenset()  # the strings it may be
     parser: bool = False
+    # a command string: the parameters whose text it starts with (``f"{command} --port {port}"``)
+    line: frozenset = frozenset()
+    # a list split from such a string (``command.split()``): the parameters whose words it starts with
+    split: frozenset = frozenset()
 
     def join(self, other: Value) -> Value:
         """Either one (a value after an ``if`` that may or may not have rebound it)."""
         return Value(self.params | other.params, self.heads | other.heads, self.launcher or other.launcher,
-                     self.texts | other.texts, self.parser or other.parser)
+                     self.texts | other.texts, self.parser or other.parser, self.line | other.line,
+                     self.split | other.split)
 
     def plus(self, other: Value) -> Value:
         """This list with the other appended (``a + b``, ``a.extend(b)``)."""
@@ -269,7 +275,8 @@ class Flow:
                       and isinstance(n.ctx, ast.Store)} | {a.arg for a in _all_args(function.node.args)}
 
     def run(self) -> None:
-        env = {name: Value(frozenset({name}), frozenset({name})) for name in self.function.params}
+        env = {name: Value(frozenset({name}), frozenset({name}), line=frozenset({name}))
+               for name in self.function.params}
         self.block(self.function.node.body, env)
 
     # --- statements ---------------------------------------------------------------------------
@@ -401,7 +408,13 @@ class Flow:
             return self.comprehension(node, env, depth)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             whole = node.slice.lower is None and node.slice.upper is None and node.slice.step is None
-            return self.value(node.value, env, depth) if whole else EMPTY
+            value = self.value(node.value, env, depth)
+            if not whole and value.split and node.slice.upper is None and node.slice.step is None:
+                return Value(split=value.split)  # (the words after a leading VAR=1 the helper reads itself)
+            return value if whole else EMPTY
+        if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.FormattedValue) \
+                and node.values[0].conversion == -1 and node.values[0].format_spec is None:
+            return Value(line=self.value(node.values[0].value, env, depth).line)  # f"{command} --port {port}"
         if isinstance(node, ast.Call):
             return self.copy(node, env, depth)
         return EMPTY
@@ -441,8 +454,16 @@ class Flow:
         return EMPTY
 
     def copy(self, call: ast.Call, env: dict[str, Value], depth: int) -> Value:
-        """``list(P)``, ``tuple(P)``, ``copy.copy(P)``, ``P.copy()``, ``list(map(str, P))``: P."""
+        """``list(P)``, ``tuple(P)``, ``copy.copy(P)``, ``P.copy()``, ``list(map(str, P))``: P.
+        A command string: ``S.replace(...)``/``S.strip()`` is S, ``S.split()``/``shlex.split(S)``
+        the list of its words."""
         func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in STRING_KEEPING:
+            return Value(line=self.value(func.value, env, depth).line)
+        if isinstance(func, ast.Attribute) and func.attr == "split" and not call.args and not call.keywords:
+            return Value(split=self.value(func.value, env, depth).line)
+        if self.tree.dotted(func, self.module, self.local) == "shlex.split" and len(call.args) == 1:
+            return Value(split=self.value(call.args[0], env, depth).line)
         if isinstance(func, ast.Attribute) and func.attr == "copy" and not call.args:
             return self.value(func.value, env, depth)
         name = self.tree.dotted(func, self.module, self.local)
@@ -491,6 +512,9 @@ class Flow:
             if argument is None:
                 continue
             value = self.value(argument, env)
+            if takes == "shell" or value.split:  # a command string, split into the argv run, or handed on
+                self.take(value.split if takes != "shell" else value.line, "shell", evidence)
+                continue
             if takes == "flags":
                 self.take(value.params, "flags", evidence)
             elif value.launcher:
