@@ -200,7 +200,7 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     derivation = derive.derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
     if args.action == "derive":
         try:
-            if history is None:  # (first: the signature rule reads its targets from it)
+            if history is None and derivation.version != derive.UNKNOWN_VERSION:  # (first: SGL013 reads its targets)
                 from sglang_lint.derive.api_table import merge_api
                 from sglang_lint.derive.sampling_table import merge_sampling
 

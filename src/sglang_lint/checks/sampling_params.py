@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from sglang_lint.lazycst import libcst as cst
@@ -70,12 +71,19 @@ class SamplingTable:
 
 @dataclass(frozen=True)
 class SamplingCheck:
-    table: SamplingTable
+    path: Path  # derived/sampling.toml, read on first need (once per process)
+    judged: tuple = ()  # the target releases (empty: the newest)
 
     def for_releases(self, releases) -> "SamplingCheck":
-        return SamplingCheck(self.table.for_releases(releases))
+        return dataclasses.replace(self, judged=tuple(releases))
+
+    @property
+    def table(self) -> SamplingTable:
+        table = load_sampling(self.path)
+        return table.for_releases(self.judged) if self.judged else table
 
 
+@lru_cache(maxsize=4)
 def load_sampling(path: Path) -> SamplingTable:
     data = read_toml(path)
     fields = {key: tuple(tuple(run) for run in runs) for key, runs in data.get("fields", {}).items()}
@@ -87,9 +95,10 @@ def parse(fields, targets):
     if not path.is_file():
         raise fields.error("table", f"{path} does not exist (run `sglang-lint catalog derive`)")
     try:
-        return SamplingCheck(load_sampling(path))
+        load_sampling(path)
     except ValueError as error:
         raise fields.error("table", str(error)) from None
+    return SamplingCheck(path)
 
 
 def _dicts(site, target) -> list:

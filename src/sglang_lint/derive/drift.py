@@ -38,10 +38,13 @@ def verify(rules: list[Rule], derivation: Derivation) -> Drift:
         by_function.setdefault((site.module, site.function), []).append(site)
     raises = derivation.raises
     known_keys = set()
-    table_rules = [r for r in rules if r.checks and isinstance(r.checks[0].params, ServerArgsCheck)]
-    if table_rules and derivation.server_fields:
-        drift.changed += _table_drift(table_rules[0].checks[0].params.table, derivation.server_fields)
-    rules = [r for r in rules if r not in table_rules]  # their "raise site" is argparse's
+    # The rules of a derived table (server arguments, the public API, sampling parameters): their
+    # "raise site" is argparse's, Python's binding, each of the table's checks.
+    table_rules = [r for r in rules if r.checks and hasattr(r.checks[0].params, "for_releases")]
+    server_rules = [r for r in table_rules if isinstance(r.checks[0].params, ServerArgsCheck)]
+    if server_rules and derivation.server_fields:
+        drift.changed += _table_drift(server_rules[0].checks[0].params.table, derivation.server_fields)
+    rules = [r for r in rules if r not in table_rules]
     for rule in rules:
         if rule.raise_site.until and not rule.raise_site.applies_to(derivation.version):
             if rule.derived_key:
