@@ -21,6 +21,7 @@ LAYERS = [
     # the rule file reader (over places); a file's ast read for the screen; the flake8 plugin's
     # result cache (over places)
     {"rulefile", "ast_scopes", "plugin_cache"},
+    {"image_pins"},  # the release a project's container images and setup scripts name (over launch_text's splitter)
     {"yaml_env"},  # the environment variables a YAML file gives a command (over launch_text's YAML reading)
     {"shell_env"},  # the environment variables a shell launch runs with (over launch_text's splitter)
     {"ast_reparse"},  # a document's ast kept between edits (the language server's screen)
@@ -111,6 +112,8 @@ LAZY = {
     ("flake8_plugin", "pynames"), ("flake8_plugin", "engine"), ("flake8_plugin", "model"),
     ("flake8_plugin", "plugin_cache"), ("flake8_plugin", "places"),  # a file that may call one
     ("target", "index"),  # the shipped releases are read from the compiled index on first need
+    ("target", "image_pins"),  # images and setup scripts are read only where no pip pin names the release
+    ("image_pins", "launch_text"),  # the shell splitter, only for a setup script that names sglang
     ("ruletable", "index"),  # rules_of finds each rule's file there
     ("cli", "index"), ("cli", "pynames"),  # a run over a few files reads only the rules they need
     ("config", "ruletable"),  # the rules of a configuration: loaded only for a full run

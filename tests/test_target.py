@@ -5,6 +5,7 @@ command, flake8 and the language server's settings."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import ROOT, env_with_hooks, lint_in_process
 from snippets import CAPTURE_IMPORT, CAPTURE_PRE
-from sglang_lint import target
+from sglang_lint import image_pins, target
 from sglang_lint.cache import ruleset_fingerprint
 from sglang_lint.rulefile import tomllib
 from sglang_lint.ruletable import RuleSet, load_rules
@@ -276,6 +277,199 @@ def test_the_walk_is_cached_per_folder(repo):
     assert find(repo / "a" / "y.py").releases == ("0.5.9",)
 
 
+# ---- container images and setup scripts: after the pip pins ----
+
+def image_pin(path: Path, line: int, text: str) -> str:
+    return f"{text} in {path}:{line}"
+
+
+def test_a_dockerfile_from(repo):
+    path = write(repo / "Dockerfile", "FROM lmsysorg/sglang:v0.5.4-cu126\nRUN pip install x\n")
+    assert find(repo / "src" / "a.py") == TargetRelease(
+        ("0.5.4",), image_pin(path, 1, "the image lmsysorg/sglang:v0.5.4-cu126")
+    )
+
+
+def test_a_dockerfile_from_with_arg_defaults_platform_and_stage(repo):
+    path = write(repo / "docker" / "serve.Dockerfile", """\
+        # FROM lmsysorg/sglang:v0.5.2 (a comment: not read)
+        ARG SGLANG_VERSION=0.5.4.post1
+        ARG BASE="lmsysorg/sglang:v${SGLANG_VERSION}"
+        ARG CUDA
+        FROM --platform=linux/amd64 \\
+            ${BASE}-cu126 AS serve
+        FROM serve
+        FROM lmsysorg/sglang:v0.5.9-${CUDA}
+    """)
+    assert find(repo / "a.py") == TargetRelease(
+        ("0.5.4.post1",), image_pin(path, 5, "the image lmsysorg/sglang:v0.5.4.post1-cu126")
+    )
+
+
+def test_a_compose_image_with_a_default(repo):
+    path = write(repo / "docker-compose.yaml", """\
+        services:
+          sglang:
+            image: "lmsysorg/sglang:${SGLANG_TAG:-v0.5.6}"  # the serving image
+            command: python3 -m sglang.launch_server --model-path m
+    """)
+    assert find(repo / "a.py") == TargetRelease(("0.5.6",), image_pin(path, 3, "the image lmsysorg/sglang:v0.5.6"))
+
+
+def test_a_kubernetes_manifest(repo):
+    path = write(repo / "k8s" / "deployment.yaml", """\
+        apiVersion: apps/v1
+        kind: Deployment
+        spec:
+          template:
+            spec:
+              containers:
+                - name: server
+                  image: docker.io/lmsysorg/sglang:v0.5.7-cu128-amd64
+    """)
+    assert find(repo / "a.py") == TargetRelease(
+        ("0.5.7",), image_pin(path, 8, "the image docker.io/lmsysorg/sglang:v0.5.7-cu128-amd64")
+    )
+
+
+@pytest.mark.parametrize("job, line", [
+    ("    container: lmsysorg/sglang:v0.5.8-cu126\n", 4),
+    ("    container:\n      image: 'lmsysorg/sglang:v0.5.8-cu126'\n      options: --gpus all\n", 5),
+])
+def test_a_github_actions_container(repo, job, line):
+    path = write(repo / ".github" / "workflows" / "test.yml", "on: push\njobs:\n  test:\n" + job)
+    assert find(repo / "a.py") == TargetRelease(
+        ("0.5.8",), image_pin(path, line, "the image lmsysorg/sglang:v0.5.8-cu126")
+    )
+
+
+@pytest.mark.parametrize("name, script, line, text", [
+    ("setup.sh", "#!/bin/bash\nset -e\nSGLANG_VERSION=0.5.9\npip install sglang==$SGLANG_VERSION\n", 3,
+     "SGLANG_VERSION=0.5.9"),
+    ("scripts/install.sh", "export SGLANG_TAG=v0.5.9-cu126\ndocker pull lmsysorg/sglang:$SGLANG_TAG\n", 1,
+     "SGLANG_TAG=v0.5.9-cu126"),
+    ("serve.sh", 'declare -x SGLANG_VERSION="${SGLANG_VERSION:-0.5.9}"\n', 1, "SGLANG_VERSION=0.5.9"),
+    ("run.sh", "IMAGE=lmsysorg/sglang:v0.5.9\n# docker run lmsysorg/sglang:v0.5.2\ndocker run --gpus all $IMAGE \\\n"
+     "  python3 -m sglang.launch_server\n", 1, "the image lmsysorg/sglang:v0.5.9"),
+])
+def test_a_setup_script(repo, name, script, line, text):
+    path = write(repo / name, script)
+    assert find(repo / "a.py") == TargetRelease(("0.5.9",), image_pin(path, line, text))
+
+
+def test_tags_that_name_no_release_are_no_pin(repo):
+    write(repo / "compose.yml", """\
+        services:
+          b:
+            image: lmsysorg/sglang:latest
+          c:
+            image: lmsysorg/sglang:dev
+          d:
+            image: lmsysorg/sglang:nightly-dev-20250101-1a2b3c4d
+          e:
+            image: lmsysorg/sglang@sha256:0123abcd
+          f:
+            image: lmsysorg/sglang-router:v0.5.2
+          g:
+            image: myorg/sglang:v0.5.2
+          h:
+            image: lmsysorg/sglang:${TAG}
+          i:
+            image: lmsysorg/sglang:v0.5
+    """)
+    script = write(repo / "setup.sh", "SGLANG_VERSION=latest\nSGLANG_TAG=$(cat TAG)\nOTHER_VERSION=0.5.2\n"
+                                      "SGLANG_VERSION=0.5.3\n")
+    assert find(repo / "a.py") == TargetRelease(("0.5.3",), image_pin(script, 4, "SGLANG_VERSION=0.5.3"))
+
+
+def test_an_image_of_a_release_the_catalog_does_not_know(repo):
+    path = write(repo / "Dockerfile", "FROM lmsysorg/sglang:v0.4.9-cu124\n")
+    assert find(repo / "a.py") == TargetRelease(
+        ("0.4.9",), image_pin(path, 1, "the image lmsysorg/sglang:v0.4.9-cu124")
+    )
+    target.clear_cache()
+    path.write_text("FROM lmsysorg/sglang:v0.6.0\n")
+    assert find(repo / "a.py") == TargetRelease(
+        ("0.5.23",),
+        f"{image_pin(path, 1, 'the image lmsysorg/sglang:v0.6.0')}: newer than every release the catalog knows; "
+        "judged by the newest, 0.5.23",
+        newer_than_catalog=True,
+    )
+
+
+def test_images_of_several_releases_are_every_release_they_name(repo):
+    dockerfile = write(repo / "Dockerfile", "FROM lmsysorg/sglang:v0.5.6 AS base\nFROM lmsysorg/sglang:v0.5.6-cu128\n")
+    workflow = write(repo / ".github" / "workflows" / "nightly.yaml", "jobs:\n  old:\n    container: "
+                     "lmsysorg/sglang:v0.5.3\n  new:\n    container: lmsysorg/sglang:v0.5.6\n")
+    assert find(repo / "a.py") == TargetRelease(("0.5.3", "0.5.6"), "; ".join([
+        image_pin(dockerfile, 1, "the image lmsysorg/sglang:v0.5.6"),  # a file's first mention of a release
+        image_pin(workflow, 3, "the image lmsysorg/sglang:v0.5.3"),
+        image_pin(workflow, 5, "the image lmsysorg/sglang:v0.5.6"),
+    ]))
+
+
+def reads(monkeypatch) -> list[str]:
+    """The files the image reader opens, in order."""
+    opened: list[str] = []
+    real = image_pins._read
+    monkeypatch.setattr(image_pins, "_read", lambda path: opened.append(os.path.basename(path)) or real(path))
+    return opened
+
+
+def test_a_pip_pin_wins_and_then_no_image_is_read(repo, monkeypatch):
+    opened = reads(monkeypatch)
+    dockerfile = write(repo / "services" / "serve" / "Dockerfile", "FROM lmsysorg/sglang:v0.5.4\n")
+    assert find(repo / "services" / "serve" / "a.py") == TargetRelease(
+        ("0.5.4",), image_pin(dockerfile, 1, "the image lmsysorg/sglang:v0.5.4")
+    )
+    assert opened == ["Dockerfile"]
+    target.clear_cache()
+    opened.clear()
+    pin = pyproject(repo, "sglang==0.5.6")  # further up than the image, and still first
+    assert find(repo / "services" / "serve" / "a.py") == TargetRelease(("0.5.6",), f"sglang==0.5.6 in {pin}")
+    assert opened == []
+
+
+def test_the_image_walk_stops_at_the_first_folder_naming_a_release_and_at_git(repo, monkeypatch):
+    outer = write(repo / "Dockerfile", "FROM lmsysorg/sglang:v0.5.2\n")
+    inner = write(repo / "serve" / "compose.yaml", "services:\n  s:\n    image: lmsysorg/sglang:v0.5.5\n")
+    write(repo / "serve" / "pkg" / "Dockerfile", "FROM python:3.12\nRUN pip install sglang\n")
+    opened = reads(monkeypatch)
+    assert find(repo / "serve" / "pkg" / "a.py") == TargetRelease(
+        ("0.5.5",), image_pin(inner, 3, "the image lmsysorg/sglang:v0.5.5")
+    )
+    assert find(repo / "other" / "b.py") == TargetRelease(
+        ("0.5.2",), image_pin(outer, 1, "the image lmsysorg/sglang:v0.5.2")
+    )
+    assert opened == ["Dockerfile", "compose.yaml", "Dockerfile"]  # each folder read once
+    (repo / "vendored" / ".git").mkdir(parents=True)
+    assert find(repo / "vendored" / "src" / "a.py") == NOTHING
+
+
+def test_the_files_read_in_a_folder_are_bounded(repo, monkeypatch):
+    for n in range(60):
+        write(repo / f"config-{n:02}.yaml", f"name: {n}\n")
+        write(repo / "scripts" / f"step-{n:02}.sh", "echo step\n")
+    write(repo / "notes.txt", "FROM lmsysorg/sglang:v0.5.2\n")  # not a file this reading looks at
+    dockerfile = write(repo / "Dockerfile", "FROM lmsysorg/sglang:v0.5.4\n")
+    opened = reads(monkeypatch)
+    assert find(repo / "a.py").reason == image_pin(dockerfile, 1, "the image lmsysorg/sglang:v0.5.4")
+    assert len(opened) == image_pins.MAX_FILES == 24
+    assert opened[:3] == ["Dockerfile", "step-00.sh", "step-01.sh"]  # Dockerfiles first, then scripts
+
+
+@pytest.mark.parametrize("tag, release", [
+    ("v0.5.4", "0.5.4"), ("v0.5.4-cu126", "0.5.4"), ("v0.5.4.post1", "0.5.4.post1"),
+    ("v0.5.4.post1-cu128-b200", "0.5.4.post1"), ("v0.5.4-cu126-amd64", "0.5.4"), ("v0.5.5rc0", "0.5.5rc0"),
+    ("0.5.4", "0.5.4"), ("latest", None), ("dev", None), ("nightly-dev-20250101", None), ("v0.5", None),
+    ("blackwell", None), ("v0.5.4cu126", None),
+])
+def test_the_release_a_tag_names(tag, release):
+    assert image_pins.tag_release(tag) == release
+    assert image_pins.image_release(f"lmsysorg/sglang:{tag}@sha256:00ff") == release
+    assert image_pins.image_release(f"ghcr.io/lmsysorg/sglang:{tag}") is None
+
+
 def test_known_releases_come_from_the_rules_and_their_data_tables(tmp_path):
     shipped = known_releases()
     table = tomllib.loads((ROOT / "rules" / "derived" / "server_args.toml").read_text())
@@ -352,6 +546,32 @@ def test_the_command_with_the_result_cache_and_stdin(projects, tmp_path):
     assert places(lint_in_process(*cache, "--stdin-filename", "new/b.py", "-", cwd=projects, stdin=BAD)) == [
         "new/b.py:2:31: SGL950"
     ]
+
+
+def test_the_command_judges_a_launch_script_by_the_projects_image(repo):
+    # --ssl-certfile/--ssl-keyfile came in sglang 0.5.10: the image's release decides.
+    dockerfile = write(repo / "Dockerfile", "FROM lmsysorg/sglang:v0.5.4-cu126\n")
+    write(repo / "launch.sh",
+          "python -m sglang.launch_server --model-path m --ssl-certfile c.pem --ssl-keyfile k.pem\n")
+    result = lint_in_process("--no-cache", "--verbose", "launch.sh", cwd=repo)
+    assert (result.returncode, result.stdout.splitlines()) == (1, [
+        "launch.sh:1:47: SGL009 launch flag --ssl-certfile: sglang 0.5.4 has no such server argument "
+        "(added in sglang 0.5.10)",
+        "launch.sh:1:68: SGL009 launch flag --ssl-keyfile: sglang 0.5.4 has no such server argument "
+        "(added in sglang 0.5.10)",
+    ])
+    assert result.stderr.splitlines()[0] == (
+        f"sglang-lint: 1 file judged against sglang 0.5.4: the image lmsysorg/sglang:v0.5.4-cu126 in {dockerfile}:1"
+    )
+    target.clear_cache()
+    dockerfile.write_text("FROM lmsysorg/sglang:v0.5.10\n")
+    result = lint_in_process("--no-cache", "launch.sh", cwd=repo)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    target.clear_cache()
+    dockerfile.write_text("FROM lmsysorg/sglang:v0.5.4-cu126\n")
+    write(repo / "requirements.txt", "sglang[all]==0.5.10\n")  # the pip pin wins
+    result = lint_in_process("--no-cache", "launch.sh", cwd=repo)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 def test_the_command_warns_once_for_a_release_newer_than_the_catalog(projects):

@@ -308,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--isolated", action="store_true", help="read no configuration file")
     parser.add_argument("--sglang-version", type=release_argument, default=None, metavar="X",
                         help="judge every file against this sglang release (default: the configuration's "
-                        "sglang-version, else the installed sglang, else the project's pin; see --verbose)")
+                        "sglang-version, else the installed sglang, else the project's pin, else its image; "
+                        "see --verbose)")
     parser.add_argument("--stdin-filename", default=None, metavar="PATH",
                         help="the path to report (and to resolve relative imports) when reading stdin")
     parser.add_argument("--format", choices=output.FORMATS, default="text",

@@ -5,7 +5,7 @@ prefilter makes that cost next to nothing on files that mention no catalog API.
 
 Each file is judged against the sglang release(s) target.py finds for it: ``--sglang-version``
 (on the command line, or ``sglang-version = 0.5.6`` in flake8's ``[flake8]`` section), else
-the installed sglang, else the project's pin above the file."""
+the installed sglang, else the project's pin above the file, else its container image."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class SglangLintPlugin:
         parser.add_option(
             "--sglang-version", default=None, type=_release, parse_from_config=True, metavar="X",
             help="sglang-lint: judge every file against this sglang release (default: the installed "
-            "sglang, else the project's pin above the file)",
+            "sglang, else the project's pin above the file, else its container image)",
         )
         parser.add_option(
             "--sglang-cache-dir", default=None, parse_from_config=True, metavar="DIR",

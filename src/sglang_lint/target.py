@@ -15,7 +15,11 @@ In this order, the first that answers wins:
    A range (``>=0.5.10,<0.5.16``, ``~=0.5.10``, ``!=0.5.12``, ``==0.5.*``) stands for every
    known release in it. The walk stops at the first folder that pins sglang, and never goes
    above a folder holding ``.git`` (nor past the filesystem root);
-5. nothing: the newest rules.
+5. with no such pin, the release the project's container images or setup scripts name, found
+   by the same walk (image_pins.py): ``FROM lmsysorg/sglang:v0.5.4-cu126`` in a Dockerfile, an
+   ``image:`` of Compose, Kubernetes or CI YAML, ``SGLANG_VERSION=0.5.4`` in a shell script;
+   each is a pin of that release (``==``), and several stand for every release they name;
+6. nothing: the newest rules.
 
 A release newer than every known one is judged by the newest known release's rules, and the
 result says so (:attr:`TargetRelease.newer_than_catalog`) for the front end to warn once.
@@ -34,7 +38,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from sglang_lint.versions import version_key
 
@@ -65,7 +69,8 @@ class TargetRelease:
     ``releases`` holds the newest known release)."""
 
     releases: tuple[str, ...] = ()
-    reason: str = "no sglang release named (no --sglang-version, no sglang-version, no sglang installed, no pin above)"
+    reason: str = ("no sglang release named (no --sglang-version, no sglang-version, no sglang installed, "
+                   "no pin or image above)")
     newer_than_catalog: bool = False
 
     @property
@@ -145,7 +150,7 @@ def find_target(
     folder = os.path.abspath(path if path is not None else ".")
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
-    found = _walk(folder)
+    found = _walk(folder, folder_pins, _WALK) or _walk(folder, folder_image_pins, _IMAGE_WALK)
     if found is None:
         return TargetRelease()
     return _resolve_pins(found, known)
@@ -156,14 +161,15 @@ def find_target(
 _INSTALLED: list[str | None] = []
 _WALK: dict[str, tuple[Pin, ...] | None] = {}
 _FOLDER: dict[str, tuple[Pin, ...]] = {}
+_IMAGE_WALK: dict[str, tuple[Pin, ...] | None] = {}
+_IMAGE_FOLDER: dict[str, tuple[Pin, ...]] = {}
 
 
 def clear_cache() -> None:
     """Forget the installed release and every folder read (a long-running server calls this
     when project files may have changed)."""
-    _INSTALLED.clear()
-    _WALK.clear()
-    _FOLDER.clear()
+    for cache in (_INSTALLED, _WALK, _FOLDER, _IMAGE_WALK, _IMAGE_FOLDER):
+        cache.clear()
 
 
 def installed_version() -> str | None:
@@ -193,24 +199,26 @@ def installed_version() -> str | None:
 class Pin:
     requirement: str  # as written: sglang[all]==0.5.6
     clauses: tuple[tuple[str, str], ...]  # (operator, version): (("==", "0.5.6"),)
-    where: str  # the file it is in
+    where: str  # the file it is in (an image's or a script's: path:line)
 
     @property
     def text(self) -> str:
         return f"{self.requirement} in {self.where}"
 
 
-def _walk(folder: str) -> tuple[Pin, ...] | None:
-    """The pins of the first folder from ``folder`` up that pins sglang (None: none does)."""
+def _walk(folder: str, pins_of: Callable[[str], tuple[Pin, ...]],
+          walked: dict[str, tuple[Pin, ...] | None]) -> tuple[Pin, ...] | None:
+    """The pins (``pins_of`` a folder) of the first folder from ``folder`` up that has any (None:
+    none has); ``walked`` keeps each folder's answer."""
     trail = []
     current = folder
     found: tuple[Pin, ...] | None = None
     while True:
-        if current in _WALK:
-            found = _WALK[current]
+        if current in walked:
+            found = walked[current]
             break
         trail.append(current)
-        pins = folder_pins(current)
+        pins = pins_of(current)
         if pins:
             found = pins
             break
@@ -219,7 +227,7 @@ def _walk(folder: str) -> tuple[Pin, ...] | None:
             break
         current = parent
     for visited in trail:
-        _WALK[visited] = found
+        walked[visited] = found
     return found
 
 
@@ -240,6 +248,18 @@ def folder_pins(folder: str) -> tuple[Pin, ...]:
             pins += _requirements_txt(os.path.join(folder, name), seen, 0)
         _FOLDER[folder] = tuple(dict.fromkeys(pins))
     return _FOLDER[folder]
+
+
+def folder_image_pins(folder: str) -> tuple[Pin, ...]:
+    """The releases the container images and setup scripts of this one folder name, as pins."""
+    if folder not in _IMAGE_FOLDER:
+        from sglang_lint.image_pins import folder_releases  # only where no pip pin names the release
+
+        _IMAGE_FOLDER[folder] = tuple(
+            Pin(named.text, (("==", named.release),), named.where) for named in folder_releases(folder)
+            if RELEASE_PATTERN.match(named.release)
+        )
+    return _IMAGE_FOLDER[folder]
 
 
 # ---- the project files ----
