@@ -396,9 +396,55 @@ def test_markdown_shell_fences(info):
     assert text[region.start:region.start + len(region.text)] == region.text
 
 
-@pytest.mark.parametrize("info", ["python", "text", "yaml", "", "console-like", "bashx"])
+@pytest.mark.parametrize("info", ["python", "text", "yaml", "json", "console-like", "bashx"])
 def test_markdown_other_fences_are_ignored(info):
     assert shell_regions("README.md", f"```{info}\npython -m sglang.launch_server\n```\n") == []
+
+
+@pytest.mark.parametrize("block", [
+    "python -m sglang.launch_server --tp 2\n",
+    "  python3 -m sglang.launch_server --tp 2\n",
+    "# start it\nCUDA_VISIBLE_DEVICES=0 python -m sglang.launch_server --tp 2\n",
+    "SGLANG_X=1 nohup sglang serve --tp 2 &\ncurl localhost:30000/health\n",
+    "sglang serve --tp 2\n",
+])
+def test_markdown_unlabelled_fence_whose_first_command_launches_is_shell(block):
+    text = f"Run:\n\n```\n{block}```\n"
+    [region] = shell_regions("README.md", text)
+    assert region == Region(at(text, block), block, "#")
+    [found] = launch_commands_in_file("README.md", text)
+    assert (args(found), found.args[0].start) == (["--tp", "2"], at(text, "--tp"))
+
+
+def test_markdown_unlabelled_fence_with_a_prompt_is_console():
+    text = ("~~~\n"
+            "$ python -m sglang.launch_server \\\n"
+            ">   --tp 2\n"
+            "INFO: started --port 1\n"
+            "$ sglang serve --dp 2\n"
+            "~~~\n")
+    [region] = shell_regions("a.md", text)
+    assert region.text.splitlines() == ["  python -m sglang.launch_server \\", "    --tp 2", " " * 22,
+                                        "  sglang serve --dp 2"]
+    found = launch_commands_in_file("a.md", text)
+    assert [(args(f), f.args[0].start) for f in found] == [(["--tp", "2"], at(text, "--tp")),
+                                                           (["--dp", "2"], at(text, "--dp"))]
+
+
+@pytest.mark.parametrize("block", [
+    '{"command": "python -m sglang.launch_server --tp 2"}\n',
+    "import subprocess\nsubprocess.run('python -m sglang.launch_server --tp 2', shell=True)\n",
+    "[2025-01-01] INFO: restarting\npython -m sglang.launch_server --tp 2\n",
+    "pip install sglang\npython -m sglang.launch_server --tp 2\n",
+    "$ pip install sglang\n$ python -m sglang.launch_server --tp 2\n",
+    "echo python -m sglang.launch_server --tp 2\n",
+    "Successfully installed sglang-0.5.6\n",
+    "\n\n",
+])
+def test_markdown_unlabelled_fence_whose_first_command_does_not_launch_is_not_read(block):
+    text = f"```\n{block}```\n\n```\nsglang serve --dp 2\n```\n"  # the second is read
+    assert shell_regions("README.md", text) == [Region(at(text, "sglang serve --dp"), "sglang serve --dp 2\n", "#")]
+    assert [args(f) for f in launch_commands_in_file("README.md", text)] == [["--dp", "2"]]
 
 
 def test_markdown_fence_kinds_and_indentation():

@@ -1,7 +1,7 @@
 """Launch commands outside Python, for the command (flake8 sees Python files only): shell scripts
 (``*.sh``, ``*.bash``, ``*.zsh`` and files with a shell shebang), the shell blocks of Markdown
-(``bash``, ``sh``, ``shell``, ``console``...) and the ``command``/``args`` lists and strings of
-YAML files (Kubernetes, SkyPilot, docker-compose).
+(``bash``, ``sh``, ``shell``, ``console``..., or no language and a launch first) and the
+``command``/``args`` lists and strings of YAML files (Kubernetes, SkyPilot, docker-compose).
 
 launch_text.py finds each command that starts an sglang server and splits it into words with
 their place in the file, and shell_env.py the environment variables each certainly runs with

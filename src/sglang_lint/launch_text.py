@@ -90,7 +90,6 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})  # `bash -c SCRIPT`: SC
 _MAX_DEPTH = 3  # scripts in scripts (here-docs, bash -c) are read this deep
 
 # the shell splitter
-
 _IWord = tuple  # (Word, pieces): pieces are (text_pos, src_pos, width); width 0: a verbatim run,
 # width w > 0: one character made from the w source characters at src_pos (an escape)
 _GAP = re.compile(r"(?P<blank>[ \t\r]+|\\\r?\n)|(?P<newline>\n)|(?P<comment>#[^\n]*)"
@@ -272,7 +271,6 @@ def shell_words(text: str, hole: Optional[str] = None) -> list[list[Word]]:
 
 
 # where the characters of a word come from, to split a word again (bash -c SCRIPT, a YAML string)
-
 def _spans(pieces: Sequence[tuple], length: int) -> list[tuple[int, int]]:
     """Per character of a word's text: the (start, end) of its source."""
     out: list[tuple[int, int]] = []
@@ -343,7 +341,6 @@ def _nested(cmds: Iterable[list[_IWord]], text: str, hole: Optional[str], depth:
 
 
 # the launcher
-
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 
 
@@ -409,7 +406,6 @@ def launch_commands(text: str, hole: Optional[str] = None) -> list[LaunchCommand
 
 
 # files: shell scripts, Markdown, YAML
-
 SHEBANG = re.compile(r"\ufeff?#![ \t]*(?:\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:sh|bash|zsh|dash)(?=[ \t\r\n]|$)")
 SHELL_SUFFIXES, MARKDOWN_SUFFIXES, YAML_SUFFIXES = (".sh", ".bash", ".zsh"), (".md", ".markdown"), (".yaml", ".yml")
 # A fenced block's language (the info string's first word) -> how its text is read.
@@ -422,25 +418,33 @@ _PS2 = re.compile(r"[ \t]*>[ \t]")
 
 
 def shell_regions(path: str, text: str) -> list[Region]:
-    """The shell text of a file: a whole shell script (by suffix or shebang), or the shell blocks of
-    Markdown (a fence at any indentation; a ``console`` block keeps its ``$ `` command lines with the
-    prompt blanked, and their continuation lines; its other lines are blanked: spaces, newlines kept).
+    """The shell text of a file: a whole shell script (by suffix or shebang), or the shell blocks of Markdown (a
+    fence at any indentation; a ``console`` block keeps its ``$ `` command lines with the prompt blanked, and their
+    continuation lines; its other lines are blanked: spaces, newlines kept; a fence with no language: _unlabelled).
     Other files: none (YAML: see yaml_commands)."""
     lower = path.lower()
     if lower.endswith(SHELL_SUFFIXES) or SHEBANG.match(text):
         return [Region(0, text, "#")]
     regions, pos = [], 0
     while lower.endswith(MARKDOWN_SUFFIXES) and (m := _FENCE.search(text, pos)):
-        fence, info, begin = m.group(1), m.group(2), m.end()
+        fence, info, begin = m.group(1), m.group(2).strip(), m.end()
         if fence[0] == "`" and "`" in info:
             pos = begin
             continue
         close = re.compile(r"^[ \t]*%s{%d,}[ \t]*\r?$" % (fence[0], len(fence)), re.M).search(text, begin)
         end, pos = (close.start(), close.end()) if close else (len(text), len(text))
-        kind = MARKDOWN_LANGUAGES.get(_LANGUAGE.match(info.strip()).group(1).lower())
-        if kind and text[begin:end].strip():
-            regions.append(Region(begin, _console(text[begin:end]) if kind == "console" else text[begin:end], "#"))
+        block = text[begin:end]
+        kind = MARKDOWN_LANGUAGES.get(_LANGUAGE.match(info).group(1).lower()) if info else _unlabelled(block)
+        if kind and block.strip():
+            regions.append(Region(begin, _console(block) if kind == "console" else block, "#"))
     return regions
+
+
+def _unlabelled(block: str) -> Optional[str]:
+    """A fence with no language (as often output, JSON or Python) is shell only where its first command launches."""
+    kind = "console" if _PROMPT.match(block.lstrip()) else "shell"
+    first = next(iter(_split(_console(block) if kind == "console" else block)), None)
+    return kind if first and find_launch([word for word, _ in first]) else None
 
 
 def _console(block: str) -> str:
