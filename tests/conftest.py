@@ -273,3 +273,41 @@ def sglang_tree() -> Path:
     import sglang_corpus
 
     return sglang_corpus.fetch_tree()
+
+
+@dataclass(frozen=True)
+class ReleaseFixtures:
+    """Fixtures linted against one release each, with a golden ``<folder>/<release>.out`` beside
+    them: the files of ``<folder>/<release>/`` (``shared``: the files of ``folder`` itself, the
+    same launches judged at every release), through the command (``--select codes``) and a real
+    flake8 on the Python files."""
+
+    folder: Path
+    codes: str
+    shared: bool = False
+
+    def files(self, release: str) -> list[Path]:
+        where = self.folder if self.shared else self.folder / release
+        return sorted(p for p in where.iterdir() if p.is_file() and p.suffix != ".out")
+
+    def lint(self, release: str) -> subprocess.CompletedProcess:
+        where = self.folder if self.shared else self.folder / release
+        return run_lint("--no-cache", "--isolated", "--select", self.codes, "--sglang-version", release,
+                        str(where.relative_to(ROOT)), cwd=ROOT)
+
+    def check_command(self, release: str, update_golden: bool) -> None:
+        """Exactly the annotated findings, and the golden text."""
+        result = self.lint(release)
+        assert result.returncode == 1 and result.stderr == ""
+        check_golden(self.folder / f"{release}.out", result.stdout, update_golden)
+        found, expected = found_and_annotated(result.stdout, self.files(release))
+        assert found == expected
+
+    def check_flake8(self, release: str) -> None:
+        """flake8 reports on the Python files what the command does."""
+        python = [str(p.relative_to(ROOT)) for p in self.files(release) if p.suffix == ".py"]
+        result = run_flake8("--select", self.codes, f"--sglang-version={release}", "--sglang-no-cache", *python,
+                            cwd=ROOT)
+        command = [line for line in self.lint(release).stdout.splitlines() if line.split(":", 1)[0].endswith(".py")]
+        assert result.stdout.splitlines() == command
+        assert command

@@ -6,45 +6,27 @@ real flake8: exactly the annotated findings and the golden text ``tests/fixtures
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from conftest import FIXTURES, ROOT, check_golden, found_and_annotated, run_flake8, run_lint
+from conftest import FIXTURES, ReleaseFixtures
 
 API = FIXTURES / "api"
 RELEASES = sorted(p.name for p in API.iterdir() if p.is_dir())
-CODES = "SGL006,SGL007,SGL009,SGL013,SGL014"
-
-
-def _files(release: str) -> list[Path]:
-    return sorted(p for p in (API / release).iterdir() if p.suffix == ".py")
-
-
-def _lint(release: str):
-    folder = (API / release).relative_to(ROOT)
-    return run_lint("--no-cache", "--isolated", "--select", CODES, "--sglang-version", release, str(folder), cwd=ROOT)
+FIXTURES_AT = ReleaseFixtures(API, "SGL006,SGL007,SGL009,SGL013,SGL014")
 
 
 def test_two_releases_where_the_surfaces_changed():
     assert len(RELEASES) >= 2
     for release in RELEASES:
-        names = {p.name for p in _files(release)}
+        names = {p.name for p in FIXTURES_AT.files(release)}
         assert names == {"engine_methods.py", "registries.py", "runtime_and_helpers.py", "sampling.py"}
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_the_command_reports_exactly_the_annotated_calls(release, update_golden):
-    result = _lint(release)
-    assert result.returncode == 1 and result.stderr == ""
-    check_golden(API / f"{release}.out", result.stdout, update_golden)
-    found, expected = found_and_annotated(result.stdout, _files(release))
-    assert found == expected
+    FIXTURES_AT.check_command(release, update_golden)
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_flake8_reports_the_same(release):
-    files = [str(p.relative_to(ROOT)) for p in _files(release)]
-    result = run_flake8("--select", CODES, f"--sglang-version={release}", "--sglang-no-cache", *files, cwd=ROOT)
-    assert result.stdout.splitlines() == _lint(release).stdout.splitlines()
-    assert result.stdout
+    FIXTURES_AT.check_flake8(release)

@@ -7,46 +7,27 @@ a real flake8 (the Python files): exactly the annotated findings and the golden 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from conftest import FIXTURES, ROOT, check_golden, found_and_annotated, run_flake8, run_lint
+from conftest import FIXTURES, ReleaseFixtures
 
 STARTUP = FIXTURES / "startup"
 RELEASES = sorted(p.name for p in STARTUP.iterdir() if p.is_dir())
-
-
-def _files(release: str) -> list[Path]:
-    return sorted(p for p in (STARTUP / release).iterdir() if p.is_file())
-
-
-def _lint(release: str):
-    folder = (STARTUP / release).relative_to(ROOT)
-    return run_lint("--no-cache", "--isolated", "--select", "SGL012", "--sglang-version", release, str(folder),
-                    cwd=ROOT)
+FIXTURES_AT = ReleaseFixtures(STARTUP, "SGL012")
 
 
 def test_every_release_has_every_family():
     assert len(RELEASES) >= 3
     for release in RELEASES:
-        suffixes = {p.suffix for p in _files(release)}
+        suffixes = {p.suffix for p in FIXTURES_AT.files(release)}
         assert {".py", ".sh", ".yaml"} <= suffixes, release
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_the_command_reports_exactly_the_annotated_launches(release, update_golden):
-    result = _lint(release)
-    assert result.returncode == 1 and result.stderr == ""
-    check_golden(STARTUP / f"{release}.out", result.stdout, update_golden)
-    found, expected = found_and_annotated(result.stdout, _files(release))
-    assert found == expected
+    FIXTURES_AT.check_command(release, update_golden)
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_flake8_reports_the_same_on_the_python_files(release):
-    python = [str(p.relative_to(ROOT)) for p in _files(release) if p.suffix == ".py"]
-    result = run_flake8("--select", "SGL012", f"--sglang-version={release}", "--sglang-no-cache", *python, cwd=ROOT)
-    command = [line for line in _lint(release).stdout.splitlines() if line.split(":", 1)[0].endswith(".py")]
-    assert result.stdout.splitlines() == command
-    assert command
+    FIXTURES_AT.check_flake8(release)

@@ -184,6 +184,7 @@ class FileBindings:
     classes: dict = field(default_factory=dict)  # cst.ClassDef -> ClassInfo
     classes_by_name: dict = field(default_factory=dict)  # name -> [ClassInfo]
     class_scopes: dict = field(default_factory=dict)  # cst.ClassDef -> its body's Scope
+    function_scopes: dict = field(default_factory=dict)  # cst.FunctionDef -> its body's Scope
     # (scope, dotted target text, value) for ``cfg.encoder_only = True`` style writes
     attribute_writes: list = field(default_factory=list)
     mutated_names: set = field(default_factory=set)  # names written through: kw[...] = ..., kw.update()
@@ -454,6 +455,7 @@ class BindingCollector:
         class_info = self.facts.classes.get(self.scope.node) if self.scope.kind == "class" else None
         where = self.where()
         self.scope = Scope("function", node, self.scope, where.path, id(node.body), class_info=class_info)
+        self.facts.function_scopes[node] = self.scope
         self._bind_parameters(node, node.params, where)
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:

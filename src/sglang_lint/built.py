@@ -31,7 +31,7 @@ from itertools import product
 
 from sglang_lint.lazycst import libcst as cst
 
-from sglang_lint.bindings import Augmented, Param, Scope, Where, Write
+from sglang_lint.bindings import Augmented, Defined, Param, Scope, Where, Write
 from sglang_lint.resolve import FileModel
 from sglang_lint.syntax import dotted_name, literal_value
 
@@ -134,7 +134,34 @@ class Builder:
             values = self._attribute(node, scope)
             if values:
                 return _capped([v for value, owner in values for v in self.list_of(value, owner, None, depth + 1)])
+        returned = self._returned(node, scope)
+        if returned is not None:
+            value, body = returned
+            # the callee's parameters are not the caller's: its gaps name none
+            return [tuple(Gap() if isinstance(p, Gap) else p for p in version)
+                    for version in self.list_of(value, body, None, depth + 1)]
         return [UNKNOWN_LIST]
+
+    def _returned(self, node: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, Scope] | None:
+        """``server_cmd(...)``, a function of the file whose last statement is its one ``return``:
+        what it returns, in its body's scope as the body ends (``cmd = [...]; cmd.extend(...);
+        return cmd``)."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name):
+            return None
+        found = self.model.lookup(node.func.value, scope)
+        if found is None or len(found[0]) != 1 or not isinstance(found[0][0].value, Defined):
+            return None
+        function = found[0][0].value.node
+        body = self.model.function_scopes.get(function)
+        if body is None or body.class_info is not None or not isinstance(function.body, cst.IndentedBlock):
+            return None
+        last = function.body.body[-1] if function.body.body else None
+        if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1
+                and isinstance(last.body[0], cst.Return) and last.body[0].value is not None):
+            return None
+        if _returns_in(function) != 1:
+            return None
+        return last.body[0].value, body
 
     def _apply_list(self, version: tuple, write: Write, certain: bool, depth: int) -> list[tuple] | None:
         node = write.node
@@ -413,6 +440,18 @@ class Builder:
 
     def _is_builtin(self, func: cst.BaseExpression, name: str, scope: Scope) -> bool:
         return isinstance(func, cst.Name) and func.value == name and self.model.lookup(name, scope) is None
+
+
+def _returns_in(function: cst.FunctionDef) -> int:
+    """The ``return`` statements of a function's own body (not of functions nested in it)."""
+    count, stack = 0, list(function.body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            count += 1
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return count
 
 
 def list_versions(model: FileModel, node: cst.BaseExpression, scope: Scope, where: Where | None) -> list[tuple]:

@@ -204,6 +204,7 @@ class FileModel:
         self.classes = facts.classes
         self.classes_by_name = facts.classes_by_name
         self.class_scopes = facts.class_scopes
+        self.function_scopes = facts.function_scopes
         self.attribute_writes = facts.attribute_writes
         self.mutated_names = facts.mutated_names
         self.bound_calls = facts.bound_calls

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from sglang_lint.lazycst import libcst as cst
 
+from sglang_lint.bindings import Augmented, Where
 from sglang_lint.built import Gap, list_versions
 from sglang_lint.checks.server_table import Commands, Field, Table
 from sglang_lint.launch_text import LAUNCHERS, launch_commands
@@ -366,7 +367,26 @@ def _string_text(site, node, depth: int) -> tuple[str, list] | None:
         known = site.model.evaluate(node, site.scope, site.where)
         if len(known) == 1 and isinstance(known[0].value, str) and known[0].origin is not None:
             return _string_text(site, known[0].origin, depth + 1)
+        return _augmented_text(site, node.value, depth)
     return None
+
+
+def _augmented_text(site, name: str, depth: int) -> tuple[str, list] | None:
+    """``cmd = "..."; cmd += " --flag v"``: the one binding that reaches the use is ``+=``;
+    the text of the name just before it, then of what it adds."""
+    found = site.model.reaching(name, site.scope, site.where)
+    if found is None or len(found[0]) != 1 or not isinstance(found[0][0].value, Augmented):
+        return None
+    binding, owner = found[0][0], found[1]
+    if not isinstance(binding.value.node.operator, cst.AddAssign):
+        return None
+    where = binding.where
+    before = replace(site, scope=owner, where=Where(where.path, where.seq - 0.5, where.in_loop))
+    left = _string_text(before, cst.Name(name), depth + 1)
+    right = _string_text(replace(site, scope=owner, where=where), binding.value.node.value, depth + 1)
+    if left is None or right is None:
+        return None
+    return left[0] + right[0], left[1] + right[1]
 
 
 def _shell_word(word, places: list, literal) -> ArgWord:

@@ -383,12 +383,17 @@ def wrappers(site, check, target):
         return []
     takes = _takes(target)
     found = []
-    if takes in ("flags", "command"):
+    if takes in ("flags", "command", "shell"):
         arg = argument_of(site.node, target.argument, target.position, site)
         if arg is None:
             return []
+        split = _split_string(site, arg.value) if takes == "command" else None
+        if isinstance(split, cst.Name):
+            found.append((split.value, "shell"))  # run(cmd): Popen(cmd.split())
         if isinstance(arg.value, cst.Name):
-            found.append((arg.value.value, takes))
+            found.append((arg.value.value, "shell" if takes == "shell" or _shell_true(site) else takes))
+        if takes == "shell":
+            return found
         for words in python_words(site, arg.value):
             launch = after_launcher(words, check.params.marker) if takes == "command" else None
             rest = launch.words if launch is not None else words if takes != "command" else ()
@@ -451,8 +456,9 @@ def _launches(site, params: ServerArgsCheck, target) -> list:
     takes = _takes(target)
     if takes == "shell" or (takes == "command" and _shell_true(site)):
         return shell_launches(site, arg.value, params.marker)
-    if takes == "command" and _is_shlex_split(site, arg.value):
-        return shell_launches(site, arg.value.args[0].value, params.marker)
+    split = _split_string(site, arg.value) if takes == "command" else None
+    if split is not None:
+        return shell_launches(site, split, params.marker)
     return [_launch(words, params, takes) for words in python_words(site, arg.value)]
 
 
@@ -462,9 +468,17 @@ def _shell_true(site) -> bool:
                and arg.value.value == "True" for arg in site.node.args)
 
 
-def _is_shlex_split(site, node) -> bool:
-    return (isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].keyword
-            and site.model.qualify(node.func, site.scope) == "shlex.split")
+def _split_string(site, node) -> cst.BaseExpression | None:
+    """The command string of ``shlex.split(text)`` or ``text.split()`` (split at blanks: the
+    words of a launch line, written without quotes, are the same), or None."""
+    if not isinstance(node, cst.Call):
+        return None
+    if len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star \
+            and site.model.qualify(node.func, site.scope) == "shlex.split":
+        return node.args[0].value
+    if not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "split":
+        return node.func.value
+    return None
 
 
 def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:

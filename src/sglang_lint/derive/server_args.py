@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import Skip, is_none
-from sglang_lint.derive.tree import Module, walk_all
+from sglang_lint.derive.tree import MUTATING_METHODS, Module, walk_all
 from sglang_lint.pynames import NOT_LITERAL, SCALARS, ast_literal
 
 FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
@@ -117,9 +117,8 @@ class ChoiceReader:
     :meth:`values` gives (values, extensible): extensible when part of the set cannot be
     read (a registry a plugin fills, a value computed at run time) but the rest can."""
 
-    def __init__(self, by_name: dict[str, Module], extensible_constants: set[str]):
+    def __init__(self, by_name: dict[str, Module]):
         self.by_name = by_name
-        self.extensible_constants = extensible_constants  # "module.NAME" lists a plugin extends
         self._written: dict[str, bool] = {}  # a registry's attribute name -> written into anywhere
 
     def values(self, node: ast.expr, module: Module, scope: dict | None = None) -> tuple[tuple, bool]:
@@ -202,12 +201,15 @@ class ChoiceReader:
 
     def _global(self, module: Module, name: str, depth: int):
         module, name = self._resolve(module, name)
-        if f"{module.name}.{name}" in self.extensible_constants and name in module.constants:
-            value, _ = self._eval(module.constants[name], module, {}, depth)
-            return value, True  # the list as sglang ships it; plugins may add to it
         for node in module.tree.body:
             if isinstance(node, ast.ClassDef) and node.name == name:
                 return (node, module), False
+        if name not in module.constants or f"{name}.extend" in module.source:
+            shipped = shipped_list(module, name, self.by_name)
+            if shipped is not None:
+                display, hooked = shipped
+                value, _ = self._eval(display, module, {}, depth)
+                return value, hooked  # hooked: the list as sglang ships it; plugins may add to it
         if name in module.constants:
             return self._eval(module.constants[name], module, {}, depth)
         raise Skip(f"{name} is bound at run time or more than once")
@@ -360,20 +362,60 @@ class ChoiceReader:
         return _Enum(members)
 
 
+def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple[ast.List, bool] | None:
+    """A top-level list or set of ``module`` bound once, as sglang ships it: its display with the
+    literals sglang's own code adds to it anywhere (``X.add("v")`` under a condition), and
+    whether a plugin may add more: the list has a hook, in either spelling sglang has used
+    (``add_x_choices = X.extend``, or a function that adds its own parameter to it:
+    ``def add_x_choices(choices): X.extend(choices)``, ``register(name): X.add(name)``).
+    None when it is bound otherwise, written into, or sglang adds a value it computes."""
+    assigned = [n.value for n in module.tree.body if isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    if len(assigned) != 1 or not isinstance(assigned[0], (ast.List, ast.Tuple, ast.Set)):
+        return None
+    qualified, added, hooked = f"{module.name}.{name}", [], False
+    for other in by_name.values():
+        local = {alias for alias, target in other.imports.items() if target == qualified}
+        if other is module:
+            local.add(name)
+        if not local or not any(alias in other.source for alias in local):
+            continue
+        parameters = {id(n): {a.arg for a in f.args.args + f.args.kwonlyargs}
+                      for f in other.functions for n in ast.walk(f) if isinstance(n, ast.Call)}
+        for node in walk_all(other.tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "extend" and _names(node.value.value, local):
+                hooked = True  # add_x_choices = X.extend
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and _names(node.value, local):
+                return None
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and _names(node.func.value, local) and node.func.attr in MUTATING_METHODS:
+                given = node.args[0].elts if node.func.attr == "extend" and node.args \
+                    and isinstance(node.args[0], (ast.List, ast.Tuple)) else node.args[-1:]
+                if node.func.attr not in ("add", "append", "extend", "insert"):
+                    return None
+                if all(isinstance(g, ast.Constant) for g in given):
+                    added += given
+                elif len(given) == 1 and isinstance(given[0], ast.Name) \
+                        and given[0].id in parameters.get(id(node), ()):
+                    hooked = True
+                else:
+                    return None
+    return ast.List(elts=[*assigned[0].elts, *added], ctx=ast.Load()), hooked
+
+
+def _names(node: ast.expr, names: set[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
+
+
 def derive_server_fields(modules: list[Module]) -> list[ServerField]:
     """Every field ``ServerArgs`` accepts, as sglang assembles it: each annotated attribute
     of the namespace classes in ``arg_groups/fields`` (``A[T, Arg(...)]`` ones get their
     flags from ``add_cli_args_from_dataclass``; a plain ``name: T = v`` has none), then the
     flags ``ServerArgs.add_cli_args`` registers by hand with ``parser.add_argument``."""
     by_name = {m.name: m for m in modules}
-    extensible = set()
-    choices_module = by_name.get(CHOICES_MODULE)
-    if choices_module is not None:
-        for node in choices_module.tree.body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and node.value.attr == "extend":
-                if isinstance(node.value.value, ast.Name):
-                    extensible.add(f"{CHOICES_MODULE}.{node.value.value.id}")
-    reader = ChoiceReader(by_name, extensible)
+    reader = ChoiceReader(by_name)
     fields: dict[str, ServerField] = {}
     for module, cls in _field_classes(modules, by_name):
         for statement in cls.body:
@@ -493,9 +535,12 @@ def _container_default(node: ast.expr | None) -> tuple:
 def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader: ChoiceReader) -> None:
     """``parser.add_argument("--x", choices=..., dest=...)`` in ``ServerArgs.add_cli_args``
     and the module's other functions: a plain (action-less) flag whose destination is a
-    field gives that field its flag and, where they can be read, its choices. Flags with an
+    field gives that field its flag and, where they can be read, its choices: argparse's, so a
+    flag registered without ``choices=`` (or with ones not read) leaves its field's values open,
+    whatever its annotation says (``Literal[...]`` is a hint argparse never reads). Flags with an
     action (deprecated spellings) stay hand-registered flags only."""
     renamed = _namespace_renames(module)
+    unchecked: set[str] = set()  # fields one of whose flags takes any value
     for function in module.functions:
         scope = None
         for node in walk_all(function):
@@ -516,7 +561,7 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
             field = fields.get(name)
             if field is None:
                 continue
-            choices, grows = field.choices, field.extensible
+            choices, grows = (), False
             if "choices" in keywords:
                 scope = scope if scope is not None else reader.locals_of(function, module)
                 try:
@@ -524,6 +569,8 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
                     choices = tuple(v for v in found if v is not None)
                 except Skip:
                     pass
+            if not choices:
+                unchecked.add(name)
             flags = tuple(dict.fromkeys(field.flags + tuple(spellings)))
             nargs, item = field.nargs, field.item
             if isinstance(keywords.get("nargs"), ast.Constant):
@@ -533,6 +580,8 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
             fields[name] = dataclasses.replace(field, choices=tuple(choices), extensible=grows, flags=flags,
                                                nargs=nargs, item=item,
                                                parse=_parse(keywords.get("type")) or field.parse)
+    for name in unchecked:
+        fields[name] = dataclasses.replace(fields[name], choices=(), extensible=False)
 
 
 def _namespace_renames(module: Module) -> dict[str, str]:
