@@ -338,6 +338,13 @@ _API_PLANTS = [
 ]
 MUTATIONS += [dataclasses.replace(m, replays=False) for m in _API_PLANTS]
 
+# Where launch commands are written: each form at a real launch of 0.5.23's tests.
+_FORM_PLANTS = [
+    plant("a misspelt flag in the list a function of the file returns, launched with it", "returned command",
+          "sglang/test/mock_model/utils.py", "SGL009", 46, '"--kv-canary",', '"--kv-canry",', 46),
+]
+MUTATIONS += [dataclasses.replace(m, replays=False) for m in _FORM_PLANTS]
+
 # Issue 17's families of derived rules, each at a real call site of 0.5.23.
 MUTATIONS += [
     plant("a number below its literal bound", "number range", "sglang/multimodal_gen/runtime/managers/scheduler.py",

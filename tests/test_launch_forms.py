@@ -61,7 +61,8 @@ def test_command_and_flake8_report_the_same(path: Path, command_output, flake8_o
 
 
 # --- outside Python: the command only -------------------------------------------------------------
-TEXT_FIXTURES = [LAUNCH / "launch_server.sh", LAUNCH / "README.md", LAUNCH / "k8s.yaml", LAUNCH / "bin" / "serve"]
+TEXT_FIXTURES = [LAUNCH / "launch_server.sh", LAUNCH / "README.md", LAUNCH / "k8s.yaml", LAUNCH / "bin" / "serve",
+                 LAUNCH / "prefixed_flags.sh"]
 TEXT_EXPECTED = {
     # line 18: # noqa; 22-23: a diffusion server's flags (sglang serve); 25: a benchmark's; 26: sglang generate
     "launch_server.sh": {(10, 5, "SGL009"), (11, 25, "SGL007"), (17, 36, "SGL009"), (25, 56, "SGL009"),
@@ -71,6 +72,9 @@ TEXT_EXPECTED = {
     "README.md": {(7, 3, "SGL009"), (11, 76, "SGL009"), (24, 70, "SGL009"), (28, 31, "SGL009")},
     "k8s.yaml": {(13, 15, "SGL009"), (23, 34, "SGL006"), (23, 38, "SGL009")},  # command + args joined; sh -c
     "serve": {(2, 53, "SGL009")},  # no suffix: a shell shebang
+    # slime's --sglang-<flag>: in a bash array and on the trainer's line; not its own, withheld or echoed ones
+    "prefixed_flags.sh": {(8, 31, "SGL007"), (9, 4, "SGL009"), (10, 4, "SGL009"), (13, 4, "SGL007"),
+                          (15, 60, "SGL006")},
 }
 
 
@@ -80,7 +84,7 @@ def test_launch_commands_outside_python_are_judged_at_their_place(path: Path):
     assert {(d.line, d.col + 1, d.code) for d in found} == TEXT_EXPECTED[path.name]
     text = path.read_text(encoding="utf-8").splitlines()
     for d in found:  # the column is the flag's (or value's) own in the file
-        assert text[d.line - 1][d.col:].startswith(("--", "flash_attn", "fp8"))
+        assert text[d.line - 1][d.col:].startswith(("--", "flash_attn", "fp8", "fp9"))
 
 
 def test_the_command_reads_them_in_a_folder_and_prints_the_golden_text(update_golden):

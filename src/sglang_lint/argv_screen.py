@@ -53,6 +53,12 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     return screen
 
 
+def _defines(facts, name: str) -> bool:
+    """Does the file hold a ``def`` of this name (a superset of the functions built.py follows)?"""
+    data = facts.facts.data if isinstance(facts, ScopedFacts) else facts.data
+    return re.search(rb"\bdef\s+" + re.escape(name.encode()) + rb"\s*\(", data) is not None
+
+
 def _may_name_launcher(elements: list[ast.expr], marker: str) -> bool:
     """Could the words built.py reads off this list display name the launcher
     (launch_flags.after_launcher: a whole word holding ``marker``, or ``serve`` / ``generate``
@@ -120,8 +126,10 @@ class ListReading:
         copied = _copied(node)
         if copied is not None:
             return self.may_know(copied, facts, depth + 1, whole, seen)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _defines(facts, node.func.id):
+            return True  # a function of the file: built.py reads the list it returns (Builder._returned)
         if isinstance(node, (ast.Subscript, ast.Call)):
-            return False  # a part (``x[1:]``) or a call's list: built.py knows nothing of it
+            return False  # a part (``x[1:]``) or another call's list: built.py knows nothing of it
         if isinstance(node, ast.Attribute):
             if not self_attribute(node):
                 return False  # built.py follows only a class's own list

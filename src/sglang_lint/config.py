@@ -9,6 +9,7 @@ first ``pyproject.toml`` that has the table, as ruff finds ``[tool.ruff]``), or 
     exclude = ["build/", "gen_*.py"] # globs, relative to this file's folder
     extra-rules = ["lint/rules"]     # folders of the team's own rule files, same format
     sglang-version = "0.5.23"        # judge every file against this release (target.py: the order)
+    prefixes = ["--srv-"]            # flags a framework of the team passes on to sglang's server, prefixed
 
     [tool.sglang-lint.per-file-ignores]
     "tests/*.py" = ["SGL001"]
@@ -33,7 +34,7 @@ from sglang_lint.rulefile import tomllib
 from sglang_lint.target import RELEASE_PATTERN, TargetRelease, find_target, known_releases
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
-KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version")
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version", "prefixes")
 
 
 class ConfigError(Exception):
@@ -53,6 +54,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     extra_rules: tuple[Path, ...] = ()
     sglang_version: str | None = None
+    prefixes: tuple[str, ...] = ()  # prefixes of server flags a framework passes on (launch_prefixes.py)
     _root: Path | None = field(default=None, compare=False)
 
     @property
@@ -137,7 +139,7 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
     extend = tuple(config.extend_select) + tuple(extend_select or ())
     if select is not None and extend:
         select = tuple(select) + extend
-    return ruleset.select(select, ignore)
+    return ruleset.select(select, ignore).with_prefixes(config.prefixes)
 
 
 def known_for(config: Config) -> tuple[str, ...]:
@@ -230,4 +232,13 @@ def load_config(path: Path) -> Config:
         exclude=_strings(path, "exclude", table["exclude"]) if "exclude" in table else (),
         extra_rules=folders,
         sglang_version=version,
+        prefixes=_prefixes(path, table["prefixes"]) if "prefixes" in table else (),
     )
+
+
+def _prefixes(path: Path, value) -> tuple[str, ...]:
+    found = _strings(path, "prefixes", value)
+    for text in found:
+        if not text.startswith("--") or len(text) < 3 or " " in text:
+            raise ConfigError(path, "prefixes", f"each must be a flag prefix like \"--sglang-\", got {text!r}")
+    return found

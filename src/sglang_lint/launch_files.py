@@ -15,11 +15,14 @@ source is the word itself (not quoted, not escaped).
 from __future__ import annotations
 
 import bisect
+import re
+from dataclasses import replace
 
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch, shell_arg_word
+from sglang_lint.launch_prefixes import Prefix, all_prefixes, mentions_prefix, prefixed_commands
 from sglang_lint.launch_text import LAUNCHER_WORDS
-from sglang_lint.model import Diagnostic, Edit, Span
+from sglang_lint.model import Diagnostic, Edit, Finding, Span
 from sglang_lint.noqa import filter_noqa
 from sglang_lint.pynames import line_starts
 from sglang_lint.ruletable import RuleSet
@@ -29,26 +32,49 @@ LAUNCHED = "launch commands read"
 
 
 def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = True) -> tuple[list[Diagnostic], str]:
-    """The findings of the rules that judge launch flags on every sglang launch in the file."""
-    if not LAUNCHER_WORDS.search(text):
+    """The findings of the rules that judge launch flags on every sglang launch in the file, and
+    on the server flags a framework takes under its prefix (launch_prefixes.py)."""
+    prefixes = all_prefixes(ruleset.prefixes)
+    launched = LAUNCHER_WORDS.search(text)
+    if not launched and not mentions_prefix(text, prefixes):
         return [], "no sglang launcher named"
-    launches = launch_commands_in_file_with_env(path, text, HOLE)
     judges = [(rule, check, CHECK_KINDS[check.kind].run_text) for rule in ruleset.rules for check in rule.checks
               if CHECK_KINDS[check.kind].run_text is not None]
     starts = line_starts(text)
     found = []
-    for command in launches:
+    for command in launch_commands_in_file_with_env(path, text, HOLE) if launched else ():
         launch = Launch.after(command.launcher.text, [_word(word) for word in command.args], command.env)
         first = command.args[0].start if command.args else command.launcher.start
         span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
         for rule, check, judge in judges:
             for finding in judge(check, launch):
                 found.append(_diagnostic(starts, rule.code, finding, span))
+    for command in prefixed_commands(path, text, prefixes):
+        launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld)
+        span = (_line_col(starts, command.words[0].start)[0], _line_col(starts, command.words[-1].end)[0])
+        for rule, check, judge in judges:
+            if getattr(check.params, "aspect", None) in PREFIXED_ASPECTS:
+                for finding in judge(check, launch):
+                    found.append(_diagnostic(starts, rule.code, _as_written(finding, command.prefix), span))
     found = sorted(set(found))
     if noqa and found:
         lines = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
         found = filter_noqa(found, lines, text)
     return found, LAUNCHED
+
+
+# What a prefixed flag is judged for: itself. Not the start-up checks nor the relations between
+# flags: the framework sets some server arguments itself (slime: the tensor-parallel size).
+PREFIXED_ASPECTS = frozenset({"choices", "plugin-choices", "type", "unknown", "deprecated"})
+_SERVER_FLAG = re.compile(r"(?<![\w-])--(?=[a-z])")
+
+
+def _as_written(finding: Finding, prefix: Prefix) -> Finding:
+    """A finding on a prefixed flag, in the framework's spelling: every server flag it names."""
+    parts = finding.message.split("`")  # (a command line in backquotes is the linter's own)
+    message = "`".join(part if odd else _SERVER_FLAG.sub(prefix.text, part) for odd, part in
+                       ((i % 2, part) for i, part in enumerate(parts)))
+    return replace(finding, message=f"{message} ({prefix.framework} passes {prefix.text}* flags on to sglang)")
 
 
 def _word(word) -> ArgWord:

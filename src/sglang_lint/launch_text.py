@@ -344,7 +344,7 @@ def _nested(cmds: Iterable[list[_IWord]], text: str, hole: Optional[str], depth:
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 
 
-def _command_index(words: Sequence[Word]) -> Optional[int]:
+def command_index(words: Sequence[Word]) -> Optional[int]:
     """The index of the command word: after environment assignments and the WRAPPERS with their
     options; None when the words run out first."""
     i, n = 0, len(words)
@@ -379,7 +379,7 @@ def find_launch(words: Sequence[Word]) -> Optional[LaunchCommand]:
     after whatever runs it, unless the command word is one of NOT_COMMANDS (echo, grep, ...).
     Opaque words never match."""
     words = list(words)
-    k = _command_index(words)
+    k = command_index(words)
     name = words[k].text.rsplit("/", 1)[-1] if k is not None and not words[k].opaque else None
     if name in NOT_COMMANDS:
         return None
@@ -690,11 +690,11 @@ def launch_commands_in_file(path: str, text: str, hole: Optional[str] = None) ->
     """The launch commands of a shell script, a Markdown or a YAML file, with offsets in the file."""
     if path.lower().endswith(YAML_SUFFIXES):
         return launch_commands_in_words(yaml_commands(text))
-    return [LaunchCommand(_moved(lc.launcher, r.start, text), [_moved(w, r.start, text) for w in lc.args])
+    return [LaunchCommand(moved_word(lc.launcher, r.start, text), [moved_word(w, r.start, text) for w in lc.args])
             for r in shell_regions(path, text) for lc in launch_commands(r.text, hole)]
 
 
-def _moved(word: Word, by: int, text: str) -> Word:
+def moved_word(word: Word, by: int, text: str) -> Word:
     """A word of a region in the file's offsets (a console block's blanked lines may differ from the file)."""
     start, end = word.start + by, word.end + by
     return replace(word, start=start, end=end, exact=word.exact and text[start:end] == word.text)

@@ -133,7 +133,8 @@ class RuleSet:
 
     def __init__(self, rules: Sequence[Rule] | Callable[[], Sequence[Rule]], screen: bool = True,
                  releases: Sequence[str] = (), project_targets: Sequence[Target] = (),
-                 identity: tuple[tuple[str, ...], str] | None = None, keeps: Callable[[str], bool] | None = None):
+                 identity: tuple[tuple[str, ...], str] | None = None, keeps: Callable[[str], bool] | None = None,
+                 prefixes: Sequence[str] = ()):
         # ``rules``: every rule, of every release (or a function that reads them, called on
         # first need); those in force are the ones whose raise site the target releases all
         # have (no target: the newest, so not the rules of sites it removed).
@@ -141,8 +142,10 @@ class RuleSet:
         # every server-argument check as sglang's own entry points are. ``identity``: for rules
         # read lazily, the rule folders they are the catalog of and how they were picked from
         # it (codes, selection): the result cache's key without reading them (cache.py); with
-        # ``keeps``, which codes of those folders it holds (None: every one).
+        # ``keeps``, which codes of those folders it holds (None: every one). ``prefixes``: the
+        # project's own prefixes of server flags a framework passes on (launch_prefixes.py).
         self._given = rules
+        self.prefixes = tuple(prefixes)
         self._keeps = keeps
         self.project_targets = tuple(project_targets)
         self.releases = tuple(releases)
@@ -244,7 +247,16 @@ class RuleSet:
         identity = None if self.identity is None else (self.identity[0], self.identity[1] + picked)
         mine = self._keeps
         both = mine if keeps is None else (keeps if mine is None else (lambda code: mine(code) and keeps(code)))
-        return RuleSet(rules, self.screen, releases, targets, identity, both)
+        return RuleSet(rules, self.screen, releases, targets, identity, both, self.prefixes)
+
+    def with_prefixes(self, prefixes: Sequence[str]) -> "RuleSet":
+        """The rule set with the project's own prefixes of server flags (``prefixes`` in the
+        configuration) beside the shipped ones."""
+        if not prefixes:
+            return self
+        derived = self._derived(lambda: self.catalog, self.releases, self.project_targets)
+        derived.prefixes = tuple(prefixes)
+        return derived
 
     def for_releases(self, releases: Sequence[str]) -> "RuleSet":
         """The rules as they stand for a project on these sglang releases (one pinned release,

@@ -32,6 +32,7 @@ from sglang_lint.launch_text import (
     _script_index,
     _Splitter,
     find_launch,
+    moved_word,
     shell_regions,
     yaml_commands,
 )
@@ -524,10 +525,8 @@ def launch_commands_in_file_with_env(path: str, text: str, hole: Optional[str] =
 
 
 def _moved(found: LaunchCommand, by: int, text: str) -> LaunchCommand:
-    def move(word: Word) -> Word:
-        start, end = word.start + by, word.end + by
-        return replace(word, start=start, end=end, exact=word.exact and text[start:end] == word.text)
-    return replace(found, launcher=move(found.launcher), args=[move(w) for w in found.args])
+    return replace(found, launcher=moved_word(found.launcher, by, text),
+                   args=[moved_word(w, by, text) for w in found.args])
 
 
 __all__ = ["command_env", "launch_commands_with_env", "launch_commands_in_file_with_env",

@@ -94,11 +94,13 @@ class Launch:
     sglang.launch_server`` or an entry point's flags (ServerArgs' parser). ``env``: the
     environment variables certainly set for a launch read from a shell script, Markdown or YAML
     (launch_text.LaunchCommand.env, filled by shell_env); a variable not in it is unknown. A
-    launch from Python leaves it empty: launch_env.python_launch_env reads the call's."""
+    launch from Python leaves it empty: launch_env.python_launch_env reads the call's. A
+    framework's prefixed flags (launch_prefixes.py) are a launch too, less the fields it withholds."""
 
     words: list
     command: str = ""
     env: dict = field(default_factory=dict)
+    withheld: frozenset = frozenset()  # fields a framework passing its prefixed flags on sets itself
 
     @staticmethod
     def after(launcher: str, words: list, env: dict | None = None) -> "Launch":

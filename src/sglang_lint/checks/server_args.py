@@ -496,6 +496,8 @@ def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
         found = command_uses(launch, params.table) if launch.command else flag_uses(launch.words, params.table)
         for use in found:
             key = (id(use.element), id(use.value_node))
+            if use.field is not None and use.field.name in launch.withheld:
+                continue  # a framework that sets it itself never hands it on
             if key not in seen:
                 seen.add(key)
                 uses.append(use)
