@@ -37,7 +37,7 @@ LAYERS = [
     {"built"},  # lists and dicts built in steps
     # the check kinds
     {"checks.base", "checks.server_table", "checks.api_table"},
-    {"checks.launch_flags"},
+    {"checks.launch_flags", "checks.flag_advice"},  # flag_advice: what a finding on a flag says to do
     {"launch_env"},  # the environment variables a launch from Python runs with
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",

@@ -134,11 +134,11 @@ def rules_dir(tmp_path, table_file):
 
 
 def copy_launchers(folder):
-    """The launch entry-point table the server-argument rules name (targets_table), and the
-    table of the `sglang` command's subcommands it names."""
-    for name in ("launchers.toml", "serve.toml"):
-        shipped = ROOT / "rules" / "derived" / name
-        (folder / "derived" / name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
+    """The launch entry-point table the server-argument rules name (targets_table), the table
+    of the `sglang` command's subcommands it names, and that of other engines' flags (SGL009's)."""
+    for name in ("derived/launchers.toml", "derived/serve.toml", "foreign_flags.toml"):
+        shipped = ROOT / "rules" / name
+        (folder / name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 SOURCE = (
@@ -187,7 +187,7 @@ def _shipped(release: str, flags: str):
 
 def test_a_deprecated_flag_in_a_release_that_still_takes_it_is_sgl011_with_a_safe_fix():
     assert _shipped("0.5.19", "'--mamba-scheduler-strategy', 'auto'") == [
-        ("SGL011", "launch flag --mamba-scheduler-strategy: deprecated in sglang 0.5.19, removed in sglang 0.5.20;"
+        ("SGL011", "launch flag --mamba-scheduler-strategy: deprecated since sglang 0.5.14, removed in sglang 0.5.20;"
                    " use --mamba-radix-cache-strategy (fixable with `sglang-lint --fix`)",
          ("'--mamba-radix-cache-strategy'", True)),
     ]
@@ -441,9 +441,9 @@ def _value_findings(ruleset):
 def test_a_deprecated_value_is_sgl011_then_once_removed_sgl006_naming_the_replacement(deprecating_rules):
     assert _value_findings(deprecating_rules.for_releases(["0.5.2"])) == []  # not yet deprecated
     assert _value_findings(deprecating_rules.for_releases(["0.5.10"])) == [
-        (3, 19, "SGL011", "Engine(backend='fa'): deprecated in sglang 0.5.10, removed in sglang 0.5.20; use 'fa3'"
+        (3, 19, "SGL011", "Engine(backend='fa'): deprecated since sglang 0.5.10, removed in sglang 0.5.20; use 'fa3'"
                           " (fixable with `sglang-lint --fix`)", ("'fa3'", True)),
-        (4, 56, "SGL011", "launch flag --backend 'fa': deprecated in sglang 0.5.10, removed in sglang 0.5.20;"
+        (4, 56, "SGL011", "launch flag --backend 'fa': deprecated since sglang 0.5.10, removed in sglang 0.5.20;"
                           " use 'fa3' (fixable with `sglang-lint --fix`)", ("'--backend=fa3'", True)),
     ]
     assert _value_findings(deprecating_rules) == [
@@ -465,9 +465,9 @@ def test_the_shipped_table_holds_sglang_s_deprecated_values():
         return [(d.code, d.message, d.fix and d.fix.new) for d in lint(source, "x.py", ruleset)]
 
     assert found("0.5.23") == [
-        ("SGL011", "Engine(tool_call_parser='qwen25'): deprecated in sglang 0.5.23; use 'qwen' (fixable with"
+        ("SGL011", "Engine(tool_call_parser='qwen25'): deprecated since sglang 0.5.3.post1; use 'qwen' (fixable with"
                    " `sglang-lint --fix`)", "'qwen'"),
-        ("SGL011", "Engine(attention_backend='tokenspeed_mla'): deprecated in sglang 0.5.23; use 'cutedsl_mla'"
+        ("SGL011", "Engine(attention_backend='tokenspeed_mla'): deprecated since sglang 0.5.23; use 'cutedsl_mla'"
                    " (sglang changes other settings along with it: no automatic fix)", None),
     ]
     # 0.5.1: tokenspeed_mla not a choice yet (its tool-call parsers were filled at run time)

@@ -314,18 +314,21 @@ def _findings(releases) -> list:
     return [(d.line, d.col + 1, d.message) for d in lint(SCRIPT, "launch.sh", ruleset) if d.code == "SGL009"]
 
 
+VLLM_LEN = "vLLM's --max-model-len is sglang's --context-length (fixable with `sglang-lint --fix`)"
+
+
 def test_serve_and_generate_flags_are_judged_by_the_parsers_of_the_target_release():
     both = "has no such server argument and its diffusion server no such flag"
     assert _findings(["0.5.23"]) == [
         (2, 29, f"launch flag --request-rate: sglang 0.5.23 {both}"),
-        (2, 46, f"launch flag --max-model-len: sglang 0.5.23 {both}"),
+        (2, 46, f"launch flag --max-model-len: sglang 0.5.23 {both}; {VLLM_LEN}"),
         (3, 46, "launch flag --vae-precision: sglang 0.5.23 has no such server argument"),
         (4, 64, "launch flag --context-length: sglang 0.5.23's diffusion server has no such flag"),
         (7, 67, "launch flag --num-prompts: `sglang generate` of sglang 0.5.23 has no such flag"),
     ]
     assert _findings(["0.5.16"]) == [
         (2, 29, f"launch flag --request-rate: sglang 0.5.16 {both}"),
-        (2, 46, f"launch flag --max-model-len: sglang 0.5.16 {both}"),
+        (2, 46, f"launch flag --max-model-len: sglang 0.5.16 {both}; {VLLM_LEN}"),
         (3, 46, "launch flag --vae-precision: sglang 0.5.16 has no such server argument"),
         (4, 64, "launch flag --context-length: sglang 0.5.16's diffusion server has no such flag"),
         (6, 16, f"launch flag --vae-decode-precision: sglang 0.5.16 {both}"),

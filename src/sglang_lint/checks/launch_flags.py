@@ -58,6 +58,9 @@ class FlagUse:
     # who judged it, after an `sglang` subcommand (command_uses): "serve" (the LLM server and the
     # diffusion server), "diffusion", "generate"; "" the LLM server's parser (ServerArgs) alone
     parser: str = ""
+    # the LLM server's verdict on the flag (and its value) is the line's: it reaches that server
+    # alone, or (serve) the diffusion server lacks it, failing the line there
+    llm_verdict: bool = True
 
 
 def python_words(site, node: cst.BaseExpression) -> list[list[ArgWord]]:
@@ -196,9 +199,11 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
     naming a backend the table does not hold, or a value it cannot read).
 
     ``sglang serve`` hands its words to one backend: the one ``--model-type`` names, where every
-    release reads that flag; else the one it detects from the model, either of them (a flag
-    is unknown only where neither takes it). An ambiguous prefix of the LLM server's flags is
-    not judged there (the diffusion server may still take it)."""
+    release reads that flag; else the one it detects from the model (the LLM server for any
+    model that is not a diffusion one), either of them. A flag the diffusion server does not
+    take fails the line there, so the LLM server's verdict on it (its field, an ambiguous
+    prefix) is the line's (``parser`` "serve"); one the diffusion server takes is only known,
+    its value left to the backend the model picks."""
     commands = table.commands
     uses = flag_uses(launch.words, table)
     if commands is None:
@@ -219,9 +224,12 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
             found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
         elif commands.diffusion is None:
             found.append(use)  # (a release whose `sglang serve` runs the LLM server alone)
+        elif "llm" not in commands.backends:
+            found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
+        elif commands.diffusion.takes(use.flag):
+            found.append(_judged(use, True, "serve"))
         else:
-            llm = "llm" in commands.backends and (use.known or bool(use.ambiguous))
-            found.append(_judged(use, llm or commands.diffusion.takes(use.flag), "serve"))
+            found.append(replace(use, parser="serve"))
     return found
 
 
@@ -255,7 +263,7 @@ def _backend(uses: list[FlagUse], commands: Commands) -> str | None:
 
 def _judged(use: FlagUse, known: bool, parser: str) -> FlagUse:
     """A flag judged by a parser of the ``sglang`` command (not ServerArgs' alone)."""
-    return replace(use, field=None, known=known, ambiguous=(), parser=parser)
+    return replace(use, field=None, known=known, ambiguous=(), parser=parser, llm_verdict=False)
 
 
 def _is_literal_word(node, text: str) -> bool:

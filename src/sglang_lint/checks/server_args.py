@@ -42,7 +42,8 @@ from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks import server_relations, startup
-from sglang_lint.checks.server_table import Commands, Deprecation, Field, Table, load_commands, load_table
+from sglang_lint.checks.flag_advice import deprecated_text, foreign_hint, load_foreign, removed_text, replacement_fix
+from sglang_lint.checks.server_table import Commands, Field, Table, load_commands, load_table
 from sglang_lint.argv_screen import argv_screen
 from sglang_lint.screen import mapping_may_be_known, value_may_be_known
 
@@ -60,6 +61,7 @@ class ServerArgsCheck:
     at_least: tuple = ()  # relations aspect: (a, b) pairs, a >= b
     startup: object = None  # startup aspect: the path of derived/startup.toml (read on first need)
     elsewhere: tuple = ()  # startup aspect: beginnings of sglang's messages another rule reports
+    foreign: dict = dataclasses.field(default_factory=dict, compare=False)  # unknown aspect: other engines' flags
 
     def for_releases(self, releases) -> "ServerArgsCheck":
         """The check as a project on these releases has it: the table of those releases."""
@@ -87,6 +89,12 @@ def parse(fields, targets):
     for name in positive:
         if name not in table.fields:
             raise fields.error("positive", f"{name!r} is not a field of the table")
+    foreign = {}
+    if fields.str("foreign", required=False):
+        path = fields.path.parent / fields.str("foreign")
+        if not path.is_file():
+            raise fields.error("foreign", f"{path} does not exist")
+        foreign = load_foreign(path)
     startup = None
     if aspect == "startup":
         startup = fields.path.parent / fields.str("startup")
@@ -101,6 +109,7 @@ def parse(fields, targets):
         at_least=tuple(pairs),
         startup=startup,
         elsewhere=tuple(fields.strings("reported_elsewhere", required=False) or ()) if startup else (),
+        foreign=foreign,
     )
 
 
@@ -277,9 +286,10 @@ def _judge_value(
         found = params.table.deprecates_value(field.name, value)
         if found is None:
             return None
+        since = found.range[0] or f"{params.table.first_release()} or earlier"
         removed = f", removed in sglang {found.range[1]}" if found.range[1] else ""
         fix = _value_replacement_fix(known, found, field, keep_prefix)
-        return (f"{opening}{shown_value}{closing}: deprecated in sglang {version}{removed}; "
+        return (f"{opening}{shown_value}{closing}: deprecated since sglang {since}{removed}; "
                 f"{_use(found, fix)}"), fix
     if params.aspect in ("choices", "plugin-choices") and field.choices:
         if field.extensible != (params.aspect == "plugin-choices") or not field.refuses(value):
@@ -425,6 +435,8 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                     hint = did_you_mean(repr(aliased.name), fix)
                     hint = f"; --{name.replace('_', '-')} is the launch flag of {aliased.name}{hint}"
                 else:
+                    hint, fix = foreign_hint(params.foreign, name, params.table, name_node, keyword=True)
+                if not hint and not params.table.field_change(name).startswith(" (removed"):
                     hint, fix = rename_hint(name, fields, name_node)
                 yield Finding(
                     name_node,
@@ -488,10 +500,11 @@ def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:
 def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
     """The flags of each launch (each way a command may be built), each once; after ``sglang
     serve`` or ``sglang generate``, as the parsers the command may hand them to judge them
-    (launch_flags.command_uses), and then only the unknown-flag aspect judges them."""
+    (launch_flags.command_uses: a value is judged only where the LLM server's verdict is the
+    line's)."""
     uses, seen = [], set()
     for launch in launches:
-        if launch is None or (launch.command and params.aspect != "unknown"):
+        if launch is None:
             continue
         found = command_uses(launch, params.table) if launch.command else flag_uses(launch.words, params.table)
         for use in found:
@@ -511,44 +524,60 @@ def _run_argv(site, params: ServerArgsCheck, target):
 def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
     """The findings of this aspect on the flags of a command, however it was written."""
     for use in uses:
-        if params.aspect == "deprecated":
-            found = params.table.deprecates(use.flag)
-            if found is not None:
-                yield _deprecated(use, found, params.table)
-                continue
-        if params.aspect == "deprecated" and use.field is None:
-            continue
-        if use.ambiguous:
-            if params.aspect == "unknown":
-                shown = ", ".join(use.ambiguous[:6]) + (", ..." if len(use.ambiguous) > 6 else "")
-                yield Finding(
-                    use.element,
-                    f"launch flag {use.flag}: ambiguous in sglang {params.table.version}'s launcher, which "
-                    f"takes only a unique prefix of a flag; could be {shown}",
-                )
-            continue
-        if use.field is None:
-            if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
-                yield _unknown_flag(use, params.table)
-            continue
-        if use.field.nargs and use.field.choices and use.items:
-            words = zip(use.items, use.item_nodes)  # a list flag: each word, as argparse judges each item
-        elif use.value is not None and use.field.type == "str":
-            words = [(use.value, use.value_node)]
-        else:
-            continue
-        for text, node in words:
-            # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
-            judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.flag} ",
-                                  keep_prefix=(use.flag + "=") if node is use.element else "")
-            if judged is not None:
-                yield Finding(node, *judged)
+        for finding in _judge_use(params, use):
+            if use.parser == "serve" and use.llm_verdict and (use.known or use.ambiguous):
+                # the LLM server's verdict; a diffusion model fails on the flag too
+                finding = dataclasses.replace(finding, message=finding.message + SERVE_TOO)
+            yield finding
 
 
-def _unknown_flag(use: FlagUse, table: Table) -> Finding:
-    """SGL009 on a launch flag no parser it reaches takes; the hint names the nearest flag of
-    those parsers (only a literal that is the flag alone is rewritten, not ``--flag=value``)."""
-    node = use.element if _flag_alone(use) else None
+SERVE_TOO = "; the diffusion server of `sglang serve` has no such flag"
+
+
+def _judge_use(params: ServerArgsCheck, use: FlagUse):
+    if params.aspect == "deprecated" and use.llm_verdict:
+        found = params.table.deprecates(use.flag)
+        if found is not None:
+            fix = replacement_fix(use.element, use.alone, found, params.table)
+            text = deprecated_text(found, params.table, fix, valued=use.value is not None)
+            yield Finding(use.element, f"launch flag {use.flag}: {text}", fix)
+            return
+    if params.aspect == "deprecated" and use.field is None:
+        return
+    if use.ambiguous:
+        if params.aspect == "unknown":
+            shown = ", ".join(use.ambiguous[:6]) + (", ..." if len(use.ambiguous) > 6 else "")
+            hint, fix = foreign_hint(params.foreign, use.flag, params.table, use.element if use.alone else None)
+            yield Finding(
+                use.element,
+                f"launch flag {use.flag}: ambiguous in sglang {params.table.version}'s launcher, which "
+                f"takes only a unique prefix of a flag; could be {shown}{hint}", fix,
+            )
+        return
+    if use.field is None:
+        if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
+            yield _unknown_flag(use, params.table, params.foreign)
+        return
+    if use.field.nargs and use.field.choices and use.items:
+        words = zip(use.items, use.item_nodes)  # a list flag: each word, as argparse judges each item
+    elif use.value is not None and use.field.type == "str":
+        words = [(use.value, use.value_node)]
+    else:
+        return
+    for text, node in words:
+        # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
+        judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.flag} ",
+                              keep_prefix=(use.flag + "=") if node is use.element else "")
+        if judged is not None:
+            yield Finding(node, *judged)
+
+
+def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
+    """SGL009 on a launch flag no parser it reaches takes. The hint: for a flag sglang removed,
+    what it said to do instead while it deprecated it (never a guess at a like-spelled flag);
+    for another engine's flag, sglang's for it; else the nearest flag of those parsers (only a
+    literal that is the flag alone is rewritten, not ``--flag=value``)."""
+    node = use.element if use.alone else None
     commands = table.commands
     if use.parser in ("diffusion", "generate"):
         parser = commands.diffusion if use.parser == "diffusion" else commands.generate
@@ -556,53 +585,22 @@ def _unknown_flag(use: FlagUse, table: Table) -> Finding:
         where = (f"sglang {table.version}'s diffusion server has" if use.parser == "diffusion"
                  else f"`sglang generate` of sglang {table.version} has")
         return Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
-    hint, fix = _replacement(use, table)
+    change = table.flag_change(use.flag)
+    found = table.deprecation(use.flag)
+    fix = replacement_fix(node, use.alone, found, table) if found is not None else None
+    hint = removed_text(found, table, fix)
+    if not hint:  # (not removed, or sglang said nothing: no fix of it either)
+        hint, fix = foreign_hint(foreign, use.flag, table, node)
     diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
-    if not hint:
+    if not hint and not change.startswith(" (removed"):
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
         hint, fix = rename_hint(use.flag, options, node)
     return Finding(
         use.element,
-        f"launch flag {use.flag}: sglang {table.version} has no such server argument{table.flag_change(use.flag)}"
+        f"launch flag {use.flag}: sglang {table.version} has no such server argument{change}"
         f"{' and its diffusion server no such flag' if diffusion else ''}{hint}",
         fix,
     )
-
-
-def _replacement(use: "FlagUse", table: Table) -> tuple[str, Fix | None]:
-    """For a flag sglang deprecated and then removed: the replacement it named (and a safe
-    fix to it, when that is a plain rename the target releases know)."""
-    found = table.deprecation(use.flag)
-    if found is None or not found.new or not table.change(found.range).startswith(" (removed"):
-        return "", None  # never deprecated, no replacement named, or not yet (an older release)
-    fix = _replacement_fix(use, found, table)
-    return f"; sglang named {found.new} as its replacement" + (
-        " (fixable with `sglang-lint --fix`)" if fix else ""), fix
-
-
-def _deprecated(use: "FlagUse", found: Deprecation, table: Table) -> Finding:
-    """SGL011: a flag the target releases still accept, as a deprecated spelling."""
-    removed = f", removed in sglang {found.range[1]}" if found.range[1] else ""
-    fix = _replacement_fix(use, found, table)
-    if found.new:
-        advice = f"; use {found.new}" + (" (fixable with `sglang-lint --fix`)" if fix else "")
-    else:
-        advice = "; sglang names no replacement (it ignores the flag or stops the launch)"
-    return Finding(use.element, f"launch flag {use.flag}: deprecated in sglang {table.version}{removed}{advice}", fix)
-
-
-def _replacement_fix(use: "FlagUse", found: Deprecation, table: Table) -> Fix | None:
-    """The replacement written over the flag, where that is certain: a literal that is the
-    flag alone, a plain rename (:meth:`Deprecation.certain_rename`), a flag the target knows."""
-    rename = found.certain_rename()
-    if not rename or rename not in table.known_flags or not _flag_alone(use):
-        return None
-    return string_fix(use.element, rename, True)
-
-
-def _flag_alone(use: "FlagUse") -> bool:
-    """Is the flag a literal of its own (not ``--flag=value``, not an f-string)?"""
-    return use.alone
 
 
 def _settings(site, params: ServerArgsCheck, target) -> dict:

@@ -64,12 +64,13 @@ class Table:
     history: dict = field(default_factory=dict, compare=False)  # name -> Field, every release
     manual_ranges: dict = field(default_factory=dict, compare=False)  # flag -> (since, until)
     manual_everywhere: frozenset = frozenset()  # hand-registered flags of every release
-    # flag -> Deprecation: the spellings sglang registers as deprecated, in the releases that do
+    # flag -> its Deprecation runs, oldest first: the spellings sglang deprecates, in the releases that do
     deprecated: dict = field(default_factory=dict, compare=False)
     # field -> {value -> ValueDeprecation}: values sglang still takes but rewrites to another
     deprecated_values: dict = field(default_factory=dict, compare=False)
     # the `sglang` command's subcommands (serve's backends, generate) in these releases
     commands: "Commands | None" = field(default=None, compare=False)
+    derived_from: tuple = field(default=(), compare=False)  # every release the table was derived from
 
     def for_releases(self, releases) -> "Table":
         """The table of a project on these releases (one pinned release, or all of a range):
@@ -104,15 +105,26 @@ class Table:
         version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
         return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
                      self.history, self.manual_ranges, self.manual_everywhere, self.deprecated,
-                     self.deprecated_values, commands)
+                     self.deprecated_values, commands, self.derived_from)
 
     def deprecation(self, flag: str) -> "Deprecation | None":
-        """How sglang deprecated the flag, if it did in some release."""
-        return self.deprecated.get(flag)
+        """How sglang last deprecated the flag, if it did in some release."""
+        runs = self.deprecated.get(flag)
+        return runs[-1] if runs else None
 
     def deprecates(self, flag: str) -> "Deprecation | None":
-        """The deprecation, when every release of this table registers the flag as deprecated."""
-        return self._in_every_release(self.deprecated.get(flag))
+        """The deprecation, when every release of this table registers the flag as deprecated:
+        as the newest of them does, its effect where all of them agree ("" otherwise)."""
+        releases = self.releases or (self.version,)
+        runs = [run for run in self.deprecated.get(flag, ()) if any(in_releases(*run.range, r) for r in releases)]
+        if not runs or not all(any(in_releases(*run.range, r) for run in runs) for r in releases):
+            return None
+        effects = {run.effect for run in runs}
+        return dataclasses.replace(runs[-1], effect=runs[-1].effect if len(effects) == 1 else "")
+
+    def first_release(self) -> str:
+        """The oldest release the table was derived from."""
+        return self.derived_from[0] if self.derived_from else self.version
 
     def value_deprecation(self, name: str, value) -> "ValueDeprecation | None":
         """How sglang deprecated this value of the field, if it did in some release."""
@@ -155,7 +167,7 @@ class Table:
         elif flag in self.manual_everywhere:
             spans.append(EVERY_RELEASE)
         if flag in self.deprecated:
-            spans.append(self.deprecated[flag].range)
+            spans.append(self.deprecated[flag][0].span)
         if not spans:
             return ""
         sinces, untils = [s for s, _ in spans], [u for _, u in spans]
@@ -172,12 +184,20 @@ class Table:
 
 @dataclass(frozen=True)
 class Deprecation:
-    """A flag sglang registers with a ``Deprecated...Action``: which one, the replacement it
-    names (``new_flag=``), and the releases that register it so (then it is removed)."""
+    """A flag sglang deprecates, in a run of releases that deprecate it alike: the action that
+    registers it (a ``Deprecated...Action``, or the plain one of a flag whose help or warning
+    says it is deprecated), the replacement it names (``new_flag=``), what it does with the
+    flag (``effect``: "stops" the launch, "ignored", or "" it still sets its value), sglang's
+    words on what to do instead where it names no ``new_flag`` (``says``), the releases of the
+    run (``range``) and those from the first release that deprecated it to its removal
+    (``span``: after that, the flag is gone)."""
 
     action: str
     new: str | None
     range: tuple = EVERY_RELEASE
+    effect: str = ""
+    says: str | None = None
+    span: tuple = EVERY_RELEASE
 
     def certain_rename(self) -> str | None:
         """The replacement, when writing it instead changes nothing else: a plain flag, and an
@@ -185,6 +205,10 @@ class Deprecation:
         if self.new and _PLAIN_FLAG.match(self.new) and self.action in RENAMING_ACTIONS:
             return self.new
         return None
+
+    def environment(self) -> tuple:
+        """The environment variables sglang's words tell to set instead, as written (``X=1``)."""
+        return tuple(_ENVIRONMENT.findall(self.says or ""))
 
 
 @dataclass(frozen=True)
@@ -198,7 +222,24 @@ class ValueDeprecation:
 
 
 _PLAIN_FLAG = re.compile(r"^--[a-z0-9][a-z0-9-]*$")
+_ENVIRONMENT = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[^\s,;]*[^\s,;.])?")
 RENAMING_ACTIONS = frozenset({"DeprecatedStoreTrueAction", "DeprecatedAliasStoreAction"})
+
+
+def _deprecation_runs(listed, flag: str) -> tuple:
+    """A flag's runs of deprecation, oldest first (one inline table, or a list of them), each
+    with the span of them all."""
+    specs = listed.subs(flag) if isinstance(listed.table.get(flag), list) else [listed.sub(flag)]
+    runs = []
+    for spec in specs:
+        runs.append(Deprecation(
+            spec.str("action"), spec.str("new", required=False),
+            (spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
+            spec.str("effect", required=False) or "", spec.str("says", required=False),
+        ))
+        spec.done()
+    span = (runs[0].range[0], runs[-1].range[1])
+    return tuple(dataclasses.replace(run, span=span) for run in runs)
 
 
 def _ranges(spec, key: str) -> tuple:
@@ -224,12 +265,7 @@ def load_table(path: Path) -> Table:
     deprecated = {}
     listed = top.sub("deprecated_flags", required=False)
     for flag in sorted(listed.table) if listed is not None else ():
-        spec = listed.sub(flag)
-        deprecated[flag] = Deprecation(
-            spec.str("action"), spec.str("new", required=False),
-            (spec.str("since", required=False) or "", spec.str("until", required=False) or ""),
-        )
-        spec.done()
+        deprecated[flag] = _deprecation_runs(listed, flag)
     values: dict = {}
     listed = top.sub("deprecated_values", required=False)
     for name in sorted(listed.table) if listed is not None else ():
@@ -272,7 +308,7 @@ def load_table(path: Path) -> Table:
                      deprecated=deprecated, deprecated_values=values)
     everywhere = frozenset(f for f in manual if f not in manual_ranges)
     full = Table(version, fields, {}, everywhere, everywhere, releases, fields, manual_ranges, everywhere, deprecated,
-                 values)
+                 values, derived_from=releases)
     return full.for_releases([version])  # the newest release's table, until a target asks for others
 
 

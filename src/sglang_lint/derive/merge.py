@@ -36,12 +36,14 @@ from pathlib import Path
 
 from sglang_lint.catalog import version_key
 from sglang_lint.derive.commands import Commands, ParserFacts
+from sglang_lint.derive.deprecations import DeprecatedFlag
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.launchers import COMMANDS_TABLE
 from sglang_lint.derive.releases import (
     PLACEHOLDER_CODE,
     gone_rules,
     merged_server_args_text,
+    registered_flags,
     release_deprecated,
     release_rules,
     release_server_args,
@@ -70,7 +72,7 @@ class ReleaseFacts:
     """What the merge over releases reads of one release."""
 
     server_args: tuple  # (its fields, its hand-registered flags)
-    deprecated_flags: dict  # flag -> (action, replacement or None)
+    deprecated_flags: dict  # flag -> deprecations.DeprecatedFlag
     deprecated_values: dict  # field -> {old value: (new value, exact)}
     commands: Commands
     rules: dict | None = None  # key -> releases.release_rules' entry; the newest's are its derivation's
@@ -86,7 +88,7 @@ def release_facts(version: str, rules: bool = True) -> ReleaseFacts:
 def tree_facts(root: Path, derivation: Derivation, rules: bool = False) -> ReleaseFacts:
     """The facts of the release whose tree under ``root`` gave ``derivation``; ``rules``, its
     rules too (an older release's: for the newest the writer reads the derivation itself)."""
-    flags, values = tree_deprecated(root)
+    flags, values = tree_deprecated(root, registered_flags(derivation.server_fields, derivation.manual_flags))
     return ReleaseFacts((derivation.server_fields, derivation.manual_flags), flags, values, derivation.commands,
                         rules_of(derivation, derivation.version) if rules else None)
 
@@ -223,9 +225,11 @@ def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:
     servers = {release: (fields[release], [f for f, there in has_manual.items() if release in there])
                for release in releases}
     deprecated: dict[str, dict] = {release: {} for release in releases}
-    for flag, entry in table.get("deprecated_flags", {}).items():
-        for release in order.within(releases, entry.get("since", ""), entry.get("until", "")):
-            deprecated[release][flag] = (entry["action"], entry.get("new"))
+    for flag, runs in table.get("deprecated_flags", {}).items():
+        for entry in runs if isinstance(runs, list) else [runs]:
+            kind = DeprecatedFlag(entry["action"], entry.get("new"), entry.get("effect", ""), entry.get("says"))
+            for release in order.within(releases, entry.get("since", ""), entry.get("until", "")):
+                deprecated[release][flag] = kind
     values: dict[str, dict] = {release: {} for release in releases}
     for name, olds in table.get("deprecated_values", {}).items():
         for old, entry in olds.items():

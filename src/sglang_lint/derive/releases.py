@@ -192,16 +192,18 @@ def presence_runs(flags: list[bool], releases: list[str]) -> list[Presence]:
 
 
 def merge_deprecated(history: dict[str, dict]) -> dict:
-    """Deprecated flags of several releases (release -> {flag: (action, replacement)}): each
-    with the action and replacement its newest deprecating release names, and the releases
-    that deprecate it (after them, it is gone)."""
+    """Deprecated flags of several releases (release -> {flag: DeprecatedFlag}): each flag with
+    the runs of consecutive releases that deprecate it alike, each run (its DeprecatedFlag,
+    since, until); after the last, it is gone."""
     releases = sorted(history, key=version_key)
     merged = {}
     for flag in sorted({f for flags in history.values() for f in flags}):
-        where = [r for r in releases if flag in history[r]]
-        action = history[where[-1]][flag][0]
-        new = next((history[r][flag][1] for r in reversed(where) if history[r][flag][1]), None)
-        merged[flag] = (action, new, *presence([flag in history[r] for r in releases], releases))
+        kinds = [history[r].get(flag) for r in releases]
+        runs = []
+        for kind in dict.fromkeys(k for k in kinds if k is not None):
+            for since, until in presence_runs([k == kind for k in kinds], releases):
+                runs.append((kind, since, until))
+        merged[flag] = sorted(runs, key=lambda run: version_key(run[1]) if run[1] else ())
     return merged
 
 
@@ -222,17 +224,22 @@ def merge_deprecated_values(history: dict[str, dict]) -> dict:
 def release_deprecated(version: str) -> tuple[dict, dict]:
     """One release's deprecated flags and values (server_args.py and the arg_groups package
     alone are read: quick, not cached)."""
-    return tree_deprecated(fetch_tree(version))
+    return tree_deprecated(fetch_tree(version), registered_flags(*release_server_args(version)))
 
 
-def tree_deprecated(root: Path) -> tuple[dict, dict]:
-    """:func:`release_deprecated` of the tree under ``root``."""
+def registered_flags(fields: list[ServerField], manual: list[str]) -> frozenset:
+    """Every flag a release's launcher registers: its fields' and those registered by hand."""
+    return frozenset(flag for field in fields for flag in field.flags) | frozenset(manual)
+
+
+def tree_deprecated(root: Path, flags: frozenset = frozenset()) -> tuple[dict, dict]:
+    """:func:`release_deprecated` of the tree under ``root``, whose launcher registers ``flags``."""
     srt = root / "sglang" / "srt"
     if not (srt / "server_args.py").is_file():
         return {}, {}
     server_args = ast.parse((srt / "server_args.py").read_text(encoding="utf-8"))
     groups = [ast.parse(path.read_text(encoding="utf-8")) for path in sorted((srt / "arg_groups").glob("*.py"))]
-    return deprecated_flags(server_args), deprecated_values([server_args, *groups])
+    return deprecated_flags([server_args, *groups], flags), deprecated_values([server_args, *groups])
 
 
 def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str]]],

@@ -619,7 +619,8 @@ def server_args_text(
     fields: list[ServerField], flags: list[str], version: str, deprecated: dict | None = None,
     values: dict | None = None,
 ) -> str:
-    """The table file. ``deprecated``: flag -> (action, replacement or None[, since, until]);
+    """The table file. ``deprecated``: flag -> its runs of releases deprecating it alike, each
+    (deprecations.DeprecatedFlag, since, until);
     ``values``: field -> {deprecated value -> (replacement, exact[, since, until])}."""
     lines = [
         GENERATED_MARK,
@@ -631,27 +632,17 @@ def server_args_text(
     ]
     if deprecated:
         lines.append("[deprecated_flags]")
-        for flag, (action, new, *span) in sorted(deprecated.items()):
-            parts = [f"action = {toml_string(action)}"]
-            if new:
-                parts.append(f"new = {toml_string(new)}")
-            if span and span[0]:
-                parts.append(f"since = {toml_string(span[0])}")
-            if span and span[1]:
-                parts.append(f"until = {toml_string(span[1])}")
-            lines.append(f"{toml_string(flag)} = {{ {', '.join(parts)} }}")
+        for flag, runs in sorted(deprecated.items()):
+            tables = [_deprecation_text(kind, since, until) for kind, since, until in runs]
+            lines.append(f"{toml_string(flag)} = {tables[0] if len(tables) == 1 else '[' + ', '.join(tables) + ']'}")
         lines.append("")
     if values:
         lines.append("[deprecated_values]")
         for name, olds in sorted(values.items()):
             entries = []
             for old, (new, exact, *span) in sorted(olds.items()):
-                parts = [f"new = {toml_string(new)}", f"exact = {toml_value(exact)}"]
-                if span and span[0]:
-                    parts.append(f"since = {toml_string(span[0])}")
-                if span and span[1]:
-                    parts.append(f"until = {toml_string(span[1])}")
-                entries.append(f"{toml_string(old)} = {{ {', '.join(parts)} }}")
+                since, until = span or ("", "")
+                entries.append(f"{toml_string(old)} = {_inline({'new': new, 'exact': exact}, since, until)}")
             lines.append(f"{name} = {{ {', '.join(entries)} }}")
         lines.append("")
     for f in fields:
@@ -672,3 +663,15 @@ def server_args_text(
             lines.append(f"default = {toml_value(f.default)}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _deprecation_text(kind, since: str, until: str) -> str:
+    """One run of a flag's deprecation, as an inline table."""
+    return _inline({"action": kind.action, "new": kind.new, "effect": kind.effect, "says": kind.says}, since, until)
+
+
+def _inline(items: dict, since: str, until: str) -> str:
+    """An inline table of the items that have a value (a boolean always), then the releases."""
+    parts = [f"{key} = {toml_value(value)}" for key, value in
+             [*items.items(), ("since", since), ("until", until)] if value or isinstance(value, bool)]
+    return "{ " + ", ".join(parts) + " }"

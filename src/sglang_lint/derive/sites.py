@@ -443,7 +443,7 @@ class Derivation:
     raises: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # for verify
     server_fields: list[ServerField] = field(default_factory=list)
     manual_flags: list[str] = field(default_factory=list)
-    deprecated_flags: dict = field(default_factory=dict)  # flag -> (action, replacement or None)
+    deprecated_flags: dict = field(default_factory=dict)  # flag -> deprecations.DeprecatedFlag
     deprecated_values: dict = field(default_factory=dict)  # field -> {old: (new, exact)}
     exports: dict = field(default_factory=dict)  # package.Name -> where it is bound (re-exports)
     launch_entry_points: list = field(default_factory=list)  # the functions that take launch flags
@@ -456,7 +456,8 @@ class Derivation:
     path_passing: dict = field(default_factory=dict)
 
     def server_args_text(self) -> str:
-        return server_args_text(self.server_fields, self.manual_flags, self.version, self.deprecated_flags,
+        return server_args_text(self.server_fields, self.manual_flags, self.version,
+                                {flag: [(kind, "", "")] for flag, kind in self.deprecated_flags.items()},
                                 self.deprecated_values)
 
     @property
@@ -485,10 +486,12 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
                 modules, derivation.rules)
         derivation.server_fields = derive_server_fields(modules)
         derivation.manual_flags = manual_flags(modules)
-        server_args = next((m for m in modules if m.name == SERVER_ARGS_MODULE), None)
-        derivation.deprecated_flags = deprecated_flags(server_args.tree) if server_args is not None else {}
-        derivation.deprecated_values = deprecated_values(
-            [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)])
+        arguments = [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)]
+        registered = frozenset(f for server in derivation.server_fields for f in server.flags)
+        has_server_args = any(m.name == SERVER_ARGS_MODULE for m in modules)
+        derivation.deprecated_flags = deprecated_flags(arguments, registered | frozenset(derivation.manual_flags)) \
+            if has_server_args else {}
+        derivation.deprecated_values = deprecated_values(arguments)
         derivation.exports = package_exports(modules)
         derivation.launch_entry_points = launch_entry_points(modules)
         derivation.keyword_launchers = keyword_launchers(LazyTree(root))
