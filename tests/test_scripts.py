@@ -33,8 +33,8 @@ BENCHMARKS = ("sglang.bench_", "sglang.benchmark.", "sglang.compile_deep_gemm")
 
 def _real(version: str, module: str, *argv: str, flags: tuple = ()) -> dict:
     env = dict(os.environ, FLAGS=",".join(flags))
-    done = subprocess.run([sys.executable, "-I", "-S", str(REAL_PARSERS), str(fetch_tree(version)), "script", module,
-                           REAL, *argv], capture_output=True, text=True, check=True, env=env)
+    command = [sys.executable, "-I", "-S", "-B", str(REAL_PARSERS), str(fetch_tree(version)), "script", module, REAL]
+    done = subprocess.run([*command, *argv], capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout)
 
 
