@@ -192,3 +192,16 @@ def test_the_moved_module_is_named_and_fixed_in_every_form(tmp_path):
     shell = lint(b"python -m sglang.bench_one_batch --model-path m\n", "run.sh")
     assert [(d.line, d.col, d.code) for d in shell] == [(1, 10, "SGL015")]
     assert lint(b"python -m sglang.never_a_module --x\npython -m sglang.check_env\n", "run.sh") == []
+
+
+def test_a_range_of_releases_judges_a_script_only_where_every_one_has_it():
+    scripts = load_scripts(DERIVED / "scripts.toml")
+    both = scripts.for_releases(["0.5.20", "0.5.21"]).get("sglang.bench_one_batch")  # a stub, then gone
+    assert (both.present, both.absent, both.judged) == (False, False, False)  # neither judged nor gone
+    gone = scripts.for_releases(["0.5.21", "0.5.23"]).get("sglang.bench_one_batch")
+    assert (gone.absent, gone.span, gone.moved_to, gone.unchanged) == (True, ("", "0.5.21"),
+                                                                       "sglang.benchmark.one_batch", True)
+    early = scripts.for_releases(["0.5.10"]).get("sglang.benchmark.one_batch")  # not there yet: nowhere to move
+    assert (early.absent, early.span, early.moved_to) == (True, ("0.5.15", ""), "")
+    serving = scripts.for_releases(["0.5.2", "0.5.23"]).get("sglang.bench_serving")  # its own parser in both
+    assert (serving.judged, serving.server_args, "--dataset-name" in serving.flags) == (True, False, True)
