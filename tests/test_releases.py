@@ -135,8 +135,8 @@ def rules_dir(tmp_path, table_file):
 
 def copy_launchers(folder):
     """The launch entry-point table the server-argument rules name (targets_table), and the
-    table of the `sglang` command's subcommands it names."""
-    for name in ("launchers.toml", "serve.toml"):
+    tables of the `sglang` command's subcommands and of the modules run with `python -m` it names."""
+    for name in ("launchers.toml", "serve.toml", "scripts.toml"):
         shipped = ROOT / "rules" / "derived" / name
         (folder / "derived" / name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
 
