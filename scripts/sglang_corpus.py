@@ -379,6 +379,21 @@ MUTATIONS += [
 ]
 
 
+# sglang's own scripts run with python -m: their parser (ServerArgs' flags and their own), and a
+# module sglang moved, each at a real launch of 0.5.23.
+TEST_UTILS = "sglang/test/test_utils.py"
+BENCH_DOC = "sglang/multimodal_gen/.agents/skills/sglang-diffusion-benchmark-profile/benchmark-and-profile.md"
+_SCRIPT_PLANTS = [
+    plant("a prefix ambiguous once a benchmark's flags join the server's", "script flags", TEST_UTILS, "SGL009",
+          1476, '"--batch-size",', '"--batch",', 1476),
+    plant("python -m of a module sglang moved", "moved module", TEST_UTILS, "SGL015", 1527,
+          '"sglang.benchmark.offline_throughput",', '"sglang.bench_offline_throughput",', 1527, restores=True),
+    plant("a flag the diffusion serving benchmark's own parser does not take, in a Markdown block",
+          "script flags (Markdown)", BENCH_DOC, "SGL009", 474, "--num-prompts 1", "--num-prompt 1 --tp-size 2", 474),
+]
+MUTATIONS += [dataclasses.replace(m, replays=False) for m in _SCRIPT_PLANTS]  # (the modules differ before 0.5.21)
+
+
 # Bugs that depend on the release: each planted in that release's own tree (a launch appended
 # to sglang/test/test_utils.py, which imports subprocess) and judged against that release.
 _LAUNCH = 'subprocess.Popen(["python", "-m", "sglang.launch_server", {flags}])  # planted\n'

@@ -13,6 +13,16 @@ COMMAND: ``serve`` (sglang.cli.serve.serve, its model taken for a diffusion mode
       command takes it: JSON {flag: "taken" | "rejected"}; taken when the
       command reaches ``ServerArgs.from_dict`` (its arguments all read), rejected on argparse's
       error or the "unrecognized arguments" exit.
+
+A script run with ``python -m`` (``python -I -S real_parsers.py TREE script MODULE REAL [ARG ...]``):
+MODULE's main block run as ``__main__`` with sglang's modules whose names start with one of the
+comma-separated prefixes REAL run for real (the module's own package: the parser's arguments may
+come from a sibling), every other one a stub; ``ServerArgs.add_cli_args`` only marks the parser it
+is handed (the server's flags are the server-argument table's). Without ARG: the parser the main
+block parses ``sys.argv`` with, as JSON {"flags": its option strings, "server_args": whether
+ServerArgs.add_cli_args filled it}. With ARGs (ServerArgs' flags added for real, as a plain flag
+each, for a parser that takes them: ``--x`` in FLAGS=...): that parser's verdict on ``ARG ...`` as
+JSON {"verdict": "taken" | the message argparse stops with}.
 """
 
 from __future__ import annotations
@@ -194,9 +204,17 @@ class _StubLoader(importlib.abc.Loader):
 
 
 class _StubFinder(importlib.abc.MetaPathFinder):
+    real_prefixes: tuple = ()  # a script's run: the sglang modules run for real
+
     def find_spec(self, name, path, target=None):
         parts = name.split(".")
-        if parts[0] in sys.stdlib_module_names or (parts[0] == "sglang" and (len(parts) == 1 or parts[1] in REAL)):
+        if parts[0] in sys.stdlib_module_names:
+            return None
+        if self.real_prefixes:
+            real = name.startswith(self.real_prefixes) or any(p.startswith(name + ".") for p in self.real_prefixes)
+            return None if real and name != "sglang.srt.server_args" else \
+                importlib.machinery.ModuleSpec(name, _StubLoader(), is_package=True)
+        if parts[0] == "sglang" and (len(parts) == 1 or parts[1] in REAL):
             return None
         return importlib.machinery.ModuleSpec(name, _StubLoader(), is_package=True)
 
@@ -284,8 +302,80 @@ def probe(name: str, flags: list[str]) -> dict:
     return verdicts
 
 
+def _script(tree: str, module: str, real: str, argv: list) -> dict:
+    """A script's parser (see the module docstring), or its verdict on ``argv``."""
+    import runpy
+
+    _StubFinder.real_prefixes = tuple(p for p in real.split(",") if p)
+    server_flags = [f for f in os.environ.get("FLAGS", "").split(",") if f]
+
+    class ServerArgs(_StubBase):
+        _stand_in = True
+
+        @staticmethod
+        def add_cli_args(parser):
+            parser._sglang_server_args = True
+            for flag in server_flags:
+                parser.add_argument(flag)
+
+    import dataclasses
+
+    fake = _StubModule("sglang.srt.server_args")
+    fake.ServerArgs = dataclasses.dataclass(ServerArgs)  # (a module may read its fields at import)
+    sys.modules["sglang.srt.server_args"] = fake
+    for index, part in enumerate(module.split(".")[1:-1], start=2):  # its packages: their folders, not run
+        package = ".".join(module.split(".")[:index])
+        if package not in sys.modules:
+            made = types.ModuleType(package)
+            made.__path__ = [os.path.join(tree, *package.split("."))]
+            sys.modules[package] = made
+    original = argparse.ArgumentParser.parse_known_args
+
+    def capture(self, args=None, namespace=None):
+        if args is None and not argv:
+            raise _Captured(self)
+        return original(self, args, namespace)
+
+    argparse.ArgumentParser.parse_known_args = capture  # (parse_args calls it)
+    argparse.ArgumentParser.error = lambda self, message: (_ for _ in ()).throw(_Rejected(message))
+    sys.argv = [module, *argv]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=False)
+    except _Captured as found:
+        flags = {o for action in found.parser._actions for o in action.option_strings}
+        return {"flags": sorted(flags), "server_args": bool(getattr(found.parser, "_sglang_server_args", False))}
+    except _Rejected as rejected:
+        return {"verdict": str(rejected)}
+    except _Parsed:
+        return {"verdict": "taken"}
+    raise SystemExit(f"{module} parsed no arguments")
+
+
+class _Rejected(Exception):
+    pass
+
+
+class _Parsed(Exception):
+    pass
+
+
 def main() -> None:
     tree, name, mode, *flags = sys.argv[1:]
+    if name == "script":
+        _install(tree)
+        out = sys.stdout
+        sys.stdout = sys.stderr = open(os.devnull, "w")
+        original = argparse.ArgumentParser.parse_args
+
+        def parsed(self, args=None, namespace=None):
+            result = original(self, args, namespace)
+            if args is None:
+                raise _Parsed
+            return result
+
+        argparse.ArgumentParser.parse_args = parsed
+        out.write(json.dumps(_script(tree, mode, flags[0], flags[1:])))
+        return
     _install(tree)
     sys.argv = ["sglang", name]
     out = sys.stdout

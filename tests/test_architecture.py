@@ -38,6 +38,7 @@ LAYERS = [
     # the check kinds
     {"checks.base", "checks.server_table", "checks.api_table"},
     {"checks.launch_flags", "checks.flag_advice"},  # flag_advice: what a finding on a flag says to do
+    {"checks.launch_scripts"},  # python -m of sglang's scripts: their parsers, the modules gone
     {"launch_env"},  # the environment variables a launch from Python runs with
     {"checks.allowed_values", "checks.not_none", "checks.value_tests", "checks.forbidden_combination",
      "checks.guarded_member", "checks.chain_sync", "checks.server_args", "checks.values", "checks.when",
@@ -69,6 +70,7 @@ LAYERS = [
     {"derive.symbolic", "derive.exceptions"},
     {"derive.parsers"},  # the argparse parsers a module builds, read without running it
     {"derive.commands"},  # the `sglang` command's launch subcommands in one release
+    {"derive.scripts"},  # the modules run with `python -m` in one release, and what each one parses
     {"derive.exports", "derive.launchers"},
     {"derive.guards"},
     {"derive.paths", "derive.records"},  # the path to a raise as one expression; record classes
@@ -92,6 +94,7 @@ LAYERS = [
     {"derive.startup_table", "derive.api_table"},  # the start-up rules, the public API: every release, one table
     {"derive.sampling_table"},  # the sampling parameters' checks, every release (the start-up run over another class)
     {"derive.serve"},  # the subcommands' table, release by release
+    {"derive.scripts_table"},  # the runnable modules' table, release by release
     {"derive.merge"},  # the catalog over releases: written from each release's facts, read back from it
     {"derive"},
     {"runner", "project"},  # project: the command's pass over the project's launch helpers

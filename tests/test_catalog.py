@@ -32,7 +32,7 @@ def test_seed_rules_in_seed_order():
     rules = curated_rules()[:5]
     assert [r.code for r in rules] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
     assert [r.seed for r in rules] == SEEDS
-    later = ["SGL006", "SGL007", "SGL008", "SGL009", "SGL010", "SGL011", "SGL012", "SGL013", "SGL014"]
+    later = ["SGL006", "SGL007", "SGL008", "SGL009", "SGL010", "SGL011", "SGL012", "SGL013", "SGL014", "SGL015"]
     assert [r.code for r in curated_rules()[5:]] == later
     for rule in rules:
         assert rule.path.name.startswith(f"{rule.code}-{rule.name}")

@@ -91,7 +91,7 @@ def test_rules_lists_every_rule():
     assert result.returncode == 0
     codes = [line.split()[0] for line in result.stdout.splitlines()]
     assert codes[:5] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
-    assert len(codes) == len(set(codes)) > 300 and all(code >= "SGL100" for code in codes[14:])
+    assert len(codes) == len(set(codes)) > 300 and all(code >= "SGL100" for code in codes[15:])
     assert "unsupported-capture-mode" in result.stdout
     by_code = {line.split()[0]: line for line in result.stdout.splitlines()}
     assert "safe/unsafe fix" in by_code["SGL001"]  # which rules fix, and how safely

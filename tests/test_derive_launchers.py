@@ -471,8 +471,9 @@ def test_sglang_0_5_23_s_launch_entry_points():
     flags = commands.diffusion.flags
     assert "--text-encoder-cpu-offload" in flags and "--max-model-len" not in flags
     keywords = keyword_launchers(LazyTree(SGLANG_0_5_23))
-    assert text == launchers_text(entries, "0.5.23", commands, keywords)  # the shipped table is 0.5.23's
-    assert text.endswith('\n[serve]\ntable = "serve.toml"\n')
+    assert text == launchers_text(entries, "0.5.23", commands, keywords, True)  # the shipped table is 0.5.23's
+    assert text.endswith('\n[serve]\ntable = "serve.toml"\n\n# `python -m sglang.<module>`: the modules each '
+                         "release has, and what each one's parser takes:\n[scripts]\ntable = \"scripts.toml\"\n")
 
 
 # --- a command string split into the argv a runner gets -------------------------------------

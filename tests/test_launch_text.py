@@ -264,12 +264,18 @@ def test_sglang_serve_forms(form):
     assert args(found) == ["--model-path", "m", "--tp", "2"]
 
 
+@pytest.mark.parametrize("module", ["sglang.launch_server_foo", "sglang.srt.disaggregation.launch_lb",
+                                    "sglang.launch_server.x", "sglang.bench_one_batch"])
+def test_any_module_of_sglang_is_a_launch_its_scripts_table_judges(module):
+    # (what runs there, if anything, is the table of each release's modules' business: scripts.toml)
+    found = launch(f"python -m {module} --tp 2")
+    assert (found.launcher.text, args(found)) == (module, ["--tp", "2"])
+
+
 @pytest.mark.parametrize("text", [
-    "python -m sglang.launch_server_foo --tp 2",
     "python -m sglang_router.launch_server --tp 2",
-    "python -m sglang.srt.disaggregation.launch_lb --tp 2",
-    "python -m sglang.launch_server.x --tp 2",
     "python -m sglang --tp 2",
+    "python -m sglang. --tp 2",
     "python sglang.launch_server --tp 2",
     "python -msglang.launch_server --tp 2",  # joined: not recognised
     "echo python -m sglang.launch_server --tp 2",

@@ -134,9 +134,10 @@ def rules_dir(tmp_path, table_file):
 
 
 def copy_launchers(folder):
-    """The launch entry-point table the server-argument rules name (targets_table), the table
-    of the `sglang` command's subcommands it names, and that of other engines' flags (SGL009's)."""
-    for name in ("derived/launchers.toml", "derived/serve.toml", "foreign_flags.toml"):
+    """The launch entry-point table the server-argument rules name (targets_table), the tables
+    of the `sglang` command's subcommands and of the modules run with `python -m` it names, and
+    that of other engines' flags (SGL009's)."""
+    for name in ("derived/launchers.toml", "derived/serve.toml", "derived/scripts.toml", "foreign_flags.toml"):
         shipped = ROOT / "rules" / name
         (folder / name).write_text(shipped.read_text(encoding="utf-8"), encoding="utf-8")
 

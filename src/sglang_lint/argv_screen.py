@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from sglang_lint.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
-from sglang_lint.launch_text import LAUNCHERS
+from sglang_lint.launch_text import LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE
 from sglang_lint.pynames import name_occurrences
 from sglang_lint.textscan import may_assign
 from sglang_lint.screen import FileFacts, ScopedFacts, argument, value_may_be_known
@@ -38,7 +38,8 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
             return found
         if isinstance(found, ast.Constant):
             return isinstance(found.value, str) and (marker is None or marker in found.value or any(
-                subcommand in found.value for names in LAUNCHERS["commands"].values() for subcommand in names))
+                subcommand in found.value for names in LAUNCHERS["commands"].values() for subcommand in names)
+                or bool(MODULE_LAUNCH.search(found.value)))
         if isinstance(found, ast.JoinedStr):
             return True  # an f-string command line: shell words, its holes opaque
         if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
@@ -84,8 +85,10 @@ def _may_name_launcher(elements: list[ast.expr], marker: str) -> bool:
             words.append((None, False))
     if any(whole and marker in text for text, whole in words):
         return True
-    return any(command is not None and text in LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1], ()) and whole
-               for (command, _), (text, whole) in zip(words, words[1:]))
+    return any(command is not None and whole and (
+        text in LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1], ())
+        or (command == MODULE_FLAG and flag_whole and SCRIPT_MODULE.fullmatch(text)))  # -m sglang.bench_one_batch
+        for (command, flag_whole), (text, whole) in zip(words, words[1:]))
 
 
 @dataclass(frozen=True)

@@ -219,6 +219,10 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             from sglang_lint.derive.serve import write_commands
 
             write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
+            if derivation.scripts:
+                from sglang_lint.derive.scripts_table import write_scripts
+
+                write_scripts(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.scripts})
             from sglang_lint.derive.startup_table import merge_startup
 
             merge_startup(rules_dir, derivation.version, root, alone=True)

@@ -43,7 +43,8 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
     starts = line_starts(text)
     found = []
     for command in launch_commands_in_file_with_env(path, text, HOLE) if launched else ():
-        launch = Launch.after(command.launcher.text, [_word(word) for word in command.args], command.env)
+        launch = Launch.after(command.launcher.text, [_word(word) for word in command.args], command.env,
+                              _word(command.launcher).node)
         first = command.args[0].start if command.args else command.launcher.start
         span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
         for rule, check, judge in judges:

@@ -46,7 +46,10 @@ LAUNCHERS = {  # the launcher word: the module of `<python, python3.11, uv run p
     "modules": frozenset({"sglang.launch_server"}),  # or the subcommand of the command word (after WRAPPERS)
     "commands": {"sglang": ("serve", "generate")},  # sglang serve, /path/to/bin/sglang generate
 }
-LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}(?:serve|generate)\b")  # in a file that launches
+# python -m <this>: the server launcher (LAUNCHERS) or another module of sglang (scripts.toml judges it)
+SCRIPT_MODULE = re.compile(r"sglang(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+MODULE_LAUNCH = re.compile(r"(?<![\w-])-m\W{1,8}sglang\.\w")  # in a text: python -m sglang.<module>
+LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}(?:serve|generate)\b|" + MODULE_LAUNCH.pattern)
 
 
 def _wrap(values: str = "", subcommands: str = "", positionals: int = 0) -> tuple[frozenset, tuple, int]:
@@ -375,8 +378,8 @@ def _skip_options(words: Sequence[Word], i: int, values: frozenset) -> int:
 def find_launch(words: Sequence[Word]) -> Optional[LaunchCommand]:
     """The launch of an sglang server in one simple command, or None. ``sglang serve`` (``sglang
     generate``): the command word (after assignments and wrappers) is ``sglang`` and the next word
-    ``serve`` (``generate``). ``-m sglang.launch_server``: the first ``-m`` followed by that module,
-    after whatever runs it, unless the command word is one of NOT_COMMANDS (echo, grep, ...).
+    ``serve`` (``generate``). ``-m sglang.launch_server`` (or any module of sglang): the first
+    ``-m`` followed by one, after whatever runs it, unless the command word is one of NOT_COMMANDS.
     Opaque words never match."""
     words = list(words)
     k = command_index(words)
@@ -387,7 +390,7 @@ def find_launch(words: Sequence[Word]) -> Optional[LaunchCommand]:
     if subcommands and k + 1 < len(words) and not words[k + 1].opaque and words[k + 1].text in subcommands:
         return LaunchCommand(words[k + 1], words[k + 2:])
     for j in range(len(words) - 1):
-        if words[j].text == MODULE_FLAG and words[j + 1].text in LAUNCHERS["modules"] and not (
+        if words[j].text == MODULE_FLAG and SCRIPT_MODULE.fullmatch(words[j + 1].text) and not (
                 words[j].opaque or words[j + 1].opaque):
             return LaunchCommand(words[j + 1], words[j + 2:])
     return None

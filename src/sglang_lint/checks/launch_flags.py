@@ -17,7 +17,7 @@ from sglang_lint.lazycst import libcst as cst
 from sglang_lint.bindings import Augmented, Where
 from sglang_lint.built import Gap, list_versions
 from sglang_lint.checks.server_table import Commands, Field, Table
-from sglang_lint.launch_text import LAUNCHERS, launch_commands
+from sglang_lint.launch_text import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
 from sglang_lint.model import Span
 
 
@@ -56,7 +56,8 @@ class FlagUse:
     items: tuple | None = None  # a list flag's (nargs "*"/"+") words, where each is known
     item_nodes: tuple = ()  # the node of each of those words
     # who judged it, after an `sglang` subcommand (command_uses): "serve" (the LLM server and the
-    # diffusion server), "diffusion", "generate"; "" the LLM server's parser (ServerArgs) alone
+    # diffusion server), "diffusion", "generate"; a module's name: the parser of that script
+    # (script_uses); "" the LLM server's parser (ServerArgs) alone
     parser: str = ""
     # the LLM server's verdict on the flag (and its value) is the line's: it reaches that server
     # alone, or (serve) the diffusion server lacks it, failing the line there
@@ -103,13 +104,18 @@ class Launch:
     words: list
     command: str = ""
     env: dict = field(default_factory=dict)
+    # ``python -m sglang.<module>`` other than the server launcher: the module (a script whose own
+    # parser takes the words: scripts.toml), and the word that names it (what a finding on it marks)
+    module: str = ""
+    module_node: object = None
     withheld: frozenset = frozenset()  # fields a framework passing its prefixed flags on sets itself
 
     @staticmethod
-    def after(launcher: str, words: list, env: dict | None = None) -> "Launch":
+    def after(launcher: str, words: list, env: dict | None = None, node: object = None) -> "Launch":
         """The launch whose launcher word (launch_text.LaunchCommand.launcher) is this."""
         subcommands = {name for names in LAUNCHERS["commands"].values() for name in names}
-        return Launch(words, launcher if launcher in subcommands else "", dict(env or {}))
+        module = launcher if "." in launcher and launcher not in LAUNCHERS["modules"] else ""
+        return Launch(words, launcher if launcher in subcommands else "", dict(env or {}), module, node)
 
 
 def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
@@ -126,6 +132,8 @@ def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
         command = words[index - 1].text if index else None
         if command and text in LAUNCHERS["commands"].get(command.rsplit("/", 1)[-1], ()):
             return Launch(words[index + 1:], text)  # sglang serve, sglang generate
+        if marker and command == MODULE_FLAG and words[index - 1].whole and SCRIPT_MODULE.fullmatch(text):
+            return Launch(words[index + 1:], module=text, module_node=word.node)  # python -m sglang.bench_one_batch
     return None
 
 
@@ -233,11 +241,25 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
     return found
 
 
+def script_uses(launch: Launch, table: Table) -> list[FlagUse]:
+    """The flags of ``python -m sglang.<module>`` as that module's parser reads them (the
+    scripts table, :class:`server_table.Script`): where it takes the server arguments, they and
+    its own in one parser (a prefix unique to the launcher may match one of its own flags too:
+    argparse's "ambiguous option"); else its own alone. None where the table does not judge the
+    module in every target release (not there, a parser it could not read whole)."""
+    script = table.scripts.get(launch.module) if table.scripts is not None else None
+    if script is None or not script.judged:
+        return []
+    return [replace(use, parser=launch.module) for use in flag_uses(launch.words, script.table(table))]
+
+
 def reaches_server_args(launch: Launch, table: Table) -> bool:
     """Whether a launch's flags certainly reach ServerArgs (and its start-up validation): a
     launcher's (``python -m sglang.launch_server``), or ``sglang serve`` with ``--model-type``
     naming the LLM server in every release; never ``sglang generate`` (the diffusion parser's
     flags, whose ``--prompt`` would be a prefix of a server flag)."""
+    if launch.module:
+        return False  # a script's: its own start-up, not the server's (not judged here)
     if not launch.command:
         return True
     if launch.command != "serve" or table.commands is None:
@@ -273,13 +295,14 @@ def _is_literal_word(node, text: str) -> bool:
 
 
 def argument_of_flag(table: Table, flag: str) -> str:
-    """What a flag sets: its field, or (a hand-registered flag) the flag itself."""
+    """What a flag sets: its field, or (a hand-registered flag, a script's own) the flag itself or
+    the first spelling of its argument."""
     field = table.by_flag.get(flag)
-    return field.name if field is not None else flag
+    return field.name if field is not None else table.aliases.get(flag, flag)
 
 
 __all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "command_uses", "flag_uses",
-           "python_words", "shell_source"]
+           "python_words", "script_uses", "shell_source"]
 
 
 # --- shell command strings -------------------------------------------------------------------------
@@ -300,7 +323,8 @@ def shell_launches(site, node: cst.BaseExpression, marker: str | None) -> list[L
     if built is None:
         return []
     text, places = built
-    return [Launch.after(found.launcher.text, [_shell_word(word, places, node) for word in found.args])
+    return [Launch.after(found.launcher.text, [_shell_word(word, places, node) for word in found.args],
+                         node=_shell_word(found.launcher, places, node).node)
             for found in launch_commands(text, HOLE)]
 
 

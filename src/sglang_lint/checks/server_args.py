@@ -35,7 +35,7 @@ from sglang_lint.launch_env import python_launch_env
 from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
     ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
-    shell_launches,
+    script_uses, shell_launches,
 )
 from sglang_lint.model import Finding, Fix, Span
 from sglang_lint.rulefile import Fields, read_toml
@@ -43,11 +43,14 @@ from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks import server_relations, startup
 from sglang_lint.checks.flag_advice import deprecated_text, foreign_hint, load_foreign, removed_text, replacement_fix
-from sglang_lint.checks.server_table import Commands, Field, Table, load_commands, load_table
+from sglang_lint.checks.launch_scripts import gone_modules, script_ambiguous, script_skipped, script_unknown
+from sglang_lint.checks.server_table import (
+    Commands, Field, Scripts, Table, load_commands, load_scripts, load_table,
+)
 from sglang_lint.argv_screen import argv_screen
 from sglang_lint.screen import mapping_may_be_known, value_may_be_known
 
-ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated", "startup")
+ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated", "startup", "module")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
 
 
@@ -76,9 +79,9 @@ def parse(fields, targets):
     if not table_path.is_file():
         raise fields.error("table", f"{table_path} does not exist (run `sglang-lint catalog derive`)")
     table = load_table(table_path)
-    commands = _commands(fields)
-    if commands is not None:
-        table = dataclasses.replace(table, commands=commands)
+    commands, scripts = _commands(fields), _scripts(fields)
+    if commands is not None or scripts is not None:
+        table = dataclasses.replace(table, commands=commands, scripts=scripts)
     positive = fields.strings("positive", required=False) or ()
     pairs = []
     for text in fields.strings("at_least", required=False) or ():
@@ -116,19 +119,31 @@ def parse(fields, targets):
 def _commands(fields) -> Commands | None:
     """The table of the ``sglang`` command's subcommands (serve.toml) that the check's targets
     table (launchers.toml) names under ``[serve] table``, if it names one."""
+    path = _named_table(fields, "serve")
+    return load_commands(path) if path is not None else None
+
+
+def _scripts(fields) -> Scripts | None:
+    """The table of the modules run with ``python -m`` (scripts.toml) that the targets table
+    names under ``[scripts] table``, if it names one."""
+    path = _named_table(fields, "scripts")
+    return load_scripts(path) if path is not None else None
+
+
+def _named_table(fields, key: str):
     name = fields.str("targets_table", required=False)
     if not name:
         return None
     path = fields.path.parent / name
     table = Fields(read_toml(path), path)  # catalog.targets_table has checked it exists
-    serve = table.sub("serve", required=False)
-    found = serve.str("table", required=False) if serve is not None else None
+    section = table.sub(key, required=False)
+    found = section.str("table", required=False) if section is not None else None
     if not found:
         return None
-    commands = path.parent / found
-    if not commands.is_file():
-        raise serve.error("table", f"{commands} does not exist (run `sglang-lint catalog derive`)")
-    return load_commands(commands)
+    named = path.parent / found
+    if not named.is_file():
+        raise section.error("table", f"{named} does not exist (run `sglang-lint catalog derive`)")
+    return named
 
 
 def triggers(check):
@@ -154,6 +169,8 @@ def _screen(params: ServerArgsCheck, target):
         if _takes(target) in ("command", "shell"):
             return argv_screen(target.argument, target.position, params.marker)
         return argv_screen(target.argument, target.position, judge=_display_judge(params))
+    if params.aspect == "module":
+        return lambda call, facts: False  # keywords name no module
     fields = params.table.fields
     names = set(fields) | set(params.extra_names)
 
@@ -389,7 +406,7 @@ def wrappers(site, check, target):
     reach this launch (reach.parameter_wrapper decides whether it does): extra flags
     spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``, or the whole
     list), ``**kwargs`` or a dict passed on to the engine."""
-    if check.params.aspect in ("relations", "startup") or not isinstance(site.node, cst.Call):
+    if check.params.aspect in ("relations", "startup", "module") or not isinstance(site.node, cst.Call):
         return []
     takes = _takes(target)
     found = []
@@ -504,9 +521,10 @@ def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
     line's)."""
     uses, seen = [], set()
     for launch in launches:
-        if launch is None:
+        if launch is None or script_skipped(params.aspect, params.table, launch):
             continue
-        found = command_uses(launch, params.table) if launch.command else flag_uses(launch.words, params.table)
+        found = command_uses(launch, params.table) if launch.command else script_uses(launch, params.table) \
+            if launch.module else flag_uses(launch.words, params.table)
         for use in found:
             key = (id(use.element), id(use.value_node))
             if use.field is not None and use.field.name in launch.withheld:
@@ -518,6 +536,9 @@ def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
 
 
 def _run_argv(site, params: ServerArgsCheck, target):
+    if params.aspect == "module":
+        yield from gone_modules(params.table, _launches(site, params, target))
+        return
     yield from _judge_uses(params, _flag_uses(site, params, target))
 
 
@@ -545,7 +566,9 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
     if params.aspect == "deprecated" and use.field is None:
         return
     if use.ambiguous:
-        if params.aspect == "unknown":
+        if params.aspect == "unknown" and "." in use.parser:
+            yield script_ambiguous(use, params.table)
+        elif params.aspect == "unknown":
             shown = ", ".join(use.ambiguous[:6]) + (", ..." if len(use.ambiguous) > 6 else "")
             hint, fix = foreign_hint(params.foreign, use.flag, params.table, use.element if use.alone else None)
             yield Finding(
@@ -579,6 +602,8 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
     literal that is the flag alone is rewritten, not ``--flag=value``)."""
     node = use.element if use.alone else None
     commands = table.commands
+    if "." in use.parser:  # a script's parser (launch_flags.script_uses)
+        return script_unknown(use, table, node, _removed_hint)
     if use.parser in ("diffusion", "generate"):
         parser = commands.diffusion if use.parser == "diffusion" else commands.generate
         hint, fix = rename_hint(use.flag, parser.flags, node)
@@ -586,9 +611,7 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
                  else f"`sglang generate` of sglang {table.version} has")
         return Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
     change = table.flag_change(use.flag)
-    found = table.deprecation(use.flag)
-    fix = replacement_fix(node, use.alone, found, table) if found is not None else None
-    hint = removed_text(found, table, fix)
+    hint, fix = _removed_hint(use, table)
     if not hint:  # (not removed, or sglang said nothing: no fix of it either)
         hint, fix = foreign_hint(foreign, use.flag, table, node)
     diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
@@ -601,6 +624,14 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
         f"{' and its diffusion server no such flag' if diffusion else ''}{hint}",
         fix,
     )
+
+
+def _removed_hint(use: FlagUse, table: Table) -> tuple[str, Fix | None]:
+    """For a flag sglang deprecated and then removed: what it said to do instead, and the fix
+    to its replacement where that is certain (flag_advice)."""
+    found = table.deprecation(use.flag)
+    fix = replacement_fix(use.element if use.alone else None, use.alone, found, table) if found is not None else None
+    return removed_text(found, table, fix), fix
 
 
 def _settings(site, params: ServerArgsCheck, target) -> dict:
@@ -630,7 +661,8 @@ def run(site, rule, check, target):
         yield from _run_relations(site, params, target)
         return
     if _takes(target) in ("keywords", "mapping"):
-        yield from _run_keywords(site, params, target)
+        if params.aspect != "module":  # (keywords name no module)
+            yield from _run_keywords(site, params, target)
     else:
         yield from _run_argv(site, params, target)
 
@@ -644,6 +676,9 @@ def run_text(check, launch: Launch):
             return
         judged = startup.flag_launch(flag_uses(launch.words, params.table), launch.words, getattr(launch, "env", None))
         yield from startup.judge(params.startup, params.table, [judged], params.elsewhere)
+        return
+    if params.aspect == "module":
+        yield from gone_modules(params.table, [launch])
         return
     uses = _unique_uses(params, [launch])
     if params.aspect == "relations":
@@ -669,6 +704,9 @@ def fix_safety(check) -> str:
     if check.params.aspect == "deprecated":
         return ("safe fix: to the replacement sglang names, where that is a plain flag of the target release, "
                 "or a value sglang maps to it and does nothing else on")
+    if check.params.aspect == "module":
+        return ("safe fix: to the module it moved to, where running it there runs what the old path ran (its "
+                "last stub called that module's main, or the two parse the same flags)")
     if check.params.aspect in ("choices", "plugin-choices", "unknown"):
         return FIX_SAFETY.replace("allowed value", "valid choice or name")
     return ""

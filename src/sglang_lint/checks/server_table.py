@@ -71,6 +71,9 @@ class Table:
     # the `sglang` command's subcommands (serve's backends, generate) in these releases
     commands: "Commands | None" = field(default=None, compare=False)
     derived_from: tuple = field(default=(), compare=False)  # every release the table was derived from
+    # the modules run with `python -m` (scripts.toml) in these releases
+    scripts: "Scripts | None" = field(default=None, compare=False)
+    aliases: dict = field(default_factory=dict, compare=False)  # flag -> its argument, for flags of no field
 
     def for_releases(self, releases) -> "Table":
         """The table of a project on these releases (one pinned release, or all of a range):
@@ -80,8 +83,9 @@ class Table:
         if not releases:
             return self
         commands = self.commands.for_releases(releases) if self.commands is not None else None
+        scripts = self.scripts.for_releases(releases) if self.scripts is not None else None
         if not self.history:
-            return dataclasses.replace(self, commands=commands)
+            return dataclasses.replace(self, commands=commands, scripts=scripts)
 
         def present(span: tuple) -> bool:
             return any(in_releases(*span, release) for release in releases)
@@ -105,7 +109,7 @@ class Table:
         version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
         return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
                      self.history, self.manual_ranges, self.manual_everywhere, self.deprecated,
-                     self.deprecated_values, commands, self.derived_from)
+                     self.deprecated_values, commands, self.derived_from, scripts)
 
     def deprecation(self, flag: str) -> "Deprecation | None":
         """How sglang last deprecated the flag, if it did in some release."""
@@ -429,3 +433,107 @@ def _span_table(spec, key: str) -> dict:
     if not isinstance(found, dict):
         raise spec.error(key, "must be a table of item = [since, until] (or a list of those)")
     return {item: _spans(spec, key, value) for item, value in found.items()}
+
+
+# --- the modules run with `python -m` (derived/scripts.toml) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Script:
+    """A module of sglang run with ``python -m`` as the releases of a table have it. ``judged``:
+    every one of them has it, parsing a command line whose option strings were all read (one
+    parser, ``parse_args``, prefixes taken), alike as to ServerArgs: only then is a flag none of
+    them takes reported. ``flags``: its own option strings in any of them; ``server_args``: its
+    parser takes every server flag too."""
+
+    module: str
+    present: bool  # in every release of the table
+    absent: bool  # in none of them
+    span: tuple  # (the first release that has it, the first after its last): its whole life
+    judged: bool = False
+    server_args: bool = False
+    flags: frozenset = frozenset()
+    aliases: dict = field(default_factory=dict)  # flag -> the first long flag of its argument
+    moved_to: str = ""  # where it went, when it is absent and that module is present
+    unchanged: bool = False  # running moved_to runs what the old path ran
+
+    def table(self, server: "Table") -> "Table":
+        """The flags its parser takes, as a server-argument table: the server table's with its
+        own added (ServerArgs.add_cli_args and its own arguments in one parser), else its own."""
+        own = frozenset(self.flags)
+        if self.server_args:
+            return dataclasses.replace(server, manual_flags=server.manual_flags | own,
+                                       known_flags=server.known_flags | own, aliases=dict(self.aliases))
+        return Table(server.version, {}, {}, own, own, server.releases, aliases=dict(self.aliases))
+
+
+@dataclass(frozen=True)
+class _ScriptHistory:
+    spans: tuple
+    judged: tuple
+    server_args: tuple
+    exact: tuple
+    flags: dict  # flag -> spans (EVERY_RELEASE for every release that parses)
+    aliases: dict
+    moved_to: str
+    unchanged: bool
+
+
+@dataclass(frozen=True)
+class Scripts:
+    """scripts.toml narrowed to the releases of a table: module -> :class:`Script`."""
+
+    modules: dict = field(default_factory=dict)
+    history: dict = field(default_factory=dict, compare=False)
+
+    def get(self, module: str) -> Script | None:
+        return self.modules.get(module)
+
+    def for_releases(self, releases) -> "Scripts":
+        releases = tuple(releases)
+
+        def every(spans: tuple) -> bool:
+            return all(any(in_releases(*span, release) for span in spans) for release in releases)
+
+        def some(spans: tuple) -> bool:
+            return any(in_releases(*span, release) for span in spans for release in releases)
+
+        found = {}
+        for name, item in self.history.items():
+            present, absent = every(item.spans), not some(item.spans)
+            judged = present and every(item.judged) and (every(item.server_args) or not some(item.server_args)) \
+                and not some(item.exact)
+            since = "" if any(not s for s, _ in item.spans) else min((s for s, _ in item.spans), key=version_key)
+            until = "" if any(not u for _, u in item.spans) else max((u for _, u in item.spans), key=version_key)
+            target = self.history.get(item.moved_to)
+            moved = item.moved_to if absent and target is not None and every(target.spans) else ""
+            found[name] = Script(name, present, absent, (since, until), judged, judged and every(item.server_args),
+                                 frozenset(f for f, spans in item.flags.items() if some(spans)), item.aliases,
+                                 moved, bool(moved) and item.unchanged)
+        return Scripts(found, self.history)
+
+
+@lru_cache(maxsize=None)
+def load_scripts(path: Path) -> Scripts:
+    """scripts.toml: the modules of every release it was derived from (narrowed to the newest
+    release; :meth:`Scripts.for_releases` for others)."""
+    top = Fields(read_toml(path), path)
+    version = top.str("sglang_version")
+    top.any("releases", required=False)
+    history = {}
+    modules = top.sub("modules", required=False)
+    for name in sorted(modules.table) if modules is not None else ():
+        spec = modules.sub(name)
+        spans = {key: _spans(spec, key, spec.any(key)) if spec.any(key, required=False) is not None else ()
+                 for key in ("range", "parses", "judged", "server_args", "exact")}
+        flags = dict.fromkeys(spec.strings("flags", required=False) or (), spans["parses"])
+        flags.update({flag: _spans(spec, "flag_ranges", value)
+                      for flag, value in (spec.any("flag_ranges", required=False) or {}).items()})
+        spec.any("runs", required=False)  # (the stubs: the deriver names where they moved)
+        history[name] = _ScriptHistory(spans["range"], spans["judged"], spans["server_args"], spans["exact"], flags,
+                                       dict(spec.any("aliases", required=False) or {}),
+                                       spec.str("moved_to", required=False) or "",
+                                       bool(spec.bool("unchanged", required=False)))
+        spec.done()
+    top.done()
+    return Scripts(history=history).for_releases([version])

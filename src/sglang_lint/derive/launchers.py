@@ -26,6 +26,7 @@ from sglang_lint.derive.tree import Module, no_gc, source_path, walk_local
 
 LAUNCHERS_TABLE = "launchers.toml"
 COMMANDS_TABLE = "serve.toml"  # the flags of `sglang serve`'s backends and of `sglang generate` (derive/serve.py)
+SCRIPTS_TABLE = "scripts.toml"  # the modules run with `python -m` and their parsers (derive/scripts.py)
 DIFFUSION_PACKAGE = "sglang.multimodal_gen."
 # The calls that run a command list: (qualified name, its argument, its position).
 RUNNERS = {f"subprocess.{name}": ("args", 0) for name in ("Popen", "run", "call", "check_call", "check_output")}
@@ -560,7 +561,7 @@ def _join(first: dict[str, Value], second: dict[str, Value]) -> dict[str, Value]
 
 
 def launchers_text(entries: list[EntryPoint], version: str, commands: Commands | None = None,
-                   keywords: list = ()) -> str:
+                   keywords: list = (), scripts: bool = False) -> str:
     """launchers.toml; with the tree's launch subcommands (``commands``, when it has any), the
     ``[serve]`` table naming the table of their flags (derive/serve.py writes it); ``keywords``:
     the classes and functions whose ``**`` keywords build ServerArgs (keyword_launchers.py)."""
@@ -593,4 +594,7 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
         lines += ["", "# `sglang serve` runs the LLM server or the diffusion server (from the model, or --model-type);",
                   "# the flags each takes, and `sglang generate`'s, release by release:",
                   "[serve]", f"table = {toml_string(COMMANDS_TABLE)}"]
+    if scripts:
+        lines += ["", "# `python -m sglang.<module>`: the modules each release has, and what each one's parser takes:",
+                  "[scripts]", f"table = {toml_string(SCRIPTS_TABLE)}"]
     return "\n".join(lines) + "\n"

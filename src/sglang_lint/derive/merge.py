@@ -38,7 +38,8 @@ from sglang_lint.catalog import version_key
 from sglang_lint.derive.commands import Commands, ParserFacts
 from sglang_lint.derive.deprecations import DeprecatedFlag
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
-from sglang_lint.derive.launchers import COMMANDS_TABLE
+from sglang_lint.derive.launchers import COMMANDS_TABLE, SCRIPTS_TABLE
+from sglang_lint.derive.scripts_table import release_scripts, scripts_history, scripts_text, write_scripts
 from sglang_lint.derive.releases import (
     PLACEHOLDER_CODE,
     gone_rules,
@@ -76,13 +77,14 @@ class ReleaseFacts:
     deprecated_values: dict  # field -> {old value: (new value, exact)}
     commands: Commands
     rules: dict | None = None  # key -> releases.release_rules' entry; the newest's are its derivation's
+    scripts: tuple = ()  # the modules run with `python -m` (derive/scripts.py)
 
 
 def release_facts(version: str, rules: bool = True) -> ReleaseFacts:
     """One release's facts from its wheel, fetched through pip and derived once (cached)."""
     flags, values = release_deprecated(version)
     return ReleaseFacts(release_server_args(version), flags, values, release_commands(version),
-                        release_rules(version) if rules else None)
+                        release_rules(version) if rules else None, release_scripts(version))
 
 
 def tree_facts(root: Path, derivation: Derivation, rules: bool = False) -> ReleaseFacts:
@@ -90,7 +92,7 @@ def tree_facts(root: Path, derivation: Derivation, rules: bool = False) -> Relea
     rules too (an older release's: for the newest the writer reads the derivation itself)."""
     flags, values = tree_deprecated(root, registered_flags(derivation.server_fields, derivation.manual_flags))
     return ReleaseFacts((derivation.server_fields, derivation.manual_flags), flags, values, derivation.commands,
-                        rules_of(derivation, derivation.version) if rules else None)
+                        rules_of(derivation, derivation.version) if rules else None, derivation.scripts)
 
 
 def write_merged(derivation: Derivation, rules_dir: Path, facts: dict[str, ReleaseFacts]) -> tuple:
@@ -108,6 +110,7 @@ def write_merged(derivation: Derivation, rules_dir: Path, facts: dict[str, Relea
     since, older_checks = site_history(derivation, {**older, newest: newest_rules})
     result = write_catalog(derivation, rules_dir, table, since, gone_rules(derivation, older), older_checks)
     write_commands(rules_dir / DERIVED_DIR, {release: facts[release].commands for release in releases})
+    write_scripts(rules_dir / DERIVED_DIR, {release: facts[release].scripts for release in releases})
     return result
 
 
@@ -188,9 +191,12 @@ def catalog_facts(rules_dir: Path) -> dict[str, ReleaseFacts]:
     rebuild = f"run `sglang-lint catalog derive --releases {releases[0]}..{releases[-1]}` to rebuild it"
     commands_path = out / COMMANDS_TABLE
     commands_text_now = commands_path.read_text(encoding="utf-8") if commands_path.is_file() else None
+    scripts_path = out / SCRIPTS_TABLE
+    scripts_text_now = scripts_path.read_text(encoding="utf-8") if scripts_path.is_file() else ""
     try:
         servers, deprecated, values = _server_args_history(table, order)
         commands = _commands_history(tomllib.loads(commands_text_now or ""), order)
+        scripts = scripts_history(tomllib.loads(scripts_text_now), order)
         rules = _rules_history(out, order)
     except (KeyError, TypeError, IndexError, AttributeError, StopIteration) as exc:  # (a file edited by hand)
         raise ValueError(f"{out} does not read back as its releases ({type(exc).__name__}: {exc}): {rebuild}") from None
@@ -198,7 +204,9 @@ def catalog_facts(rules_dir: Path) -> dict[str, ReleaseFacts]:
         raise ValueError(f"{table_path} is not what the merge of the releases it records writes: {rebuild}")
     if commands_text_now != (commands_text(commands) if any(commands.values()) else None):
         raise ValueError(f"{commands_path} is not what the merge of the releases it records writes: {rebuild}")
-    return {r: ReleaseFacts(servers[r], deprecated[r], values[r], commands[r], rules[r]) for r in releases}
+    if scripts_text_now and scripts_text(scripts) != scripts_text_now:
+        raise ValueError(f"{scripts_path} is not what the merge of the releases it records writes: {rebuild}")
+    return {r: ReleaseFacts(servers[r], deprecated[r], values[r], commands[r], rules[r], scripts[r]) for r in releases}
 
 
 def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:

@@ -28,6 +28,7 @@ MAX_DEPTH = 24  # calls followed inside each other
 PARSE_METHODS = {"parse_known_args": True, "parse_args": False}  # name -> takes unknown arguments
 GROUP_METHODS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
 HELP = ("-h", "--help")
+OPAQUE_METHODS = frozenset({"add_subparsers", "_add_action", "register"})  # beyond the model
 STRING_METHODS = frozenset({"strip", "lstrip", "rstrip", "replace", "lower", "upper", "removeprefix", "removesuffix"})
 
 
@@ -52,6 +53,12 @@ class Parser:
     known_args: bool | None = None
     parsed_in: str = ""  # the function that parses it
     remaining: str = ""  # the name that function binds the unknown words to
+    arguments: list = field(default_factory=list)  # the option strings of each add_argument call
+    includes: set = field(default_factory=set)  # the tags of the fillers it was handed to (ServerArgs')
+    # every option string it may get was read: none computed out of reach, no call it was handed
+    # to left unfollowed, no subparsers or parent parsers (argparse options the reader does not model)
+    complete: bool = True
+    abbrev: bool = True  # allow_abbrev: a unique prefix of a long flag is that flag
 
 
 @dataclass(frozen=True)
@@ -141,11 +148,17 @@ class ModuleSet:
 class ParserReader:
     """Reads the parsers that functions of a tree's modules build (see the module docstring)."""
 
-    def __init__(self, modules: ModuleSet):
+    def __init__(self, modules: ModuleSet, fillers: dict | None = None, script: bool = False):
         self.modules = modules
         self.by_method: dict[str, list[Function]] = {}
         self.reading = Reading()
         self.stack: list = []
+        # (module, Class.function) -> tag: a function that fills a parser and is not followed
+        # (ServerArgs.add_cli_args: its flags are the server-argument table's); the parser keeps the tag
+        self.fillers = fillers or {}
+        # a script's main block: a parse of sys.argv (``parse_args()``) is the command's, and a call
+        # from it to a function that builds a parser is followed though it is handed none
+        self.script = script
 
     def methods(self, name: str) -> list[Function]:
         """Every method of this name in the modules (a call on an object chosen at run time)."""
@@ -168,11 +181,22 @@ class ParserReader:
                 self.call(Function(module, node), [], {}, entry=True)
         return self.reading
 
+    def read_main(self, module: Module, body: list) -> Reading:
+        """The parsers a script's main block (``body``, or a ``__main__`` module's whole body)
+        builds and parses, run as one function of the module (see ``script``)."""
+        self.reading = Reading()
+        node = ast.FunctionDef(name="__main__", args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+                               body=body, decorator_list=[], returns=None, type_params=[], lineno=1)
+        self.call(Function(module, node), [], {}, entry=True)
+        return self.reading
+
     # --- calls --------------------------------------------------------------------------------
 
     def call(self, function: Function, args: list, keywords: dict, entry: bool = False):
         node = function.node
         if len(self.stack) >= MAX_DEPTH or any(node is active for active in self.stack):
+            _unfollowed(args, keywords)
             return UNKNOWN
         env = dict(function.closure or {})
         env.update(self._bind(function, args, keywords))
@@ -222,19 +246,38 @@ class ParserReader:
         if isinstance(callee, External) and callee.name.rpartition(".")[2] == "ArgumentParser" or (
                 isinstance(callee, Class) and self._is_parser_class(callee)):
             # argparse's own -h/--help, unless add_help=False
-            return Parser(_where(module, node), set() if keywords.get("add_help", True) is False else set(HELP))
+            made = Parser(_where(module, node), set() if keywords.get("add_help", True) is False else set(HELP))
+            made.abbrev = keywords.get("allow_abbrev", True) is not False
+            made.complete = isinstance(callee, External) and all(
+                keywords.get(k, v) == v for k, v in (("allow_abbrev", made.abbrev), ("parents", None),
+                                                     ("prefix_chars", "-"), ("fromfile_prefix_chars", None),
+                                                     ("conflict_handler", "error")))
+            return made
         if isinstance(callee, (External, Class)):
+            _unfollowed(args, keywords)
             return UNKNOWN
         if isinstance(callee, Function):
+            tag = self.fillers.get(_qualified(callee))
+            if tag is not None:
+                for value in [*args, *keywords.values()]:
+                    if isinstance(value, Parser):
+                        value.includes.add(tag)
+                return UNKNOWN
             if _takes_parser(args, keywords) or _takes_parser(list((callee.closure or {}).values()), {}):
                 return self.call(callee, args, keywords)
+            if self.script and frame.entry and _builds_parser(callee):
+                return self.call(callee, args, keywords, entry=True)
             return UNKNOWN
         if callee is UNKNOWN and isinstance(node.func, ast.Attribute) and _takes_parser(args, keywords):
             # a method of an object chosen at run time: each method of that name may be the one
+            if not self.methods(node.func.attr):
+                _unfollowed(args, keywords)
             for candidate in self.methods(node.func.attr):
                 static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in candidate.node.decorator_list)
                 self.call(candidate if static else Function(candidate.module, candidate.node, bound=UNKNOWN),
                           args, keywords)  # (a class or instance method: its first parameter is not known)
+            return UNKNOWN
+        _unfollowed(args, keywords)
         return UNKNOWN
 
     def _method(self, callee: BoundMethod, args: list, node: ast.Call, module: Module, frame: "_Frame"):
@@ -252,10 +295,19 @@ class ParserReader:
                         owner.flags.add(argument)
                 else:
                     self.reading.unresolved.append(_where(module, node))
+                    owner.complete = False
+            strings = tuple(a for a in args if isinstance(a, str) and a.startswith("-"))
+            if self.script and _negatable(node, module, self):  # --x and --no-x (BooleanOptionalAction)
+                strings += tuple("--no-" + a[2:] for a in strings if a.startswith("--"))
+                owner.flags.update(strings)
+            owner.arguments.append(strings)
             return UNKNOWN
         if name in GROUP_METHODS:
             return owner
-        if name in PARSE_METHODS and frame.entry and node.args:
+        if name in OPAQUE_METHODS:
+            owner.complete = False
+            return UNKNOWN
+        if name in PARSE_METHODS and frame.entry and (node.args or (self.script and not node.keywords)):
             owner.known_args = PARSE_METHODS[name] or bool(owner.known_args)
             owner.parsed_in = f"{module.name}.{frame.function}"
             if owner not in self.reading.parsers:
@@ -526,6 +578,32 @@ def _where(module: Module, node: ast.AST) -> str:
 
 def _flat(value) -> tuple:
     return value if isinstance(value, tuple) else (value,)
+
+
+def _negatable(node: ast.Call, module: Module, reader: "ParserReader") -> bool:
+    action = next((k.value for k in node.keywords if k.arg == "action"), None)
+    found = reader.value(action, module, {}) if action is not None else None
+    return isinstance(found, External) and found.name.rpartition(".")[2] == "BooleanOptionalAction"
+
+
+def _unfollowed(args: list, keywords: dict) -> None:
+    """A parser handed to code the reader does not follow: it may get option strings not read."""
+    for value in [*args, *keywords.values()]:
+        if isinstance(value, Parser):
+            value.complete = False
+
+
+def _qualified(function: Function) -> tuple[str, str]:
+    """(module, ``Class.function`` or ``function``) of a function of the tree."""
+    for cls in function.module.classes:
+        if any(item is function.node for item in cls.body):
+            return function.module.name, f"{cls.name}.{function.node.name}"
+    return function.module.name, getattr(function.node, "name", "")
+
+
+def _builds_parser(function: Function) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "ArgumentParser" or isinstance(n, ast.Name)
+               and n.id == "ArgumentParser" for n in ast.walk(function.node))
 
 
 def _takes_parser(args: list, keywords: dict) -> bool:

@@ -59,7 +59,7 @@ def commands_text(history: dict[str, Commands]) -> str:
     ordered = [history[r] for r in releases]
 
     def span(present: list[bool]) -> str:
-        return _runs_text(runs_of(present, releases))
+        return runs_text(runs_of(present, releases))
 
     lines = [
         GENERATED_MARK,
@@ -76,8 +76,8 @@ def commands_text(history: dict[str, Commands]) -> str:
         backends = sorted({b for c in ordered for b in c.backends})
         selector = sorted({f for c in ordered for f in c.selector})
         lines += ["", "[serve]", f"range = {span([c.serve for c in ordered])}",
-                  "backends = " + _table({b: span([b in c.backends for c in ordered]) for b in backends}),
-                  "selector = " + _table({f: span([f in c.selector for c in ordered]) for f in selector})]
+                  "backends = " + inline_table({b: span([b in c.backends for c in ordered]) for b in backends}),
+                  "selector = " + inline_table({f: span([f in c.selector for c in ordered]) for f in selector})]
     for name in PARSERS:
         facts = [getattr(c, name) for c in ordered]
         if not any(facts):
@@ -86,7 +86,7 @@ def commands_text(history: dict[str, Commands]) -> str:
         own = [releases[i] for i in where]  # the releases of the parser: its flags' ranges are within them
 
         def within(test) -> str:
-            return _runs_text(runs_of([test(facts[i]) for i in where], own))
+            return runs_text(runs_of([test(facts[i]) for i in where], own))
 
         flags = sorted({flag for f in facts if f is not None for flag in f.flags})
         lines += ["", f"[parsers.{name}]", f"range = {span([f is not None for f in facts])}"]
@@ -94,19 +94,22 @@ def commands_text(history: dict[str, Commands]) -> str:
             lines.append(f"open = {within(lambda f: f.open)}")
         for key in ("prefixes", "suffixes"):
             items = sorted({item for f in facts if f is not None for item in getattr(f, key)})
-            lines.append(f"{key} = " + _table({item: within(lambda f: item in getattr(f, key)) for item in items}))
+            found = {item: within(lambda f: item in getattr(f, key)) for item in items}
+            lines.append(f"{key} = " + inline_table(found))
         lines += ["flags = ["] + [f"    {toml_string(flag)}," for flag in flags] + ["]"]
         partial = {flag: within(lambda f: flag in f.flags) for flag in flags}
-        partial = {flag: text for flag, text in partial.items() if text != _runs_text([("", "")])}
+        partial = {flag: text for flag, text in partial.items() if text != runs_text([("", "")])}
         if partial:
             lines += ["", f"[parsers.{name}.flag_ranges]"] + [f"{toml_string(f)} = {t}" for f, t in partial.items()]
     return "\n".join(lines) + "\n"
 
 
-def _runs_text(runs: list) -> str:
+def runs_text(runs: list) -> str:
+    """Runs of releases as TOML: one ``[since, until]``, or a list of them."""
     spans = [f"[{toml_string(since)}, {toml_string(until)}]" for since, until in runs]
     return spans[0] if len(spans) == 1 else "[" + ", ".join(spans) + "]"
 
 
-def _table(items: dict) -> str:
+def inline_table(items: dict) -> str:
+    """An inline TOML table of items whose values are written already."""
     return "{ " + ", ".join(f"{toml_string(k)} = {v}" for k, v in items.items()) + " }" if items else "{}"

@@ -40,6 +40,7 @@ from sglang_lint.derive.guards import (
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.commands import read_commands
+from sglang_lint.derive.scripts import tree_scripts
 from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import launch_entry_points
 from sglang_lint.derive.path_rules import derive_paths
@@ -449,6 +450,7 @@ class Derivation:
     launch_entry_points: list = field(default_factory=list)  # the functions that take launch flags
     keyword_launchers: list = field(default_factory=list)  # those whose ** keywords build ServerArgs
     commands: object = None  # the `sglang` command's launch subcommands (derive/commands.py)
+    scripts: tuple = ()  # the modules run with `python -m` and what they parse (derive/scripts.py)
     # fails-when rules (path_rules.py): the raise sites whose whole path is one expression
     paths: list = field(default_factory=list)
     path_skipped: Counter = field(default_factory=Counter)  # why the other raises got no fails-when rule
@@ -496,6 +498,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         derivation.launch_entry_points = launch_entry_points(modules)
         derivation.keyword_launchers = keyword_launchers(LazyTree(root))
         derivation.commands = read_commands(modules)
+        derivation.scripts = tree_scripts(root)
         if index_raises:
             derivation.raises = raises_by_function(modules)
         return derivation

@@ -578,7 +578,7 @@ def _write_launchers(out: Path, derivation: Derivation) -> None:
     """launchers.toml: the functions of sglang that take launch flags (or a launch command) in a
     parameter, and the flags of `sglang serve`'s other backend (the server-args rules read it)."""
     text = launchers_text(derivation.launch_entry_points, derivation.version, derivation.commands,
-                          derivation.keyword_launchers)
+                          derivation.keyword_launchers, bool(derivation.scripts))
     (out / LAUNCHERS_TABLE).write_text(text, encoding="utf-8")
 
 
