@@ -15,6 +15,7 @@ PACKAGE = ROOT / "src" / "sglang_lint"
 LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
     # (__init__, the package root: __version__; lint is lazy)
+    {"launch_wrappers"},  # the commands that run a command after them (a table, no imports)
     {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places", "gcpolicy", "lazycst",
      "ast_guards", "ast_flow"},  # (ast_guards: the names the guards in force at a call test, on ast;
     # ast_flow: which of a name's bindings reach a call, on ast)
@@ -24,6 +25,7 @@ LAYERS = [
     {"image_pins"},  # the release a project's container images and setup scripts name (over launch_text's splitter)
     {"yaml_env"},  # the environment variables a YAML file gives a command (over launch_text's YAML reading)
     {"shell_env"},  # the environment variables a shell launch runs with (over launch_text's splitter)
+    {"launch_prefixes"},  # server flags a framework passes on under its prefix (over launch_text's splitter)
     {"ast_reparse"},  # a document's ast kept between edits (the language server's screen)
     # the rule files' schema; LibCST syntax helpers; the ast call-site screen
     {"index"},  # the compiled rule index: what the cheap stage reads

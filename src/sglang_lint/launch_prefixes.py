@@ -18,8 +18,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-from sglang_lint.launch_text import (NOT_COMMANDS, YAML_SUFFIXES, Word, command_index, find_launch, moved_word,
-                                     shell_regions, shell_words, yaml_commands)
+from sglang_lint.launch_text import (YAML_SUFFIXES, Word, command_index, find_launch, moved_word, shell_regions,
+                                     shell_words, yaml_commands)
+from sglang_lint.launch_wrappers import NOT_COMMANDS
 from sglang_lint.places import default_rules_dir
 
 PREFIX_TABLE = "prefixes.toml"

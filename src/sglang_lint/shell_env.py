@@ -23,8 +23,6 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from sglang_lint.launch_text import (
     _GAP,
-    SHELLS,
-    WRAPPERS,
     YAML_SUFFIXES,
     LaunchCommand,
     Word,
@@ -36,6 +34,7 @@ from sglang_lint.launch_text import (
     shell_regions,
     yaml_commands,
 )
+from sglang_lint.launch_wrappers import SHELLS, WRAPPERS
 from sglang_lint.yaml_env import YamlEnv
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -302,7 +302,7 @@ def argument_of_flag(table: Table, flag: str) -> str:
 
 
 __all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "command_uses", "flag_uses",
-           "python_words", "script_uses", "shell_source"]
+           "python_words", "script_uses", "shell_source", "shell_true", "split_string"]
 
 
 # --- shell command strings -------------------------------------------------------------------------
@@ -338,6 +338,25 @@ def shell_source(site, node: cst.BaseExpression) -> tuple[str, object] | None:
         return "words", python_words(site, joined)
     built = _string_text(site, node, 0)
     return ("text", built[0]) if built is not None else None
+
+
+def shell_true(site) -> bool:
+    """``subprocess.run(..., shell=True)``: the command is a string the shell splits."""
+    return any(arg.keyword is not None and arg.keyword.value == "shell" and isinstance(arg.value, cst.Name)
+               and arg.value.value == "True" for arg in site.node.args)
+
+
+def split_string(site, node) -> cst.BaseExpression | None:
+    """The command string of ``shlex.split(text)`` or ``text.split()`` (split at blanks: the
+    words of a launch line, written without quotes, are the same), or None."""
+    if not isinstance(node, cst.Call):
+        return None
+    if len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star \
+            and site.model.qualify(node.func, site.scope) == "shlex.split":
+        return node.args[0].value
+    if not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "split":
+        return node.func.value
+    return None
 
 
 def _followed(site, node: cst.BaseExpression) -> cst.BaseExpression:

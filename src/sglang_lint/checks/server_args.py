@@ -35,7 +35,7 @@ from sglang_lint.launch_env import python_launch_env
 from sglang_lint.launch_text import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
     ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
-    script_uses, shell_launches,
+    script_uses, shell_launches, shell_true, split_string,
 )
 from sglang_lint.model import Finding, Fix, Span
 from sglang_lint.rulefile import Fields, read_toml
@@ -414,11 +414,11 @@ def wrappers(site, check, target):
         arg = argument_of(site.node, target.argument, target.position, site)
         if arg is None:
             return []
-        split = _split_string(site, arg.value) if takes == "command" else None
+        split = split_string(site, arg.value) if takes == "command" else None
         if isinstance(split, cst.Name):
             found.append((split.value, "shell"))  # run(cmd): Popen(cmd.split())
         if isinstance(arg.value, cst.Name):
-            found.append((arg.value.value, "shell" if takes == "shell" or _shell_true(site) else takes))
+            found.append((arg.value.value, "shell" if takes == "shell" or shell_true(site) else takes))
         if takes == "shell":
             return found
         for words in python_words(site, arg.value):
@@ -483,31 +483,12 @@ def _launches(site, params: ServerArgsCheck, target) -> list:
     if arg is None:
         return []
     takes = _takes(target)
-    if takes == "shell" or (takes == "command" and _shell_true(site)):
+    if takes == "shell" or (takes == "command" and shell_true(site)):
         return shell_launches(site, arg.value, params.marker)
-    split = _split_string(site, arg.value) if takes == "command" else None
+    split = split_string(site, arg.value) if takes == "command" else None
     if split is not None:
         return shell_launches(site, split, params.marker)
     return [_launch(words, params, takes) for words in python_words(site, arg.value)]
-
-
-def _shell_true(site) -> bool:
-    """``subprocess.run(..., shell=True)``: the command is a string the shell splits."""
-    return any(arg.keyword is not None and arg.keyword.value == "shell" and isinstance(arg.value, cst.Name)
-               and arg.value.value == "True" for arg in site.node.args)
-
-
-def _split_string(site, node) -> cst.BaseExpression | None:
-    """The command string of ``shlex.split(text)`` or ``text.split()`` (split at blanks: the
-    words of a launch line, written without quotes, are the same), or None."""
-    if not isinstance(node, cst.Call):
-        return None
-    if len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star \
-            and site.model.qualify(node.func, site.scope) == "shlex.split":
-        return node.args[0].value
-    if not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "split":
-        return node.func.value
-    return None
 
 
 def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:

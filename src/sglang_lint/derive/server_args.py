@@ -96,6 +96,14 @@ SERVER_ARGS_MODULE = "sglang.srt.server_args"
 ARG_GROUPS_PACKAGE = "sglang.srt.arg_groups"  # where later releases moved parts of it
 
 
+def server_argument_trees(modules: list[Module]) -> list[ast.Module]:
+    """The modules that declare the server's arguments (server_args.py, then the arg_groups
+    package); none where the tree has no server_args.py."""
+    if not any(m.name == SERVER_ARGS_MODULE for m in modules):
+        return []
+    return [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)]
+
+
 class _Enum:
     """An enum class met while evaluating a choice list: its members, (name, value)."""
 

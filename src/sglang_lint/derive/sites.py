@@ -46,11 +46,10 @@ from sglang_lint.derive.launchers import launch_entry_points
 from sglang_lint.derive.path_rules import derive_paths
 from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
 from sglang_lint.derive.server_args import (
-    ARG_GROUPS_PACKAGE,
-    SERVER_ARGS_MODULE,
     ServerField,
     derive_server_fields,
     manual_flags,
+    server_argument_trees,
     server_args_text,
 )
 from sglang_lint.derive.tree import (
@@ -488,11 +487,10 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
                 modules, derivation.rules)
         derivation.server_fields = derive_server_fields(modules)
         derivation.manual_flags = manual_flags(modules)
-        arguments = [m.tree for m in modules if m.name == SERVER_ARGS_MODULE or m.name.startswith(ARG_GROUPS_PACKAGE)]
+        arguments = server_argument_trees(modules)
         registered = frozenset(f for server in derivation.server_fields for f in server.flags)
-        has_server_args = any(m.name == SERVER_ARGS_MODULE for m in modules)
         derivation.deprecated_flags = deprecated_flags(arguments, registered | frozenset(derivation.manual_flags)) \
-            if has_server_args else {}
+            if arguments else {}
         derivation.deprecated_values = deprecated_values(arguments)
         derivation.exports = package_exports(modules)
         derivation.launch_entry_points = launch_entry_points(modules)
