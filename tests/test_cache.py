@@ -118,7 +118,7 @@ def test_a_run_the_cache_answers_reads_no_rule(primed: Primed, tmp_path: Path, m
     assert stages(second) == f"sglang-lint: {FILES} files: {FILES} from the cache"
     assert second.stdout == primed.first.stdout
     launch = set(rule_index().launch_codes)
-    assert len(launch) == 7 and sorted({name.partition("-")[0] for name in read}) == sorted(launch)
+    assert len(launch) == 8 and sorted({name.partition("-")[0] for name in read}) == sorted(launch)
     # With --ignore the same holds, and the selection keys a cache of its own.
     read.clear()
     assert "from the cache" not in stages(lint("--ignore", "SGL011", "project", cwd=tmp_path, cache_dir=cache_dir))
