@@ -104,7 +104,9 @@ def _table_drift(table: Table, fields: list[ServerField]) -> list[str]:
             drift.append(f"server argument {name}: new in the tree")
         elif new is None:
             drift.append(f"server argument {name}: gone from the tree")
-        elif (old.type, old.choices, old.extensible, old.flags) != (new.type, new.choices, new.extensible, new.flags):
+        elif (old.type, old.choices, old.flags) != (new.type, new.choices, new.flags) or (
+                len(table.releases) < 2 and old.extensible != new.extensible):
+            # (a table merged over releases marks a list a plugin extends in any of them)
             drift.append(f"server argument {name}: type, choices or flags changed")
     return drift
 
