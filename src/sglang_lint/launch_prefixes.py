@@ -13,7 +13,6 @@ other flags are left out. What a check finds is said of the flag as written (``-
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +21,7 @@ from sglang_lint.launch_text import (YAML_SUFFIXES, Word, command_index, find_la
                                      shell_words, yaml_commands)
 from sglang_lint.launch_wrappers import NOT_COMMANDS
 from sglang_lint.places import default_rules_dir
+from sglang_lint.rulefile import tomllib
 
 PREFIX_TABLE = "prefixes.toml"
 

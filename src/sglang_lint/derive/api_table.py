@@ -7,7 +7,6 @@ merged into it without deriving the older ones again."""
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 from sglang_lint.catalog import version_key
@@ -15,6 +14,7 @@ from sglang_lint.derive.api_surface import OPAQUE, Surface, tree_surface
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
 from sglang_lint.derive.tree import LazyTree
+from sglang_lint.rulefile import tomllib
 
 API_FORMAT = "v1"  # bump when the derivation changes what a release's surface holds
 TABLE = "api.toml"

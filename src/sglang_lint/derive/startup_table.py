@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import json
-import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from sglang_lint.derive.server_args import derive_server_fields
 from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
+from sglang_lint.rulefile import tomllib
 
 STARTUP_FORMAT = "v23"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
