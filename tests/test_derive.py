@@ -620,7 +620,7 @@ def test_verify_reports_server_argument_drift(tmp_path, written):
     drift = _table_drift(table, derive_sites(tree).server_fields)
     assert drift == [
         "server argument internal_only: gone from the tree",
-        "server argument kv_cache_dtype: type, choices or flags changed",
+        "server argument kv_cache_dtype: type, choices, flags or plugin hook changed",
         "server argument renamed_only: new in the tree",
     ]
 

@@ -100,3 +100,28 @@ def test_a_list_sglang_fills_with_computed_values_has_no_choices(tmp_path):
 def test_a_flag_registered_without_choices_takes_any_value_whatever_its_annotation(tmp_path):
     # Literal[...] is a hint: argparse is given no choices, and ServerArgs never checks it
     assert fields_of(tmp_path, "")["dispatch"] == ((), False)
+
+
+def test_a_set_a_plugin_registers_into_through_a_re_export_is_open_to_plugins(tmp_path):
+    # sglang 0.5.20+: the set is built in one module from another's names, server_args imports
+    # it from there, and the sampler registers into server_args' name inside a function.
+    srt = tmp_path / "sglang" / "srt"
+    (srt / "arg_groups").mkdir(parents=True)
+    for package in (tmp_path / "sglang", srt, srt / "arg_groups"):
+        (package / "__init__.py").write_text("")
+    (srt / "arg_groups" / "choices.py").write_text(
+        'BUILT_IN = frozenset({"flashinfer", "pytorch"})\nSAMPLERS = set(BUILT_IN)\n')
+    server_args = SERVER_ARGS.replace('SAMPLERS = {"flashinfer", "pytorch"}\n', "").replace(
+        "import dataclasses\n", "import dataclasses\nfrom sglang.srt.arg_groups.choices import SAMPLERS\n")
+    (srt / "server_args.py").write_text(server_args.replace("{hooks}", ""))
+    (srt / "sampler.py").write_text(textwrap.dedent('''
+        def register_sampler(backend, factory):
+            from sglang.srt.server_args import SAMPLERS
+
+            SAMPLERS.add(backend)
+        '''))
+    fields = {f.name: (set(f.choices), f.extensible) for f in derive_server_fields(read_modules(tmp_path))}
+    assert fields["sampler"] == ({"flashinfer", "pytorch", "oracle"}, True)
+    (srt / "sampler.py").write_text("")  # no one registers: the set as built, closed
+    fields = {f.name: (set(f.choices), f.extensible) for f in derive_server_fields(read_modules(tmp_path))}
+    assert fields["sampler"] == ({"flashinfer", "pytorch", "oracle"}, False)

@@ -4,6 +4,8 @@ went; the order of release names."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,32 @@ def test_a_release_whose_choices_are_filled_at_run_time_judges_none_of_them(tmp_
     assert newest.for_releases(["0.5.2", "0.5.10"]).fields["backend"].choices == ()
 
 
+def test_a_plugin_hook_holds_in_the_releases_that_have_it(tmp_path):
+    # 0.5.10 and 0.5.15 ship a hook that lets a plugin add to the list; 0.5.2 and 0.5.20 do not:
+    # a value outside the list is a plain bad choice there, and "or one a plugin registers" here.
+    def backend(hooked):
+        return dataclasses.replace(_field("backend", ["fa", "triton"]), extensible=hooked)
+
+    history = {release: ([backend(hooked)], []) for release, hooked in
+               (("0.5.2", False), ("0.5.10", True), ("0.5.15", True), ("0.5.20", False))}
+    merged, _, _ = merge_server_args(history)
+    assert merged[0].extensible_runs == [("0.5.10", "0.5.20")]
+    path = tmp_path / "server_args.toml"
+    path.write_text(merged_server_args_text(history), encoding="utf-8")
+    assert 'extensible_runs = [["0.5.10", "0.5.20"]]' in path.read_text(encoding="utf-8")
+    load_table.cache_clear()
+    newest = load_table(path)
+    marks = {release: newest.for_releases([release]).fields["backend"].extensible for release in history}
+    assert marks == {"0.5.2": False, "0.5.10": True, "0.5.15": True, "0.5.20": False}
+    # a range: open to plugins where one of its releases is (a finding must hold on each)
+    assert newest.for_releases(["0.5.2", "0.5.10"]).fields["backend"].extensible is True
+    # every release hooked, or none: one mark, no runs
+    for hooked in (True, False):
+        same = {release: ([backend(hooked)], []) for release in history}
+        assert merge_server_args(same)[0][0].extensible_runs == []
+        assert "extensible_runs" not in merged_server_args_text(same)
+
+
 def test_the_shipped_table_reads_back_as_its_newest_release():
     table = load_table(ROOT / "rules" / "derived" / "server_args.toml")
     assert table.version == table.releases[-1] if table.releases else table.version
@@ -204,10 +232,11 @@ def test_the_same_flag_once_removed_is_sgl009_naming_the_replacement():
 
 def test_a_flag_of_a_newer_release_is_unknown_to_an_older_one():
     assert _shipped("0.5.23", "'--attention-backend', 'dsv4'") == []
-    assert [code for code, *_ in _shipped("0.5.1", "'--attention-backend', 'dsv4'")] == ["SGL007"]
-    # 0.5.2 to 0.5.18 fill the list at run time (platforms and plugins extend it): nothing is
-    # judged there, though 0.5.15.post1 in fact has dsv4 already.
-    assert _shipped("0.5.15.post1", "'--attention-backend', 'dsv4'") == []
+    # 0.5.1's list is local to the parser (no plugin adds to it): a plain bad choice, SGL006;
+    # from 0.5.2 a plugin may extend the list, so the same value is SGL007 there
+    assert [code for code, *_ in _shipped("0.5.1", "'--attention-backend', 'dsv4'")] == ["SGL006"]
+    assert [code for code, *_ in _shipped("0.5.11", "'--attention-backend', 'dsv4'")] == ["SGL007"]
+    assert _shipped("0.5.15.post1", "'--attention-backend', 'dsv4'") == []  # dsv4 came in 0.5.12
     assert _shipped("0.5.2", "'--cuda-graph-backend-decode', 'full'") == [
         ("SGL009", "launch flag --cuda-graph-backend-decode: sglang 0.5.2 has no such server argument (added in"
                    " sglang 0.5.14)", None),
@@ -471,7 +500,8 @@ def test_the_shipped_table_holds_sglang_s_deprecated_values():
         ("SGL011", "Engine(attention_backend='tokenspeed_mla'): deprecated since sglang 0.5.23; use 'cutedsl_mla'"
                    " (sglang changes other settings along with it: no automatic fix)", None),
     ]
-    # 0.5.1: tokenspeed_mla not a choice yet (its tool-call parsers were filled at run time)
-    assert [code for code, *_ in found("0.5.1")] == ["SGL007"]
+    # 0.5.1: tokenspeed_mla not a choice yet, of a list no plugin extends (its tool-call parsers
+    # were filled at run time)
+    assert [code for code, *_ in found("0.5.1")] == ["SGL006"]
     # 0.5.2: the attention backends are a list a plugin extends (read as shipped); qwen25 not deprecated yet
     assert [code for code, *_ in found("0.5.2")] == ["SGL007"]

@@ -35,6 +35,8 @@ class Field:
     # The releases where the field has no fixed choices (a list a plugin or platform fills at
     # run time): nothing of its choices is judged there. ((since, until), ...)
     open_choices: tuple = ()
+    # The releases whose list a plugin may extend, where ``extensible`` holds in some only.
+    extensible_runs: tuple = ()
     nargs: str | None = None  # "*" or "+": the words after the flag are its items (argparse's nargs)
     item: str | None = None  # what each item is converted to ("int", "float"), where not a string
     parse: str | None = None  # "json": the flag's text is parsed by json.loads
@@ -94,7 +96,7 @@ class Table:
         for name, full in self.history.items():
             if not present(full.range):
                 continue
-            if not (full.choice_ranges or full.flag_ranges or full.open_choices):
+            if not (full.choice_ranges or full.flag_ranges or full.open_choices or full.extensible_runs):
                 fields[name] = full  # every choice and flag of it in every release that has it
                 continue
             fixed = not any(present(span) for span in full.open_choices)
@@ -102,6 +104,8 @@ class Table:
                 full,
                 choices=tuple(c for c in full.choices if fixed and present(_span_of(full.choice_ranges, c))),
                 flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
+                extensible=full.extensible and (not full.extensible_runs
+                                                or any(present(span) for span in full.extensible_runs)),
             )
         manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
         by_flag = {flag: f for f in fields.values() for flag in f.flags}
@@ -299,6 +303,8 @@ def load_table(path: Path) -> Table:
             flag_ranges=_ranges(spec, "flag_ranges"),
             open_choices=tuple(_span(spec, "open_choices", span) for span in spec.any("open_choices", required=False)
                                or ()),
+            extensible_runs=tuple(_span(spec, "extensible_runs", span)
+                                  for span in spec.any("extensible_runs", required=False) or ()),
             nargs=spec.str("nargs", required=False),
             item=spec.str("item", required=False),
             parse=spec.str("parse", required=False),

@@ -95,7 +95,8 @@ def verify(rules: list[Rule], derivation: Derivation) -> Drift:
 
 
 def _table_drift(table: Table, fields: list[ServerField]) -> list[str]:
-    """Server-argument fields added, removed, or with other choices or type than the table."""
+    """Server-argument fields added, removed, or with another type, choices, flags or plugin hook
+    than the table has for the release."""
     now = {f.name: f for f in fields}
     drift = []
     for name in sorted(set(table.fields) | set(now)):
@@ -104,10 +105,8 @@ def _table_drift(table: Table, fields: list[ServerField]) -> list[str]:
             drift.append(f"server argument {name}: new in the tree")
         elif new is None:
             drift.append(f"server argument {name}: gone from the tree")
-        elif (old.type, old.choices, old.flags) != (new.type, new.choices, new.flags) or (
-                len(table.releases) < 2 and old.extensible != new.extensible):
-            # (a table merged over releases marks a list a plugin extends in any of them)
-            drift.append(f"server argument {name}: type, choices or flags changed")
+        elif any(getattr(old, key) != getattr(new, key) for key in ("type", "choices", "flags", "extensible")):
+            drift.append(f"server argument {name}: type, choices, flags or plugin hook changed")
     return drift
 
 

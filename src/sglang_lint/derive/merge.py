@@ -220,11 +220,13 @@ def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:
         has_choice = {c: order.runs(choice_ranges.get(str(c), ["", ""]), where) for c in choices}
         has_flag = {f: order.runs(flag_ranges.get(f, ["", ""]), where) for f in flags}
         open_choices = order.runs(entry.get("open_choices", []), where)
+        hooked = order.runs(entry["extensible_runs"], where) if "extensible_runs" in entry \
+            else set(where) if entry.get("extensible", False) else set()
         for release in where:
             fields[release].append(ServerField(
                 name, entry["type"], entry["optional"],
                 () if release in open_choices else tuple(c for c in choices if release in has_choice[c]),
-                entry.get("extensible", False), tuple(f for f in flags if release in has_flag[f]),
+                release in hooked, tuple(f for f in flags if release in has_flag[f]),
                 entry.get("default"), nargs=entry.get("nargs"), item=entry.get("item"),
                 parse=entry.get("parse"),
             ))

@@ -132,6 +132,8 @@ class MergedField:
     choice_ranges: dict  # choice -> Presence, for choices not in every release of the field
     flag_ranges: dict  # flag -> Presence, for flags not in every release of the field
     open_choices: list = dataclasses.field(default_factory=list)  # Presence of each run with no fixed choices
+    # Presence of each run whose list a plugin may extend, where that is some of the field's releases only
+    extensible_runs: list = dataclasses.field(default_factory=list)
 
 
 def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -> tuple[list, dict, list[str]]:
@@ -157,11 +159,13 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
             any(by_release[r][name].extensible for r in where), tuple(flags), newest.default,
             nargs=newest.nargs, item=newest.item, parse=newest.parse,
         )
+        hooked = [by_release[r][name].extensible for r in where]
         merged.append(MergedField(
             field, presence([name in by_release[r] for r in releases], releases),
             {c: p for c, p in choice_ranges.items() if p != ("", "")},
             {f: p for f, p in flag_ranges.items() if p != ("", "")},
             presence_runs([not by_release[r][name].choices for r in where], where) if choices else [],
+            presence_runs(hooked, where) if any(hooked) and not all(hooked) else [],
         ))
     manual = sorted({f for _, flags in history.values() for f in flags})
     manual_ranges = {f: presence([f in history[r][1] for r in releases], releases) for f in manual}
@@ -272,8 +276,9 @@ def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str
                 if ranges:
                     lines.append(f"{key} = {{ " + ", ".join(
                         f"{toml_string(str(k))} = {_range_text(p)}" for k, p in ranges.items()) + " }")
-            if m.open_choices:
-                lines.append("open_choices = [" + ", ".join(_range_text(p) for p in m.open_choices) + "]")
+            for key, runs in (("open_choices", m.open_choices), ("extensible_runs", m.extensible_runs)):
+                if runs:
+                    lines.append(f"{key} = [" + ", ".join(_range_text(p) for p in runs) + "]")
     return "\n".join(lines)
 
 
@@ -298,7 +303,7 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
     return fields, flags
 
 
-SERVER_ARGS_FORMAT = "v6"  # bump when derive_server_fields changes what it reads
+SERVER_ARGS_FORMAT = "v7"  # bump when derive_server_fields changes what it reads
 
 
 def release_sites(version: str) -> dict[str, str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import Skip, is_none
-from sglang_lint.derive.tree import MUTATING_METHODS, Module, walk_all
+from sglang_lint.derive.tree import MUTATING_METHODS, Module, origin, walk_all
 from sglang_lint.pynames import NOT_LITERAL, SCALARS, ast_literal
 
 FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
@@ -370,8 +370,9 @@ class ChoiceReader:
         return _Enum(members)
 
 
-def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple[ast.List, bool] | None:
-    """A top-level list or set of ``module`` bound once, as sglang ships it: its display with the
+def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple[ast.expr, bool] | None:
+    """A top-level list or set of ``module`` bound once, as sglang ships it: its display (or
+    ``set(OTHER)``) with the
     literals sglang's own code adds to it anywhere (``X.add("v")`` under a condition), and
     whether a plugin may add more: the list has a hook, in either spelling sglang has used
     (``add_x_choices = X.extend``, or a function that adds its own parameter to it:
@@ -379,11 +380,16 @@ def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple
     None when it is bound otherwise, written into, or sglang adds a value it computes."""
     assigned = [n.value for n in module.tree.body if isinstance(n, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-    if len(assigned) != 1 or not isinstance(assigned[0], (ast.List, ast.Tuple, ast.Set)):
+    if len(assigned) != 1:
+        return None
+    if not (isinstance(assigned[0], (ast.List, ast.Tuple, ast.Set)) or _container_of(assigned[0])):
         return None
     qualified, added, hooked = f"{module.name}.{name}", [], False
     for other in by_name.values():
-        local = {alias for alias, target in other.imports.items() if target == qualified}
+        # imported from where it is bound, or from a module that imports it in turn (sglang's
+        # sampler registers into server_args' re-export of arg_groups.choices' set)
+        local = {alias for alias, target in other.imports.items()
+                 if target.endswith("." + name) and origin(target, by_name) == qualified}
         if other is module:
             local.add(name)
         if not local or not any(alias in other.source for alias in local):
@@ -410,7 +416,15 @@ def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple
                     hooked = True
                 else:
                     return None
+    if _container_of(assigned[0]):  # set(BUILT_IN) and what is added to it
+        return ast.BinOp(assigned[0], ast.Add(), ast.List(elts=added, ctx=ast.Load())), hooked
     return ast.List(elts=[*assigned[0].elts, *added], ctx=ast.Load()), hooked
+
+
+def _container_of(node: ast.expr) -> bool:
+    """``set(X)``, ``list(X)``: a new container of another's items."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CONTAINER_CALLS \
+        and len(node.args) == 1 and not node.keywords
 
 
 def _names(node: ast.expr, names: set[str]) -> bool:

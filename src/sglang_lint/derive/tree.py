@@ -148,8 +148,9 @@ def read_modules(root: Path) -> list[Module]:
         modules = _read_modules(root)
     # A set or dict changed in place anywhere (its own module, or one importing it) is a
     # registry filled at run time, not a literal set.
+    by_name = {m.name: m for m in modules}
     changed = {f"{m.name}.{name}" for m in modules for name in m.mutated}
-    changed |= {m.imports[name] for m in modules for name in m.mutated if name in m.imports}
+    changed |= {origin(m.imports[name], by_name) for m in modules for name in m.mutated if name in m.imports}
     for module in modules:
         module.constants = {k: v for k, v in module.constants.items() if f"{module.name}.{k}" not in changed}
     return modules
@@ -222,6 +223,20 @@ def read_module(name: str, path: Path, source: str) -> Module | None:
                 if alias.asname:
                     module.imports.setdefault(alias.asname, alias.name)
     return module
+
+
+def origin(qualified: str, modules: dict[str, Module]) -> str:
+    """Where an imported ``sglang.x.NAME`` is bound: through the modules that only import it
+    (a re-export: ``from sglang.a import NAME`` in ``sglang.x``) to the one that assigns or
+    defines it."""
+    for _ in range(8):  # (a re-export chain is short; a cycle is not followed for ever)
+        owner, _, short = qualified.rpartition(".")
+        module = modules.get(owner)
+        onward = module.imports.get(short) if module is not None else None
+        if onward is None or short in module.constants or short in module.definitions:
+            return qualified
+        qualified = onward
+    return qualified
 
 
 def import_base(node: ast.ImportFrom, module: str, is_package: bool) -> str | None:
