@@ -97,6 +97,32 @@ def test_an_alias_flag_s_keyword_and_another_engine_s_are_named_with_sglang_s_fi
     ]
 
 
+NEWER = """import subprocess
+import sglang as sgl
+subprocess.Popen(["python", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "2", "--attn-dp-size", "2"])
+subprocess.Popen(["python", "-m", "sglang.launch_server", "--model-path", "m", "--enable-amd-monokernel"])
+sgl.Engine(model_path="m", tp_size=2, attn_dp_size=2)
+"""
+
+
+def test_a_flag_of_a_later_release_names_the_older_spelling_and_guesses_no_like_spelled_one():
+    # --attn-dp-size came in 0.5.22 as the replacement of --enable-dp-attention: on 0.5.19 the user
+    # wrote a real flag too new for the pin, not a typo of --attn-cp-size (nothing is rewritten)
+    found = [(d.line, d.col + 1, d.message, d.fix) for d in
+             lint(NEWER, "x.py", RuleSet(default_rules()).for_releases(["0.5.19"]))]
+    assert found == [
+        (3, 93, "launch flag --attn-dp-size: sglang 0.5.19 has no such server argument (added in sglang 0.5.22);"
+                " sglang 0.5.19 has --enable-dp-attention for it (sglang 0.5.22 deprecated it for --attn-dp-size"
+                " <dp-size>)", None),
+        (4, 80, "launch flag --enable-amd-monokernel: sglang 0.5.19 has no such server argument (added in sglang"
+                " 0.5.23)", None),
+        (5, 39, "Engine(attn_dp_size=...): sglang 0.5.19 has no server argument 'attn_dp_size' (added in sglang"
+                " 0.5.22); sglang 0.5.19 has enable_dp_attention for it (sglang 0.5.22 deprecated it for"
+                " --attn-dp-size <dp-size>)", None),
+    ]
+    assert lint(NEWER, "x.py", RuleSet(default_rules()).for_releases(["0.5.23"])) == []
+
+
 # --- the table of other engines' flags ------------------------------------------------------------------
 
 def test_each_foreign_flag_names_a_flag_of_sglang_that_some_release_has_and_is_none_of_its_own():

@@ -7,6 +7,7 @@ sglang's flag means the same)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -63,6 +64,27 @@ def _advice(found: Deprecation, fix: Fix | None, now: bool) -> str:
 
 def _listed(items) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def older_spelling(flags, table: Table, keyword: bool = False) -> str:
+    """For a flag (or, ``keyword``, a field) a later release added as the replacement of one it
+    deprecated (``--attn-dp-size`` for ``--enable-dp-attention``, 0.5.22): the older flag the
+    target releases take, as the user would write it ("" where there is none)."""
+    for old, runs in sorted(table.deprecated.items()):
+        for run in runs:
+            named = _FIRST_FLAG.match(run.new or "")
+            if named is None or named.group() not in flags or old not in table.known_flags:
+                continue
+            field = table.by_flag.get(old)
+            if keyword and field is None:
+                continue
+            spelled = field.name if keyword else old
+            since = f" {run.span[0]}" if run.span[0] else ""
+            return f"; sglang {table.version} has {spelled} for it (sglang{since} deprecated it for {run.new})"
+    return ""
+
+
+_FIRST_FLAG = re.compile(r"--[A-Za-z0-9][\w-]*(?![\w{-])")
 
 
 def replacement_fix(node, alone: bool, found: Deprecation, table: Table) -> Fix | None:

@@ -42,7 +42,8 @@ from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks import server_relations, startup
-from sglang_lint.checks.flag_advice import deprecated_text, foreign_hint, load_foreign, removed_text, replacement_fix
+from sglang_lint.checks.flag_advice import (deprecated_text, foreign_hint, load_foreign, older_spelling, removed_text,
+                                            replacement_fix)
 from sglang_lint.checks.launch_scripts import gone_modules, script_ambiguous, script_skipped, script_unknown
 from sglang_lint.checks.server_table import (
     Commands, Field, Scripts, Table, load_commands, load_scripts, load_table,
@@ -453,12 +454,16 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                     hint = f"; --{name.replace('_', '-')} is the launch flag of {aliased.name}{hint}"
                 else:
                     hint, fix = foreign_hint(params.foreign, name, params.table, name_node, keyword=True)
-                if not hint and not params.table.field_change(name).startswith(" (removed"):
+                change = params.table.field_change(name)
+                if not hint and change.startswith(" (added"):  # a field of a later release
+                    newer = params.table.history[name]
+                    hint, fix = older_spelling(set(newer.flags), params.table, keyword=True), None
+                elif not hint and not change.startswith(" (removed"):
                     hint, fix = rename_hint(name, fields, name_node)
                 yield Finding(
                     name_node,
                     f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
-                    f"{name!r}{params.table.field_change(name)}{hint}",
+                    f"{name!r}{change}{hint}",
                     fix,
                 )
             continue
@@ -596,7 +601,9 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
     if not hint:  # (not removed, or sglang said nothing: no fix of it either)
         hint, fix = foreign_hint(foreign, use.flag, table, node)
     diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
-    if not hint and not change.startswith(" (removed"):
+    if not hint and change.startswith(" (added"):  # a real flag of a later release: no like-spelled guess
+        hint, fix = older_spelling({use.flag}, table), None
+    elif not hint and not change.startswith(" (removed"):
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
         hint, fix = rename_hint(use.flag, options, node)
     return Finding(
