@@ -529,7 +529,8 @@ def check_fixes(tree: Path, planted: list, workdir: Path, lint: list[str]) -> bo
         if mutation.restores:
             good = now == original
             restored += good
-            print(f"  {'restored' if good else 'NOT RESTORED'}: {mutation.code} ({mutation.form}): {mutation.name}")
+            print(f"  {'restored' if good else 'NOT RESTORED'}: {mutation.code} at {mutation.path} ({mutation.form}):"
+                  f" {mutation.name}")
         else:
             old_lines, new_lines = before[relative].splitlines(), now.splitlines()
             allowed = {line} | set(range(len(original.splitlines()) + 1, len(old_lines) + 1))
@@ -576,7 +577,8 @@ def replay_mutations(release: str) -> bool:
         hit = len(got) == 1 and got[0].startswith(f"{relative}:{line}:") and f" {mutation.code} " in got[0]
         found += hit
         if not hit:
-            print(f"  MISSED in {release}: {mutation.code} line {line} ({mutation.form}): {mutation.name}")
+            print(f"  MISSED in {release}: {mutation.code} at {mutation.path}:{line} ({mutation.form}):"
+                  f" {mutation.name}")
             for text in got:
                 print("     got:", text)
     shutil.rmtree(workdir, ignore_errors=True)
@@ -772,14 +774,17 @@ def main(argv: list[str] | None = None) -> int:
                              "cache: about 1.3 GB) and require zero findings")
     parser.add_argument("--foreign-only", action="store_true", help="only that step")
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # each line as it comes, also through a pipe
 
     began = time.perf_counter()
     if args.foreign_only:
         ok = check_foreign()
         print(f"{'PASS' if ok else 'FAIL'} in {time.perf_counter() - began:.1f}s")
         return 0 if ok else 1
+    print(f"sglang {SGLANG_VERSION}'s tree: fetched through pip once, then read from the cache")
     tree = fetch_tree()
     files = sum(1 for _ in (tree / "sglang").rglob("*.py"))
+    print(f"linting its {files} files, then older releases' own trees, then planted bugs (a few minutes)")
     # A result cache of this run only: every result below is computed here (none comes from
     # an earlier run), and the --fix step reads what the lint steps wrote.
     run_cache = Path(tempfile.mkdtemp(prefix="sglang-lint-corpus-cache-"))
@@ -819,7 +824,8 @@ def main(argv: list[str] | None = None) -> int:
                              mutation.path], workdir)
         hit = len(lines) == 1 and lines[0].startswith(f"{mutation.path}:{line}:") and f" {mutation.code} " in lines[0]
         found += hit
-        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} line {line} in {mutation.release}: {mutation.name}")
+        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} at {mutation.path}:{line} in {mutation.release}:"
+              f" {mutation.name}")
         for text in lines if not hit else ():
             print("     got:", text)
         shutil.rmtree(workdir, ignore_errors=True)
@@ -832,6 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         ok &= replay_mutations(release)
 
     if args.flake8:
+        print("flake8 --select SGL over the whole tree ...")
         start = time.perf_counter()
         _, lines = findings(
             [sys.executable, "-m", "flake8", "--isolated", "--select", "SGL", "--extend-ignore", "SGL011",
@@ -857,7 +864,8 @@ def main(argv: list[str] | None = None) -> int:
         got = [text for text in lines if text.startswith(relative + ":")]
         hit = len(got) == 1 and got[0].startswith(f"{relative}:{line}:") and f" {mutation.code} " in got[0]
         found += hit
-        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} line {line} ({mutation.form}): {mutation.name}")
+        print(f"  {'found' if hit else 'MISSED'}: {mutation.code} at {mutation.path}:{line} ({mutation.form}):"
+              f" {mutation.name}")
         if not hit:
             for text in got:
                 print("     got:", text)

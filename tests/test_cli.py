@@ -87,7 +87,7 @@ def test_stdin_with_display_name():
 
 
 def test_rules_lists_every_rule():
-    result = main("rules")
+    result = main("--rules")  # (this repository has a rules/ folder: the word would lint it)
     assert result.returncode == 0
     codes = [line.split()[0] for line in result.stdout.splitlines()]
     assert codes[:5] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"]
@@ -102,7 +102,74 @@ def test_version_and_usage_errors():
     result = main("--version")
     assert (result.returncode, result.stdout.strip()) == (0, f"sglang-lint {__version__}")
     assert main("--no-such-flag").returncode == 2
-    assert main("rules", "extra").returncode == 2
+    assert main("--rules", "extra").returncode == 2
+
+
+def test_a_path_named_like_a_subcommand_is_linted_and_the_option_spelling_runs_the_subcommand(tmp_path):
+    # a project's rules/ folder, a script named server (pre-commit passes it by name): linted;
+    # --rules / --server run the subcommand whatever is here; `check` says "lint" outright
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "bad.py").write_text(BAD)
+    (tmp_path / "server").write_text("#!/bin/sh\npython -m sglang.launch_server --model-path m --tp-sise 2\n")
+    linted = main("rules", "--no-cache", cwd=tmp_path)
+    assert linted.returncode == 1 and linted.stdout.startswith("rules/bad.py:")
+    assert linted.stderr == ("sglang-lint: linting the path 'rules' found here; `sglang-lint --rules` runs the rules"
+                             " subcommand\n")
+    server = main("server", "--no-cache", cwd=tmp_path)
+    assert server.returncode == 1 and server.stdout.startswith("server:2:") and " SGL009 " in server.stdout
+    checked = main("check", "--no-cache", "rules", cwd=tmp_path)
+    assert (checked.returncode, checked.stdout, checked.stderr) == (1, linted.stdout, "")
+    listed = main("--rules", cwd=tmp_path)
+    assert listed.returncode == 0 and listed.stdout.startswith("SGL001 ")
+    elsewhere = main("rules", cwd=tmp_path / "rules")  # no such path there: the subcommand
+    assert (elsewhere.returncode, elsewhere.stdout) == (0, listed.stdout)
+    assert main("explain", "SGL009", cwd=tmp_path).stdout == main("--explain", "SGL009", cwd=tmp_path).stdout
+
+
+def test_diff_is_a_patch_git_applies_and_fails_while_findings_remain(tmp_path):
+    (tmp_path / "fixable.py").write_text('import sglang as sgl\nsgl.Engine(model_path="m", mem_fraction=0.8)\n')
+    (tmp_path / "unfixable.py").write_text('import sglang as sgl\nsgl.Engine(model_path="m", tp_size="2")\n')
+    (tmp_path / "fine.py").write_text('import sglang as sgl\nsgl.Engine(model_path="m", tp_size=2)\n')
+    result = main("--no-cache", "--diff", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[:2] == ["--- a/fixable.py", "+++ b/fixable.py"]  # not a/./fixable.py
+    assert result.stderr.splitlines() == [
+        "./unfixable.py:2:36: SGL008 Engine(tp_size='2'): sglang 0.5.23's tp_size takes an int, not a str",
+        "sglang-lint: would fix 1 finding in 1 file, 1 remaining",
+    ]
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    applied = subprocess.run(["git", "apply", "-"], cwd=tmp_path, input=result.stdout, text=True, capture_output=True)
+    assert applied.returncode == 0, applied.stderr
+    assert "mem_fraction_static=0.8" in (tmp_path / "fixable.py").read_text()
+    assert main("--no-cache", "--diff", "fine.py", cwd=tmp_path).returncode == 0
+    assert main("--no-cache", "--diff", "unfixable.py", cwd=tmp_path).returncode == 1  # nothing to patch, one left
+    refused = main("--diff", "--format", "json", "fine.py", cwd=tmp_path)
+    assert refused.returncode == 2 and "--diff prints a patch: it takes no --format json" in refused.stderr
+
+
+def test_a_fix_is_described_alike_in_python_and_in_shell(tmp_path):
+    # the values as the messages quote them, not as each language writes them
+    (tmp_path / "serve.sh").write_text("python -m sglang.launch_server --model-path m --dtype BFLOAT16 --tp-sise 2\n")
+    (tmp_path / "serve.py").write_text('import sglang as sgl\nsgl.Engine(model_path="m", dtype="BFLOAT16", tp_sise=2)\n'
+                                       'import subprocess\nsubprocess.run(["python", "-m", "sglang.launch_server",'
+                                       ' "--dtype", "BFLOAT16", "--tp-sise", "2"])\n')
+    result = main("--no-cache", "--fix", "--unsafe-fixes", "serve.sh", "serve.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr.splitlines() == [
+        "serve.sh:1:55: SGL006 fixed ('BFLOAT16' -> 'bfloat16')",
+        "serve.sh:1:64: SGL009 fixed ('--tp-sise' -> '--tp-size')",
+        "serve.py:2:34: SGL006 fixed ('BFLOAT16' -> 'bfloat16')",
+        "serve.py:2:46: SGL009 fixed ('tp_sise' -> 'tp_size')",
+        "serve.py:4:68: SGL006 fixed ('BFLOAT16' -> 'bfloat16')",
+        "serve.py:4:80: SGL009 fixed ('--tp-sise' -> '--tp-size')",
+        "sglang-lint: fixed 6 findings in 2 files, 0 remaining",
+    ]
+
+
+def test_help_lists_the_subcommands():
+    shown = main("--help").stdout
+    for name in ("check", "rules", "explain", "server", "catalog"):
+        assert f"\n  {name} " in shown
 
 
 def test_a_reader_that_leaves_early_stops_the_run_quietly():

@@ -99,11 +99,15 @@ def test_command_fix_runs(unsafe: bool, fix_runs):
     assert summary.endswith(f", {remaining} remaining")
     # The second run finds nothing to fix and leaves the bytes alone.
     assert "fixed 0 findings in 0 files" in run.second.stderr
-    # --diff: a patch for every input, and nothing to show for the expected results (exit 0).
+    # --diff: a patch for every input; on the expected results no patch, and on stderr the
+    # findings no fix removes, the same as --fix leaves (exit 1 while any remain).
     assert run.diff.returncode == 1 and set(patches(run.diff.stdout)) == {
         relative(source) for source, _, mode in PAIRS if mode is unsafe
     }
-    assert (run.clean.returncode, run.clean.stdout) == (0, "")
+    *left, summary = run.clean.stderr.splitlines()
+    assert run.clean.stdout == "" and all(FINDING.match(line) for line in left)
+    assert summary == f"sglang-lint: would fix 0 findings in 0 files, {remaining} remaining" and len(left) == remaining
+    assert run.clean.returncode == (1 if remaining else 0)
 
 
 def patches(diff: str) -> dict[str, list[str]]:

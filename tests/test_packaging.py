@@ -61,6 +61,6 @@ def test_installed_command(installed: Path, tmp_path: Path):
     assert result.returncode == 1, result.stderr
     assert parse(result.stdout) == expected()
     listing = subprocess.run([str(installed / "sglang-lint"), "rules"], capture_output=True, text=True,
-                             env=installed_env())
+                             env=installed_env(), cwd=tmp_path)
     codes = [line.split()[0] for line in listing.stdout.splitlines()]
     assert codes[:5] == ["SGL001", "SGL002", "SGL003", "SGL004", "SGL005"] and len(codes) > 300

@@ -10,7 +10,6 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -170,6 +169,18 @@ def test_a_session_from_open_to_shutdown(tmp_path: Path):
         client.kill()
 
 
+def test_the_option_spelling_starts_the_server_beside_a_folder_named_server(tmp_path: Path):
+    # what the editor configurations run: --server never lints a path, even one named server
+    (tmp_path / "server").mkdir()
+    client = Client(tmp_path, ("-m", "sglang_lint", "--server"))
+    try:
+        init = client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        assert "codeActionProvider" in init["result"]["capabilities"]
+        assert client.shutdown() == 0
+    finally:
+        client.kill()
+
+
 def test_rapid_changes_publish_only_the_newest(tmp_path: Path):
     path = tmp_path / "app.py"
     uri = path.as_uri()
@@ -226,17 +237,15 @@ def test_a_slow_fix_all_does_not_block_other_requests(tmp_path: Path):
             "textDocument": {"uri": uri}, "range": found[0]["range"],
             "context": {"diagnostics": [], "only": ["source.fixAll"]},
         })
-        sent = time.monotonic()
         quick_fix_id = client.start("textDocument/codeAction", {
             "textDocument": {"uri": uri}, "range": found[0]["range"],
             "context": {"diagnostics": found, "only": ["quickfix"]},
         })
         is_response = lambda m: "id" in m and "method" not in m  # noqa: E731
         first = client.wait(is_response)
-        first_after = time.monotonic() - sent
         second = client.wait(is_response)
+        # the quick fix, asked after the slow fix-all, is answered first: it waited for nothing
         assert (first["id"], second["id"]) == (quick_fix_id, fix_all_id)
-        assert first_after < SLOW / 2
         assert [a["kind"] for a in first["result"]] == ["quickfix", "quickfix"]
         (action,) = second["result"]
         assert action["kind"] == "source.fixAll.sglang-lint"

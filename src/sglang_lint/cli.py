@@ -297,8 +297,14 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sglang-lint",
-        description="Catch sglang's runtime errors at the call site. "
-        "`sglang-lint rules` lists the rules.",
+        usage="sglang-lint [check] [OPTIONS] [PATH ...]\n       sglang-lint {rules,explain,server,catalog} ...",
+        description="Find what makes an sglang launch or call fail, before it runs: launch flags, "
+        "Engine(...) keywords, start-up checks, sampling parameters, API calls, judged against the "
+        "sglang release the project pins.",
+        epilog="subcommands:\n" + "".join(f"  {name:<10}{text}\n" for name, text in SUBCOMMANDS.items())
+        + "\nA first word that names a file or folder here is linted as a path; `--rules`, `--explain`, "
+        "`--server`, `--catalog` run the subcommand whatever is here.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .); - reads stdin")
     parser.add_argument("--select", type=code_prefixes, default=None, metavar="CODES",
@@ -345,24 +351,54 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+# The subcommands, each also spelled as an option (``--rules``), which no path can be.
+SUBCOMMANDS = {
+    "check": "lint the paths (what a bare `sglang-lint PATH ...` does)",
+    "rules": "list the rules, with their fix safety",
+    "explain": "one rule's documentation: `sglang-lint explain SGL009`",
+    "server": "the language server, over stdio (pip install 'sglang-lint[server]')",
+    "catalog": "derive, verify and document the rule catalog from sglang's source (for maintainers)",
+}
+
+
+def subcommand(argv: list[str], err) -> tuple[str | None, list[str]]:
+    """(subcommand, its arguments), or (None, argv) for a lint run. A first word naming a
+    subcommand is one unless a file or folder of that name is here: then it is linted (a
+    project's ``rules/`` or ``server/``; pre-commit passing a script named ``server``), and the
+    option spelling (``--rules``) runs the subcommand. ``check`` is the lint run, said so."""
+    first = argv[0] if argv else ""
+    name = first[2:] if first.startswith("--") and first[2:] in SUBCOMMANDS else first
+    if name not in SUBCOMMANDS:
+        return None, argv
+    if name == first and os.path.lexists(first):
+        if name != "check":
+            err.write(f"sglang-lint: linting the path {first!r} found here; `sglang-lint --{name}` runs the "
+                      f"{name} subcommand\n")
+        return None, argv
+    return name, argv[1:]
+
+
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     try:
-        if argv[:1] == ["catalog"]:
-            return catalog_command(argv[1:], out, err)
-        if argv[:1] == ["server"]:
-            return server_command(argv[1:], err)
-        if argv[:1] == ["explain"]:
-            return explain_command(argv[1:], out, err)
-        if argv[:1] == ["rules"]:
-            if len(argv) > 1:
+        name, argv = subcommand(argv, err)
+        if name == "catalog":
+            return catalog_command(argv, out, err)
+        if name == "server":
+            return server_command(argv, err)
+        if name == "explain":
+            return explain_command(argv, out, err)
+        if name == "rules":
+            if argv:
                 err.write("sglang-lint: error: `rules` takes no arguments\n")
                 return 2
             return list_rules(out)
         parser = build_parser()
         try:
             args = parser.parse_args(argv)
+            if args.diff and args.format in ("json", "sarif"):
+                parser.error(f"--diff prints a patch: it takes no --format {args.format}")
         except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
             return int(exc.code or 0)
         config = _configuration(args)
@@ -484,8 +520,8 @@ class Run:
         diagnostics = self.config.drop_ignored(job.display, diagnostics)
         fixable = [d for d in diagnostics if d.fix is not None and (d.fix.safe or self.args.unsafe_fixes)]
         if self.mode == "lint" or (not fixable and job.path != "-"):
-            if self.mode != "diff":
-                self.report(job.display, diagnostics, self.out)
+            # (--diff: the patch alone on stdout; what it leaves is said on stderr)
+            self.report(job.display, diagnostics, self.err if self.mode == "diff" else self.out)
             return
         data = job.data if job.data is not None else Path(job.path).read_bytes()
         self.fix(job.path, job.display, data, ruleset)
@@ -499,6 +535,7 @@ class Run:
                 self.out.writelines(unified_diff(old_text, result.text, display))
                 self.fixed += len(result.fixed)
                 self.fixed_files += 1
+            self.report(display, result.remaining, self.err)
             return
         if path == "-":
             # An editor sends the buffer and takes the fixed buffer back on stdout.
@@ -544,7 +581,7 @@ class Run:
             self.err.write(f"sglang-lint: {total} file{'' if total == 1 else 's'}: {parts}\n")
         if self.mode == "diff":
             would = f"{_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}"
-            self.err.write(f"sglang-lint: would fix {would}\n")
+            self.err.write(f"sglang-lint: would fix {would}, {self.found} remaining\n")
         elif self.mode == "fix":
             self.err.write(
                 f"sglang-lint: fixed {_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}, "
@@ -552,9 +589,9 @@ class Run:
             )
         if self.errors:
             return 2
-        if self.mode == "diff":
-            return 1 if self.fixed else 0
-        return 1 if self.found else 0
+        # --diff: 1 when the patch is not empty or findings remain that it does not fix (ruff's
+        # check --diff and gofmt -d exit 1 on a patch; a finding left is a failure as well)
+        return 1 if self.found or (self.mode == "diff" and self.fixed) else 0
 
 
 def _configuration(args) -> Config:
@@ -630,6 +667,8 @@ def unified_diff(old: str, new: str, display: str) -> Iterator[str]:
     """A patch ``git apply`` takes (``a/``, ``b/`` for relative paths); a last line without a
     newline is marked as diff marks it."""
     relative = not os.path.isabs(display)
+    if relative:
+        display = Path(os.path.normpath(display)).as_posix()  # ./src/x.py: git apply refuses a/./src/x.py
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True),
         f"a/{display}" if relative else display, f"b/{display}" if relative else display,

@@ -18,7 +18,8 @@ import sys
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if quick_clean(args):
+    explicit = args[:1] == ["check"] and not os.path.lexists("check")  # `sglang-lint check PATH ...`
+    if quick_clean(args[1:] if explicit else args):
         return 0
     from sglang_lint.cli import main as full
 

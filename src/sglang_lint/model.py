@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +43,9 @@ class Edit:
     safe: bool
 
     def describe(self) -> str:
-        return f"{self.old} -> {self.new}"
+        """``'BFLOAT16' -> 'bfloat16'``: the values as the messages quote them, whatever the
+        source wrote (a Python string literal, a shell word, a keyword's name)."""
+        return f"{_quoted(self.old)} -> {_quoted(self.new)}"
 
     def to_data(self) -> list:
         """Plain data (JSON and marshal can hold it); :meth:`from_data` reads it back."""
@@ -194,3 +198,15 @@ class Finding:
     node: Any
     message: str
     fix: Fix | None = None
+
+
+def _quoted(text: str) -> str:
+    """A string literal's value, or the text itself, as repr() quotes it."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" or text[:1] in "rRbBuU" and text[1:2] in "'\"":
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        if isinstance(value, str):
+            return repr(value)
+    return repr(text)

@@ -11,11 +11,15 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sglang_lint.checks.base import rename_fix, string_fix
+from sglang_lint.checks.base import rename_fix, rename_hint, string_fix
 from sglang_lint.checks.server_table import Deprecation, Table
 from sglang_lint.model import Fix
 from sglang_lint.rulefile import Fields, read_toml
+
+if TYPE_CHECKING:
+    from sglang_lint.checks.launch_flags import FlagUse
 
 MEANINGS = ("same", "close", "different")  # same: a safe rename; close: an unsafe one; different: a hint
 
@@ -64,6 +68,27 @@ def _advice(found: Deprecation, fix: Fix | None, now: bool) -> str:
 
 def _listed(items) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def removed_hint(use: "FlagUse", table: Table) -> tuple[str, Fix | None]:
+    """For a flag sglang deprecated and then removed: what it said to do instead, and the fix
+    to its replacement where that is certain."""
+    found = table.deprecation(use.flag)
+    fix = replacement_fix(use.element if use.alone else None, use.alone, found, table) if found is not None else None
+    return removed_text(found, table, fix), fix
+
+
+def unexplained_hint(name: str, change: str, table: Table, options, node, flags=None,
+                     keyword: bool = False) -> tuple[str, Fix | None]:
+    """For a name no argument of the target releases has, where neither sglang's deprecation
+    nor another engine's table says more: a name of a later release (``change`` is " (added
+    ..."), the older spelling of it (``flags``: its launch flags; never a like-spelled guess, nor
+    a fix); a removed one, nothing; else the nearest of ``options`` (rename_hint)."""
+    if change.startswith(" (added"):
+        return older_spelling(flags if flags is not None else {name}, table, keyword), None
+    if change.startswith(" (removed"):
+        return "", None
+    return rename_hint(name, options, node)
 
 
 def older_spelling(flags, table: Table, keyword: bool = False) -> str:

@@ -5,6 +5,7 @@ does not take or takes only ambiguously, and SGL015 on a module the target relea
 from __future__ import annotations
 
 from sglang_lint.checks.base import rename_hint, string_fix
+from sglang_lint.checks.flag_advice import removed_hint
 from sglang_lint.checks.launch_flags import FlagUse, Launch
 from sglang_lint.checks.server_table import Table
 from sglang_lint.model import Finding
@@ -49,12 +50,12 @@ def script_ambiguous(use: FlagUse, table: Table) -> Finding:
                    f"{', '.join(use.ambiguous)}\"")
 
 
-def script_unknown(use: FlagUse, table: Table, node, replacement) -> Finding:
+def script_unknown(use: FlagUse, table: Table, node) -> Finding:
     """SGL009 on a flag the script's parser does not take; the hint names the replacement sglang
-    named for a removed server flag (``replacement``, where the parser takes the server's), else
-    the nearest flag of that parser."""
+    named for a removed server flag (where the parser takes the server's), else the nearest flag
+    of that parser."""
     script = table.scripts.get(use.parser)
-    hint, fix = replacement(use, table) if script.server_args else ("", None)
+    hint, fix = removed_hint(use, table) if script.server_args else ("", None)
     if not hint:
         hint, fix = rename_hint(use.flag, script.table(table).known_flags, node)
     change = table.flag_change(use.flag) if script.server_args else ""

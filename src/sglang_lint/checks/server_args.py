@@ -42,8 +42,8 @@ from sglang_lint.rulefile import Fields, read_toml
 from sglang_lint.pynames import Ref
 from sglang_lint.resolve import Known
 from sglang_lint.checks import server_relations, startup
-from sglang_lint.checks.flag_advice import (deprecated_text, foreign_hint, load_foreign, older_spelling, removed_text,
-                                            replacement_fix)
+from sglang_lint.checks.flag_advice import (deprecated_text, foreign_hint, load_foreign, removed_hint, replacement_fix,
+                                            unexplained_hint)
 from sglang_lint.checks.launch_scripts import gone_modules, script_ambiguous, script_skipped, script_unknown
 from sglang_lint.checks.server_table import (
     Commands, Field, Scripts, Table, load_commands, load_scripts, load_table,
@@ -455,11 +455,10 @@ def _run_keywords(site, params: ServerArgsCheck, target):
                 else:
                     hint, fix = foreign_hint(params.foreign, name, params.table, name_node, keyword=True)
                 change = params.table.field_change(name)
-                if not hint and change.startswith(" (added"):  # a field of a later release
-                    newer = params.table.history[name]
-                    hint, fix = older_spelling(set(newer.flags), params.table, keyword=True), None
-                elif not hint and not change.startswith(" (removed"):
-                    hint, fix = rename_hint(name, fields, name_node)
+                if not hint:
+                    newer = params.table.history.get(name)
+                    hint, fix = unexplained_hint(name, change, params.table, fields, name_node, keyword=True,
+                                                 flags=set(newer.flags) if newer is not None else None)
                 yield Finding(
                     name_node,
                     f"{target.display}({name}=...): sglang {params.table.version} has no server argument "
@@ -589,7 +588,7 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
     node = use.element if use.alone else None
     commands = table.commands
     if "." in use.parser:  # a script's parser (launch_flags.script_uses)
-        return script_unknown(use, table, node, _removed_hint)
+        return script_unknown(use, table, node)
     if use.parser in ("diffusion", "generate"):
         parser = commands.diffusion if use.parser == "diffusion" else commands.generate
         hint, fix = rename_hint(use.flag, parser.flags, node)
@@ -597,29 +596,19 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
                  else f"`sglang generate` of sglang {table.version} has")
         return Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
     change = table.flag_change(use.flag)
-    hint, fix = _removed_hint(use, table)
+    hint, fix = removed_hint(use, table)
     if not hint:  # (not removed, or sglang said nothing: no fix of it either)
         hint, fix = foreign_hint(foreign, use.flag, table, node)
     diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
-    if not hint and change.startswith(" (added"):  # a real flag of a later release: no like-spelled guess
-        hint, fix = older_spelling({use.flag}, table), None
-    elif not hint and not change.startswith(" (removed"):
+    if not hint:
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
-        hint, fix = rename_hint(use.flag, options, node)
+        hint, fix = unexplained_hint(use.flag, change, table, options, node)
     return Finding(
         use.element,
         f"launch flag {use.flag}: sglang {table.version} has no such server argument{change}"
         f"{' and its diffusion server no such flag' if diffusion else ''}{hint}",
         fix,
     )
-
-
-def _removed_hint(use: FlagUse, table: Table) -> tuple[str, Fix | None]:
-    """For a flag sglang deprecated and then removed: what it said to do instead, and the fix
-    to its replacement where that is certain (flag_advice)."""
-    found = table.deprecation(use.flag)
-    fix = replacement_fix(use.element if use.alone else None, use.alone, found, table) if found is not None else None
-    return removed_text(found, table, fix), fix
 
 
 def _settings(site, params: ServerArgsCheck, target) -> dict:
