@@ -87,3 +87,63 @@ def test_hooks(project: Path, checkout: Path, tmp_path_factory):
     result = pre_commit(project, checkout, "sglang-lint", home)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "serve.sh:2:32: SGL009" in result.stdout and "README.md:2:29: SGL009" in result.stdout
+
+
+# The README's two snippets as written, but for the repository URL, which is the reader's
+# (where they cloned from); here it is this checkout, whose tags a clone carries.
+URL = "<repository URL>"
+
+
+def readme_yaml_blocks() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    blocks = [chunk.split("```")[0] for chunk in readme.split("```yaml\n")[1:]]
+    return [block for block in blocks if block.startswith("repos:")]
+
+
+def tagged_checkout(rev: str) -> Path:
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout: the snippet installs from this repository's tag")
+    tags = subprocess.run(["git", "tag", "--list", rev], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if rev not in tags:
+        pytest.skip(f"this clone carries no tag {rev} (git fetch --tags)")
+    return ROOT
+
+
+def test_the_readme_hook_snippet_runs_as_written(project: Path, tmp_path_factory):
+    (snippet, _flake8) = readme_yaml_blocks()
+    (rev,) = (line.split()[1] for line in snippet.splitlines() if line.strip().startswith("rev:"))
+    assert URL in snippet and rev == "v0.1.0"
+    repo = tagged_checkout(rev)
+    (project / ".pre-commit-config.yaml").write_text(snippet.replace(URL, str(repo)))
+    (project / "app.py").write_text(BAD)
+    git(project, "add", "app.py")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    env = dict(installed_env(), PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
+    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
+                            capture_output=True, text=True, env=env, timeout=900)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "app.py:2:31: SGL001" in result.stdout
+
+
+def test_the_readme_flake8_dependency_installs_from_the_same_tag(project: Path, tmp_path_factory):
+    """flake8's own hook repository is on GitHub, out of a test's reach; a local hook with the
+    same entry and the README's dependency line (as written, the URL aside) is what it builds."""
+    (_hook, snippet) = readme_yaml_blocks()
+    (dependency,) = (line.split(":", 1)[1].strip() for line in snippet.splitlines()
+                     if "additional_dependencies:" in line)
+    assert dependency == f'["sglang-lint @ git+{URL}@v0.1.0"]'
+    repo = tagged_checkout("v0.1.0")
+    dependency = dependency.replace(URL, repo.as_uri())
+    (project / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: flake8\n        name: flake8\n"
+        "        entry: flake8 --select SGL\n        language: python\n        types: [python]\n"
+        f"        additional_dependencies: [flake8, {dependency[1:-1]}]\n"
+    )
+    (project / "app.py").write_text(BAD)
+    git(project, "add", "app.py")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    env = dict(installed_env(), PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
+    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
+                            capture_output=True, text=True, env=env, timeout=900)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "app.py:2:31: SGL001" in result.stdout
