@@ -16,6 +16,7 @@ LAYERS = [
     # leaves: shared types and readings, nothing of ours below them
     # (__init__, the package root: __version__; lint is lazy)
     {"launch_wrappers"},  # the commands that run a command after them (a table, no imports)
+    {"subcommands"},  # sglang-lint's subcommands and how a command line names one (both entry points)
     {"model", "pynames", "noqa", "__init__", "launch_text", "versions", "places", "gcpolicy", "lazycst",
      "ast_guards", "ast_flow"},  # (ast_guards: the names the guards in force at a call test, on ast;
     # ast_flow: which of a name's bindings reach a call, on ast)

@@ -11,10 +11,11 @@ import pytest
 
 from conftest import ROOT, run
 from sglang_lint import lint
-from sglang_lint.rulefile import RuleFileError
+from sglang_lint.rulefile import RuleFileError, tomllib
 from sglang_lint.ruletable import RuleSet, default_rules, load_rules
 from sglang_lint.source import parse
 from sglang_lint.fixes import fix_text
+from sglang_lint.versions import version_key
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 SCREENED = RuleSet(default_rules())
@@ -225,3 +226,51 @@ def test_readme_lists_every_curated_rule_and_the_index_every_derived_one():
 def test_project_passes_its_own_flake8_config():
     result = run("-m", "flake8", "src", "tests", "scripts", "bench", cwd=ROOT)  # setup.cfg's configuration
     assert (result.returncode, result.stdout) == (0, "")
+
+
+NUMBER_WORDS = {15: "fifteen", 16: "sixteen", 17: "seventeen"}
+
+
+def _readme_count(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def test_readme_counts_are_the_catalogs():
+    """The rule counts the README gives are those of the rule files: curated, derived from the
+    newest release's raise sites, from older releases' only, and the guard table's rows (each
+    row counts the rules of the newest release's sites with that form)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    derived = [tomllib.loads(p.read_text(encoding="utf-8")) for p in (ROOT / "rules" / "derived").glob("SGL*.toml")]
+    newest = max((r["raise_site"]["sglang_version"] for r in derived), key=version_key)
+    current = [r for r in derived if r["raise_site"]["sglang_version"] == newest]
+    guards = [r for r in current if r["check"][0]["kind"] != "fails-when"]
+
+    def kinds(*names: str) -> int:
+        return sum(any(c["kind"] in names for c in r["check"]) for r in current)
+
+    expected = {
+        "allowed / forbidden values": kinds("allowed-values", "forbidden-values"),
+        "`number-range`": kinds("number-range"),
+        "`not-none`, `must-be-none`, `truthy`, `falsy`": kinds("not-none", "must-be-none", "truthy", "falsy"),
+        "`instance-of`": kinds("instance-of"),
+        "the same kinds": sum(r["raise_site"]["exception"] == "AssertionError" for r in guards),
+        "the caller's argument": sum(any(part.startswith("from ") for part in r["derived"]["key"].split(":")[3:])
+                                     for r in guards),
+        "the check with `[[check.condition]]`": sum(any("condition" in c for c in r["check"]) for r in current),
+        "`omitted = true`": sum(any(t.get("omitted") for c in r["check"] for t in c["target"]) for r in current),
+        "`fails-when`": kinds("fails-when"),
+    }
+    table = {}
+    for line in readme.split("| guard in sglang | rule | rules |")[1].split("\n\n")[0].splitlines()[2:]:
+        rule_column, count = line.strip("|").split(" | ")[1:]
+        (name,) = [name for name in expected if rule_column.startswith(name)]
+        table[name] = _readme_count(count.strip(" |"))
+    assert table == expected
+
+    curated = len(list((ROOT / "rules").glob("SGL*.toml")))
+    sentence = (f"Beside these {NUMBER_WORDS[curated]} curated rules, **{len(current):,} rules are derived from "
+                f"sglang {newest}'s own source**")
+    prose = " ".join(readme.split())
+    assert sentence in prose
+    assert f"and {len(derived) - len(current):,} more from raise sites only older releases have" in prose
+    assert f"({expected['`fails-when`']:,} `fails-when` rules, below)" in prose

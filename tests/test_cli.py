@@ -126,6 +126,23 @@ def test_a_path_named_like_a_subcommand_is_linted_and_the_option_spelling_runs_t
     assert main("explain", "SGL009", cwd=tmp_path).stdout == main("--explain", "SGL009", cwd=tmp_path).stdout
 
 
+def test_check_in_either_spelling_is_the_lint_run(tmp_path):
+    # the quick entry point (the command; a clean file never reaches cli.py) and the full
+    # command (in this process) read the first word alike
+    (tmp_path / "clean.py").write_text("import os\nprint(os.sep)\n")
+    (tmp_path / "bad.py").write_text(BAD)
+    for spelling in ("check", "--check"):
+        for run in (lint, main):
+            clean = run(spelling, "clean.py", cwd=tmp_path)
+            assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+            bad = run(spelling, "--no-cache", "bad.py", cwd=tmp_path)
+            assert (bad.returncode, bad.stderr) == (1, "") and bad.stdout.startswith("bad.py:")
+    (tmp_path / "check").mkdir()  # a folder named check: `check` lints it, and says nothing
+    (tmp_path / "check" / "bad.py").write_text(BAD)
+    folder = main("check", "--no-cache", cwd=tmp_path)
+    assert (folder.returncode, folder.stderr) == (1, "") and folder.stdout.startswith("check/bad.py:")
+
+
 def test_diff_is_a_patch_git_applies_and_fails_while_findings_remain(tmp_path):
     (tmp_path / "fixable.py").write_text('import sglang as sgl\nsgl.Engine(model_path="m", mem_fraction=0.8)\n')
     (tmp_path / "unfixable.py").write_text('import sglang as sgl\nsgl.Engine(model_path="m", tp_size="2")\n')

@@ -25,6 +25,7 @@ from sglang_lint.cache import ResultCache, default_cache_dir, ruleset_fingerprin
 from sglang_lint.config import Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for
 from sglang_lint.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.runner import Job, default_workers, lint_jobs
+from sglang_lint.subcommands import SUBCOMMANDS, subcommand
 from sglang_lint.target import TargetRelease, release_argument
 
 # Folders never walked into (a path named on the command line is always linted).
@@ -351,38 +352,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-# The subcommands, each also spelled as an option (``--rules``), which no path can be.
-SUBCOMMANDS = {
-    "check": "lint the paths (what a bare `sglang-lint PATH ...` does)",
-    "rules": "list the rules, with their fix safety",
-    "explain": "one rule's documentation: `sglang-lint explain SGL009`",
-    "server": "the language server, over stdio (pip install 'sglang-lint[server]')",
-    "catalog": "derive, verify and document the rule catalog from sglang's source (for maintainers)",
-}
-
-
-def subcommand(argv: list[str], err) -> tuple[str | None, list[str]]:
-    """(subcommand, its arguments), or (None, argv) for a lint run. A first word naming a
-    subcommand is one unless a file or folder of that name is here: then it is linted (a
-    project's ``rules/`` or ``server/``; pre-commit passing a script named ``server``), and the
-    option spelling (``--rules``) runs the subcommand. ``check`` is the lint run, said so."""
-    first = argv[0] if argv else ""
-    name = first[2:] if first.startswith("--") and first[2:] in SUBCOMMANDS else first
-    if name not in SUBCOMMANDS:
-        return None, argv
-    if name == first and os.path.lexists(first):
-        if name != "check":
-            err.write(f"sglang-lint: linting the path {first!r} found here; `sglang-lint --{name}` runs the "
-                      f"{name} subcommand\n")
-        return None, argv
-    return name, argv[1:]
-
-
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out, err = sys.stdout, sys.stderr
     try:
-        name, argv = subcommand(argv, err)
+        name, argv, note = subcommand(argv)
+        if note:
+            err.write(note)
         if name == "catalog":
             return catalog_command(argv, out, err)
         if name == "server":

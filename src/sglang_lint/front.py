@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import sys
 
+from sglang_lint.subcommands import subcommand
+
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    explicit = args[:1] == ["check"] and not os.path.lexists("check")  # `sglang-lint check PATH ...`
-    if quick_clean(args[1:] if explicit else args):
+    name, rest, note = subcommand(args)
+    if name in (None, "check") and note is None and quick_clean(rest):
         return 0
     from sglang_lint.cli import main as full
 

@@ -154,12 +154,11 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
             c: presence([c in by_release[r][name].choices for r in where], where) for c in choices
         }
         flag_ranges = {f: presence([f in by_release[r][name].flags for r in where], where) for f in flags}
+        hooked = [by_release[r][name].extensible for r in where]  # a plugin may extend it, per release
         field = ServerField(
-            name, newest.type, newest.optional, tuple(choices),
-            any(by_release[r][name].extensible for r in where), tuple(flags), newest.default,
+            name, newest.type, newest.optional, tuple(choices), any(hooked), tuple(flags), newest.default,
             nargs=newest.nargs, item=newest.item, parse=newest.parse,
         )
-        hooked = [by_release[r][name].extensible for r in where]
         merged.append(MergedField(
             field, presence([name in by_release[r] for r in releases], releases),
             {c: p for c, p in choice_ranges.items() if p != ("", "")},
