@@ -37,9 +37,12 @@ def checkout(tmp_path_factory) -> Path:
 
 def pre_commit(project: Path, checkout: Path, hook: str, home: Path) -> subprocess.CompletedProcess:
     sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True, text=True).stdout.strip()
-    (project / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {checkout}\n    rev: {sha}\n    hooks:\n      - id: {hook}\n"
-    )
+    return run_config(project, f"repos:\n  - repo: {checkout}\n    rev: {sha}\n    hooks:\n      - id: {hook}\n", home)
+
+
+def run_config(project: Path, config: str, home: Path) -> subprocess.CompletedProcess:
+    """``pre-commit run`` in the project with this configuration."""
+    (project / ".pre-commit-config.yaml").write_text(config)
     env = dict(installed_env(), PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
@@ -114,15 +117,7 @@ def test_the_readme_hook_snippet_runs_as_written(project: Path, tmp_path_factory
     (rev,) = (line.split()[1] for line in snippet.splitlines() if line.strip().startswith("rev:"))
     assert URL in snippet and rev == "v0.1.0"
     repo = tagged_checkout(rev)
-    (project / ".pre-commit-config.yaml").write_text(snippet.replace(URL, str(repo)))
-    (project / "app.py").write_text(BAD)
-    git(project, "add", "app.py")
-    home = tmp_path_factory.mktemp("pre-commit-home")
-    env = dict(installed_env(), PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
-    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
-                            capture_output=True, text=True, env=env, timeout=900)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "app.py:2:31: SGL001" in result.stdout
+    assert_a_staged_bad_file_fails(project, snippet.replace(URL, str(repo)), tmp_path_factory)
 
 
 def test_the_readme_flake8_dependency_installs_from_the_same_tag(project: Path, tmp_path_factory):
@@ -134,16 +129,17 @@ def test_the_readme_flake8_dependency_installs_from_the_same_tag(project: Path, 
     assert dependency == f'["sglang-lint @ git+{URL}@v0.1.0"]'
     repo = tagged_checkout("v0.1.0")
     dependency = dependency.replace(URL, repo.as_uri())
-    (project / ".pre-commit-config.yaml").write_text(
+    local_hook = (
         "repos:\n  - repo: local\n    hooks:\n      - id: flake8\n        name: flake8\n"
         "        entry: flake8 --select SGL\n        language: python\n        types: [python]\n"
         f"        additional_dependencies: [flake8, {dependency[1:-1]}]\n"
     )
+    assert_a_staged_bad_file_fails(project, local_hook, tmp_path_factory)
+
+
+def assert_a_staged_bad_file_fails(project: Path, config: str, tmp_path_factory) -> None:
     (project / "app.py").write_text(BAD)
     git(project, "add", "app.py")
-    home = tmp_path_factory.mktemp("pre-commit-home")
-    env = dict(installed_env(), PRE_COMMIT_HOME=str(home), SGLANG_LINT_CACHE_DIR=str(home / "lint-cache"))
-    result = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never"], cwd=project,
-                            capture_output=True, text=True, env=env, timeout=900)
+    result = run_config(project, config, tmp_path_factory.mktemp("pre-commit-home"))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "app.py:2:31: SGL001" in result.stdout
