@@ -1,7 +1,7 @@
 """The ``sglang-lint`` command: output lines, exit codes, selection, walking, bad input.
 
 The exit codes, pipes and bad input go through the command as a process (``lint``); the
-options, walking and listings through ``sglang_lint.cli.main`` in this process (``main``)."""
+options, walking and listings through ``sglang_lint.frontends.cli.main`` in this process (``main``)."""
 
 from __future__ import annotations
 

@@ -22,8 +22,8 @@ from sglang_lint.derive import derive_sites, write_catalog
 from sglang_lint.checks.fails_when import RecordClass
 from sglang_lint.derive.examples import find_examples
 from sglang_lint.derive.records import record_class
-from sglang_lint.pynames import Ref
-from sglang_lint.ruletable import RuleSet, load_rules
+from sglang_lint.text.pynames import Ref
+from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 FIXTURE = ROOT / "tests" / "fixtures" / "families" / "fails_when.py"

@@ -71,7 +71,7 @@ def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
     hooks.mkdir()
     log = tmp_path / "analysed.log"
     (hooks / "sitecustomize.py").write_text(
-        "import sglang_lint.engine as engine\n"
+        "import sglang_lint.engine.lint as engine\n"
         "real = engine.lint\n"
         "def lint(source, path=None, ruleset=None, noqa=True, tree=None):\n"
         f"    with open({str(log)!r}, 'a') as out:\n"

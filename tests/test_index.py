@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, fixture_files
-from sglang_lint import index as index_module
-from sglang_lint.index import fingerprint, rule_index
-from sglang_lint.pynames import module_name_for
-from sglang_lint.engine import lint
-from sglang_lint.ruletable import RuleSet, default_rules, rules_of
+from sglang_lint.screen.calls import index as index_module
+from sglang_lint.screen.index import fingerprint, rule_index
+from sglang_lint.text.pynames import module_name_for
+from sglang_lint.engine.lint import lint
+from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
 from snippets import CAPTURE_IMPORT
 
 RULES = ROOT / "rules"
@@ -199,7 +199,7 @@ def test_codes_for_names_the_rules_a_file_triggers():
 
 
 def test_the_index_lists_the_releases_the_rules_know():
-    from sglang_lint.target import known_releases
+    from sglang_lint.engine.target import known_releases
 
     assert rule_index().releases == known_releases(default_rules())
 
@@ -207,7 +207,7 @@ def test_the_index_lists_the_releases_the_rules_know():
 def _front(args, cwd):
     from conftest import run
 
-    code = ("import sys\nfrom sglang_lint.front import main\nrc = main(sys.argv[1:])\n"
+    code = ("import sys\nfrom sglang_lint.frontends.front import main\nrc = main(sys.argv[1:])\n"
             "print('LIBCST' if 'libcst' in sys.modules else 'LIGHT', rc)\n")
     return run("-c", code, *args, cwd=cwd)
 
@@ -276,7 +276,8 @@ def curated_copy(tmp_path):
 
 
 def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, curated_copy, monkeypatch):
-    from sglang_lint import catalog, ruletable
+    from sglang_lint.catalog.rules import rules as catalog
+    from sglang_lint.engine.lint import ruletable
 
     first = ruletable.load_rules([curated_copy])
     assert len(list(private_cache.glob("parsed-*.pickle"))) == 1
@@ -291,7 +292,7 @@ def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, cura
 
 @pytest.mark.parametrize("change", ["edit a rule", "corrupt the kept file"])
 def test_kept_rules_are_parsed_again_when_their_files_change_or_are_damaged(private_cache, curated_copy, change):
-    from sglang_lint import ruletable
+    from sglang_lint.engine.lint import ruletable
 
     ruletable.load_rules([curated_copy])
     (kept,) = private_cache.glob("parsed-*.pickle")
@@ -306,7 +307,7 @@ def test_kept_rules_are_parsed_again_when_their_files_change_or_are_damaged(priv
 
 
 def test_a_few_rule_files_are_read_without_a_kept_set_and_kept_sets_are_pruned(private_cache, tmp_path):
-    from sglang_lint.rulefile import KEEP_FROM, KEEP_SETS, read_tomls
+    from sglang_lint.core.rulefile import KEEP_FROM, KEEP_SETS, read_tomls
 
     paths = sorted((RULES / "derived").glob("SGL*.toml"))
     read_tomls(paths[:3])
@@ -322,9 +323,9 @@ def test_kept_rules_hold_the_same_singletons_as_parsed_ones():
     import dataclasses
     import pickle
 
-    from sglang_lint.bindings import OPAQUE
+    from sglang_lint.analysis.bindings import OPAQUE
     from sglang_lint.checks.values import UNKNOWN as UNKNOWN_VALUE
-    from sglang_lint.pynames import NOT_LITERAL, UNKNOWN
+    from sglang_lint.text.pynames import NOT_LITERAL, UNKNOWN
 
     singletons = {type(one): one for one in (NOT_LITERAL, UNKNOWN, UNKNOWN_VALUE, OPAQUE)}
     pending, seen, found = [pickle.loads(pickle.dumps(default_rules()))], set(), set()
@@ -373,7 +374,7 @@ def _plain(value):
 
 
 def _fresh_rules(codes, dirs=None) -> dict:
-    from sglang_lint import ruletable
+    from sglang_lint.engine.lint import ruletable
 
     ruletable._BY_CODE.clear()
     return {rule.code: _plain(rule) for rule in rules_of(codes, dirs)}
@@ -388,7 +389,7 @@ def _data_files(cache: Path) -> list[Path]:
 
 
 def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cache, monkeypatch):
-    from sglang_lint import rulefile
+    from sglang_lint.core import rulefile
 
     index = rule_index()
     codes = _sample_codes(index)
@@ -462,7 +463,7 @@ def test_an_edited_rule_file_is_read_anew_through_the_rule_data(private_cache, r
 def test_the_identifiers_kept_are_the_texts_own():
     """identifiers_of keeps the last text's identifiers (the plugin asks three times per file):
     a text of the same length, or the same text again after another, gets its own."""
-    from sglang_lint.index import identifiers_of
+    from sglang_lint.screen.index import identifiers_of
 
     assert identifiers_of(b"a.bc(x)") == {b"a", b"bc", b"x"}
     assert identifiers_of(b"a.bd(x)") == {b"a", b"bd", b"x"}  # same length, other text

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_lint
-from sglang_lint.config import ConfigError, load_config
-from sglang_lint.launch_prefixes import all_prefixes, prefixed_commands, shipped_prefixes
+from sglang_lint.frontends.config import ConfigError, load_config
+from sglang_lint.launch.prefixes import all_prefixes, prefixed_commands, shipped_prefixes
 
 SLIME = shipped_prefixes()[0]
 

@@ -14,8 +14,8 @@ import pytest
 from conftest import env_with_a_crashing_check, run, run_flake8 as flake8
 from snippets import SGL001_AND_SGL004
 
-from sglang_lint import places
-from sglang_lint.plugin_cache import KEEP_FOLDERS, MAX_SHARDS, PluginCache, entry_key, folder_fingerprint
+from sglang_lint.core import places
+from sglang_lint.frontends.plugin_cache import KEEP_FOLDERS, MAX_SHARDS, PluginCache, entry_key, folder_fingerprint
 
 # Mentions a catalog name (SGL004's method) in a way no rule reports.
 QUIET = "def set_dflash_layers_to_capture(layers):\n    return layers\n"

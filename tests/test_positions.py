@@ -9,7 +9,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from conftest import fixture_files
-from sglang_lint.positions import Positions
+from sglang_lint.analysis.positions import Positions
 
 ODD_SOURCES = {
     "header comments and blank lines": "#!/usr/bin/env python\n# a comment\n\n\nimport os\n\n\nx = f(1)\n# end\n",

@@ -15,10 +15,10 @@ from hypothesis import given, settings, strategies as st
 from conftest import fix_fixture_files
 from snippets import CAPTURE_IMPORT, CAPTURE_MODULE, LAUNCH_IMPORT
 from sglang_lint import lint
-from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
-from sglang_lint.ast_scopes import AstFile
-from sglang_lint.pynames import UNSURE
-from sglang_lint.screen import FileFacts
+from sglang_lint.engine.ruletable import RuleSet, default_rules, default_ruleset
+from sglang_lint.screen.ast_scopes import AstFile
+from sglang_lint.text.pynames import UNSURE
+from sglang_lint.screen.calls import FileFacts
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 
@@ -541,7 +541,7 @@ SANA_IMPORT = "import sglang.multimodal_gen.configs.models.dits.sana_wm as sana_
      "class Mine(Cfg):\n    gdn_backend: str = 'triton'\n", False),
 ])
 def test_a_config_class_line_is_the_config_class_or_may_be_a_subclass(path, source, may_fire):
-    from sglang_lint.pynames import module_name_for
+    from sglang_lint.text.pynames import module_name_for
 
     module, is_package = module_name_for(path)
     assert (default_ruleset().skip_reason(source, module, None, is_package) is None) is may_fire
@@ -573,7 +573,7 @@ def test_a_method_bound_by_partial_is_a_call_of_it(body, found):
 
 
 def test_qualifying_names_are_every_name_an_import_definition_or_global_may_bind():
-    from sglang_lint.textscan import qualifying_names
+    from sglang_lint.text.scan import qualifying_names
 
     source = (
         b"import os.path, sys as system\n"
@@ -620,7 +620,7 @@ def test_qualifying_names_are_every_name_an_import_definition_or_global_may_bind
     ],
 )
 def test_may_assign_reads_every_statement_that_binds_a_name_to_a_value(source, assigned):
-    from sglang_lint.textscan import may_assign
+    from sglang_lint.text.scan import may_assign
 
     assert may_assign(source, b"x") is assigned
 

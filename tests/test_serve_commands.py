@@ -22,7 +22,7 @@ from sglang_lint.derive.commands import Commands, ParserFacts, read_commands, tr
 from sglang_lint.derive.releases import fetch_tree
 from sglang_lint.derive.serve import commands_text, release_commands, write_commands
 from sglang_lint.derive.tree import read_modules
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 from test_derive_launchers import write_tree
 
 SHIPPED = ROOT / "rules" / "derived" / "serve.toml"

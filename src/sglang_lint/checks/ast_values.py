@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import itertools
 
-from sglang_lint.ast_scopes import GLOBAL, VALUE
+from sglang_lint.screen.ast_scopes import GLOBAL, VALUE
 from sglang_lint.checks.makers import (
     BUILTIN_DICT,
     CST_OPERATORS,
@@ -31,7 +31,7 @@ from sglang_lint.checks.makers import (
     tensor_method,
 )
 from sglang_lint.checks.when import UNKNOWN, Tensor, arithmetic, equal
-from sglang_lint.pynames import NOT_LITERAL, SCALARS, UNSURE, Ref, ast_dotted_name, ast_literal
+from sglang_lint.text.pynames import NOT_LITERAL, SCALARS, UNSURE, Ref, ast_dotted_name, ast_literal
 
 
 class _Maybe(Exception):

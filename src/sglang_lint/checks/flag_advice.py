@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from sglang_lint.checks.base import rename_fix, rename_hint, string_fix
 from sglang_lint.checks.server_table import Deprecation, Table
-from sglang_lint.model import Fix
-from sglang_lint.rulefile import Fields, read_toml
+from sglang_lint.core.model import Fix
+from sglang_lint.core.rulefile import Fields, read_toml
 
 if TYPE_CHECKING:
     from sglang_lint.checks.launch_flags import FlagUse

@@ -12,13 +12,13 @@ import re
 
 from dataclasses import dataclass, field, replace
 
-from sglang_lint.lazycst import libcst as cst
+from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.bindings import Augmented, Where
-from sglang_lint.built import Gap, list_versions
+from sglang_lint.analysis.bindings import Augmented, Where
+from sglang_lint.analysis.built import Gap, list_versions
 from sglang_lint.checks.server_table import Commands, Field, Table
-from sglang_lint.launch_text import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
-from sglang_lint.model import Span
+from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
+from sglang_lint.core.model import Span
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from sglang_lint.checks.base import rename_hint, string_fix
 from sglang_lint.checks.flag_advice import removed_hint
 from sglang_lint.checks.launch_flags import FlagUse, Launch
 from sglang_lint.checks.server_table import Table
-from sglang_lint.model import Finding
+from sglang_lint.core.model import Finding
 
 
 def script_skipped(aspect: str, table: Table, launch: Launch) -> bool:

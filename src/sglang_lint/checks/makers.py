@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, dtype_ref, is_dtype, reshaped
-from sglang_lint.pynames import NOT_LITERAL, Ref
+from sglang_lint.text.pynames import NOT_LITERAL, Ref
 
 MAX_DEPTH = 6  # nested displays and name hops before a value is unknown
 # Classes whose instances' attributes are the keywords they are made with.

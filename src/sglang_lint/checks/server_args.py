@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from sglang_lint.lazycst import libcst as cst
+from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.checks.base import (
     FIX_SAFETY,
@@ -29,18 +29,18 @@ from sglang_lint.checks.base import (
     string_fix,
     suggest,
 )
-from sglang_lint.built import Entry, dict_versions
-from sglang_lint.index import Identifier
-from sglang_lint.launch_env import python_launch_env
-from sglang_lint.launch_text import LAUNCHER_WORDS
+from sglang_lint.analysis.built import Entry, dict_versions
+from sglang_lint.screen.index import Identifier
+from sglang_lint.checks.launch_env import python_launch_env
+from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.checks.launch_flags import (
     ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
     script_uses, shell_launches, shell_true, split_string,
 )
-from sglang_lint.model import Finding, Fix, Span
-from sglang_lint.rulefile import Fields, read_toml
-from sglang_lint.pynames import Ref
-from sglang_lint.resolve import Known
+from sglang_lint.core.model import Finding, Fix, Span
+from sglang_lint.core.rulefile import Fields, read_toml
+from sglang_lint.text.pynames import Ref
+from sglang_lint.analysis.resolve import Known
 from sglang_lint.checks import server_relations, startup
 from sglang_lint.checks.flag_advice import (deprecated_text, foreign_hint, load_foreign, removed_hint, replacement_fix,
                                             unexplained_hint)
@@ -48,8 +48,8 @@ from sglang_lint.checks.launch_scripts import gone_modules, script_ambiguous, sc
 from sglang_lint.checks.server_table import (
     Commands, Field, Scripts, Table, load_commands, load_scripts, load_table,
 )
-from sglang_lint.argv_screen import argv_screen
-from sglang_lint.screen import mapping_may_be_known, value_may_be_known
+from sglang_lint.screen.argv import argv_screen
+from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated", "startup", "module")
 NUMBER_TYPES = {"int": (int,), "float": (int, float)}
@@ -367,7 +367,7 @@ def _a(word: str) -> str:
 
 
 def _keywords(site, target=None):
-    """Each keyword of the call as a :class:`~sglang_lint.built.Entry` (a keyword written in
+    """Each keyword of the call as a :class:`~sglang_lint.analysis.built.Entry` (a keyword written in
     it, or a key of a ``**`` dict however it was built, each key once); for a target that
     takes a mapping, the keys of that argument."""
     if target is not None and target.takes == "mapping":

@@ -5,7 +5,7 @@ at the launch."""
 from __future__ import annotations
 
 from sglang_lint.checks.launch_flags import FlagUse
-from sglang_lint.model import Finding
+from sglang_lint.core.model import Finding
 
 
 def number(value: object) -> int | float | None:

@@ -20,13 +20,13 @@ from functools import lru_cache
 from typing import NamedTuple
 from pathlib import Path
 
-from sglang_lint.catalog import in_releases
+from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.when import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
 from sglang_lint.checks.when_grammar import WhenError
-from sglang_lint.model import Finding
-from sglang_lint.rulefile import read_toml
-from sglang_lint.screen import mapping_may_be_known, value_may_be_known
+from sglang_lint.core.model import Finding
+from sglang_lint.core.rulefile import read_toml
+from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known
 
 DUMMY_MODELS = ("none", "dummy")  # sglang skips the checks that need a model for these
 

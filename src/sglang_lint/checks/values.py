@@ -1,13 +1,13 @@
 """The values the fails-when evaluator (checks/when.py) computes with, beside Python's own
 scalars and containers: :data:`UNKNOWN`, tensors and MLX arrays made at a call, devices,
-torch's and mlx's dtypes (:class:`~sglang_lint.pynames.Ref`), objects made at a call
+torch's and mlx's dtypes (:class:`~sglang_lint.text.pynames.Ref`), objects made at a call
 (:class:`Record`) and values whose truth alone is known (:class:`TruthOnly`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sglang_lint.pynames import Ref
+from sglang_lint.text.pynames import Ref
 
 
 class _Unknown:

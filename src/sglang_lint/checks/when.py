@@ -13,7 +13,7 @@ would too.
 
 Values: None, bools, numbers, strings, tuples, lists, dicts (of values), and those of
 checks/values.py: tensors and MLX arrays built at the call (shape, dtype, device), devices,
-objects made at the call (:class:`Record`), and :class:`~sglang_lint.pynames.Ref` (a dotted
+objects made at the call (:class:`Record`), and :class:`~sglang_lint.text.pynames.Ref` (a dotted
 name such as ``torch.bfloat16``).
 """
 
@@ -44,7 +44,7 @@ from sglang_lint.checks.when_grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
 )
 from sglang_lint.checks.when_tests import Bound, _case_key, test_key, tests_in
-from sglang_lint.pynames import Ref
+from sglang_lint.text.pynames import Ref
 
 __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",
            "TruthOnly",

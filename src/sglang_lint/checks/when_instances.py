@@ -9,7 +9,7 @@ import ast
 
 from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
 from sglang_lint.checks.values import UNKNOWN, Device, Member, Record, Tensor, TruthOnly
-from sglang_lint.pynames import Ref
+from sglang_lint.text.pynames import Ref
 
 
 def is_instance(value: object, types_node: ast.expr) -> object:

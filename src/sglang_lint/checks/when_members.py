@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sglang_lint.checks.values import (
     FLOAT_DTYPES, UNKNOWN, Device, Member, Record, Tensor, TruthOnly, dtype_ref,
 )
-from sglang_lint.pynames import Ref
+from sglang_lint.text.pynames import Ref
 
 
 def known(value: object) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sglang_lint.catalog import Rule
+from sglang_lint.catalog.rules import Rule
 from sglang_lint.checks.allowed_values import AllowedValues
 from sglang_lint.checks.not_none import NotNone
 from sglang_lint.checks.server_args import ServerArgsCheck

@@ -19,7 +19,7 @@ from sglang_lint.checks.when import (
 from sglang_lint.derive.expressions import rooted_at_torch
 from sglang_lint.derive.solve import goals, matching_tensors, solve
 from sglang_lint.derive.tree import walk_all
-from sglang_lint.pynames import NOT_LITERAL, Ref
+from sglang_lint.text.pynames import NOT_LITERAL, Ref
 
 if TYPE_CHECKING:  # annotations only
     from sglang_lint.derive.path_rules import PathSite

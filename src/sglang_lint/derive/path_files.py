@@ -8,7 +8,7 @@ from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import shown_message
 from sglang_lint.derive.examples import write_value
 from sglang_lint.derive.path_rules import PathSite
-from sglang_lint.pynames import NOT_LITERAL
+from sglang_lint.text.pynames import NOT_LITERAL
 
 
 def _example(site: PathSite, env: dict) -> str:

@@ -27,7 +27,7 @@ from sglang_lint.derive.solve import NOT_TRUE, goals, solve
 from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_all, walk_local
-from sglang_lint.pynames import NOT_LITERAL
+from sglang_lint.text.pynames import NOT_LITERAL
 
 
 @dataclass

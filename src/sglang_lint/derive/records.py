@@ -14,7 +14,7 @@ import ast
 
 from sglang_lint.checks.fails_when import EnumClass, RecordClass
 from sglang_lint.derive.tree import Module, defining_module
-from sglang_lint.pynames import NOT_LITERAL, ast_literal
+from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
 
 _DATACLASS = frozenset({"dataclass", "dataclasses.dataclass"})
 _STRUCT = frozenset({"msgspec.Struct", "Struct"})

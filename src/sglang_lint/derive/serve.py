@@ -12,7 +12,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from sglang_lint.catalog import version_key
+from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.commands import Commands, ParserFacts, tree_commands
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.launchers import COMMANDS_TABLE

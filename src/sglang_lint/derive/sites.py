@@ -56,7 +56,7 @@ from sglang_lint.derive.tree import (
     COMMON_METHODS, TRANSPARENT_DECORATORS, LazyTree, Module, method_owners, no_gc, read_modules, sglang_version,
     walk_all, walk_local,
 )
-from sglang_lint.pynames import NOT_LITERAL, ast_literal
+from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
 
 
 @dataclass(frozen=True)

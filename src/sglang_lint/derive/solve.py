@@ -17,7 +17,7 @@ import itertools
 
 from sglang_lint.checks.when import FLOAT_DTYPES, Device, Tensor, dtype_ref, evaluate, holds, names_read
 from sglang_lint.derive.tree import walk_all
-from sglang_lint.pynames import Ref
+from sglang_lint.text.pynames import Ref
 
 NOT_TRUE = "not true"  # a wanted outcome: false or unknown (another check may not fire)
 _SIZES = (1, 2, 4, 8, 16, 64, 128)

@@ -12,10 +12,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from sglang_lint.catalog import Rule
-from sglang_lint.ruletable import load_rules
-from sglang_lint.rulefile import tomllib
-from sglang_lint.catalog import EXPORTS_TABLE
+from sglang_lint.catalog.rules import Rule
+from sglang_lint.engine.ruletable import load_rules
+from sglang_lint.core.rulefile import tomllib
+from sglang_lint.catalog.rules import EXPORTS_TABLE
 from sglang_lint.checks.value_tests import within_bounds
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
@@ -27,7 +27,7 @@ from sglang_lint.derive.path_rules import path_called, path_holds
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
-from sglang_lint.pynames import NOT_LITERAL
+from sglang_lint.text.pynames import NOT_LITERAL
 
 FIRST_DERIVED_CODE = 100
 LAST_DERIVED_CODE = 899
