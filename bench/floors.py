@@ -23,7 +23,7 @@ import ast
 import multiprocessing
 import sys
 
-from sglang_lint.screen.index import rule_index
+from sglang_lint.catalog.index import rule_index
 
 _NAMED = None
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(API))
 import api_heldout  # noqa: E402
 import api_measure  # noqa: E402
 
-from sglang_lint.engine.target import known_releases  # noqa: E402
+from sglang_lint.catalog.target import known_releases  # noqa: E402
 
 DATA = json.loads(api_heldout.HELDOUT.read_text(encoding="utf-8"))
 CASES = DATA["cases"]

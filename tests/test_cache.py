@@ -18,9 +18,9 @@ import pytest
 from conftest import ROOT, fix_fixture_files, fixture_files, lint_in_process, run_lint
 from snippets import CAPTURE_IMPORT
 from sglang_lint.frontends import cache as cache_module
-from sglang_lint.catalog.rules import rules as catalog
-from sglang_lint.engine.lint import ruletable
-from sglang_lint.screen.index import rule_index
+from sglang_lint.catalog import rules as catalog
+from sglang_lint.engine import ruletable
+from sglang_lint.catalog.index import rule_index
 from sglang_lint.core.model import FileResult
 from sglang_lint.frontends.cache import ResultCache, file_key, ruleset_fingerprint
 from sglang_lint.engine.ruletable import RuleSet, load_rules

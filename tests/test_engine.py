@@ -206,7 +206,7 @@ def test_a_config_flag_written_elsewhere_in_the_file_is_not_guessed():
 
 def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_path):
     from sglang_lint.frontends import cli
-    from sglang_lint.engine.lint import lint as engine
+    from sglang_lint.engine import lint as engine
     from sglang_lint.frontends import flake8_plugin
     from sglang_lint.frontends import runner
 

@@ -196,7 +196,7 @@ def test_learning_a_value_never_flips_a_certain_verdict():
 
 
 def _site_of(rule, check):
-    from sglang_lint.derive.path_rules import PathSite
+    from sglang_lint.derive.examples import PathSite
 
     return PathSite(rule.raise_site.module, rule.raise_site.function, rule.raise_site.exception,
                     rule.raise_site.message, rule.raise_site.line or 0, check.params.when, check.params.parameters,

@@ -339,7 +339,7 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
 def test_what_the_text_screen_decides_before_the_ast(ruleset, body, ast_read, monkeypatch):
     # textscan.qualifying_names / may_assign: decided on the call's own text and the file's
     # words, the file's ast never read; a file it rules out has no finding without the screen
-    from sglang_lint.screen.calls import ast_scopes
+    from sglang_lint.screen import ast_scopes
 
     reads = []
     real_read = ast_scopes.AstFile.read.__func__

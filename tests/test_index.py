@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, fixture_files
-from sglang_lint.screen.calls import index as index_module
-from sglang_lint.screen.index import fingerprint, rule_index
+from sglang_lint.catalog import index as index_module
+from sglang_lint.catalog.index import fingerprint, rule_index
 from sglang_lint.text.pynames import module_name_for
 from sglang_lint.engine.lint import lint
 from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
@@ -199,7 +199,7 @@ def test_codes_for_names_the_rules_a_file_triggers():
 
 
 def test_the_index_lists_the_releases_the_rules_know():
-    from sglang_lint.engine.target import known_releases
+    from sglang_lint.catalog.target import known_releases
 
     assert rule_index().releases == known_releases(default_rules())
 
@@ -276,8 +276,8 @@ def curated_copy(tmp_path):
 
 
 def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, curated_copy, monkeypatch):
-    from sglang_lint.catalog.rules import rules as catalog
-    from sglang_lint.engine.lint import ruletable
+    from sglang_lint.catalog import rules as catalog
+    from sglang_lint.engine import ruletable
 
     first = ruletable.load_rules([curated_copy])
     assert len(list(private_cache.glob("parsed-*.pickle"))) == 1
@@ -292,7 +292,7 @@ def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, cura
 
 @pytest.mark.parametrize("change", ["edit a rule", "corrupt the kept file"])
 def test_kept_rules_are_parsed_again_when_their_files_change_or_are_damaged(private_cache, curated_copy, change):
-    from sglang_lint.engine.lint import ruletable
+    from sglang_lint.engine import ruletable
 
     ruletable.load_rules([curated_copy])
     (kept,) = private_cache.glob("parsed-*.pickle")
@@ -374,7 +374,7 @@ def _plain(value):
 
 
 def _fresh_rules(codes, dirs=None) -> dict:
-    from sglang_lint.engine.lint import ruletable
+    from sglang_lint.engine import ruletable
 
     ruletable._BY_CODE.clear()
     return {rule.code: _plain(rule) for rule in rules_of(codes, dirs)}
@@ -463,7 +463,7 @@ def test_an_edited_rule_file_is_read_anew_through_the_rule_data(private_cache, r
 def test_the_identifiers_kept_are_the_texts_own():
     """identifiers_of keeps the last text's identifiers (the plugin asks three times per file):
     a text of the same length, or the same text again after another, gets its own."""
-    from sglang_lint.screen.index import identifiers_of
+    from sglang_lint.text.words import identifiers_of
 
     assert identifiers_of(b"a.bc(x)") == {b"a", b"bc", b"x"}
     assert identifiers_of(b"a.bd(x)") == {b"a", b"bd", b"x"}  # same length, other text

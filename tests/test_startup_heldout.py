@@ -31,7 +31,7 @@ import heldout  # noqa: E402
 import inventory  # noqa: E402
 import measure  # noqa: E402
 
-from sglang_lint.engine.target import known_releases  # noqa: E402
+from sglang_lint.catalog.target import known_releases  # noqa: E402
 
 DATA = json.loads(heldout.HELDOUT.read_text(encoding="utf-8"))
 INVENTORY = json.loads(heldout.INVENTORY.read_text(encoding="utf-8"))

@@ -17,11 +17,11 @@ import pytest
 from conftest import ROOT, env_with_hooks, lint_in_process
 from snippets import CAPTURE_IMPORT, CAPTURE_PRE
 from sglang_lint.launch import image_pins
-from sglang_lint.engine.lint import target
+from sglang_lint.catalog import target
 from sglang_lint.frontends.cache import ruleset_fingerprint
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.engine.ruletable import RuleSet, load_rules
-from sglang_lint.engine.target import TargetRelease, find_target, known_releases, parse_requirement, releases_in, satisfies
+from sglang_lint.catalog.target import TargetRelease, find_target, known_releases, parse_requirement, releases_in, satisfies
 
 REAL_VERSION = metadata.version
 KNOWN = tuple(f"0.5.{n}" for n in range(1, 11)) + ("0.5.10.post1",) + tuple(f"0.5.{n}" for n in range(11, 24))
@@ -609,7 +609,7 @@ def flake8_in(projects: Path, *args: str) -> subprocess.CompletedProcess:
     hooks.mkdir(exist_ok=True)
     (hooks / "sitecustomize.py").write_text(
         "import importlib.metadata as metadata\n"
-        "import sglang_lint.catalog.rules as catalog, sglang_lint.engine.ruletable as ruletable, sglang_lint.screen.index as index\n"
+        "import sglang_lint.catalog.rules as catalog, sglang_lint.engine.ruletable as ruletable, sglang_lint.catalog.index as index\n"
         f"catalog.default_rules_dir = ruletable.default_rules_dir = "
         f"lambda: __import__('pathlib').Path({str(projects / 'lint_rules')!r})\n"
         f"index.rules_folder = lambda: {str(projects / 'lint_rules')!r}\n"

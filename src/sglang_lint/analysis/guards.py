@@ -14,7 +14,7 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.screen.ast_scopes import EXPECTED_RAISE_NAMES  # (the screen's look at a call reads the same names)
 from sglang_lint.analysis.bindings import BindingCollector, Scope, Where
-from sglang_lint.core.model import Guard, Site
+from sglang_lint.analysis.site import Guard, Site
 from sglang_lint.analysis.syntax import callee_name, reads
 
 EXIT_STATEMENTS = frozenset({"Return", "Raise", "Continue", "Break"})  # LibCST's classes, by name

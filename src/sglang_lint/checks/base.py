@@ -10,8 +10,9 @@ from typing import Callable, Iterable, Iterator
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.screen.index import AnyIdentifier, Identifier
-from sglang_lint.core.model import Fix, Site, Span
+from sglang_lint.text.words import AnyIdentifier, Identifier
+from sglang_lint.analysis.site import Site
+from sglang_lint.core.model import Fix, Span
 from sglang_lint.text.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
 from sglang_lint.analysis.syntax import mentions
 from sglang_lint.text.pynames import Ref

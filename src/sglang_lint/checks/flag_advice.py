@@ -11,15 +11,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from sglang_lint.checks.flag_use import FlagUse
 from sglang_lint.checks.base import rename_fix, rename_hint, string_fix
 from sglang_lint.checks.server_table import Deprecation, Table
 from sglang_lint.core.model import Fix
 from sglang_lint.core.rulefile import Fields, read_toml
-
-if TYPE_CHECKING:
-    from sglang_lint.checks.launch_flags import FlagUse
 
 MEANINGS = ("same", "close", "different")  # same: a safe rename; close: an unsafe one; different: a hint
 

@@ -16,7 +16,8 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import Augmented, Where
 from sglang_lint.analysis.built import Gap, list_versions
-from sglang_lint.checks.server_table import Commands, Field, Table
+from sglang_lint.checks.flag_use import FlagUse
+from sglang_lint.checks.server_table import Commands, Table
 from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
 from sglang_lint.core.model import Span
 
@@ -38,30 +39,6 @@ class ArgWord:
 
 
 UNKNOWN_WORD = ArgWord(None, False, None, -1, False)
-
-
-@dataclass(frozen=True)
-class FlagUse:
-    """One ``--flag`` of a command, and the value written with it (if literal)."""
-
-    element: object  # the word's node
-    flag: str
-    field: Field | None
-    known: bool  # the flag names something (a field, a hand-registered flag, a unique prefix)
-    value: str | None
-    value_node: object
-    ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
-    alone: bool = False  # the word is the flag itself, exactly (a fix may rewrite it)
-    certain: bool = True  # the flag (and its value) are written on every path
-    items: tuple | None = None  # a list flag's (nargs "*"/"+") words, where each is known
-    item_nodes: tuple = ()  # the node of each of those words
-    # who judged it, after an `sglang` subcommand (command_uses): "serve" (the LLM server and the
-    # diffusion server), "diffusion", "generate"; a module's name: the parser of that script
-    # (script_uses); "" the LLM server's parser (ServerArgs) alone
-    parser: str = ""
-    # the LLM server's verdict on the flag (and its value) is the line's: it reaches that server
-    # alone, or (serve) the diffusion server lacks it, failing the line there
-    llm_verdict: bool = True
 
 
 def python_words(site, node: cst.BaseExpression) -> list[list[ArgWord]]:
@@ -301,7 +278,7 @@ def argument_of_flag(table: Table, flag: str) -> str:
     return field.name if field is not None else table.aliases.get(flag, flag)
 
 
-__all__ = ["ArgWord", "FlagUse", "shell_arg_word", "after_launcher", "argument_of_flag", "command_uses", "flag_uses",
+__all__ = ["ArgWord", "shell_arg_word", "after_launcher", "argument_of_flag", "command_uses", "flag_uses",
            "python_words", "script_uses", "shell_source", "shell_true", "split_string"]
 
 

@@ -30,11 +30,12 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.analysis.built import Entry, dict_versions
-from sglang_lint.screen.index import Identifier
+from sglang_lint.text.words import Identifier
 from sglang_lint.checks.launch_env import python_launch_env
 from sglang_lint.launch.commands import LAUNCHER_WORDS
+from sglang_lint.checks.flag_use import FlagUse
 from sglang_lint.checks.launch_flags import (
-    ArgWord, FlagUse, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
+    ArgWord, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
     script_uses, shell_launches, shell_true, split_string,
 )
 from sglang_lint.core.model import Finding, Fix, Span

@@ -3,9 +3,9 @@
 * What the engine reports: :class:`Diagnostic`, its fix as text (:class:`Edit`), a file that
   cannot be linted (:class:`SourceError`), and one file's outcome (:class:`FileResult`), with
   the one plain-data form the result cache and the language server both use.
-* What the walk hands to the checks: a :class:`Site` (one call of a catalog name, with the
-  :class:`Guard` conditions in force there), and what a check answers: a :class:`Finding`,
-  with a :class:`Fix` on a syntax node (turned into an :class:`Edit` once positions exist).
+* What a check answers: a :class:`Finding`, with a :class:`Fix` on a syntax node (turned into
+  an :class:`Edit` once positions exist), and a word of text no syntax tree holds
+  (:class:`Span`). What the walk hands to the checks, a ``Site``, is analysis/site.py's.
 """
 
 from __future__ import annotations
@@ -13,14 +13,10 @@ from __future__ import annotations
 import ast
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 # What a crash of ours is reported as (a rule's, or the whole file's in the flake8 plugin).
 CRASH_CODE = "SGL900"
-
-if TYPE_CHECKING:  # annotations only: this module imports nothing at run time
-    from sglang_lint.analysis.bindings import Scope, Where
-    from sglang_lint.analysis.resolve import FileModel
 
 
 def keepable(codes) -> bool:
@@ -140,28 +136,6 @@ class FileResult:
     def from_data(cls, data) -> "FileResult":
         status, diagnostics, stage, message, line, col = data
         return cls(status, tuple(Diagnostic.from_data(d) for d in diagnostics), stage, message, line, col)
-
-
-@dataclass(frozen=True)
-class Guard:
-    """A condition known to hold where a call sits: ``test`` is truthy (``holds``) or falsy."""
-
-    test: Any  # a LibCST expression
-    holds: bool
-
-
-@dataclass(eq=False)
-class Site:
-    """One call (or attribute read, or class statement) of a catalog name, as the walk found
-    it: the node, the scope and statement it is in, and the conditions in force there."""
-
-    node: Any  # cst.Call, cst.Attribute (attribute targets) or cst.ClassDef (class checks)
-    scope: "Scope"
-    guards: tuple[Guard, ...]
-    model: "FileModel"
-    where: "Where | None" = None  # the statement it is in (None: after its scope has run)
-    partial: Any = None  # the functools.partial(...) call this call goes through
-    receiver: Any = None  # ``obj`` of ``obj.method(...)`` / ``obj.attribute``
 
 
 @dataclass(frozen=True)

@@ -6,23 +6,21 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import itertools
 import random
 import zlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass, field
+from typing import Callable
 
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.when import (
-    FLOAT_DTYPES, UNKNOWN, VALUE_METHODS, Device, Member, Record, Tensor, dtype_ref, holds,
+    FLOAT_DTYPES, UNKNOWN, VALUE_METHODS, Device, Member, Record, Tensor, dtype_ref, holds, names_read,
 )
 from sglang_lint.derive.expressions import rooted_at_torch
 from sglang_lint.derive.solve import goals, matching_tensors, solve
 from sglang_lint.derive.tree import walk_all
 from sglang_lint.text.pynames import NOT_LITERAL, Ref
-
-if TYPE_CHECKING:  # annotations only
-    from sglang_lint.derive.path_rules import PathSite
 
 
 @dataclass(frozen=True)
@@ -286,3 +284,49 @@ def write_value(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {write_value(v)}" for k, v in value.items()) + "}"
     return repr(value)
+
+
+@dataclass
+class PathSite:
+    """A raise site with a fails-when path: where it is, the path as one expression over the
+    parameters, the callable a user calls to reach it, and its examples once found."""
+
+    module: str
+    function: str
+    exception: str
+    message: str
+    line: int
+    when: str
+    parameters: tuple[Parameter, ...]
+    target: object  # sites.CallTarget (kind, name; no argument: the check reads every parameter)
+    bad: dict | None = None
+    good: dict | None = None
+    records: tuple = ()  # (qualified class, RecordClass) of parameters whose attributes the path reads
+    receiver: str = ""  # a method's class, when the call must show its receiver is one (a shared name)
+    # a method's receivers as written: its class, and (unless its constructor's state is read) the
+    # sglang classes that inherit the method (derive/hierarchy.py); a call must show one of them
+    receivers: tuple[str, ...] = ()
+    on_class: bool = False  # a class or static method: the receiver may be the class itself
+    called: bool = False  # calling an instance runs the method (derive/state.runs_when_called)
+    # (binding) -> is the receiver its examples make accepted by its own constructor? (None: not read)
+    accept: Callable | None = field(default=None, repr=False, compare=False)
+    enums: tuple = ()  # the sglang enums (checks.fails_when.EnumClass) whose members the path reads
+
+    @functools.cached_property
+    def expression(self) -> ast.expr:
+        """``when``, parsed once (the example searches evaluate it thousands of times)."""
+        return ast.parse(self.when, mode="eval").body
+
+    @functools.cached_property
+    def variants(self) -> list[ast.expr]:
+        """The path with torch's state queries replaced by each of True, False and None."""
+        return state_variants(self.expression)
+
+    @functools.cached_property
+    def read(self) -> frozenset[str]:
+        """The names ``when`` reads (the searches ask it for every binding they try)."""
+        return frozenset(names_read(self.expression))
+
+    @property
+    def key(self) -> str:
+        return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.message}"

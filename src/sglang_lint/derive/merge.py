@@ -62,7 +62,7 @@ from sglang_lint.derive.startup_table import merge_startup, startup_history
 from sglang_lint.derive.tree import UNKNOWN_VERSION
 from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
 from sglang_lint.core.rulefile import tomllib
-from sglang_lint.engine.target import RELEASE_PATTERN
+from sglang_lint.catalog.target import RELEASE_PATTERN
 
 CHECK = "\n[[check]]\n"
 DOCS = "\n[docs]\n"

@@ -7,7 +7,7 @@ import hashlib
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import shown_message
 from sglang_lint.derive.examples import write_value
-from sglang_lint.derive.path_rules import PathSite
+from sglang_lint.derive.examples import PathSite
 from sglang_lint.text.pynames import NOT_LITERAL
 
 

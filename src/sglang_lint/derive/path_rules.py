@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import itertools
 import random
 import re
 import zlib
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Callable
 
 from sglang_lint.checks.fails_when import Parameter
 from sglang_lint.checks.when import UNKNOWN, equal, holds, names_read
 from sglang_lint.derive.examples import (
-    Opaque, candidates, find_examples, passes, representable, state_variants,
+    Opaque, PathSite, candidates, find_examples, passes, representable,
 )
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
@@ -28,49 +25,6 @@ from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_all, walk_local
 from sglang_lint.text.pynames import NOT_LITERAL
-
-
-@dataclass
-class PathSite:
-    module: str
-    function: str
-    exception: str
-    message: str
-    line: int
-    when: str
-    parameters: tuple[Parameter, ...]
-    target: object  # sites.CallTarget (kind, name; no argument: the check reads every parameter)
-    bad: dict | None = None
-    good: dict | None = None
-    records: tuple = ()  # (qualified class, RecordClass) of parameters whose attributes the path reads
-    receiver: str = ""  # a method's class, when the call must show its receiver is one (a shared name)
-    # a method's receivers as written: its class, and (unless its constructor's state is read) the
-    # sglang classes that inherit the method (derive/hierarchy.py); a call must show one of them
-    receivers: tuple[str, ...] = ()
-    on_class: bool = False  # a class or static method: the receiver may be the class itself
-    called: bool = False  # calling an instance runs the method (derive/state.runs_when_called)
-    # (binding) -> is the receiver its examples make accepted by its own constructor? (None: not read)
-    accept: Callable | None = field(default=None, repr=False, compare=False)
-    enums: tuple = ()  # the sglang enums (checks.fails_when.EnumClass) whose members the path reads
-
-    @functools.cached_property
-    def expression(self) -> ast.expr:
-        """``when``, parsed once (the example searches evaluate it thousands of times)."""
-        return ast.parse(self.when, mode="eval").body
-
-    @functools.cached_property
-    def variants(self) -> list[ast.expr]:
-        """The path with torch's state queries replaced by each of True, False and None."""
-        return state_variants(self.expression)
-
-    @functools.cached_property
-    def read(self) -> frozenset[str]:
-        """The names ``when`` reads (the searches ask it for every binding they try)."""
-        return frozenset(names_read(self.expression))
-
-    @property
-    def key(self) -> str:
-        return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.message}"
 
 
 # --- the whole tree --------------------------------------------------------------------------

@@ -8,13 +8,17 @@ goes through a :class:`RuleSet`.
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from sglang_lint.catalog.rules import rules as catalog
+from sglang_lint.catalog import rules as catalog
 from sglang_lint.catalog.rules import Check, Rule, Target
+from sglang_lint.catalog.index import RuleIndex, digest, fingerprint
+from sglang_lint.catalog.rule_data import rule_tables
 from sglang_lint.core.places import cache_folder, default_rules_dir, keep_file, package_stamp, prune_kept
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
@@ -47,12 +51,7 @@ def kept_rules_path(folders: Sequence[Path]) -> str:
     files (index.fingerprint: every TOML file, the tool's version, Python's) and by every
     source file of this package (size and time), since the kept objects are what this code
     made of the files: an edited check kind reads them again."""
-    import os
-    import sys
-
-    from sglang_lint.screen.index import _digest, fingerprint
-
-    key = _digest("\n".join([fingerprint(folders), sys.version, package_stamp()]).encode("utf-8", "surrogateescape"))
+    key = digest("\n".join([fingerprint(folders), sys.version, package_stamp()]).encode("utf-8", "surrogateescape"))
     return os.path.join(cache_folder(), "tables", f"parsed-{key}.pickle")
 
 
@@ -88,15 +87,12 @@ _BY_CODE: dict[tuple, Rule] = {}  # (the index's key, code) -> the rule, read on
 _EXPORTS: dict[tuple, dict] = {}  # (the index's key, folder) -> its exports tables (catalog.exports)
 
 
-def rules_of(codes: Iterable[str], dirs: Sequence[Path] | None = None, index=None) -> tuple[Rule, ...]:
+def rules_of(codes: Iterable[str], index: RuleIndex, dirs: Sequence[Path] | None = None) -> tuple[Rule, ...]:
     """Just these rules of the folders (default: the shipped catalog), each read from its own
-    file, found through the compiled index (index.py): a run over a few files loads only the
-    rules whose triggers they hold, not some 1,500 files. The same rules as :func:`load_rules`.
-    ``index``: the folders' index, when the caller holds it."""
-    from sglang_lint.screen.index import rule_index
-
+    file, found through the folders' compiled index (catalog/index.py): a run over a few files
+    loads only the rules whose triggers they hold, not some 1,500 files. The same rules as
+    :func:`load_rules`."""
     folders = tuple(Path(d) for d in (dirs or [default_rules_dir()]))
-    index = index or rule_index(folders)
     wanted = sorted(code for code in set(codes) if (index.key, code) not in _BY_CODE)
     for folder in folders:
         mine = [code for code in wanted if Path(index.paths[code]).is_relative_to(folder)]
@@ -105,7 +101,7 @@ def rules_of(codes: Iterable[str], dirs: Sequence[Path] | None = None, index=Non
             continue
         if (index.key, folder) not in _EXPORTS:
             _EXPORTS[index.key, folder] = catalog.exports(folder)
-        tables = index.tables_of(mine)  # (kept beside the index: no TOML parsed)
+        tables = rule_tables(index, mine)  # (kept beside the index: no TOML parsed)
         for code, rule in zip(mine, catalog.load_rule_files(paths, folder, CHECK_KINDS, _EXPORTS[index.key, folder],
                                                             tables)):
             _BY_CODE[index.key, code] = rule
@@ -224,17 +220,15 @@ class RuleSet:
             self._catalog_prefilter = Prefilter(rule_triggers(self.catalog), self.screen)
         return self._catalog_prefilter.skip_reason(source, module, tree) is None
 
-    def launch_targets(self) -> list[Target]:
+    def launch_targets(self, index_of: Callable[[list[Path]], RuleIndex]) -> list[Target]:
         """The targets of the set's server-argument checks (sglang's launch entry points, where
         the project pass starts: project.py); of a set not read yet, only the rules that have
-        such checks are read (the index names them)."""
+        such checks are read (the folders' index, ``index_of(folders)``, names them)."""
         rules = self.__dict__.get("catalog")
         if rules is None and self.identity is not None:
-            from sglang_lint.screen.index import rule_index
-
             folders = [Path(folder) for folder in self.identity[0]]
-            index = rule_index(folders)
-            rules = [rule for rule in rules_of(index.launch_codes, folders, index)
+            index = index_of(folders)
+            rules = [rule for rule in rules_of(index.launch_codes, index, folders)
                      if self._keeps is None or self._keeps(rule.code)]
         elif rules is None:
             rules = self.catalog

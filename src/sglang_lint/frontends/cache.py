@@ -21,7 +21,7 @@ import marshal
 from pathlib import Path
 
 from sglang_lint.core.version import __version__
-from sglang_lint.screen.index import fingerprint
+from sglang_lint.catalog.index import fingerprint
 from sglang_lint.core.model import FileResult
 from sglang_lint.core.places import code_stamp, keep_gitignore, keep_marshal, prune_kept, results_folder
 

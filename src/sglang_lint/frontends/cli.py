@@ -24,11 +24,13 @@ from sglang_lint.core.rulefile import RuleFileError
 from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 from sglang_lint.analysis.source import decode_with_encoding
 from sglang_lint.frontends.cache import ResultCache, default_cache_dir, ruleset_fingerprint
-from sglang_lint.frontends.config import Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for
+from sglang_lint.frontends.config import (
+    Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
+)
 from sglang_lint.engine.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.frontends.runner import Job, default_workers, lint_jobs
 from sglang_lint.frontends.subcommands import SUBCOMMANDS, subcommand
-from sglang_lint.engine.target import TargetRelease, release_argument
+from sglang_lint.catalog.target import TargetRelease, release_argument
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -602,20 +604,22 @@ def _codes_needed(args, config: Config) -> tuple[frozenset[str] | None, object]:
     None (read every rule) for anything else: a folder, stdin, a shell script, Markdown or
     YAML file, a file that cannot be read, more files. With the codes, the index that named
     them (the rules are found through it)."""
-    from sglang_lint.screen.index import rule_index
+    from sglang_lint.frontends.indexes import rule_index
+    from sglang_lint.screen.prefilter import index_screen
     from sglang_lint.text.pynames import module_name_for
 
     paths = args.paths or ["."]
     if len(paths) > FEW_FILES or any(not path.endswith(".py") or not os.path.isfile(path) for path in paths):
         return None, None
     index = rule_index([default_rules_dir(), *config.extra_rules])
+    screen = index_screen(index)
     codes: set[str] = set()
     for path in paths:
         try:
             data = Path(path).read_bytes()
         except OSError:
             return None, None
-        codes |= index.codes_for(data, module_name_for(path)[0])
+        codes |= screen.codes_for(data, module_name_for(path)[0])
     return frozenset(codes), index
 
 
@@ -623,10 +627,11 @@ def _with_project(ruleset: RuleSet, paths: list[str]) -> RuleSet:
     """The rule set with the project's own launch helpers (project.py) as targets."""
     if len(paths) < 2:
         return ruleset  # one file: its own helpers are followed by the engine
+    from sglang_lint.frontends.indexes import rule_index
     from sglang_lint.frontends.project import project_targets  # only a run over several files needs it
 
     # sglang's entry points: read only when a file outside sglang is there
-    return ruleset.with_project_targets(project_targets(paths, ruleset.launch_targets))
+    return ruleset.with_project_targets(project_targets(paths, lambda: ruleset.launch_targets(rule_index)))
 
 
 def _target_path(job: Job, args) -> str | None:

@@ -27,11 +27,11 @@ from pathlib import Path, PurePosixPath
 
 from typing import Sequence
 
-from sglang_lint.screen.index import rule_index
+from sglang_lint.frontends.indexes import rule_index
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.versions import version_key
 from sglang_lint.core.rulefile import tomllib
-from sglang_lint.engine.target import RELEASE_PATTERN, TargetRelease, find_target, known_releases
+from sglang_lint.catalog.target import RELEASE_PATTERN, TargetRelease, find_target
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version", "prefixes")
@@ -125,7 +125,7 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
     identity = tuple(str(folder) for folder in folders)
     if codes is not None:
         picked = "codes " + ",".join(sorted(codes))
-        ruleset = RuleSet(lambda: rules_of(codes, folders, index), identity=(identity, picked),
+        ruleset = RuleSet(lambda: rules_of(codes, index, folders), identity=(identity, picked),
                           keeps=codes.__contains__)
     elif config.extra_rules:
         ruleset = RuleSet(lambda: load_rules(folders), identity=(identity, "all"))
@@ -145,10 +145,10 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
 def known_for(config: Config) -> tuple[str, ...]:
     """The releases the catalog knows (target.known_releases), with those the configuration's
     extra rules name."""
-
+    shipped = rule_index().releases  # (the compiled index keeps them: no rule file is read)
     if not config.extra_rules:
-        return known_releases()
-    return tuple(sorted(set(known_releases()) | set(rule_index(config.extra_rules).releases), key=version_key))
+        return shipped
+    return tuple(sorted(set(shipped) | set(rule_index(config.extra_rules).releases), key=version_key))
 
 
 def target_for(config: Config, path: str | Path | None, known: Sequence[str],

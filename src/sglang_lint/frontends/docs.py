@@ -5,7 +5,6 @@ fix safety."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Iterable
 
 HEADER = (

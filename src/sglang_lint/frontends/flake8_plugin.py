@@ -14,7 +14,7 @@ from typing import Iterator
 
 from sglang_lint.core.version import __version__
 from sglang_lint.core.gcpolicy import keep_for_good
-from sglang_lint.screen.index import rule_index
+from sglang_lint.frontends.indexes import rule_index
 
 # Nothing heavy is imported until a file may call a catalog name (the compiled rule index says
 # so): LibCST, the check kinds and the rule files load only then (run()).
@@ -22,7 +22,7 @@ from sglang_lint.screen.index import rule_index
 
 def _release(text: str) -> str:
     """``--sglang-version``'s value, checked as the command checks it."""
-    from sglang_lint.engine.target import release_argument
+    from sglang_lint.catalog.target import release_argument
 
     return release_argument(text)
 
@@ -118,11 +118,11 @@ class SglangLintPlugin:
     @classmethod
     def releases_for(cls, filename: str) -> tuple:
         """The release(s) this file is judged against (none found: empty, the newest)."""
-        from sglang_lint.engine.target import find_target, known_releases
+        from sglang_lint.catalog.target import find_target
 
         return find_target(
             None if filename in ("stdin", "-") else filename,
-            cli_version=cls.sglang_version, config_version=None, known=known_releases(),
+            cli_version=cls.sglang_version, config_version=None, known=cls.loaded_index().releases,
         ).releases
 
     @classmethod
@@ -149,7 +149,7 @@ class SglangLintPlugin:
         key = (codes, releases)
         if key not in cls.rulesets:
             if (codes, ()) not in cls.rulesets:
-                cls.rulesets[codes, ()] = RuleSet(rules_of(codes, index=cls.loaded_index()))
+                cls.rulesets[codes, ()] = RuleSet(rules_of(codes, cls.loaded_index()))
             cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(releases)
             cls._keep_rules()
         return cls.rulesets[key]
@@ -203,7 +203,9 @@ class SglangLintPlugin:
     def _lint(self, source: str, index, module, releases: tuple, selected) -> tuple[list, bool]:
         """What the plugin reports for the file, (line, column, code and message), and whether
         the cache may keep it (model.keepable)."""
-        codes = index.codes_for(source, module[0])
+        from sglang_lint.screen.prefilter import index_screen
+
+        codes = index_screen(index).codes_for(source, module[0])
         if selected is not None:
             codes &= selected
         if not codes:

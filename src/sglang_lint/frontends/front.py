@@ -35,7 +35,7 @@ def quick_clean(args: list[str]) -> bool:
     if not all(os.path.isfile(arg) for arg in args):
         return False
     try:
-        from sglang_lint.screen.index import rule_index
+        from sglang_lint.frontends.indexes import rule_index
         from sglang_lint.core.places import rules_folder
 
         dirs = [rules_folder()]

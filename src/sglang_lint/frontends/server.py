@@ -30,8 +30,10 @@ from pygls.uris import to_fs_path
 
 from sglang_lint.core.version import __version__
 from sglang_lint.core.rulefile import RuleFileError
-from sglang_lint.engine.lint import target
-from sglang_lint.frontends.config import Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for
+from sglang_lint.catalog import target
+from sglang_lint.frontends.config import (
+    Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
+)
 from sglang_lint.core.places import docs_file
 from sglang_lint.frontends.docs import rule_anchor
 from sglang_lint.engine.lint import lint

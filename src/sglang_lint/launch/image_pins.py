@@ -28,6 +28,8 @@ import os
 import re
 from typing import Iterator, NamedTuple, Optional
 
+from sglang_lint.launch.commands import shell_words
+
 SUBFOLDERS = ("docker", "scripts", "deploy", "deployment", "k8s", "kubernetes", "manifests",
               os.path.join(".github", "workflows"))
 MAX_FILES = 24  # read in one folder of the walk (with its SUBFOLDERS)
@@ -209,8 +211,6 @@ def _yaml(text: str) -> Iterator[tuple[int, str, str]]:
 def _shell(text: str) -> Iterator[tuple[int, str, str]]:
     """(line, text, release) of each SGLANG_VERSION/SGLANG_TAG assignment and image word naming an
     sglang release, read in order with the script's assignments put in."""
-    from sglang_lint.launch.commands import shell_words  # only for a script that names sglang
-
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     variables: dict[str, str] = {}
     for command in shell_words(text):

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 
 from sglang_lint.screen.ast_flow import COMPREHENSIONS as _COMPREHENSIONS, FUNCTIONS as _FUNCTIONS, StatementPlaces
 from sglang_lint.screen.ast_guards import tested_names
-from sglang_lint.text.pynames import IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative
+from sglang_lint.text.pynames import (
+    IGNORED, MAX_HOPS, PARTIAL, UNSURE, ast_dotted_name, qualify_dotted, resolve_relative,
+)
 from sglang_lint.text.pynames import NAME_BYTE, name_occurrences
 
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef, *_COMPREHENSIONS)

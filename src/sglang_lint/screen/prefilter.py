@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from sglang_lint.screen.index import AnyIdentifier, Identifier, identifiers_of
+from sglang_lint.catalog.index import RuleIndex
+from sglang_lint.text.words import AnyIdentifier, Identifier, identifiers_of
 from sglang_lint.screen.calls import FileFacts, screen_call
 from sglang_lint.text.pynames import NAME_BYTE
 from sglang_lint.text.scan import whole_word
@@ -216,3 +217,65 @@ def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
         return "call"
     # ``partial(obj.method, ...)``: a call of the method too (sites.py reads attributes there)
     return "partial" if b"partial(" in data[max(0, index - _WINDOW) : index] else None
+
+
+class IndexScreen:
+    """The text prefilter over a compiled index (catalog/index.py), every release's triggers:
+    which rules a text could fire (:meth:`codes_for`), and whether any could
+    (:meth:`may_match`). Each name's triggers are compiled the first time a text holds it (some
+    5,000 triggers, most of them never needed by a run over a few files)."""
+
+    def __init__(self, index: RuleIndex):
+        self.index = index
+        self._prefilter = Prefilter([], screen=False)
+
+    def codes_for(self, source: str | bytes, module: str | None = None) -> frozenset[str]:
+        """The rules with a trigger written in this text (per rule): the only ones that can
+        fire on it, whatever the release. A run over a few files loads just these
+        (ruletable.py ``rules_of``)."""
+        data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+        present = self.index.present(data)
+        if not present:
+            return frozenset()
+        return frozenset(trigger.code for trigger in self._prefilter_for(present).fired(data, module))
+
+    def may_match(self, source: str | bytes, module: str | None = None) -> bool:
+        """Could any rule of any release fire on this text? False: nothing more to do."""
+        data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+        present = self.index.present(data)
+        return bool(present) and self._prefilter_for(present).skip_reason(data, module) is None
+
+    @property
+    def prefilter(self) -> Prefilter:
+        """The text prefilter (no call-site screen) of every trigger."""
+        return self._prefilter_for(self.index.names)
+
+    def _prefilter_for(self, names) -> Prefilter:
+        missing = [name for name in names if name not in self._prefilter.by_name]
+        if missing:
+            self._prefilter.extend([_Trigger(*item) for name in missing for item in self.index.triggers_of(name)])
+        return self._prefilter
+
+
+_SCREENS: dict[str, IndexScreen] = {}  # the index's key -> its screen
+
+
+def index_screen(index: RuleIndex) -> IndexScreen:
+    """The prefilter of this index, made once per process."""
+    screen = _SCREENS.get(index.key)
+    if screen is None or screen.index is not index:
+        screen = _SCREENS[index.key] = IndexScreen(index)
+    return screen
+
+
+class _Trigger:
+    """A check's trigger as the index keeps it (what prefilter.CompiledTrigger reads), with
+    the code of its rule."""
+
+    __slots__ = ("name", "shape", "also", "module", "screen", "code")
+
+    def __init__(self, name: str, shape: str, also: tuple, module: str | None, code: str):
+        self.name, self.shape, self.module, self.screen, self.code = name, shape, module, None, code
+        self.also = tuple(word[1] if word[0] == "s" else Identifier(word[1]) if word[0] == "w"
+                          else AnyIdentifier(word[1]) if word[0] == "a"
+                          else re.compile(word[1], word[2]) for word in also)

@@ -38,13 +38,12 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
-from sglang_lint.core.versions import version_key
-
-if TYPE_CHECKING:  # annotations only
-    from sglang_lint.catalog.rules import Rule
+from sglang_lint.catalog.rules import Rule
 from sglang_lint.core.rulefile import tomllib
+from sglang_lint.core.versions import version_key
+from sglang_lint.launch.image_pins import folder_releases
 
 # A release as users write it: 0.5.23, 0.5.10.post1, 0.5.16rc1, 0.6.0.dev0.
 RELEASE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*([.-]?[a-z]+[.-]?[0-9]*)?$")
@@ -83,15 +82,14 @@ class TargetRelease:
         return f"sglang {self.releases[0]}..{self.releases[-1]} ({len(self.releases)} releases)"
 
 
-def known_releases(rules: Iterable[Rule] | None = None) -> tuple[str, ...]:
+def known_releases(rules: Iterable[Rule]) -> tuple[str, ...]:
     """Every sglang release the catalog knows, oldest first.
 
     The single source of the release list (point it at the catalog's own list when the
-    catalog has one). Until then it is read from the rules (default: the shipped ones): each
-    raise site's ``sglang_version``, ``since`` and ``until``, and the data tables beside the
-    rule files (the server-argument table): their ``sglang_version`` and ``releases``."""
-    if rules is None:
-        return _shipped_releases()
+    catalog has one). Until then it is read from the rules: each raise site's
+    ``sglang_version``, ``since`` and ``until``, and the data tables beside the rule files (the
+    server-argument table): their ``sglang_version`` and ``releases``. The compiled index keeps
+    the shipped catalog's (catalog/index.py ``releases``): a run reads them there."""
     found: set[str] = set()
     folders: set[Path] = set()
     for rule in rules:
@@ -103,13 +101,6 @@ def known_releases(rules: Iterable[Rule] | None = None) -> tuple[str, ...]:
             if not path.name.startswith("SGL"):  # rule files are SGLnnn-*.toml; the others are data
                 found.update(_table_releases(str(path)))
     return tuple(sorted((v for v in found if isinstance(v, str) and RELEASE_PATTERN.match(v)), key=version_key))
-
-
-@lru_cache(maxsize=None)
-def _shipped_releases() -> tuple[str, ...]:
-    from sglang_lint.screen.index import rule_index  # the compiled index holds them: no rule file is read
-
-    return rule_index().releases
 
 
 @lru_cache(maxsize=None)
@@ -253,7 +244,6 @@ def folder_pins(folder: str) -> tuple[Pin, ...]:
 def folder_image_pins(folder: str) -> tuple[Pin, ...]:
     """The releases the container images and setup scripts of this one folder name, as pins."""
     if folder not in _IMAGE_FOLDER:
-        from sglang_lint.launch.image_pins import folder_releases  # only where no pip pin names the release
 
         _IMAGE_FOLDER[folder] = tuple(
             Pin(named.text, (("==", named.release),), named.where) for named in folder_releases(folder)
