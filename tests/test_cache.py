@@ -20,7 +20,7 @@ from snippets import CAPTURE_IMPORT
 from sglang_lint.frontends import cache as cache_module
 from sglang_lint.catalog import rules as catalog
 from sglang_lint.engine import ruletable
-from sglang_lint.catalog.index import rule_index
+from sglang_lint.frontends.indexes import rule_index
 from sglang_lint.core.model import FileResult
 from sglang_lint.frontends.cache import ResultCache, file_key, ruleset_fingerprint
 from sglang_lint.engine.ruletable import RuleSet, load_rules
@@ -190,9 +190,9 @@ def test_a_changed_rule_file_or_version_or_selection_changes_the_fingerprint(tmp
     monkeypatch.setattr(cache_module, "__version__", "99.0")
     assert ruleset_fingerprint(RuleSet(rules)) != base
     # An edited module of sglang-lint (a checkout installed for editing keeps its version).
-    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine.py 1 1")
+    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine/lint.py 1 1")
     edited = ruleset_fingerprint(RuleSet(rules))
-    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine.py 1 2")
+    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine/lint.py 1 2")
     assert ruleset_fingerprint(RuleSet(rules)) != edited
 
 

@@ -87,7 +87,7 @@ def test_values_the_resolver_does_not_follow_are_never_guessed(body):
 
 
 def test_an_unpacked_display_binds_each_name_to_its_element():
-    # (bindings.py ``_unpacks_a_display``; the text screen once hid this finding: it saw no
+    # (analysis/bindings.py ``_unpacks_a_display``; the text screen once hid this finding: it saw no
     # binding of MODE in ``MODE, OTHER = ...``, while the engine reads MODE = 'pre')
     body = "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n"
     assert [code for _, _, code in found(IMPORT + body)] == ["SGL001"]
@@ -356,7 +356,7 @@ def test_the_flake8_plugin_freezes_each_time_its_rule_sets_double(monkeypatch):
 
 
 def test_libcst_takes_the_place_of_its_stand_in_once_loaded():
-    """lazycst.py: once LibCST is imported, every module of ours that held the stand-in holds
+    """core/lazycst.py: once LibCST is imported, every module of ours that held the stand-in holds
     the module itself (a stand-in left in place answers, but through one more lookup)."""
     import sys
 

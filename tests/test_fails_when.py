@@ -580,7 +580,7 @@ INSTANCE_HEADER = "import torch\n\nfrom sglang.modes.state import TimeEmbed\n\nt
 ])
 def test_a_constructor_screens_as_the_instance_calls_it_makes(ruleset, body, may_fire):
     """``m = Block(...); m(x)`` runs ``forward``: the constructor call goes on only where the
-    instance it makes is bound to a name the file calls (dispatch.py ``_instance_calls``)."""
+    instance it makes is bound to a name the file calls (engine/dispatch.py ``_instance_calls``)."""
     source = INSTANCE_HEADER + body
     unscreened = RuleSet(ruleset.catalog, screen=False)
     assert ruleset.may_match(source) is may_fire

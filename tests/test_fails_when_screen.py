@@ -91,7 +91,7 @@ FORMS = [
     "from ... import WindowConfig\n{direct}",
     "x = {value}\nBASE = {{'num_hidden_layers': 0}}\n{call}",
     "BASE = {{'num_hidden_layers': 5}}\nx = {value}\n{call}",
-    # a ``**`` mapping, read as resolve.py's dict_literal reads one
+    # a ``**`` mapping, read as analysis/resolve.py's dict_literal reads one
     "kw = {{'start_layer': {value}}}\nplan_layers(**kw, end_layer=8)\n",
     "kw = dict(start_layer={value})\nplan_layers(**kw, end_layer=8)\n",
     "kw = make_kwargs()\nplan_layers(**kw, end_layer=8)\n",
@@ -105,7 +105,7 @@ FORMS = [
     "if (x := {value}) is not None:\n    {call}\n",
     "class K:\n    x = {value}\n    {call}\n",
     "def g():\n    global x\n    x = {value}\ng()\n{call}",
-    # the values the text screen reads off each binding (screen.py ``_assigned_values``)
+    # the values the text screen reads off each binding (screen/calls.py ``_assigned_values``)
     "def f(x):\n    {call}\nf(x={value})\n",
     "def f(y, x):\n    {call}\nf(1,\n  x={value})\n",
     "def f(x: object = {value}):\n    {call}\n",
@@ -122,7 +122,7 @@ FORMS = [
     "x = make()\nx.attr = {value}\n{call}",
     "x = {value}\ntable[x] = {other}\n{call}",
     "print('x = {value}')  # x = {value}\nx = make()\n{call}",
-    # only the bindings that reach the call (ast_flow.py), or all that may
+    # only the bindings that reach the call (screen/ast_flow.py), or all that may
     "if flag:\n    x = {other}\nx = {value}\n{call}",
     "if flag:\n    x = {other}\nelse:\n    x = {value}\n    {call}\n",
     "x = {value}\n{call}\nx = {other}\n",
@@ -250,7 +250,7 @@ def test_a_relative_import_of_a_record_class_is_followed_where_the_module_is_kno
     assert lint(source, "user.py", RuleSet(ruleset.rules, screen=False)) == []
 
 
-# Methods matched on their receiver's class (dispatch.py ``effective_target``): each receiver
+# Methods matched on their receiver's class (engine/dispatch.py ``effective_target``): each receiver
 # form, with a bad and a good value; ``{r}`` is the receiver, ``{v}`` the value.
 RECEIVER_HEADER = """\
 from sglang.modes.objects import Backend, CpuPlatform, DenseBuilder, GpuPlatform, SparseBuilder
@@ -317,7 +317,7 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
         ("def f(y):\n    plan_layers(y, 8)\n", False),
         ("for n in range(3):\n    plan_layers(n, 8)\n", False),
         ("def f(n):\n    if n == 3:\n        plan_layers(n, 8)\n", False),
-        # what the file assigns the name, read statement by statement (screen.py ``_assigned_values``)
+        # what the file assigns the name, read statement by statement (screen/calls.py ``_assigned_values``)
         ("def f(n=9):\n    plan_layers(n, 8)\n", False),  # a parameter's default: not read by the engine
         ("def f(n):\n    plan_layers(n, 8)\nf(n=9)\n", False),  # a keyword argument binds nothing here
         ("n = make()\nplan_layers(n, 8)\n", False),  # a value the engine cannot know

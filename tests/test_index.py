@@ -1,4 +1,4 @@
-"""The compiled rule index (index.py): rebuilt when a rule file, a data table, an extra rule
+"""The compiled rule index (catalog/index.py): rebuilt when a rule file, a data table, an extra rule
 folder or the tool's version changes; a corrupt index is rebuilt, never trusted; and what it
 skips, the full prefilter skips too (behaviour is the same with it and without it)."""
 
@@ -13,7 +13,10 @@ import pytest
 
 from conftest import ROOT, fixture_files
 from sglang_lint.catalog import index as index_module
-from sglang_lint.catalog.index import fingerprint, rule_index
+from sglang_lint.catalog import rule_data as rule_data_module
+from sglang_lint.catalog.index import fingerprint
+from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.screen.prefilter import index_screen
 from sglang_lint.text.pynames import module_name_for
 from sglang_lint.engine.lint import lint
 from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
@@ -105,7 +108,8 @@ def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
     index_module._LOADED.clear()
     again = rule_index()
     assert again.codes == good.codes and again.names == good.names
-    assert again.codes_for(CAPTURE_IMPORT + "set_capture_flag_on_blocks(blocks, mode='x')\n") == {"SGL001"}
+    bad = CAPTURE_IMPORT + "set_capture_flag_on_blocks(blocks, mode='x')\n"
+    assert index_screen(again).codes_for(bad) == {"SGL001"}
     assert path.read_bytes() != garbage  # written again
 
 
@@ -170,7 +174,7 @@ def test_what_the_index_skips_the_full_prefilter_skips_too():
     for path in _sources():
         data = path.read_bytes()
         module = module_name_for(str(path))[0]
-        if not index.may_match(data, module):
+        if not index_screen(index).may_match(data, module):
             assert not full.may_match_any_release(data, module), path
         else:
             passed += 1
@@ -184,18 +188,18 @@ def test_the_rules_a_file_needs_find_what_the_whole_catalog_finds():
     full = RuleSet(default_rules())
     for path in _sources():
         data = path.read_bytes()
-        codes = rule_index().codes_for(data, module_name_for(str(path))[0])
+        codes = index_screen(rule_index()).codes_for(data, module_name_for(str(path))[0])
         expected = lint(data, str(path), full)
-        assert lint(data, str(path), RuleSet(rules_of(codes))) == expected, path
+        assert lint(data, str(path), RuleSet(rules_of(codes, rule_index()))) == expected, path
         assert {d.code for d in expected} <= codes | {"SGL900"}
 
 
 def test_codes_for_names_the_rules_a_file_triggers():
     source = CAPTURE_IMPORT + "set_capture_flag_on_blocks(t, 'pre')\n"
-    assert rule_index().codes_for(source) == {"SGL001"}
-    assert rule_index().codes_for("import os\n") == frozenset()
-    assert [rule.code for rule in rules_of(["SGL001"])] == ["SGL001"]
-    assert rules_of(["SGL001"])[0] == next(rule for rule in default_rules() if rule.code == "SGL001")
+    assert index_screen(rule_index()).codes_for(source) == {"SGL001"}
+    assert index_screen(rule_index()).codes_for("import os\n") == frozenset()
+    assert [rule.code for rule in rules_of(["SGL001"], rule_index())] == ["SGL001"]
+    assert rules_of(["SGL001"], rule_index())[0] == next(rule for rule in default_rules() if rule.code == "SGL001")
 
 
 def test_the_index_lists_the_releases_the_rules_know():
@@ -377,7 +381,7 @@ def _fresh_rules(codes, dirs=None) -> dict:
     from sglang_lint.engine import ruletable
 
     ruletable._BY_CODE.clear()
-    return {rule.code: _plain(rule) for rule in rules_of(codes, dirs)}
+    return {rule.code: _plain(rule) for rule in rules_of(codes, rule_index(dirs), dirs)}
 
 
 def _expected(codes) -> dict:
@@ -412,7 +416,7 @@ def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cac
 
 def test_without_the_rule_data_the_rule_files_are_read(private_cache, monkeypatch):
     codes = _sample_codes(rule_index())
-    monkeypatch.setattr(index_module.RuleData, "tables", lambda self, codes: [None] * len(codes))
+    monkeypatch.setattr(rule_data_module.RuleData, "tables", lambda self, codes: [None] * len(codes))
     assert _fresh_rules(codes) == _expected(codes)
 
 

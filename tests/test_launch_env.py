@@ -1,8 +1,8 @@
 """The environment variables certainly set for each launch, where the user wrote them: before a
 shell command, through ``env``, by ``export``/``unset`` earlier in a script or Markdown block
-(shell_env.py); in a YAML file's Compose ``environment``, Kubernetes ``env`` or CI ``env``
-(yaml_env.py); in Python, through ``os.environ``, ``os.putenv``, a subprocess's ``env=`` and the
-command itself (launch_env.py). A variable whose value is not certain is absent."""
+(launch/shell_env.py); in a YAML file's Compose ``environment``, Kubernetes ``env`` or CI ``env``
+(launch/yaml_env.py); in Python, through ``os.environ``, ``os.putenv``, a subprocess's ``env=`` and the
+command itself (checks/launch_env.py). A variable whose value is not certain is absent."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Server flags a framework takes under a prefix and hands on to sglang (launch_prefixes.py):
+"""Server flags a framework takes under a prefix and hands on to sglang (launch/prefixes.py):
 the shipped table (rules/prefixes.toml: slime's --sglang-<flag>) and a project's own prefixes
 (``prefixes`` in [tool.sglang-lint]); only the checks of a flag by itself run on them."""
 

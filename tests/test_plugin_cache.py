@@ -1,4 +1,4 @@
-"""The flake8 plugin's result cache (plugin_cache.py): a second flake8 over unchanged files is
+"""The flake8 plugin's result cache (frontends/plugin_cache.py): a second flake8 over unchanged files is
 answered from it, anything the results depend on changes the key, and a damaged or missing
 cache only costs time."""
 
@@ -117,7 +117,7 @@ def test_the_key_changes_with_each_thing_the_results_depend_on():
 def test_an_edited_module_of_sglang_lint_starts_a_new_cache(tmp_path, monkeypatch):
     package = tmp_path / "sglang_lint"
     (package / "checks").mkdir(parents=True)
-    (package / "engine.py").write_text("A = 1\n")
+    (package / "engine/lint.py").write_text("A = 1\n")
     (package / "checks" / "when.py").write_text("B = 1\n")
     monkeypatch.setattr(places, "_HERE", str(package))
     before = folder_fingerprint("rules")

@@ -1,4 +1,4 @@
-"""Positions computed per top-level statement (positions.py) are the positions LibCST computes
+"""Positions computed per top-level statement (analysis/positions.py) are the positions LibCST computes
 over the whole module: for every node of every fixture, and of sources whose line ends,
 indentation, header comments and decorators could shift a statement's lines."""
 

@@ -1,4 +1,4 @@
-"""Parsing a document again after an edit (reparse.py), as the language server does: the tree
+"""Parsing a document again after an edit (analysis/reparse.py), as the language server does: the tree
 is always the one a full parse gives (LibCST's deep_equals), the statements' lines are right,
 the findings are the same, and an edit in the middle re-reads only what it touched."""
 

@@ -2,7 +2,7 @@
 
 Every binding of every name, per scope (module, function, lambda, class body), with where its
 statement sits (:class:`Where`); imports; classes; writes through a name (``kw[...] = ``,
-``kw.update()``). The resolver (resolve.py) reads these facts; nothing else writes them.
+``kw.update()``). The resolver (analysis/resolve.py) reads these facts; nothing else writes them.
 
 Where a statement sits is a path: the (block id, index) of each enclosing statement from the
 module down. :func:`may_be_last_binding` reads those paths: a binding reaches a use unless
@@ -60,7 +60,7 @@ class Defined:
 @dataclass(frozen=True)
 class Augmented:
     """``name += value`` (or ``|=``): a new binding, made from the name's value before it.
-    Unknown to :meth:`~sglang_lint.analysis.resolve.FileModel.evaluate`; built.py follows it for lists
+    Unknown to :meth:`~sglang_lint.analysis.resolve.FileModel.evaluate`; analysis/built.py follows it for lists
     and dicts (which it changes in place)."""
 
     node: cst.AugAssign
@@ -71,7 +71,7 @@ class Write:
     """A statement that changes or hands on the object a name holds, without rebinding it:
     ``kw["k"] = v``, ``del kw["k"]``, ``kw.update(...)``, ``cmd.append(...)`` (``node``: the
     Assign, Del or Call), the name passed to a call (``passed``), or bound to another name or
-    attribute (``aliased``). built.py reads them to follow lists and dicts built in steps."""
+    attribute (``aliased``). analysis/built.py reads them to follow lists and dicts built in steps."""
 
     kind: str  # "setitem", "delitem", "method", "passed", "aliased"
     node: cst.CSTNode
@@ -380,7 +380,7 @@ class BindingCollector:
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.written_through(node.target, node, "setitem")
         if isinstance(node.target, cst.Name) and isinstance(node.operator, (cst.AddAssign, cst.BitOrAssign)):
-            self.bind(node.target.value, Augmented(node))  # cmd += [...]: built.py follows it
+            self.bind(node.target.value, Augmented(node))  # cmd += [...]: analysis/built.py follows it
         else:
             self.bind_targets(node.target)
 

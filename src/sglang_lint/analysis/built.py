@@ -12,7 +12,7 @@ Launch code rarely writes a command or the engine's keywords in one literal::
     kwargs["tensor_parallel_size"] = 2
     sgl.Engine(**kwargs)
 
-This module follows such a value from each binding that may reach the use (resolve.py)
+This module follows such a value from each binding that may reach the use (analysis/resolve.py)
 through the writes made to it in between (bindings.Write), in the order they run, and answers
 with its *versions*: one per binding that may reach the use. A list version is a sequence of
 :class:`Piece` (an element written in the source) and :class:`Gap` (a stretch it cannot know);

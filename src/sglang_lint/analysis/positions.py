@@ -34,7 +34,7 @@ def statement_layout(module: cst.Module) -> tuple[list[str], list[tuple[int, int
 
 class Positions:
     def __init__(self, module: cst.Module, layout=None):
-        """``layout``: when the caller knows them (reparse.py), a function giving the file's
+        """``layout``: when the caller knows them (analysis/reparse.py), a function giving the file's
         lines and the [start, end) lines of each top-level statement: no code is generated."""
         self.module = module
         self.layout = layout

@@ -45,7 +45,7 @@ class Reparser:
 
     def layout(self) -> tuple[list[str], list[tuple[int, int]]]:
         """The last text's lines, and the lines [start, end) (0-based) each top-level statement
-        of its tree spans, leading blank and comment lines included (positions.py reads them)."""
+        of its tree spans, leading blank and comment lines included (analysis/positions.py reads them)."""
         return self.lines, self._spans()
 
     def _spans(self) -> list[tuple[int, int]]:

@@ -1,6 +1,6 @@
 """What does this name call, and what value does this expression have?
 
-A small resolver over the bindings the walk collects (bindings.py), instead of LibCST's
+A small resolver over the bindings the walk collects (analysis/bindings.py), instead of LibCST's
 ``QualifiedNameProvider`` (about 4x slower on sglang's tree). It knows:
 
 * imports (``import a.b as c``, ``from a.b import f as g``, relative imports inside the
@@ -198,7 +198,7 @@ class FileModel:
     def __init__(self, facts: FileBindings, module: cst.Module, layout=None):
         self.facts = facts
         self.module = module
-        self.layout = layout  # the statements' lines, when a reparse knows them (positions.py)
+        self.layout = layout  # the statements' lines, when a reparse knows them (analysis/positions.py)
         self.module_name = facts.module_name
         self.module_scope = facts.module_scope
         self.classes = facts.classes

@@ -1,6 +1,6 @@
 """Small readings of LibCST syntax that every stage shares: a dotted name as text, the names
 an assignment target binds, a call's callee name, a literal's value, whether code reads a
-variable or mentions a node, and the fields of a node that hold nodes (the walk's, walk.py)."""
+variable or mentions a node, and the fields of a node that hold nodes (the walk's, analysis/walk.py)."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ _FIELD_ORDER = {  # (by class name: the table is made before LibCST is imported)
 
 def child_fields(node_type: type) -> tuple[str, ...]:
     """The fields of a LibCST node class that may hold nodes, in source order (no whitespace,
-    no punctuation): what the walk (walk.py) descends into."""
+    no punctuation): what the walk (analysis/walk.py) descends into."""
     fields = _CHILD_FIELDS.get(node_type)
     if fields is None:
         names = [

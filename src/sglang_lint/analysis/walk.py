@@ -1,5 +1,5 @@
 """The one walk over a parsed file: every node once, in source order, whatever the number of
-rules, calling the hooks of a few collectors (bindings.py, guards.py, sites.py).
+rules, calling the hooks of a few collectors (analysis/bindings.py, analysis/guards.py, analysis/sites.py).
 
 ``module.visit(visitor)`` rebuilds every node it passes (LibCST's visitors double as
 transformers), which costs as much as parsing. :func:`walk` calls the same ``visit_X``,

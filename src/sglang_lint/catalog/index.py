@@ -80,7 +80,7 @@ class RuleIndex:
 
     @property
     def releases(self) -> tuple:
-        """Every release the rules and their tables name (target.py)."""
+        """Every release the rules and their tables name (catalog/target.py)."""
         return self._part(3)
 
     def triggers_of(self, name: bytes) -> tuple:
@@ -90,7 +90,7 @@ class RuleIndex:
     @property
     def launch_codes(self) -> tuple:
         """The rules with a server-argument check (whose targets are sglang's launch entry
-        points, which the project pass starts from: project.py)."""
+        points, which the project pass starts from: frontends/project.py)."""
         return self._part(4)
 
     def mentions(self, source: str | bytes) -> bool:

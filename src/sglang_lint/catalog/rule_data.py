@@ -19,7 +19,7 @@ def rule_tables(index: RuleIndex, codes: list[str]) -> list[dict | None]:
     """The table of each code's rule file from the rule data kept beside the index (None for
     one not there or damaged: the caller reads that file itself)."""
     data = _DATA.get(index.key)
-    if data is None:
+    if data is None or data.index is not index:  # (an index read again: its data read again too)
         data = _DATA[index.key] = RuleData(index, index.data_path)
     return data.tables(codes)
 

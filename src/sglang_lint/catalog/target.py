@@ -16,7 +16,7 @@ In this order, the first that answers wins:
    known release in it. The walk stops at the first folder that pins sglang, and never goes
    above a folder holding ``.git`` (nor past the filesystem root);
 5. with no such pin, the release the project's container images or setup scripts name, found
-   by the same walk (image_pins.py): ``FROM lmsysorg/sglang:v0.5.4-cu126`` in a Dockerfile, an
+   by the same walk (launch/image_pins.py): ``FROM lmsysorg/sglang:v0.5.4-cu126`` in a Dockerfile, an
    ``image:`` of Compose, Kubernetes or CI YAML, ``SGLANG_VERSION=0.5.4`` in a shell script;
    each is a pin of that release (``==``), and several stand for every release they name;
 6. nothing: the newest rules.

@@ -1,5 +1,10 @@
-"""The check kinds: a handful of small functions, each called by the engine's one
-dispatcher visitor for the sites its rules target. A rule file names its kind."""
+"""The check kinds and their verdicts. In: a site the walk recorded (a call of a catalog name)
+and a rule's check. Out: findings, each with its fix where one is certain. A rule file names
+its kind; this table (``CHECK_KINDS``) maps the name to a small verdict that the engine's one
+dispatcher calls for the sites its rules target, and whose trigger gives the screen the same
+verdict to run cheaply. Beside the kinds: the tables they judge against (``server_table``,
+``api_table``), launch commands read from Python (``launch_flags``, ``launch_env``) and the
+fails-when evaluator (``when*``)."""
 
 from sglang_lint.checks import (
     allowed_values,

@@ -6,7 +6,7 @@ The engine (fails_when.py ``CallValues.value``) gives an argument one value or U
 name's value is the one every reaching binding gives, after the guards in force and the
 writes of the file are taken into account. This module mirrors that computation case by case
 on :mod:`ast`, with the same value makers (makers.py), but reads a name's bindings in any
-order, all of them (ast_scopes.py): the engine's value is then either UNKNOWN or one of the
+order, all of them (screen/ast_scopes.py): the engine's value is then either UNKNOWN or one of the
 values listed here. The condition's three-valued logic is monotone (a value in place of
 UNKNOWN never turns True into False), so if the condition is not true for any combination of
 listed values, the engine cannot find it true either.
@@ -201,7 +201,7 @@ class AstValues:
 
 class TextValues(AstValues):
     """:class:`AstValues` before the file's ast is read (the text screen): a name's values are
-    those the file's statements ``name = value`` assign, in any scope (screen.py
+    those the file's statements ``name = value`` assign, in any scope (screen/calls.py
     ``FileFacts.assigned_values``: a superset of the bindings that reach the call, each
     value parsed alone); where the text cannot show what the engine would read (a binding
     it cannot read, a name an import or ``global`` may bind, a call the engine may read
@@ -236,7 +236,7 @@ class TextValues(AstValues):
 
 def _unchanged(values: list, changed) -> list:
     """A name's values, where the file changes it in place (``changed()``: a method is called
-    on it, screen.py ``FileFacts.method_called_on``, asked only where it matters): the engine
+    on it, screen/calls.py ``FileFacts.method_called_on``, asked only where it matters): the engine
     then gives it no value but a tensor whose shape nothing changes (fails_when.py
     ``CallValues._name``), so only its tensors remain beside UNKNOWN."""
     kept = [value for value in values if value is UNKNOWN or isinstance(value, Tensor)]

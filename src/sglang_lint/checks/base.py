@@ -102,7 +102,7 @@ class Trigger:
     # A function or class is called only where its module is imported (so the module's
     # last name is written) or inside that module itself (known from the file's path).
     module: str | None = None
-    # (ast.Call, FileFacts) -> could a call written ``name(...)`` fire? (see screen.py);
+    # (ast.Call, FileFacts) -> could a call written ``name(...)`` fire? (see screen/calls.py);
     # None: any call can.
     screen: Callable | None = None
     # A function or class target's full name: a call can fire only where its callee may

@@ -53,7 +53,7 @@ def triggers(check):
 
 def made_receiver(call: ast.Call, facts) -> bool:
     """The call-site screen (of a method call, or of an attribute read as a call of it): the
-    engine judges only a receiver it finds the constructor call of (resolve.py
+    engine judges only a receiver it finds the constructor call of (analysis/resolve.py
     ``constructor_call``: a call, or a name whose one binding is a call), never ``self``, an
     attribute or a subscript; a name, where any of its bindings is a call. (The text screen
     parses the call's arguments alone: the receiver is not there to see.)"""

@@ -1,8 +1,8 @@
 """The launch flags of a command, read as sglang's launcher (argparse) reads them.
 
 A command reaches this module as a list of :class:`ArgWord`, however it was written: the
-versions of an argv list built in steps (built.py), the words of a shell command in a Python
-string, or of a shell script or Markdown block (launch_text.py). :func:`flag_uses` pairs each
+versions of an argv list built in steps (analysis/built.py), the words of a shell command in a Python
+string, or of a shell script or Markdown block (launch/commands.py). :func:`flag_uses` pairs each
 ``--flag`` with its value; the server-args check judges them (server_args.py).
 """
 
@@ -42,7 +42,7 @@ UNKNOWN_WORD = ArgWord(None, False, None, -1, False)
 
 
 def python_words(site, node: cst.BaseExpression) -> list[list[ArgWord]]:
-    """The versions of an argv list expression at a call, as words (see built.py)."""
+    """The versions of an argv list expression at a call, as words (see analysis/built.py)."""
     return [[_word(piece, site) for piece in version]
             for version in list_versions(site.model, node, site.scope, site.where)]
 
@@ -76,7 +76,7 @@ class Launch:
     environment variables certainly set for a launch read from a shell script, Markdown or YAML
     (launch_text.LaunchCommand.env, filled by shell_env); a variable not in it is unknown. A
     launch from Python leaves it empty: launch_env.python_launch_env reads the call's. A
-    framework's prefixed flags (launch_prefixes.py) are a launch too, less the fields it withholds."""
+    framework's prefixed flags (launch/prefixes.py) are a launch too, less the fields it withholds."""
 
     words: list
     command: str = ""

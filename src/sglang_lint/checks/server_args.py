@@ -212,7 +212,7 @@ def _display_judge(params: ServerArgsCheck):
     """For a list of flags written as a display (``other_args=["--tp", "2"]``): does this aspect
     find anything in its words, read as the engine reads them (launch_flags._word: a string
     literal is its text, an f-string its literal prefix, a name the value it evaluates to,
-    anything else an unknown word; built.py: ``*x`` of a list it knows nothing of, one unknown
+    anything else an unknown word; analysis/built.py: ``*x`` of a list it knows nothing of, one unknown
     word of no step)? A name the reader shows can have no value the engine evaluates is an
     unknown word. None where the engine may know more (a name it may follow to a string, a
     ``*`` it expands). Relations: yes where a word sets a field of a relation to a number
@@ -224,7 +224,8 @@ def _display_judge(params: ServerArgsCheck):
         for element in elements:
             count = reader.starred_words(element.value) if isinstance(element, ast.Starred) and reader else None
             if count is not None:
-                words += [ArgWord(None, False, Span(0, 0, "", False), -1, False)] * count  # built.py UNKNOWN_LIST
+                # (analysis/built.py UNKNOWN_LIST)
+                words += [ArgWord(None, False, Span(0, 0, "", False), -1, False)] * count
                 continue
             prefix = _fstring_prefix(element, reader) if isinstance(element, ast.JoinedStr) else None
             if prefix is not None:
@@ -647,7 +648,7 @@ def run(site, rule, check, target):
 
 def run_text(check, launch: Launch):
     """The findings on a launch command found outside Python (a shell script, a Markdown shell
-    block, a YAML command list: launch_files.py)."""
+    block, a YAML command list: engine/launch_files.py)."""
     params: ServerArgsCheck = check.params
     if params.aspect == "startup":
         if not reaches_server_args(launch, params.table):

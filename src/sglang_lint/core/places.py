@@ -12,7 +12,7 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # sglan
 
 def shipped_rules_folder() -> str | None:
     """The catalog as installed inside the package (a wheel's ``sglang_lint/rules``), or None
-    when running from a source checkout (an editable install): see index.py for why the two
+    when running from a source checkout (an editable install): see catalog/index.py for why the two
     are fingerprinted differently."""
     shipped = os.path.join(_PACKAGE, "rules")
     return shipped if os.path.isdir(shipped) else None
@@ -49,7 +49,7 @@ def cache_folder() -> str:
 
 
 def results_folder() -> str:
-    """Where results are kept by file content (cache.py, the command's; plugin_cache.py, the
+    """Where results are kept by file content (frontends/cache.py, the command's; frontends/plugin_cache.py, the
     flake8 plugin's, in ``flake8`` inside it): ``$SGLANG_LINT_CACHE_DIR``, else
     ``results`` in :func:`cache_folder`."""
     return os.environ.get("SGLANG_LINT_CACHE_DIR") or os.path.join(cache_folder(), "results")

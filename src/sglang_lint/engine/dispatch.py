@@ -3,8 +3,8 @@ name, and the entry's check kind runs on it.
 
 A function or class target matches by qualified name, a method or attribute by name (with
 receiver evidence where the rule asks for it). A check that raises is reported once per rule
-(SGL900, see diagnostics.py) and the other rules go on. Checks that follow values through
-wrappers queue the wrapper's own calls (reach.py), each wrapper once per rule.
+(SGL900, see engine/diagnostics.py) and the other rules go on. Checks that follow values through
+wrappers queue the wrapper's own calls (engine/reach.py), each wrapper once per rule.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 (``bash``, ``sh``, ``shell``, ``console``..., or no language and a launch first) and the
 ``command``/``args`` lists and strings of YAML files (Kubernetes, SkyPilot, docker-compose).
 
-launch_text.py finds each command that starts an sglang server and splits it into words with
-their place in the file, and shell_env.py the environment variables each certainly runs with
+launch/commands.py finds each command that starts an sglang server and splits it into words with
+their place in the file, and launch/shell_env.py the environment variables each certainly runs with
 (``Launch.env``); the check kinds that judge launch flags (``CheckKind.run_text``: the
 server-argument rules) judge those words exactly as they judge an argv list in Python. Findings
 carry the file's own line and column, ``# noqa`` works in the file's comment syntax (on the
@@ -33,7 +33,7 @@ LAUNCHED = "launch commands read"
 
 def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = True) -> tuple[list[Diagnostic], str]:
     """The findings of the rules that judge launch flags on every sglang launch in the file, and
-    on the server flags a framework takes under its prefix (launch_prefixes.py)."""
+    on the server flags a framework takes under its prefix (launch/prefixes.py)."""
     prefixes = all_prefixes(ruleset.prefixes)
     launched = LAUNCHER_WORDS.search(text)
     if not launched and not mentions_prefix(text, prefixes):

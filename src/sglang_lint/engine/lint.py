@@ -1,15 +1,15 @@
 """``lint(source, path)``: one file through the stages, each in its own module.
 
-1. **Prefilter** (prefilter.py, screen.py): is any catalog name called here in a way a rule
+1. **Prefilter** (screen/prefilter.py, screen/calls.py): is any catalog name called here in a way a rule
    could judge? Almost no file of a large tree is; those are never parsed.
-2. **Parse** (source.py): decode, size limit, one LibCST parse.
-3. **Walk** (walk.py): one pass over the tree with three collectors: the bindings
-   (bindings.py, read by the resolver in resolve.py), the guards in force and the negative
-   tests (guards.py), and the sites the rule table names (sites.py).
-4. **Dispatch** (dispatch.py): each site against the entries of the rule table (ruletable.py),
+2. **Parse** (analysis/source.py): decode, size limit, one LibCST parse.
+3. **Walk** (analysis/walk.py): one pass over the tree with three collectors: the bindings
+   (analysis/bindings.py, read by the resolver in analysis/resolve.py), the guards in force and the negative
+   tests (analysis/guards.py), and the sites the rule table names (analysis/sites.py).
+4. **Dispatch** (engine/dispatch.py): each site against the entries of the rule table (engine/ruletable.py),
    whose check kinds (checks/) judge it; values are followed through wrappers, config fields
-   and subclasses (reach.py).
-5. **Diagnostics** (diagnostics.py): positions, fixes as text edits, then ``# noqa`` (noqa.py).
+   and subclasses (engine/reach.py).
+5. **Diagnostics** (engine/diagnostics.py): positions, fixes as text edits, then ``# noqa`` (text/noqa.py).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def lint(
 
     ``path`` names the file (it decides the module name, which relative imports inside
     the sglang package need); nothing is read from it. ``noqa``: leave out what a
-    ``# noqa`` comment silences (see noqa.py). ``tree``: the file's :mod:`ast` when the
+    ``# noqa`` comment silences (see text/noqa.py). ``tree``: the file's :mod:`ast` when the
     caller has it (flake8): the call-site screen reads it instead of parsing again.
     ``reparser``: the document's :class:`~sglang_lint.analysis.reparse.Reparser` (the language server),
     which parses again only the statements an edit touched."""
@@ -83,7 +83,7 @@ def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnost
     module, is_package = module_name_for(path)
     skipped = ruleset.skip_reason(source, module, tree, is_package)
     if skipped is not None:
-        return [], skipped  # (before anything of LibCST is needed: lazycst.py)
+        return [], skipped  # (before anything of LibCST is needed: core/lazycst.py)
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))
     return _analyse_parsed(text, FileBindings.for_path(path), ruleset, noqa, reparser)
 
@@ -108,7 +108,7 @@ def _analyse_parsed(text: str, facts, ruleset: RuleSet, noqa: bool, reparser) ->
 
 
 def _launch_file(source: str | bytes, path: str, ruleset: RuleSet, noqa: bool) -> tuple[list[Diagnostic], str]:
-    """A shell script, Markdown or YAML file: its sglang launch commands (launch_files.py)."""
+    """A shell script, Markdown or YAML file: its sglang launch commands (engine/launch_files.py)."""
     if isinstance(source, bytes):
         check_size(len(source))
         try:

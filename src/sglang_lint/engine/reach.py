@@ -8,7 +8,7 @@
 * **Subclasses**: calls of a subclass (defined in the file) of a config class are calls of the
   config class, by keyword (:func:`subclass_calls`).
 
-(``functools.partial`` and import aliases are followed while the sites are collected: sites.py.)
+(``functools.partial`` and import aliases are followed while the sites are collected: analysis/sites.py.)
 """
 
 from __future__ import annotations

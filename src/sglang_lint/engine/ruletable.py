@@ -134,18 +134,18 @@ class RuleSet:
         # ``rules``: every rule, of every release (or a function that reads them, called on
         # first need); those in force are the ones whose raise site the target releases all
         # have (no target: the newest, so not the rules of sites it removed).
-        # ``project_targets``: the launch helpers of the linted project (project.py), judged by
+        # ``project_targets``: the launch helpers of the linted project (frontends/project.py), judged by
         # every server-argument check as sglang's own entry points are. ``identity``: for rules
         # read lazily, the rule folders they are the catalog of and how they were picked from
-        # it (codes, selection): the result cache's key without reading them (cache.py); with
+        # it (codes, selection): the result cache's key without reading them (frontends/cache.py); with
         # ``keeps``, which codes of those folders it holds (None: every one). ``prefixes``: the
-        # project's own prefixes of server flags a framework passes on (launch_prefixes.py).
+        # project's own prefixes of server flags a framework passes on (launch/prefixes.py).
         self._given = rules
         self.prefixes = tuple(prefixes)
         self._keeps = keeps
         self.project_targets = tuple(project_targets)
         self.releases = tuple(releases)
-        self.screen = screen  # run the call-site screen (screen.py) after the text prefilter
+        self.screen = screen  # run the call-site screen (screen/calls.py) after the text prefilter
         self.identity = identity
         self._catalog_prefilter: Prefilter | None = None
 
@@ -203,7 +203,7 @@ class RuleSet:
 
     def skip_reason(self, source: str | bytes, module: str | None = None, tree=None,
                     is_package: bool = False) -> str | None:
-        """Why the file need not be parsed, or None when it must be (see prefilter.py);
+        """Why the file need not be parsed, or None when it must be (see screen/prefilter.py);
         ``tree``: the file's :mod:`ast`, when the caller has it."""
         return self.prefilter.skip_reason(source, module, tree, is_package)
 
@@ -222,7 +222,7 @@ class RuleSet:
 
     def launch_targets(self, index_of: Callable[[list[Path]], RuleIndex]) -> list[Target]:
         """The targets of the set's server-argument checks (sglang's launch entry points, where
-        the project pass starts: project.py); of a set not read yet, only the rules that have
+        the project pass starts: frontends/project.py); of a set not read yet, only the rules that have
         such checks are read (the folders' index, ``index_of(folders)``, names them)."""
         rules = self.__dict__.get("catalog")
         if rules is None and self.identity is not None:

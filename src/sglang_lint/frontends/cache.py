@@ -3,7 +3,7 @@
 One cache file per rule set: its name is a fingerprint of the tool's version and source files
 (an edited checkout starts a new cache), the Python and LibCST versions, the selected codes
 and every rule file and data table as the compiled rule index keys them (path, size,
-modification time: index.py ``fingerprint``), so a changed rule file or a new release starts
+modification time: catalog/index.py ``fingerprint``), so a changed rule file or a new release starts
 a new cache and never reads a stale one. Inside
 it, each entry is keyed by a hash of the file's bytes and the module name its path gives
 (which relative imports depend on): a changed file misses, an unchanged one (wherever it

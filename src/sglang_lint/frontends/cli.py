@@ -599,7 +599,7 @@ FEW_FILES = 16  # up to this many Python files named on the command line, only t
 
 def _codes_needed(args, config: Config) -> tuple[frozenset[str] | None, object]:
     """For a run over a few Python files named one by one (an editor, a pre-commit hook on the
-    changed files): the rules whose triggers they hold (index.py ``codes_for``), the only ones
+    changed files): the rules whose triggers they hold (catalog/index.py ``codes_for``), the only ones
     that can fire there; reading those instead of the whole catalog is most of a one-file run.
     None (read every rule) for anything else: a folder, stdin, a shell script, Markdown or
     YAML file, a file that cannot be read, more files. With the codes, the index that named
@@ -624,7 +624,7 @@ def _codes_needed(args, config: Config) -> tuple[frozenset[str] | None, object]:
 
 
 def _with_project(ruleset: RuleSet, paths: list[str]) -> RuleSet:
-    """The rule set with the project's own launch helpers (project.py) as targets."""
+    """The rule set with the project's own launch helpers (frontends/project.py) as targets."""
     if len(paths) < 2:
         return ruleset  # one file: its own helpers are followed by the engine
     from sglang_lint.frontends.indexes import rule_index

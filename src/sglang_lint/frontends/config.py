@@ -8,7 +8,7 @@ first ``pyproject.toml`` that has the table, as ruff finds ``[tool.ruff]``), or 
     extend-select = ["SGL9"]         # added to select (the file's or the command line's)
     exclude = ["build/", "gen_*.py"] # globs, relative to this file's folder
     extra-rules = ["lint/rules"]     # folders of the team's own rule files, same format
-    sglang-version = "0.5.23"        # judge every file against this release (target.py: the order)
+    sglang-version = "0.5.23"        # judge every file against this release (catalog/target.py: the order)
     prefixes = ["--srv-"]            # flags a framework of the team passes on to sglang's server, prefixed
 
     [tool.sglang-lint.per-file-ignores]
@@ -54,7 +54,7 @@ class Config:
     exclude: tuple[str, ...] = ()
     extra_rules: tuple[Path, ...] = ()
     sglang_version: str | None = None
-    prefixes: tuple[str, ...] = ()  # prefixes of server flags a framework passes on (launch_prefixes.py)
+    prefixes: tuple[str, ...] = ()  # prefixes of server flags a framework passes on (launch/prefixes.py)
     _root: Path | None = field(default=None, compare=False)
 
     @property
@@ -110,10 +110,10 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
                 codes: frozenset[str] | None = None, index=None):
     """The rules to run: the shipped catalog and the configuration's extra rule folders, for
     ``releases`` (None: the configuration's ``sglang-version``, if any; ``()``: every rule,
-    for the caller to narrow per file with ``for_releases``, see target.py);
+    for the caller to narrow per file with ``for_releases``, see catalog/target.py);
     ``select``/``ignore`` (the command line's) replace the file's where given, and
     ``extend_select`` adds to whichever selection holds. ``codes``: only these rules are
-    read (the others cannot fire on the files at hand: index.py ``codes_for``), found through
+    read (the others cannot fire on the files at hand: catalog/index.py ``codes_for``), found through
     ``index`` when the caller holds the folders' index already."""
     from sglang_lint.engine.ruletable import RuleSet, default_ruleset, load_rules, rules_of  # the catalog: once needed
 

@@ -3,7 +3,7 @@
 flake8 runs every installed plugin on every file, selected or not; the engine's text
 prefilter makes that cost next to nothing on files that mention no catalog API.
 
-Each file is judged against the sglang release(s) target.py finds for it: ``--sglang-version``
+Each file is judged against the sglang release(s) catalog/target.py finds for it: ``--sglang-version``
 (on the command line, or ``sglang-version = 0.5.6`` in flake8's ``[flake8]`` section), else
 the installed sglang, else the project's pin above the file, else its container image."""
 
@@ -41,7 +41,7 @@ class SglangLintPlugin:
     index = None  # the compiled rule index, read once per process (its key costs a stat per rule file)
     cache_dir: str | None = None  # --sglang-cache-dir
     no_cache = False  # --sglang-no-cache
-    cache = None  # the result cache (plugin_cache.py), opened on the first file that needs it; False: off
+    cache = None  # the result cache (frontends/plugin_cache.py), opened on the first file that needs it; False: off
 
     @classmethod
     def loaded_index(cls):

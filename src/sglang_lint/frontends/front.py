@@ -1,11 +1,11 @@
 """The ``sglang-lint`` entry point: answers the commonest run, Python files that call no catalog
 name (an editor on save, pre-commit on a few changed files), from the compiled rule index
 alone, before LibCST, the check kinds or the rule files are loaded; everything else goes to the
-full command (cli.py), with the same result.
+full command (frontends/cli.py), with the same result.
 
 The quick answer is taken only for plain runs (file paths and nothing else: no option, no
 folder, no stdin) whose every file is a Python file that exists, and that the index says no
-rule of any release can fire on (index.py: the same trigger table as the prefilter, so a
+rule of any release can fire on (catalog/index.py: the same trigger table as the prefilter, so a
 file it passes on is one the full command would skip unparsed). Then the full command would
 print nothing and exit 0, and so does this.
 """

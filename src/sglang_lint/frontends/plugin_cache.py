@@ -1,7 +1,7 @@
 """The flake8 plugin's result cache: what the plugin reported for a file, keyed by its content.
 
 flake8 keeps nothing between runs, so without this every ``flake8`` over a tree lints every
-file again, though most did not change. The command has its own cache (cache.py), one file per
+file again, though most did not change. The command has its own cache (frontends/cache.py), one file per
 rule set written once at the end of a run; flake8 gives a plugin no end of run, and runs files
 in several worker processes. So here:
 

@@ -1,7 +1,7 @@
 """The command's project pass: launch helpers defined in one file and called from another.
 
 The engine judges one file at a time; a helper of the same file that puts its parameter into a
-launch is followed there (reach.py). A project's helpers usually live in a module of their own
+launch is followed there (engine/reach.py). A project's helpers usually live in a module of their own
 (``utils.launch_server(model, extra_flags)``, called from every test). Before linting, the
 command finds them with the deriver's analysis of sglang's own entry points (derive/launchers.py)
 run over the project's files that may launch a server (those that name the launcher or one of

@@ -8,7 +8,7 @@
 * Configuration: ``[tool.sglang-lint]`` of the ``pyproject.toml`` nearest above each document
   (as the command finds it), read when the document is first linted.
 * The sglang release(s) each document is judged against: found from its path as the command
-  finds them (target.py); the project files are read again when a document is opened.
+  finds them (catalog/target.py); the project files are read again when a document is opened.
 
 Linting never runs on the message loop: it runs in a worker thread, a newer change of the
 document supersedes an older lint (a pending one is cancelled, a running one's result is

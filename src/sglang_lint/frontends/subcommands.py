@@ -1,5 +1,5 @@
 """The subcommands of ``sglang-lint`` and how a command line names one: read alike by the quick
-entry point (front.py) and the full command (cli.py), so the two cannot disagree on whether a
+entry point (frontends/front.py) and the full command (frontends/cli.py), so the two cannot disagree on whether a
 run lints."""
 
 from __future__ import annotations

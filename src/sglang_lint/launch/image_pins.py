@@ -1,5 +1,5 @@
 """The sglang release a project's container images and setup scripts name, for a project that
-pins sglang only there (target.py reads these after the pip pins).
+pins sglang only there (catalog/target.py reads these after the pip pins).
 
 In one folder (:func:`folder_releases`), and in its ``docker``, ``scripts``, ``deploy``,
 ``deployment``, ``k8s``, ``kubernetes``, ``manifests`` and ``.github/workflows`` folders:

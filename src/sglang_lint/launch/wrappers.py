@@ -1,6 +1,6 @@
 """The commands that run another command after them (``env X=1``, ``nohup``, ``torchrun``,
 ``srun``, ``nsys profile``, ``uv run`` ...), with the options of theirs that take the next word
-as a value, and the commands whose words are data (``echo``, ``grep``): a table launch_text.py
+as a value, and the commands whose words are data (``echo``, ``grep``): a table launch/commands.py
 reads to find the command word of a shell command."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The call-site screen of a check on a list of launch flags (server_args.py): could
-built.py know a word of the list the call passes, and could the check find anything in the
-words it knows? (screen.py's stages read it like any other screen.)"""
+analysis/built.py know a word of the list the call passes, and could the check find anything in the
+words it knows? (screen/calls.py's stages read it like any other screen.)"""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
     literal must name it (``sglang.launch_server``) to start an sglang server. ``judge``: the
     check's own verdict on a display's elements (True, False, or None: not sure), for a list
-    of flags whose words built.py reads from displays (server_args.py ``_display_judge``)."""
+    of flags whose words analysis/built.py reads from displays (server_args.py ``_display_judge``)."""
     flags = ListReading(judge, follow=True)
     command = ListReading(None, follow=False)
 
@@ -42,12 +42,12 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
                 or bool(MODULE_LAUNCH.search(found.value)))
         if isinstance(found, ast.JoinedStr):
             return True  # an f-string command line: shell words, its holes opaque
-        if marker is None:  # a list of flags (no command line, no shell string): built.py's reading only
+        if marker is None:  # a list of flags (no command line, no shell string): analysis/built.py's reading only
             return flags.may_know(found, facts)
         if isinstance(found, ast.List):
             return _may_name_launcher(found.elts, marker)
         if isinstance(found, (ast.BinOp, ast.Call, ast.Subscript)):
-            return True  # built.py follows copies (list(x), x.copy(), x[:]) and concatenations
+            return True  # analysis/built.py follows copies (list(x), x.copy(), x[:]) and concatenations
         # (a command line: its words are judged after the launcher, wherever that is written)
         return command.may_know(found, facts)
 
@@ -55,13 +55,13 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
 
 
 def _defines(facts, name: str) -> bool:
-    """Does the file hold a ``def`` of this name (a superset of the functions built.py follows)?"""
+    """Does the file hold a ``def`` of this name (a superset of the functions analysis/built.py follows)?"""
     data = facts.facts.data if isinstance(facts, ScopedFacts) else facts.data
     return re.search(rb"\bdef\s+" + re.escape(name.encode()) + rb"\s*\(", data) is not None
 
 
 def _may_name_launcher(elements: list[ast.expr], marker: str) -> bool:
-    """Could the words built.py reads off this list display name the launcher
+    """Could the words analysis/built.py reads off this list display name the launcher
     (launch_flags.after_launcher: a whole word holding ``marker``, or ``serve`` / ``generate``
     after an ``sglang`` command)? A name may stand for any string and a ``*spliced`` list for any
     words; an attribute, a call, an operation is no word the engine knows, and an f-string
@@ -102,7 +102,7 @@ class ListReading:
 
     def may_know(self, node: ast.expr, facts: FileFacts, depth: int = 0, whole: bool = True,
                  seen: frozenset = frozenset()) -> bool:
-        """Could built.py (``Builder.list_of``) know a word of this list expression on which
+        """Could analysis/built.py (``Builder.list_of``) know a word of this list expression on which
         the check may find something? A display, a concatenation of one, a copy (``x[:]``,
         ``x.copy()``, ``list(x)``, ``copy.copy(x)``), a name it follows to its values,
         ``self.x``/``cls.x`` (each value the file gives it), a wrapper's parameter (what the
@@ -130,15 +130,15 @@ class ListReading:
         if copied is not None:
             return self.may_know(copied, facts, depth + 1, whole, seen)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _defines(facts, node.func.id):
-            return True  # a function of the file: built.py reads the list it returns (Builder._returned)
+            return True  # a function of the file: analysis/built.py reads the list it returns (Builder._returned)
         if isinstance(node, (ast.Subscript, ast.Call)):
-            return False  # a part (``x[1:]``) or another call's list: built.py knows nothing of it
+            return False  # a part (``x[1:]``) or another call's list: analysis/built.py knows nothing of it
         if isinstance(node, ast.Attribute):
             if not self_attribute(node):
-                return False  # built.py follows only a class's own list
+                return False  # analysis/built.py follows only a class's own list
             if not isinstance(facts, ScopedFacts):
                 return True
-            # every value the file gives the attribute (a superset of the versions built.py
+            # every value the file gives the attribute (a superset of the versions analysis/built.py
             # reads: the enclosing class's, or the ones its methods set), each read alone
             values = facts.syntax.attribute_values(node.attr)
             if not self.follow:
@@ -156,7 +156,7 @@ class ListReading:
                 name in facts.called_parameters())
         found = facts.syntax.lookup(name, facts.scopes)
         if found is None:
-            return False  # unbound here: built.py has no version of it
+            return False  # unbound here: analysis/built.py has no version of it
         if any(name_occurrences(facts.facts.data, name.encode(), rb"\s*\.\s*(?:append|extend|insert)\s*\(")):
             return True  # words added in steps (after a part it may not know)
         owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
@@ -180,7 +180,7 @@ class ListReading:
 
     def _steps_may_know(self, name: str, found: tuple, steps: list, owner: ScopedFacts, depth: int, whole: bool,
                         seen: frozenset) -> bool:
-        """A list built with ``name += [...]``: built.py (``_name``) reads each such statement
+        """A list built with ``name += [...]``: analysis/built.py (``_name``) reads each such statement
         as the versions of the list before it with its display's words after them. Judged here
         on a superset of those versions: every display bound to the name (a parameter's as
         empty), followed by any subset of the ``+=`` displays in the order they are written.
@@ -239,8 +239,8 @@ class DisplayReader:
     seen: frozenset
 
     def starred_words(self, node: ast.expr) -> int | None:
-        """How many words built.py makes of ``*node`` in a display, where the screen can tell:
-        1 for a list it knows nothing of (one unknown word, built.py ``UNKNOWN_LIST``), 0 for
+        """How many words analysis/built.py makes of ``*node`` in a display, where the screen can tell:
+        1 for a list it knows nothing of (one unknown word, analysis/built.py ``UNKNOWN_LIST``), 0 for
         ``self.x``/``cls.x`` whose every value in the file is an empty display and which
         nothing changes in place (a class's default ``other_args = []``); None otherwise."""
         facts = self.facts
@@ -252,7 +252,7 @@ class DisplayReader:
         if isinstance(node, ast.Name) and self.reading.follow and isinstance(facts, ScopedFacts):
             found = facts.syntax.lookup(node.id, facts.scopes)
             if found is not None and all(b[0] == PARAM and isinstance(b[1], _FUNCTIONS) for b in found[0]):
-                # a wrapper's parameter: one unknown word here (built.py ``Gap``); what the
+                # a wrapper's parameter: one unknown word here (analysis/built.py ``Gap``); what the
                 # wrapper's calls pass is judged there, as a list of its own
                 owner = ScopedFacts(facts.facts, facts.syntax, found[1], facts.depth + 1)
                 return None if any(self.reading.wrapper_may_know(node.id, binding[1], owner, found[1], self.depth)
@@ -260,13 +260,13 @@ class DisplayReader:
         return None if _UNSURE.may_know(node, facts, self.depth, False, self.seen) else 1
 
     def may_evaluate(self, node: ast.Name) -> bool:
-        """Could the engine evaluate this name to a value (resolve.py ``evaluate``, which
+        """Could the engine evaluate this name to a value (analysis/resolve.py ``evaluate``, which
         launch_flags._word reads a name word by)? No where none of its bindings seen from the
         display is a literal, a literal default, or a name or branch that may be one."""
         return value_may_be_known(node, self.facts)
 
     def joined(self, node: ast.BinOp) -> list[ast.expr] | None:
-        """A concatenation ``[...] + x + [...]`` as the display built.py's ``_joined`` reads
+        """A concatenation ``[...] + x + [...]`` as the display analysis/built.py's ``_joined`` reads
         it (``[..., *x, ...]``), when the words of each part that is no display can be told."""
         parts: list[ast.expr] = []
         pending: list[ast.expr] = [node]
@@ -284,7 +284,7 @@ class DisplayReader:
 
     def source_of(self, node: ast.expr) -> str | None:
         """The source text of a one-line expression (None where positions may be off: a
-        document parsed again in parts, ast_reparse.py)."""
+        document parsed again in parts, screen/ast_reparse.py)."""
         if not isinstance(self.facts, ScopedFacts):
             return None
         syntax = self.facts.syntax
@@ -296,7 +296,7 @@ class DisplayReader:
 
 def _copied(node: ast.expr) -> ast.expr | None:
     """What ``x[:]``, ``x.copy()``, ``list(x)``, ``copy(x)``, ``deepcopy(x)`` copy (a superset
-    of built.py ``_copied``: any function of those names)."""
+    of analysis/built.py ``_copied``: any function of those names)."""
     if isinstance(node, ast.Subscript):
         whole = node.slice
         if isinstance(whole, ast.Slice) and whole.lower is None and whole.upper is None and whole.step is None:

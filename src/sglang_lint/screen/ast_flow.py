@@ -1,12 +1,12 @@
 """Which bindings of a name reach a call, on :mod:`ast`, by the engine's own rule.
 
 The engine keeps, of a name's bindings, those that can be the last one made before the use
-(bindings.py ``may_be_last_binding``): not one later in the text (outside a loop around
+(analysis/bindings.py ``may_be_last_binding``): not one later in the text (outside a loop around
 both), and not one outside the stretch from a plain binding that *dominates* the use (a
 statement of a block on the use's way in, before it) to the use. This module places every
-statement of a file as bindings.py places it (the (block, index) of each enclosing statement,
+statement of a file as analysis/bindings.py places it (the (block, index) of each enclosing statement,
 the text order, whether a loop of its own scope encloses it) and applies that rule to the
-bindings ast_scopes.py lists, so that the screen reads the values the engine reads and not
+bindings screen/ast_scopes.py lists, so that the screen reads the values the engine reads and not
 all of them:
 
     model_name = response["id"]       # dominates the call: the ``None`` of the other branch
@@ -34,7 +34,7 @@ _COMPOUND = (*FUNCTIONS, ast.ClassDef, *_LOOPS, ast.If, ast.With, ast.AsyncWith,
 
 @dataclass(frozen=True)
 class Place:
-    """Where a statement sits (bindings.py ``Where``): ``path`` the (block, index) of it and of
+    """Where a statement sits (analysis/bindings.py ``Where``): ``path`` the (block, index) of it and of
     each statement around it from the module down (a block is a statement list, by id),
     ``seq`` its order in the text, ``in_loop`` a ``for``/``while`` body of its own scope holds it."""
 
@@ -151,8 +151,8 @@ class StatementPlaces:
         return self.ends.get(id(scope))
 
     def reaching(self, bindings: list[tuple], use: Place) -> list[tuple]:
-        """The bindings (ast_scopes.py tuples, all of one name in one scope) that may be the
-        last made before ``use`` (bindings.py ``may_be_last_binding``)."""
+        """The bindings (screen/ast_scopes.py tuples, all of one name in one scope) that may be the
+        last made before ``use`` (analysis/bindings.py ``may_be_last_binding``)."""
         placed = [(binding, self.bound.get(id(binding[1])) if len(binding) > 1 else None) for binding in bindings]
         dominating = [(binding, found[0]) for binding, found in placed
                       if found is not None and found[1] and found[0].dominates(use)]

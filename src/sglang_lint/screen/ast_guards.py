@@ -1,5 +1,5 @@
 """The names the conditions in force at a call test, read on the file's :mod:`ast` for the
-call-site screen: guards.py's ``GuardCollector`` mirrored along the path from the module down
+call-site screen: analysis/guards.py's ``GuardCollector`` mirrored along the path from the module down
 to the call.
 
 The engine does not guess at a value a guard in force tests (checks/base.py ``guarded_on``:
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)  # guards.py EXIT_STATEMENTS
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)  # analysis/guards.py EXIT_STATEMENTS
 
 
 def tested_names(path: tuple) -> frozenset[str]:
@@ -46,7 +46,7 @@ def tested_names(path: tuple) -> frozenset[str]:
 
 
 def _established(statement: ast.stmt) -> set[str]:
-    """What an earlier statement of the block leaves in force (guards.py ``visit_Assert``,
+    """What an earlier statement of the block leaves in force (analysis/guards.py ``visit_Assert``,
     ``leave_If``): ``assert t``; ``if t: ... return`` (or one that sets a name ``t`` reads)
     with no ``else``. (The last ``elif`` of a chain that ends so is left out: LibCST puts it
     in force in the chain's block, where the ast cannot tell it from ``else: if``.)"""
@@ -59,7 +59,7 @@ def _established(statement: ast.stmt) -> set[str]:
 
 
 def _rebinds_tested_name(node: ast.If) -> bool:
-    """guards.py ``_rebinds_tested_name``: ``if x is None: x = default()``."""
+    """analysis/guards.py ``_rebinds_tested_name``: ``if x is None: x = default()``."""
     tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
     for statement in node.body:
         if isinstance(statement, ast.Assign):

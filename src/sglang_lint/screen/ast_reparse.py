@@ -1,6 +1,6 @@
 """A document's :mod:`ast` kept between edits, for the language server's call-site screen.
 
-The screen's second look reads the whole file's ast (ast_scopes.py); on a 2,000-line document
+The screen's second look reads the whole file's ast (screen/ast_scopes.py); on a 2,000-line document
 that parse is 15-30 ms of every change. :class:`AstChunks` keeps the last text's top-level
 statements, each with the lines it starts at, and on a new text parses again only the
 statements the edit touched (with one statement more on each side), from the new text; the
@@ -110,7 +110,7 @@ def _owner(starts: list[int], line: int) -> int:
 
 def unchanged_ends(old: list, new: list) -> tuple[int, int]:
     """How many lines at the start and at the end of ``new`` are those of ``old`` (never
-    counting a line twice): what an edit left alone (reparse.py reads it too)."""
+    counting a line twice): what an edit left alone (analysis/reparse.py reads it too)."""
     limit = min(len(old), len(new))
     prefix = 0
     while prefix < limit and old[prefix] == new[prefix]:

@@ -1,20 +1,20 @@
 """The file's :mod:`ast`, read for the call-site screen's second look: which calls are real,
 what scope each sits in, and how every name is bound there.
 
-The text screen (screen.py) judges a call from its own text and asks the whole file only
+The text screen (screen/calls.py) judges a call from its own text and asks the whole file only
 "is this name bound anywhere?". When that lets a file through, this reads the file once with
 :mod:`ast` (about a tenth of a LibCST parse) and answers per call:
 
 * a name written in a comment or a string is no call;
 * a function or class target is called through a name bound to an import or a top-level
-  ``def``/``class`` (the engine matches them by qualified name, dispatch.py
+  ``def``/``class`` (the engine matches them by qualified name, engine/dispatch.py
   ``effective_target``): ``tensor.select(...)`` is not ``sglang.select(...)``;
 * a name's value comes from the bindings of the scope it is used in (Python's rule: the
   innermost function that binds it, class bodies only for their own statements, then the
   module), every one of them, in any order: a superset of the engine's reaching
-  definitions (bindings.py), so the screen never says "no" where the engine could report.
+  definitions (analysis/bindings.py), so the screen never says "no" where the engine could report.
 
-Binding kinds, as the engine reads them (resolve.py ``evaluate``): a value (followed), a
+Binding kinds, as the engine reads them (analysis/resolve.py ``evaluate``): a value (followed), a
 parameter (its literal default; or the value a call of its function in the file passes, a
 wrapper), ``+=`` (only argv lists and dicts are followed through it), and everything else
 (imports, ``def``/``class``, loop and ``with`` targets, unpacking): never a known value.
@@ -50,7 +50,7 @@ OPAQUE = "opaque"  # (OPAQUE,): a loop or ``with`` target, unpacking, an excepti
 class CallSite:
     """A call written in the file, and the scopes it sits in (module first). ``expected_raise``:
     it sits in a negative test (``with pytest.raises(...)``, ``self.assertRaises(...)``, a
-    ``try`` whose ``else`` raises), where the engine makes no site of it (guards.py)."""
+    ``try`` whose ``else`` raises), where the engine makes no site of it (analysis/guards.py)."""
 
     call: ast.Call
     scopes: tuple
@@ -59,7 +59,7 @@ class CallSite:
     _tested: frozenset | None = field(default=None, repr=False, compare=False)
 
     def tested(self) -> frozenset[str]:
-        """The names the conditions in force at the call test (ast_guards.py)."""
+        """The names the conditions in force at the call test (screen/ast_guards.py)."""
         if self._tested is None:
             self._tested = tested_names((*self.path, self.call))
         return self._tested
@@ -73,7 +73,7 @@ class AstFile:
     tree: ast.Module
     data: bytes
     starts: list[int]  # the byte offset where each line starts
-    # for each top-level statement, how many lines its positions are off by (ast_reparse.py:
+    # for each top-level statement, how many lines its positions are off by (screen/ast_reparse.py:
     # statements kept from an earlier text are not renumbered); None: none is
     shifts: list[int] | None = None
     # the module's name and whether it is a package's ``__init__`` (pynames.module_name_for):
@@ -162,7 +162,7 @@ class AstFile:
 
     def calls_of(self, function: ast.AST, owner: tuple, method: bool) -> list[CallSite | bool]:
         """The calls of the file that may reach ``function`` (whose scope chain is ``owner``,
-        the function last), as reach.py ``calls_of`` finds a wrapper's calls: ``self.name(...)``
+        the function last), as engine/reach.py ``calls_of`` finds a wrapper's calls: ``self.name(...)``
         for a method; else each ``name(...)`` where the name may be bound to this ``def`` (one
         of its bindings there is the ``def``'s, or a ``global``: a superset of
         ``calls_bound_to``, which asks that all of them be), not where it is only an import or
@@ -196,7 +196,7 @@ class AstFile:
                    if any(site[0] == VALUE and site[1] is value for site in sites))
 
     def attribute_values(self, attr: str) -> list[ast.expr | None]:
-        """Every value ``self.attr``/``cls.attr`` may be given (built.py ``_attribute``): a
+        """Every value ``self.attr``/``cls.attr`` may be given (analysis/built.py ``_attribute``): a
         class body's binding of ``attr`` (any class of the file), ``self.attr = ...`` or
         ``cls.attr = ...`` anywhere; None for one the screen cannot read (unpacking into it, a
         class-body binding that is no value)."""
@@ -237,9 +237,10 @@ class AstFile:
 
     def may_be_a(self, node: ast.ClassDef, scopes: tuple, qualified: str, depth: int = 0) -> bool:
         """Could the engine find the class ``node`` (defined in ``scopes``) to be the class
-        ``qualified`` or a subclass (resolve.py ``class_is_a``)? Its own name qualifies only at
-        the top level of a known module (bindings.py ``_qualified``); a base, where its name qualifies to it (or may: a
-        ``global``) or names a class of this file that may be one."""
+        ``qualified`` or a subclass (analysis/resolve.py ``class_is_a``)? Its own name qualifies
+        only at the top level of a known module (analysis/bindings.py ``_qualified``); a base,
+        where its name qualifies to it (or may: a ``global``) or names a class of this file that
+        may be one."""
         if depth > MAX_HOPS:
             return True
         if len(scopes) == 1 and self.module is not None and f"{self.module}.{node.name}" == qualified:
@@ -262,7 +263,7 @@ class AstFile:
         return self._bindings[key]
 
     def qualify(self, node: ast.expr, scopes: tuple) -> str | None | object:
-        """resolve.py ``FileModel.qualify`` on ast: the one qualified name a dotted name refers
+        """analysis/resolve.py ``FileModel.qualify`` on ast: the one qualified name a dotted name refers
         to, seen from ``scopes`` (every binding of its head the same import or top-level
         definition, qualified as the engine's bindings are); None when it has none;
         :data:`UNSURE` when its head may be bound elsewhere (a ``global``)."""
@@ -272,14 +273,14 @@ class AstFile:
 
     def receiver_may_be(self, receiver: ast.expr, scopes: tuple, wanted: frozenset, on_class: bool) -> bool:
         """Could the engine show that a method call's receiver, seen from ``scopes``, is an
-        instance of one of the classes ``wanted`` (resolve.py ``instance_of``: ``self`` in such
+        instance of one of the classes ``wanted`` (analysis/resolve.py ``instance_of``: ``self`` in such
         a class, a call of one or of a function annotated to return one, a name bound to such
         a call, a parameter annotated with one, ``self.x`` of a class that annotates or
         assigns it) or, ``on_class``, one of them itself (``names_class``)? A superset: any
         class of the file may derive from one, any annotation or function may name one."""
         if isinstance(receiver, ast.Name) and receiver.id == "self":
             method = self._method_of_self(scopes)
-            if method is not None:  # (resolve.py ``enclosing_class_of_self``, then ``class_is_a``)
+            if method is not None:  # (analysis/resolve.py ``enclosing_class_of_self``, then ``class_is_a``)
                 return any(self.may_be_a(method[0], method[1], qualified) for qualified in wanted)
             return any(isinstance(scope, ast.ClassDef) for scope in scopes)
         if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
@@ -334,10 +335,10 @@ class AstFile:
         return owner[-2], owner[:-2]
 
     def changed_names(self) -> frozenset[str]:
-        """Names the engine counts as changed in place anywhere in the file (bindings.py
+        """Names the engine counts as changed in place anywhere in the file (analysis/bindings.py
         ``mutated_names``), where the ast shows it as surely: ``name.method(...)`` (any
         method) and ``name[...] = ...``. The engine reads no keys from ``**name`` then
-        (resolve.py ``dict_literal``). A subset of the engine's set: it also counts
+        (analysis/resolve.py ``dict_literal``). A subset of the engine's set: it also counts
         ``del name[...]``, ``name[...] += ...``."""
         if self._mutated is None:
             found = set()
@@ -354,7 +355,7 @@ class AstFile:
 
     def changed_mapping(self, name: str, scopes: tuple) -> bool:
         """Is ``name``, seen from ``scopes``, a dict the file changes in place
-        (:meth:`changed_names`), bound by no parameter (whose ``**kwargs`` reach.py follows
+        (:meth:`changed_names`), bound by no parameter (whose ``**kwargs`` engine/reach.py follows
         whatever is done to it) nor a ``global``?"""
         if name not in self.changed_names():
             return False
@@ -365,7 +366,7 @@ class AstFile:
         """The string keys and values of the one dict display or ``dict(...)`` of keywords that
         binds ``name`` seen from ``scopes`` (its scope binds it no other way), as an
         argument's lookup reads them (checks/base.py ``_mapping_items``); None otherwise. The
-        engine (resolve.py ``dict_literal``) reads that dict where it is the one binding
+        engine (analysis/resolve.py ``dict_literal``) reads that dict where it is the one binding
         reaching the call, and nothing elsewhere: judging its values is a superset of both."""
         found = self.lookup(name, scopes)
         if found is None or len(found[0]) != 1 or found[0][0][0] != VALUE:
@@ -374,7 +375,7 @@ class AstFile:
 
     def mapping_lacks(self, mapping: str, key: str, scopes: tuple) -> bool:
         """Is ``key`` certainly not among the keys the engine may read in ``**mapping`` seen
-        from ``scopes`` (resolve.py ``dict_literal``: the one reaching binding, a dict display
+        from ``scopes`` (analysis/resolve.py ``dict_literal``: the one reaching binding, a dict display
         or ``dict(...)`` of keywords, never changed)? No binding is a parameter or a
         ``global``, no display or call among them names the key, spreads another mapping or
         takes positional arguments, and the file does nothing with the name but pass it (no
@@ -386,7 +387,7 @@ class AstFile:
             return False
         for binding in found[0]:
             if binding[0] in (PARAM, GLOBAL):
-                return False  # a wrapper's ``**kwargs`` (reach.py follows it), or bound elsewhere
+                return False  # a wrapper's ``**kwargs`` (engine/reach.py follows it), or bound elsewhere
             value = binding[1] if binding[0] == VALUE else None
             if isinstance(value, ast.Dict) and any(
                     k is None or not (isinstance(k, ast.Constant) and isinstance(k.value, str)) or k.value == key
@@ -397,7 +398,7 @@ class AstFile:
         return True
 
     def reaching(self, name: str, scopes: tuple, site: CallSite | None) -> tuple[list[tuple], tuple] | None:
-        """:meth:`lookup`, less the bindings that cannot reach the call ``site`` (ast_flow.py:
+        """:meth:`lookup`, less the bindings that cannot reach the call ``site`` (screen/ast_flow.py:
         the engine's ``reaching``); all of them where there is no site, a ``global`` is among
         them, or the statements' lines are not the text's (a document's kept statements)."""
         found = self.lookup(name, scopes)
@@ -433,7 +434,7 @@ def _annotated(function: ast.AST, name: str) -> bool:
 
 def dict_items(node: ast.expr) -> list[tuple[str, ast.expr]] | None:
     """The string keys and values of a dict display, or the keywords of ``dict(...)`` with
-    keywords only (whatever ``dict`` is bound to: a superset of resolve.py ``_dict_call``), as
+    keywords only (whatever ``dict`` is bound to: a superset of analysis/resolve.py ``_dict_call``), as
     an argument's lookup reads a mapping (checks/base.py ``_mapping_items``); None for any
     other expression."""
     if isinstance(node, ast.Dict):
@@ -469,12 +470,12 @@ def _in_braces(text: bytes) -> bool:
 
 
 def self_attribute(node: ast.AST) -> bool:
-    """Is ``node`` ``self.x`` or ``cls.x`` (a class's own attribute, as built.py follows it)?"""
+    """Is ``node`` ``self.x`` or ``cls.x`` (a class's own attribute, as analysis/built.py follows it)?"""
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
 
 
 # Calls inside these are deliberate (``with pytest.raises(...)``, ``self.assertRaises``): the
-# engine makes no site of them (guards.py), the screen rules them out (``CallSite.expected_raise``).
+# engine makes no site of them (analysis/guards.py), the screen rules them out (``CallSite.expected_raise``).
 EXPECTED_RAISE_NAMES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
 
@@ -501,7 +502,7 @@ def _callee_name(call: ast.Call) -> str | None:
 
 
 def _raising_body(node: ast.AST) -> list[ast.stmt]:
-    """The statements of ``node`` where a failing call is expected (guards.py
+    """The statements of ``node`` where a failing call is expected (analysis/guards.py
     ``visit_With_body``, ``visit_Try_body``): the body of ``with pytest.raises(...):``, and of a
     ``try`` whose ``else`` ends in a ``raise``."""
     if isinstance(node, (ast.With, ast.AsyncWith)) and any(
@@ -568,7 +569,7 @@ def _scope_bindings(scope: ast.AST, walrus: bool = True, module: str | None = No
                     is_package: bool = False) -> dict[str, list[tuple]]:
     """Every binding made directly in ``scope`` (nested functions and classes bind only their
     own name here), by name. Expressions are read only when the file has a ``:=``. A top-level
-    ``def``/``class`` of a known ``module`` and a relative import are qualified as bindings.py
+    ``def``/``class`` of a known ``module`` and a relative import are qualified as analysis/bindings.py
     qualifies them (a relative import it cannot resolve binds an opaque name)."""
     top_level = module is not None and isinstance(scope, ast.Module)
     found: dict[str, list[tuple]] = {}
@@ -625,7 +626,7 @@ def _scope_bindings(scope: ast.AST, walrus: bool = True, module: str | None = No
             if node.name:
                 bind(node.name, (OPAQUE,))
         elif isinstance(node, ast.Import):
-            for alias in node.names:  # as bindings.py: ``import a.b`` binds ``a``
+            for alias in node.names:  # as analysis/bindings.py: ``import a.b`` binds ``a``
                 local = alias.asname or alias.name.partition(".")[0]
                 bind(local, (IMPORTED, alias.name if alias.asname else local))
         elif isinstance(node, ast.ImportFrom):

@@ -19,7 +19,7 @@ When a call passes on its own text, the screen takes a **second look** on the fi
 :mod:`ast` (parsed once, about a tenth of a LibCST parse; flake8 hands over its own tree):
 a name in a comment or a string is no call; a function or class target is called only
 through a name its imports give it (``tensor.select(...)`` is not ``sglang.select(...)``);
-a name's value is read from the bindings of the scope the call sits in (ast_scopes.py); a
+a name's value is read from the bindings of the scope the call sits in (screen/ast_scopes.py); a
 ``class Mine(Config):`` line fires only where a field default or a call of a class of the
 file may fail; ``import f as g`` only where a call ``g(...)`` may.
 
@@ -66,7 +66,7 @@ class FileFacts:
     _brackets: BracketMap | None = None
 
     def syntax(self) -> AstFile | None:
-        """The file's ast facts (ast_scopes.py), read on first need; None when it does not parse."""
+        """The file's ast facts (screen/ast_scopes.py), read on first need; None when it does not parse."""
         if self._ast is False:
             keeper = getattr(self.tree, "ast_file", None)
             self._ast = (keeper(self.data, self.module, self.is_package) if keeper is not None
@@ -118,7 +118,7 @@ class FileFacts:
         (the text screen let it through): is it a call at all (not a comment or a string),
         can its callee be the function or class named ``qualified`` (when given), and does
         ``screen`` pass it with names read from the call's own scope? ``member``: the
-        attribute ``x.name`` ending there (an attribute target's site, sites.py
+        attribute ``x.name`` ending there (an attribute target's site, analysis/sites.py
         ``visit_Attribute``), read as a call of it without arguments."""
         syntax = self.syntax()
         if syntax is None:
@@ -130,7 +130,7 @@ class FileFacts:
 
     def _site_passes(self, syntax: AstFile, site: CallSite, screen: Callable | None, qualified: str | None,
                      func: ast.expr | None = None, call: ast.Call | None = None) -> bool:
-        """Is ``site`` a call the engine judges (not in a negative test: guards.py), whose callee
+        """Is ``site`` a call the engine judges (not in a negative test: analysis/guards.py), whose callee
         ``func`` (default: the site's) may name ``qualified`` (when given), and that ``screen``
         may pass (``call``: the call it is read as, default the site's own) with names read
         from the site's scope?"""
@@ -159,7 +159,7 @@ class FileFacts:
 
     def _partial_may_pass(self, syntax: AstFile, site: CallSite, screen: Callable | None,
                           qualified: str | None) -> bool:
-        """The engine (sites.py) checks ``partial(f, ...)`` as ``f(...)`` with the arguments it
+        """The engine (analysis/sites.py) checks ``partial(f, ...)`` as ``f(...)`` with the arguments it
         binds, and each later ``p(...)`` of ``p = partial(f, ...)`` with both sets of
         arguments: where ``p`` is called, unsure."""
         bound = site.call
@@ -173,7 +173,7 @@ class FileFacts:
     def alias_look(self, alias: str, screen: Callable | None, qualified: str | None = None) -> bool:
         """``import f as alias`` (or ``from m import f as alias``): could a call ``alias(...)``
         of this file, or a ``partial(alias, ...)``, pass ``screen`` (and name ``qualified``)?
-        (No screen: unsure; a subclass of an aliased config class is read too, reach.py.)"""
+        (No screen: unsure; a subclass of an aliased config class is read too, engine/reach.py.)"""
         syntax = self.syntax()
         if syntax is None or screen is None:
             return True
@@ -188,7 +188,7 @@ class FileFacts:
     def class_look(self, screen: Callable, qualified: str | None = None) -> bool:
         """For a config class's ``class Mine(Config):`` line: could a field default written
         in a class body of this file, or a keyword of a call of one of its classes, fail
-        ``screen``? (reach.py ``field_sites`` and ``subclass_calls``: the engine reads them
+        ``screen``? (engine/reach.py ``field_sites`` and ``subclass_calls``: the engine reads them
         as keywords of a call of the class, for the config class ``qualified`` and its
         subclasses: ``AstFile.may_be_a`` tells which classes of the file may be either.)"""
         syntax = self.syntax()
@@ -317,8 +317,8 @@ class FileFacts:
 
 class ScopedFacts:
     """The file's facts seen from one call: a name's value is read from the bindings of the
-    scope the call sits in (ast_scopes.py), all of them; lists built in steps (argv) are
-    still judged from the file's text, as built.py follows them across scopes."""
+    scope the call sits in (screen/ast_scopes.py), all of them; lists built in steps (argv) are
+    still judged from the file's text, as analysis/built.py follows them across scopes."""
 
     def __init__(self, facts: FileFacts, syntax: AstFile, scopes: tuple, depth: int = 0, site: CallSite | None = None):
         self.facts, self.syntax, self.scopes, self.depth = facts, syntax, scopes, depth
@@ -351,7 +351,7 @@ class ScopedFacts:
                     return True  # the engine reads a literal default
                 if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._wrapper_may_fail(
                         name, function, owner, fails, enum, strict):
-                    return True  # a wrapper: a call in the file may pass the value (reach.py)
+                    return True  # a wrapper: a call in the file may pass the value (engine/reach.py)
         return False
 
     def _wrapper_may_fail(self, name: str, function: ast.AST, owner: tuple, fails, enum, strict: bool) -> bool:
@@ -362,7 +362,7 @@ class ScopedFacts:
             passed[0], passed[1], fails, enum, strict) for passed in self.wrapper_arguments(name, function, owner))
 
     def wrapper_arguments(self, name: str, function: ast.AST, owner: tuple):
-        """What the calls of ``function`` in the file pass for its parameter ``name`` (reach.py
+        """What the calls of ``function`` in the file pass for its parameter ``name`` (engine/reach.py
         ``parameter_wrapper``, ``calls_of``: ``f(...)``, or ``self.f(...)`` for a method; its
         position counted without ``self``): ``(expression, the call's facts)`` each, or True
         where the screen cannot tell (a call in an f-string, a ``**`` mapping it may hold)."""
@@ -416,14 +416,14 @@ class ScopedFacts:
 
 def _is_method(function: ast.AST, owner: tuple) -> bool:
     """Is ``function`` (whose scope chain is ``owner``, the function last) a method called
-    through ``self`` (reach.py ``parameter_wrapper``: defined in a class body, not static)?"""
+    through ``self`` (engine/reach.py ``parameter_wrapper``: defined in a class body, not static)?"""
     return len(owner) > 1 and isinstance(owner[-2], ast.ClassDef) and not any(
         ast_dotted_name(d) == "staticmethod" for d in function.decorator_list)
 
 
 def _may_name(syntax: AstFile, func: ast.expr, scopes: tuple, qualified: str) -> bool:
-    """Could ``func`` qualify to ``qualified`` (dispatch.py ``effective_target``: the engine
-    qualifies it, resolve.py ``qualify``)? The same rule on the file's ast (AstFile.qualify:
+    """Could ``func`` qualify to ``qualified`` (engine/dispatch.py ``effective_target``: the engine
+    qualifies it, analysis/resolve.py ``qualify``)? The same rule on the file's ast (AstFile.qualify:
     every binding of its head, seen from the call, the same import or top-level definition;
     unsure where a ``global`` may bind it elsewhere): no for ``tensor.select(...)``,
     ``self.x.f(...)``, another module's function of the same name, or a name two imports in
@@ -502,10 +502,10 @@ def argument(call: ast.Call, name: str | None, position: int | None, facts=None)
 
 def mapping_may_be_known(node: ast.expr, facts, literal: bool = False) -> bool:
     """Could the engine read ``**node`` as a dict? ``literal``: as an argument's lookup reads
-    it (resolve.py ``dict_literal``: a display, a ``dict(...)`` of keywords, or a name whose
-    one reaching binding is one; never a parameter); else as built.py's ``dict_of`` (a name
+    it (analysis/resolve.py ``dict_literal``: a display, a ``dict(...)`` of keywords, or a name whose
+    one reaching binding is one; never a parameter); else as analysis/built.py's ``dict_of`` (a name
     bound to any call may be a dict built in steps), or followed to the calls of the
-    function whose ``**kwargs`` or dict parameter it is (reach.py ``parameter_wrapper``, a
+    function whose ``**kwargs`` or dict parameter it is (engine/reach.py ``parameter_wrapper``, a
     function the file calls). Without the call's scope (the text screen): yes for any name."""
     if isinstance(node, (ast.Dict, ast.Call)):
         return True
@@ -514,13 +514,13 @@ def mapping_may_be_known(node: ast.expr, facts, literal: bool = False) -> bool:
     if not isinstance(facts, ScopedFacts):
         return True
     # (a wrapper's ``**kwargs`` or dict parameter is followed to its calls only by the
-    # server-argument checks, reach.py; an argument's lookup reads no parameter's dict)
+    # server-argument checks, engine/reach.py; an argument's lookup reads no parameter's dict)
     return facts.may_be_bound_to(node.id, _is_dict_literal if literal else (ast.Dict, ast.Call),
                                  called_parameters=not literal)
 
 
 def _is_dict_literal(node: ast.expr) -> bool:
-    """resolve.py ``dict_literal`` of one binding: a display, or ``dict(...)`` of keywords only
+    """analysis/resolve.py ``dict_literal`` of one binding: a display, or ``dict(...)`` of keywords only
     (whatever ``dict`` is bound to: a superset)."""
     return dict_items(node) is not None
 
@@ -626,7 +626,7 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
 
 
 def may_be_made(receiver: ast.expr, facts: "ScopedFacts") -> bool:
-    """Could the engine find the call that made this receiver (resolve.py
+    """Could the engine find the call that made this receiver (analysis/resolve.py
     ``constructor_call``, fails_when.py ``CallValues._receiver_made``: a call, or a name
     bound to one; a superset: any of the name's bindings a call)? Never ``self``, an
     attribute or a subscript."""
@@ -636,7 +636,7 @@ def may_be_made(receiver: ast.expr, facts: "ScopedFacts") -> bool:
 
 
 def receiver_screen(wanted: frozenset, on_class: bool, screen: Callable | None) -> Callable:
-    """The screen of a method target whose rule asks for receiver evidence (dispatch.py
+    """The screen of a method target whose rule asks for receiver evidence (engine/dispatch.py
     ``effective_target``): on the file's ast, a call whose receiver cannot be shown to be one
     of ``wanted`` is no call of it; then ``screen``, if any."""
 

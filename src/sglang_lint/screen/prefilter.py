@@ -3,7 +3,7 @@
 A file is parsed only when its text holds every word of some check's trigger (a callee
 name, plus the words that check cannot fire without), written in the trigger's shape
 (``name(``, ``.name(``...), and, for a call, the call passes the call-site screen
-(screen.py). Almost no file of a large tree does, which makes the flake8 plugin nearly free.
+(screen/calls.py). Almost no file of a large tree does, which makes the flake8 plugin nearly free.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Prefilter:
         First the file's identifiers: its bytes with every byte that cannot be part of one
         turned into a space, split (two C loops, whatever the number of rules). Only the
         names found there have their shapes (``name(``, ``.name(``) and other words checked,
-        and each call found that way passes the call-site screen (screen.py) or not; ``tree``:
+        and each call found that way passes the call-site screen (screen/calls.py) or not; ``tree``:
         the file's :mod:`ast` when the caller has it (the screen's second look reads it);
         ``module``, ``is_package``: the file's module (pynames.module_name_for)."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
@@ -141,7 +141,7 @@ _IMPORT_ALIAS = re.compile(rb"\s+as\s+(" + NAME_BYTE + rb"+)")
 def _fires(data: bytes, name: bytes, trigger: CompiledTrigger, facts: FileFacts | None) -> str | None:
     """"fires" when ``name`` is written, as a whole identifier, in the trigger's shape
     somewhere in ``data`` and (when ``facts`` are given) a call passes the screen, on its own
-    text and then on the file's ast (screen.py ``second_look``), or a config class line its
+    text and then on the file's ast (screen/calls.py ``second_look``), or a config class line its
     ``class_look``; "screened" when it is written so but every such use failed the screen."""
     found = None
     index = data.find(name)
@@ -215,7 +215,7 @@ def _shape_at(data: bytes, index: int, end: int, shape: str) -> str | None:
         return "member"  # ``x.name``: read (by a screen) as a call of it, its receiver judged
     if following == ord("("):
         return "call"
-    # ``partial(obj.method, ...)``: a call of the method too (sites.py reads attributes there)
+    # ``partial(obj.method, ...)``: a call of the method too (analysis/sites.py reads attributes there)
     return "partial" if b"partial(" in data[max(0, index - _WINDOW) : index] else None
 
 
@@ -232,7 +232,7 @@ class IndexScreen:
     def codes_for(self, source: str | bytes, module: str | None = None) -> frozenset[str]:
         """The rules with a trigger written in this text (per rule): the only ones that can
         fire on it, whatever the release. A run over a few files loads just these
-        (ruletable.py ``rules_of``)."""
+        (engine/ruletable.py ``rules_of``)."""
         data = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
         present = self.index.present(data)
         if not present:

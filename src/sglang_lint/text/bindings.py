@@ -1,5 +1,5 @@
 """The values a file's statements bind a name to, read from its text before anything is
-parsed (the call-site screen's first look, screen.py): where :func:`~sglang_lint.text.scan.may_assign`
+parsed (the call-site screen's first look, screen/calls.py): where :func:`~sglang_lint.text.scan.may_assign`
 finds the name bound, which of those are statements ``name = value`` and what they assign;
 whether a method is called on it; whether a line continues an open bracket, and whether a
 value is one the engine never evaluates."""
@@ -65,7 +65,7 @@ _METHOD_CALL = re.compile(rb"[ \t]*\.[ \t]*[A-Za-z_\x80-\xff]" + NAME_BYTE + rb"
 def method_called_on(data: bytes, brackets: BracketMap, name: bytes) -> bool:
     """Is a method called on ``name`` in the file's code (``name.append(...)``: not in a
     comment or a string, not ``x.name.m(...)``)? The engine counts each such call as changing
-    the object in place (bindings.py ``mutated_names``): this reads a subset of those."""
+    the object in place (analysis/bindings.py ``mutated_names``): this reads a subset of those."""
     index = data.find(name)
     while index >= 0:
         end = index + len(name)

@@ -175,7 +175,7 @@ def qualify_dotted(dotted: str | None, bindings, qualified_of) -> object:
     name (an import, a top-level definition), None for any other binding, :data:`IGNORED`
     (``except ImportError: f = None``: where the name is not the import, using it fails
     anyway) or :data:`UNSURE`. None unless every binding names the same thing. The engine
-    (resolve.py) and the screen (ast_scopes.py) qualify through this one rule. An UNSURE
+    (analysis/resolve.py) and the screen (screen/ast_scopes.py) qualify through this one rule. An UNSURE
     binding (the screen's ``global x``, bound elsewhere too) cannot change a None that the
     others give for certain (``global args; args = parse()``: the engine sees that assignment)."""
     if dotted is None or bindings is None:

@@ -1,6 +1,6 @@
 """Reading Python source as bytes, before anything is parsed: where a call's parentheses close
 and where a logical line ends (strings, comments and nested brackets skipped), and whether a
-name is a whole identifier. The call-site screen (screen.py) and the prefilter read a file
+name is a whole identifier. The call-site screen (screen/calls.py) and the prefilter read a file
 this way."""
 
 from __future__ import annotations
