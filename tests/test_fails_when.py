@@ -1,8 +1,8 @@
 """fails-when rules (issue 17): the path to a raise as one expression over the parameters.
 
-* the evaluator (checks/when.py): three-valued, never raises, and monotone: learning a value
+* the evaluator (checks/fails_when/language.py): three-valued, never raises, and monotone: learning a value
   never turns a certain True into False or back (the call-site screen relies on it);
-* the deriver (derive/paths.py, derive/path_rules.py) on the stand-in tree: the expression each
+* the deriver (derive/paths.py, derive/fails_when/rules.py) on the stand-in tree: the expression each
   raise gets, and the reason each shape it cannot write is skipped;
 * the written rules through the engine and a real flake8 on user code that calls them.
 """
@@ -17,16 +17,18 @@ import pytest
 
 from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
-from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when
+from sglang_lint.checks.fails_when.language import (
+    UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
+)
 from sglang_lint.derive import derive_sites, write_catalog
-from sglang_lint.checks.fails_when import RecordClass
-from sglang_lint.derive.examples import find_examples
-from sglang_lint.derive.records import record_class
+from sglang_lint.checks.fails_when.check import RecordClass
+from sglang_lint.derive.fails_when.examples import find_examples
+from sglang_lint.derive.fails_when.records import record_class
 from sglang_lint.text.pynames import Ref
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
-FIXTURE = ROOT / "tests" / "fixtures" / "families" / "fails_when.py"
+FIXTURE = ROOT / "tests" / "fixtures" / "families" / "checks/fails_when/check.py"
 F32 = dtype_ref("float32")
 
 
@@ -196,7 +198,7 @@ def test_learning_a_value_never_flips_a_certain_verdict():
 
 
 def _site_of(rule, check):
-    from sglang_lint.derive.examples import PathSite
+    from sglang_lint.derive.fails_when.examples import PathSite
 
     return PathSite(rule.raise_site.module, rule.raise_site.function, rule.raise_site.exception,
                     rule.raise_site.message, rule.raise_site.line or 0, check.params.when, check.params.parameters,

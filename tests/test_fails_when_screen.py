@@ -1,6 +1,7 @@
-"""The call-site screen of fails-when rules (checks/fails_when.py ``_screen``, checks/ast_values.py):
-every value the engine may give an argument, read on :mod:`ast`; the call is parsed with LibCST
-only where the rule's expression may be true for one of them.
+"""The call-site screen of fails-when rules (checks/fails_when/check.py ``_screen``,
+checks/fails_when/screen_values.py): every value the engine may give an argument, read on
+:mod:`ast`; the call is parsed with LibCST only where the rule's expression may be true for one
+of them.
 
 * every argument written in every form a program writes it (a name, a chain of names, a
   rebinding of itself, branches, a loop, a ``global``, a function's scope, a guard, a negative

@@ -328,7 +328,7 @@ def test_kept_rules_hold_the_same_singletons_as_parsed_ones():
     import pickle
 
     from sglang_lint.analysis.bindings import OPAQUE
-    from sglang_lint.checks.values import UNKNOWN as UNKNOWN_VALUE
+    from sglang_lint.checks.fails_when.values import UNKNOWN as UNKNOWN_VALUE
     from sglang_lint.text.pynames import NOT_LITERAL, UNKNOWN
 
     singletons = {type(one): one for one in (NOT_LITERAL, UNKNOWN, UNKNOWN_VALUE, OPAQUE)}

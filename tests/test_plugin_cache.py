@@ -118,11 +118,11 @@ def test_an_edited_module_of_sglang_lint_starts_a_new_cache(tmp_path, monkeypatc
     package = tmp_path / "sglang_lint"
     (package / "checks").mkdir(parents=True)
     (package / "engine/lint.py").write_text("A = 1\n")
-    (package / "checks" / "when.py").write_text("B = 1\n")
+    (package / "checks" / "checks/fails_when/language.py").write_text("B = 1\n")
     monkeypatch.setattr(places, "_HERE", str(package))
     before = folder_fingerprint("rules")
-    assert "checks/when.py" in places.package_stamp()
-    os.utime(package / "checks" / "when.py", ns=(1, 1))
+    assert "checks/fails_when/language.py" in places.package_stamp()
+    os.utime(package / "checks" / "checks/fails_when/language.py", ns=(1, 1))
     assert folder_fingerprint("rules") != before
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from sglang_lint import lint
 from sglang_lint.catalog.rules import version_key
-from sglang_lint.checks.server_table import load_table
+from sglang_lint.checks.server_args.table import load_table
 from sglang_lint.derive.releases import merge_server_args, merged_server_args_text, presence, releases_in
 from sglang_lint.derive.server_args import ServerField
 from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint import lint
-from sglang_lint.checks.server_table import ParserTable, load_commands
+from sglang_lint.checks.server_args.table import ParserTable, load_commands
 from sglang_lint.derive import serve as serve_table
 from sglang_lint.derive.commands import Commands, ParserFacts, read_commands, tree_commands
 from sglang_lint.derive.releases import fetch_tree

@@ -2,22 +2,26 @@
 and a rule's check. Out: findings, each with its fix where one is certain. A rule file names
 its kind; this table (``CHECK_KINDS``) maps the name to a small verdict that the engine's one
 dispatcher calls for the sites its rules target, and whose trigger gives the screen the same
-verdict to run cheaply. Beside the kinds: the tables they judge against (``server_table``,
-``api_table``), launch commands read from Python (``launch_flags``, ``launch_env``) and the
-fails-when evaluator (``when*``)."""
+verdict to run cheaply. A kind is a module named after it (``allowed_values``: the
+``allowed-values`` kind; ``value_tests``: the four small value kinds, ``forbidden-values``,
+``must-be-none``, ``truthy``/``falsy``, ``number-range``, ``instance-of``), or a package where it
+needs more: ``fails_when/`` (the kind and its expression language) and ``server_args/`` (a
+launch judged against the server arguments: the table, the command-line reader, start-up
+checks). ``api_table`` is the Python API's derived table ``api_signature`` and
+``sampling_params`` read."""
 
 from sglang_lint.checks import (
     allowed_values,
     api_signature,
     chain_sync,
-    fails_when,
     forbidden_combination,
     guarded_member,
     not_none,
     sampling_params,
-    server_args,
     value_tests,
 )
+from sglang_lint.checks.fails_when import check as fails_when
+from sglang_lint.checks.server_args import check as server_args
 from sglang_lint.checks.base import CheckKind
 
 CHECK_KINDS: dict[str, CheckKind] = {

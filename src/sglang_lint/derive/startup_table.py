@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
-from sglang_lint.checks.startup import value_closure
+from sglang_lint.checks.server_args.startup import value_closure
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
 from sglang_lint.derive.server_args import derive_server_fields

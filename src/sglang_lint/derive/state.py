@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from sglang_lint.checks.fails_when import Parameter
+from sglang_lint.checks.fails_when.check import Parameter
 from sglang_lint.derive.constants import parameters_of
 from sglang_lint.derive.paths import _Path, _Unknown, _body
 from sglang_lint.derive.tree import Module, defined_at, walk_all

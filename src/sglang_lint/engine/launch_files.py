@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.checks.launch_flags import HOLE, ArgWord, Launch, shell_arg_word
+from sglang_lint.checks.server_args.flags import HOLE, ArgWord, Launch, shell_arg_word
 from sglang_lint.launch.prefixes import Prefix, all_prefixes, mentions_prefix, prefixed_commands
 from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.core.model import Diagnostic, Edit, Finding, Span

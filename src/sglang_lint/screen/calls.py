@@ -627,7 +627,7 @@ def conditions_screen(conditions, screen: Callable) -> Callable:
 
 def may_be_made(receiver: ast.expr, facts: "ScopedFacts") -> bool:
     """Could the engine find the call that made this receiver (analysis/resolve.py
-    ``constructor_call``, fails_when.py ``CallValues._receiver_made``: a call, or a name
+    ``constructor_call``, checks/fails_when/check.py ``CallValues._receiver_made``: a call, or a name
     bound to one; a superset: any of the name's bindings a call)? Never ``self``, an
     attribute or a subscript."""
     if isinstance(receiver, ast.Call):

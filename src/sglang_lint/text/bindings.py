@@ -25,7 +25,7 @@ BINDING = re.compile(
 
 def assigned_values(data: bytes, brackets: BracketMap, name: bytes):
     """The value of each statement ``name = value`` or ``name: T = value`` of the file
-    (the bindings ast_values.py ``AstValues._name`` reads), found where
+    (the bindings checks/fails_when/screen_values.py ``AstValues._name`` reads), found where
     :func:`~sglang_lint.text.scan.may_assign` finds ``name`` bound; None for any other
     binding it may be (an unpacking, ``:=``, a value that does not parse alone). What only
     looks like one binds no value: ``name`` in a comment or a string (but ``:=`` in an

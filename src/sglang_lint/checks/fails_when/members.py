@@ -1,4 +1,4 @@
-"""What the fails-when evaluator (checks/when.py) reads of a value's members: its attributes
+"""What the fails-when evaluator (checks/fails_when/language.py) reads of a value's members: its attributes
 (a tensor's shape and dtype, a device's type, torch's names) and the methods it calls on
 tensors, strings, dicts and sequences; with :func:`known`, the test of a value known all
 through."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sglang_lint.checks.values import (
+from sglang_lint.checks.fails_when.values import (
     FLOAT_DTYPES, UNKNOWN, Device, Member, Record, Tensor, TruthOnly, dtype_ref,
 )
 from sglang_lint.text.pynames import Ref

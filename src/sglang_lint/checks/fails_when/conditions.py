@@ -1,7 +1,7 @@
 """Which tests of a condition are one test: a named part of a condition (:class:`Bound`), the
 key that names a test wherever it is read (:func:`test_key`, :func:`_case_key`), the tests a
 node takes the truth of, and a query's name (what sglang asks the machine once per start-up).
-The evaluator (when.py) decides such a test once per case; the deriver (derive/symbolic.py)
+The evaluator (checks/fails_when/language.py) decides such a test once per case; the deriver (derive/symbolic.py)
 keeps a conditional whose test nothing else reads as the values it may take."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from sglang_lint.checks.when_grammar import QUERY_PREFIX
+from sglang_lint.checks.fails_when.grammar import QUERY_PREFIX
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""One flag of a launch command as the flag checks read it: the record launch_flags.py makes
-and the checks and their advice (flag_advice.py, server_relations.py) judge."""
+"""One flag of a launch command as the flag checks read it: the record checks/server_args/flags.py makes
+and the checks and their advice (checks/server_args/advice.py, checks/server_args/relations.py) judge."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sglang_lint.checks.server_table import Field
+from sglang_lint.checks.server_args.table import Field
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 the call-site screen (so that a call whose condition is false for all of them is never parsed
 with LibCST).
 
-The engine (fails_when.py ``CallValues.value``) gives an argument one value or UNKNOWN: a
+The engine (checks/fails_when/check.py ``CallValues.value``) gives an argument one value or UNKNOWN: a
 name's value is the one every reaching binding gives, after the guards in force and the
 writes of the file are taken into account. This module mirrors that computation case by case
-on :mod:`ast`, with the same value makers (makers.py), but reads a name's bindings in any
+on :mod:`ast`, with the same value makers (checks/fails_when/makers.py), but reads a name's bindings in any
 order, all of them (screen/ast_scopes.py): the engine's value is then either UNKNOWN or one of the
 values listed here. The condition's three-valued logic is monotone (a value in place of
 UNKNOWN never turns True into False), so if the condition is not true for any combination of
@@ -21,7 +21,7 @@ import ast
 import itertools
 
 from sglang_lint.screen.ast_scopes import GLOBAL, VALUE
-from sglang_lint.checks.makers import (
+from sglang_lint.checks.fails_when.makers import (
     BUILTIN_DICT,
     CST_OPERATORS,
     MAX_DEPTH,
@@ -30,7 +30,7 @@ from sglang_lint.checks.makers import (
     scalar_ref,
     tensor_method,
 )
-from sglang_lint.checks.when import UNKNOWN, Tensor, arithmetic, equal
+from sglang_lint.checks.fails_when.language import UNKNOWN, Tensor, arithmetic, equal
 from sglang_lint.text.pynames import NOT_LITERAL, SCALARS, UNSURE, Ref, ast_dotted_name, ast_literal
 
 
@@ -205,7 +205,7 @@ class TextValues(AstValues):
     ``FileFacts.assigned_values``: a superset of the bindings that reach the call, each
     value parsed alone); where the text cannot show what the engine would read (a binding
     it cannot read, a name an import or ``global`` may bind, a call the engine may read
-    (``may_know``: fails_when.py ``_may_know``), a dotted name that may qualify), MAYBE."""
+    (``may_know``: checks/fails_when/check.py ``_may_know``), a dotted name that may qualify), MAYBE."""
 
     def __init__(self, facts, may_know):
         self.facts, self.may_know = facts, may_know
@@ -237,7 +237,7 @@ class TextValues(AstValues):
 def _unchanged(values: list, changed) -> list:
     """A name's values, where the file changes it in place (``changed()``: a method is called
     on it, screen/calls.py ``FileFacts.method_called_on``, asked only where it matters): the engine
-    then gives it no value but a tensor whose shape nothing changes (fails_when.py
+    then gives it no value but a tensor whose shape nothing changes (checks/fails_when/check.py
     ``CallValues._name``), so only its tensors remain beside UNKNOWN."""
     kept = [value for value in values if value is UNKNOWN or isinstance(value, Tensor)]
     return kept if len(kept) < len(values) and changed() else values

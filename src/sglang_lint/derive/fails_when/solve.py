@@ -1,5 +1,5 @@
 """A local search for a call that makes a fails-when path go one way (the examples of
-derive/path_rules.py), where picking every argument at random seldom does: a good call must get
+derive/fails_when/rules.py), where picking every argument at random seldom does: a good call must get
 past a chain of tests at once (``x`` on CUDA, 2-D, float32, its second size a power of two times
 ``n_group``).
 
@@ -15,7 +15,7 @@ import ast
 import dataclasses
 import itertools
 
-from sglang_lint.checks.when import FLOAT_DTYPES, Device, Tensor, dtype_ref, evaluate, holds, names_read
+from sglang_lint.checks.fails_when.language import FLOAT_DTYPES, Device, Tensor, dtype_ref, evaluate, holds, names_read
 from sglang_lint.derive.tree import walk_all
 from sglang_lint.text.pynames import Ref
 

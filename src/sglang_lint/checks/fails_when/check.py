@@ -5,7 +5,7 @@ several parameters (``if start >= end``), of something computed from them (``hei
 != 0`` with ``height`` unpacked from ``x.shape``), behind other tests (``if mode == "x": if
 other not in {...}``), or after the function rebinds a parameter (``if n is None: n = 88``).
 The deriver writes the whole path as one expression over the parameters (``when``,
-checks/when.py); this check binds the parameters to what the call passes (literals, names
+checks/fails_when/language.py); this check binds the parameters to what the call passes (literals, names
 the resolver follows, displays, tensors made with ``torch.zeros(2, 3, dtype=...)``) or to
 their defaults, and reports the call when the expression is certainly true. Anything
 unknown is never guessed: the expression must be true whatever the unknown values are."""
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.checks.ast_values import MAYBE, AstValues, TextValues
+from sglang_lint.checks.fails_when.screen_values import MAYBE, AstValues, TextValues
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
-from sglang_lint.checks.makers import (
+from sglang_lint.checks.fails_when.makers import (
     BUILTIN_DICT,
     CST_OPERATORS,
     DTYPE_METHODS,
@@ -33,7 +33,7 @@ from sglang_lint.checks.makers import (
     scalar_ref,
     tensor_method,
 )
-from sglang_lint.checks.when import (
+from sglang_lint.checks.fails_when.language import (
     UNKNOWN,
     Member,
     Tensor,
@@ -482,7 +482,7 @@ def _screen(params: FailsWhen, constructor: bool = False):
 
 def _may_hold(expression: ast.expr, values: AstValues, bind_with) -> bool:
     """Is ``expression`` true for some combination of the values the engine may give the
-    call's arguments (ast_values.py)? ``bind_with(read)``: the environment, each argument's
+    call's arguments (checks/fails_when/screen_values.py)? ``bind_with(read)``: the environment, each argument's
     node read by ``read``."""
     nodes: list[ast.expr] = []
     bind_with(lambda node: nodes.append(node) or UNKNOWN)
@@ -516,7 +516,7 @@ _READ_CALLS = frozenset(
 def _may_know(node: ast.expr, facts, calls: frozenset = _READ_CALLS, depth: int = 0) -> bool:
     """The text screen's question, before the file's ast is read: could the engine know the
     value of this argument (CallValues.value)? A superset: a name the file may assign (what
-    it is bound to is read on the ast, ast_values.py), a call of a tensor maker, a record
+    it is bound to is read on the ast, checks/fails_when/screen_values.py), a call of a tensor maker, a record
     class or ``dict`` by its name or by a name the file may rename one to, a method of such a
     tensor, a dotted name whose head the file may import or define, a display or dict holding
     one."""

@@ -1,4 +1,4 @@
-"""The grammar of the ``fails-when`` language (checks/when.py): which Python expressions a rule's
+"""The grammar of the ``fails-when`` language (checks/fails_when/language.py): which Python expressions a rule's
 ``when`` may be, and the names it reads. Parsed with :mod:`ast`, never run."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", 
 ENVIRON_PARSERS = frozenset({"env_bool", "env_truthy", "env_int", "env_float", "env_str"})
 # A value sglang reads from outside the launch that stays one value through a start-up (the
 # platform's ``is_hip()``, ``get_platform()``): a parameter no launch binds, so unknown, but the
-# same wherever it is read; a test of it is decided by cases (checks/when.py).
+# same wherever it is read; a test of it is decided by cases (checks/fails_when/language.py).
 QUERY_PREFIX = "unknown_"
 # Names the expression may read besides its parameters (modules for dotted names such as torch.bfloat16).
 MODULES = frozenset({"torch", "math", "collections", "typing", "numbers", "sglang"})

@@ -1,4 +1,4 @@
-"""What a call that makes a value gives, for the fails-when check (checks/fails_when.py): a
+"""What a call that makes a value gives, for the fails-when check (checks/fails_when/check.py): a
 tensor torch makes (its factories, ``torch.tensor(data)``, a tensor's methods), an mlx array,
 a device. Each reads the call's argument values (``CallValues._argument``: (keyword, value)
 pairs) and gives UNKNOWN wherever the call is not one it can read for certain."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, dtype_ref, is_dtype, reshaped
+from sglang_lint.checks.fails_when.language import UNKNOWN, Device, Record, Tensor, dtype_ref, is_dtype, reshaped
 from sglang_lint.text.pynames import NOT_LITERAL, Ref
 
 MAX_DEPTH = 6  # nested displays and name hops before a value is unknown
@@ -245,7 +245,8 @@ def makes(name: str | None, records) -> bool:
 def made_by(name: str, records, args: list[tuple[str | None, object]]) -> object:
     """What a call of ``name`` (one :func:`makes` accepts) makes from these argument values:
     a dict, a record or namespace, an mlx array, a torch device or tensor. The engine
-    (fails_when.py ``CallValues._made``) and the screen (ast_values.py) read calls through it."""
+    (checks/fails_when/check.py ``CallValues._made``) and the screen
+    (checks/fails_when/screen_values.py) read calls through it."""
     if name == BUILTIN_DICT:
         return dict_made(args)
     if name in NAMESPACES or name in records:

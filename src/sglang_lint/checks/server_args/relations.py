@@ -4,7 +4,7 @@ at the launch."""
 
 from __future__ import annotations
 
-from sglang_lint.checks.flag_use import FlagUse
+from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.core.model import Finding
 
 

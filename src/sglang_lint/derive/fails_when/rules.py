@@ -11,18 +11,18 @@ import re
 import zlib
 from collections import Counter
 
-from sglang_lint.checks.fails_when import Parameter
-from sglang_lint.checks.when import UNKNOWN, equal, holds, names_read
-from sglang_lint.derive.examples import (
+from sglang_lint.checks.fails_when.check import Parameter
+from sglang_lint.checks.fails_when.language import UNKNOWN, equal, holds, names_read
+from sglang_lint.derive.fails_when.examples import (
     Opaque, PathSite, candidates, find_examples, passes, representable,
 )
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
 from sglang_lint.derive.constants import parameters_of
 from sglang_lint.derive.paths import derive_path, enums_read
-from sglang_lint.derive.solve import NOT_TRUE, goals, solve
+from sglang_lint.derive.fails_when.solve import NOT_TRUE, goals, solve
 from sglang_lint.derive.state import receiver_state, runs_when_called
-from sglang_lint.derive.records import PlainClasses, annotated_records, post_init_fields
+from sglang_lint.derive.fails_when.records import PlainClasses, annotated_records, post_init_fields
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_all, walk_local
 from sglang_lint.text.pynames import NOT_LITERAL
 
@@ -238,7 +238,7 @@ def _covered(rule_sites: list, target: tuple) -> tuple[str, ...]:
 
 
 def _records_read(site: PathSite, function: ast.FunctionDef, module: Module, modules: dict) -> tuple:
-    """The record classes (derive/records.py) that the parameters the path reads attributes of
+    """The record classes (derive/fails_when/records.py) that the parameters the path reads attributes of
     are annotated with; a call that makes one is then followed."""
     read = {node.value.id for node in walk_all(site.expression)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
@@ -369,7 +369,7 @@ def path_holds(site: PathSite, env: dict) -> object:
 
 
 def path_called(site: PathSite, env: dict) -> dict:
-    """The parameters as a call passing ``env`` binds them (checks/fails_when.py ``bind``): the
+    """The parameters as a call passing ``env`` binds them (checks/fails_when/check.py ``bind``): the
     arguments left out hold their literal defaults (else they are unknown)."""
     bound = {}
     for parameter in site.parameters:

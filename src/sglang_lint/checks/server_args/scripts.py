@@ -5,10 +5,10 @@ does not take or takes only ambiguously, and SGL015 on a module the target relea
 from __future__ import annotations
 
 from sglang_lint.checks.base import rename_hint, string_fix
-from sglang_lint.checks.flag_advice import removed_hint
-from sglang_lint.checks.flag_use import FlagUse
-from sglang_lint.checks.launch_flags import Launch
-from sglang_lint.checks.server_table import Table
+from sglang_lint.checks.server_args.advice import removed_hint
+from sglang_lint.checks.server_args.flag_use import FlagUse
+from sglang_lint.checks.server_args.flags import Launch
+from sglang_lint.checks.server_args.table import Table
 from sglang_lint.core.model import Finding
 
 

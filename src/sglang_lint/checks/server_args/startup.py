@@ -6,7 +6,7 @@ validation, a ``fails-when`` condition over the fields and environment variables
 releases that have it. A launch's settings (its flags or keywords, known literals only), the
 environment variables written with it, and for the fields it leaves out the target release's
 defaults (only where the launch certainly sets nothing else) are the values the condition is
-evaluated over, three-valued (checks/when.py): a finding only where it is certainly true in
+evaluated over, three-valued (checks/fails_when/language.py): a finding only where it is certainly true in
 every target release.
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
-from sglang_lint.checks.when import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
-from sglang_lint.checks.when_grammar import WhenError
+from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
+from sglang_lint.checks.fails_when.grammar import WhenError
 from sglang_lint.core.model import Finding
 from sglang_lint.core.rulefile import read_toml
 from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known

@@ -12,7 +12,7 @@ call-site screen, which knows less than the engine, can rule a call out only whe
 would too.
 
 Values: None, bools, numbers, strings, tuples, lists, dicts (of values), and those of
-checks/values.py: tensors and MLX arrays built at the call (shape, dtype, device), devices,
+checks/fails_when/values.py: tensors and MLX arrays built at the call (shape, dtype, device), devices,
 objects made at the call (:class:`Record`), and :class:`~sglang_lint.text.pynames.Ref` (a dotted
 name such as ``torch.bfloat16``).
 """
@@ -23,7 +23,7 @@ import ast
 import math
 import operator
 
-from sglang_lint.checks.values import (  # (the values, re-exported for the check and the deriver)
+from sglang_lint.checks.fails_when.values import (  # (the values, re-exported for the check and the deriver)
     FLOAT_DTYPES,
     UNKNOWN,
     Device,
@@ -35,15 +35,15 @@ from sglang_lint.checks.values import (  # (the values, re-exported for the chec
     is_dtype,
     member_equal,
 )
-from sglang_lint.checks.when_instances import is_instance
-from sglang_lint.checks.when_members import (  # (re-exported for the checks and the deriver)
+from sglang_lint.checks.fails_when.instances import is_instance
+from sglang_lint.checks.fails_when.members import (  # (re-exported for the checks and the deriver)
     MORE_VALUE_METHODS, TENSOR_METHODS, VALUE_METHODS, Method, attribute, known, method, reshaped,
 )
-from sglang_lint.checks.when_members import index as value_at
-from sglang_lint.checks.when_grammar import (
+from sglang_lint.checks.fails_when.members import index as value_at
+from sglang_lint.checks.fails_when.grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
 )
-from sglang_lint.checks.when_tests import Bound, _case_key, test_key, tests_in
+from sglang_lint.checks.fails_when.conditions import Bound, _case_key, test_key, tests_in
 from sglang_lint.text.pynames import Ref
 
 __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",

@@ -33,7 +33,7 @@ from sglang_lint.core.lazycst import libcst as cst
 from sglang_lint.analysis.bindings import Imported
 from sglang_lint.analysis.built import READER_METHODS, READERS
 from sglang_lint.checks.base import argument_of
-from sglang_lint.checks.launch_flags import HOLE, python_words, shell_source
+from sglang_lint.checks.server_args.flags import HOLE, python_words, shell_source
 from sglang_lint.launch.commands import SHELLS, _script_index, find_launch
 from sglang_lint.launch.shell_env import command_env, launch_commands_with_env
 from sglang_lint.analysis.syntax import child_nodes, dotted_name, literal_value
@@ -567,7 +567,7 @@ def _ancestors(root, target) -> list | None:
 # --- the command's own --------------------------------------------------------------------------
 
 def _takes(target) -> str:
-    """How a target's call hands on the launch (as checks/server_args.py reads catalog.Target.takes)."""
+    """How a target's call hands on the launch (as checks/server_args/check.py reads catalog.Target.takes)."""
     if target is None:
         return "keywords"
     if target.takes:

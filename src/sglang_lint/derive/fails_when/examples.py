@@ -13,12 +13,12 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sglang_lint.checks.fails_when import Parameter
-from sglang_lint.checks.when import (
+from sglang_lint.checks.fails_when.check import Parameter
+from sglang_lint.checks.fails_when.language import (
     FLOAT_DTYPES, UNKNOWN, VALUE_METHODS, Device, Member, Record, Tensor, dtype_ref, holds, names_read,
 )
 from sglang_lint.derive.expressions import rooted_at_torch
-from sglang_lint.derive.solve import goals, matching_tensors, solve
+from sglang_lint.derive.fails_when.solve import goals, matching_tensors, solve
 from sglang_lint.derive.tree import walk_all
 from sglang_lint.text.pynames import NOT_LITERAL, Ref
 

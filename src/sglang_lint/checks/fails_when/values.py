@@ -1,4 +1,4 @@
-"""The values the fails-when evaluator (checks/when.py) computes with, beside Python's own
+"""The values the fails-when evaluator (checks/fails_when/language.py) computes with, beside Python's own
 scalars and containers: :data:`UNKNOWN`, tensors and MLX arrays made at a call, devices,
 torch's and mlx's dtypes (:class:`~sglang_lint.text.pynames.Ref`), objects made at a call
 (:class:`Record`) and values whose truth alone is known (:class:`TruthOnly`)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from sglang_lint.checks.fails_when import EnumClass, RecordClass
+from sglang_lint.checks.fails_when.check import EnumClass, RecordClass
 from sglang_lint.derive.tree import Module, defining_module
 from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
 

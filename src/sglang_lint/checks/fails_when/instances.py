@@ -1,4 +1,4 @@
-"""``isinstance`` in the fails-when evaluator (checks/when.py): whether a value it knows is
+"""``isinstance`` in the fails-when evaluator (checks/fails_when/language.py): whether a value it knows is
 an instance of the classes a condition names, three-valued. sglang's own plain classes, the
 builtins and ABCs whose relation to a literal is certain (checks/value_tests.py), torch's
 tensor class."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
-from sglang_lint.checks.values import UNKNOWN, Device, Member, Record, Tensor, TruthOnly
+from sglang_lint.checks.fails_when.values import UNKNOWN, Device, Member, Record, Tensor, TruthOnly
 from sglang_lint.text.pynames import Ref
 
 

@@ -1,4 +1,4 @@
-"""A fails-when site (derive/path_rules.py) as a rule file: its text, name and examples."""
+"""A fails-when site (derive/fails_when/rules.py) as a rule file: its text, name and examples."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import hashlib
 
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import shown_message
-from sglang_lint.derive.examples import write_value
-from sglang_lint.derive.examples import PathSite
+from sglang_lint.derive.fails_when.examples import write_value
+from sglang_lint.derive.fails_when.examples import PathSite
 from sglang_lint.text.pynames import NOT_LITERAL
 
 
