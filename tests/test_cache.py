@@ -190,9 +190,9 @@ def test_a_changed_rule_file_or_version_or_selection_changes_the_fingerprint(tmp
     monkeypatch.setattr(cache_module, "__version__", "99.0")
     assert ruleset_fingerprint(RuleSet(rules)) != base
     # An edited module of sglang-lint (a checkout installed for editing keeps its version).
-    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine/lint.py 1 1")
+    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine.py 1 1")
     edited = ruleset_fingerprint(RuleSet(rules))
-    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine/lint.py 1 2")
+    monkeypatch.setattr(cache_module, "code_stamp", lambda: "engine.py 1 2")
     assert ruleset_fingerprint(RuleSet(rules)) != edited
 
 

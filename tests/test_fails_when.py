@@ -28,7 +28,7 @@ from sglang_lint.text.pynames import Ref
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
-FIXTURE = ROOT / "tests" / "fixtures" / "families" / "checks/fails_when/check.py"
+FIXTURE = ROOT / "tests" / "fixtures" / "families" / "fails_when.py"
 F32 = dtype_ref("float32")
 
 

@@ -160,11 +160,11 @@ def test_safe_mode_leaves_unsafe_fixes_and_says_how_to_apply_them(tmp_path: Path
 def test_stdin_fix_prints_the_fixed_buffer():
     path = CRLF
     result = subprocess.run(
-        [sys.executable, "-m", "sglang_lint", "--fix", "--stdin-filename", "core/model.py", "-"],
+        [sys.executable, "-m", "sglang_lint", "--fix", "--stdin-filename", "model.py", "-"],
         input=path.read_bytes(), capture_output=True, timeout=120,
     )
     assert result.stdout == expected(path)  # bytes: CRLF survives the round trip
-    assert b"core/model.py:12:36: SGL003" in result.stderr  # what is left goes to stderr
+    assert b"model.py:12:36: SGL003" in result.stderr  # what is left goes to stderr
 
 
 @pytest.mark.parametrize(
@@ -265,7 +265,7 @@ def test_encoding_and_bom_are_kept():
 
 def test_write_keeps_permissions_and_symlinks(tmp_path: Path):
     source = CRLF
-    target = tmp_path / "core/model.py"
+    target = tmp_path / "model.py"
     shutil.copyfile(source, target)
     os.chmod(target, 0o640)
     link = tmp_path / "link.py"
@@ -274,12 +274,12 @@ def test_write_keeps_permissions_and_symlinks(tmp_path: Path):
     assert result.returncode == 1, result.stderr  # the "cuda" finding remains
     assert link.is_symlink() and target.read_bytes() == expected(source)
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.py", "core/model.py"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.py", "model.py"]  # no temporary left
 
 
 def test_read_only_file_is_reported_and_left_alone(tmp_path: Path):
     source = CRLF
-    target = tmp_path / "core/model.py"
+    target = tmp_path / "model.py"
     shutil.copyfile(source, target)
     os.chmod(target, 0o444)
     result = lint_in_process("--fix", str(target))

@@ -117,12 +117,12 @@ def test_the_key_changes_with_each_thing_the_results_depend_on():
 def test_an_edited_module_of_sglang_lint_starts_a_new_cache(tmp_path, monkeypatch):
     package = tmp_path / "sglang_lint"
     (package / "checks").mkdir(parents=True)
-    (package / "engine/lint.py").write_text("A = 1\n")
-    (package / "checks" / "checks/fails_when/language.py").write_text("B = 1\n")
-    monkeypatch.setattr(places, "_HERE", str(package))
+    (package / "engine.py").write_text("A = 1\n")
+    (package / "checks" / "when.py").write_text("B = 1\n")
+    monkeypatch.setattr(places, "_PACKAGE", str(package))
     before = folder_fingerprint("rules")
-    assert "checks/fails_when/language.py" in places.package_stamp()
-    os.utime(package / "checks" / "checks/fails_when/language.py", ns=(1, 1))
+    assert "checks/when.py" in places.package_stamp()
+    os.utime(package / "checks" / "when.py", ns=(1, 1))
     assert folder_fingerprint("rules") != before
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sglang_lint.checks import startup
+from sglang_lint.checks.server_args import startup
 from sglang_lint.derive.startup_rules import unshared, value_name, written
 from sglang_lint.derive.startup_table import startup_text, tree_startup
 

@@ -20,8 +20,9 @@ from sglang_lint.checks import (
     sampling_params,
     value_tests,
 )
-from sglang_lint.checks.fails_when import check as fails_when
-from sglang_lint.checks.server_args import check as server_args
+# (bound under other names: ``fails_when`` and ``server_args`` stay this package's subpackages)
+from sglang_lint.checks.fails_when import check as fails_when_kind
+from sglang_lint.checks.server_args import check as server_args_kind
 from sglang_lint.checks.base import CheckKind
 
 CHECK_KINDS: dict[str, CheckKind] = {
@@ -38,8 +39,8 @@ CHECK_KINDS: dict[str, CheckKind] = {
         value_tests.NUMBER_RANGE,
         value_tests.INSTANCE_OF_KIND,
         value_tests.FALSY,
-        server_args.KIND,
-        fails_when.KIND,
+        server_args_kind.KIND,
+        fails_when_kind.KIND,
         api_signature.KIND,
         sampling_params.KIND,
     )
