@@ -166,7 +166,7 @@ def alternate(pairs: list[tuple], runs: int, cwd: Path) -> None:
             series.samples.append(measure(command, cwd, env[0]() if env else None))
 
 
-# The flake8 plugin's result cache (plugin_cache.py) is where SGLANG_LINT_CACHE_DIR says: a
+# The flake8 plugin's result cache (frontends/plugin_cache.py) is where SGLANG_LINT_CACHE_DIR says: a
 # folder of its own for each run that must find none (cold), one left by a run for those that
 # may read it (warm).
 _plugin_caches: list[str] = []

@@ -5,7 +5,7 @@ that bench.py measures beside ``ruff check``, in the same run.
     python bench/floors.py {text,parse,parse-named} [-j N] FILE...
 
 * ``text``: read every file and look in its text for a catalog name written as a rule's trigger
-  needs it (``name(``, ``.name(``: the compiled rule index's text prefilter, index.py
+  needs it (``name(``, ``.name(``: the compiled rule index's text prefilter, catalog/index.py
   ``codes_for``): sglang-lint's first stage, which decides most files of a tree;
 * ``parse``: read every file and parse it with :func:`ast.parse` (CPython's own parser, the
   cheapest parse a Python program has, about a tenth of LibCST's);
@@ -23,7 +23,8 @@ import ast
 import multiprocessing
 import sys
 
-from sglang_lint.index import rule_index
+from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.screen.prefilter import index_screen
 
 _NAMED = None
 
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=1)
     parser.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
-    _NAMED = rule_index()  # (before the fork: each worker has it, as sglang-lint's workers have their rules)
+    _NAMED = index_screen(rule_index())  # (before the fork: each worker has it, as the linter's workers have theirs)
     jobs = [(args.stage, path) for path in args.files]
     if args.jobs > 1:
         with multiprocessing.get_context("fork").Pool(args.jobs) as pool:

@@ -9,7 +9,7 @@ The document is a file of sglang's own tree close to 2,000 lines, with a bad
 the engine, and has a finding to place), changed in three ways: a comment line typed in the
 middle of the file, the bad value itself edited at the end, and the same middle edit of the
 file without the bad call (which the screen rules out before any parse). The server parses
-again only the top-level statements an edit touched (reparse.py).
+again only the top-level statements an edit touched (analysis/reparse.py).
 """
 
 from __future__ import annotations

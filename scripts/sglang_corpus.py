@@ -550,9 +550,9 @@ def check_fixes(tree: Path, planted: list, workdir: Path, lint: list[str]) -> bo
 def replay_mutations(release: str) -> bool:
     """Plant :data:`MUTATIONS` in ``release``'s own tree where it has their call site and its
     catalog their rule; require each finding there, as in 0.5.23."""
-    from sglang_lint.places import default_rules_dir
-    from sglang_lint.checks.server_table import load_table
-    from sglang_lint.ruletable import default_ruleset
+    from sglang_lint.core.places import default_rules_dir
+    from sglang_lint.checks.server_args.table import load_table
+    from sglang_lint.engine.ruletable import default_ruleset
 
     start = time.perf_counter()
     tree = fetch_tree(release)
@@ -610,7 +610,7 @@ _SIZE_LIMIT = re.compile(r"not analysed: [0-9.]+ MB is over the (?P<limit>\d+) M
 def foreign_venv(packages: tuple[str, ...] = FOREIGN_PACKAGES) -> Path:
     """The site-packages folder of a venv with ``packages``, made once with pip under
     ``cache_home()/foreign-venv-py3X-<hash of the packages>`` (an unfinished one is made anew)."""
-    from sglang_lint.places import cache_home
+    from sglang_lint.core.places import cache_home
 
     key = hashlib.sha256("\n".join(packages).encode()).hexdigest()[:12]
     root = cache_home() / f"foreign-venv-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
@@ -635,7 +635,7 @@ def foreign_paths(folders: list[Path]) -> list[str]:
     """What to lint of ``folders`` (the standard library, site-packages): a folder as it is,
     but a site-packages folder entry by entry (the command would not walk into it), leaving
     out sglang and this project."""
-    from sglang_lint.launch_paths import is_launch_file
+    from sglang_lint.launch.paths import is_launch_file
 
     paths = []
     for folder in folders:
@@ -692,7 +692,7 @@ class ForeignRun:
 def lint_foreign(paths: list[str]) -> ForeignRun:
     """Lint ``paths`` as a user runs the command on a project, reading no configuration file
     (the code is not ours) and no result cache (every result is computed now)."""
-    from sglang_lint.cli import python_files
+    from sglang_lint.frontends.cli import python_files
 
     start = time.perf_counter()
     result = subprocess.run(

@@ -102,12 +102,12 @@ def run_lint(*args: str, cwd: Path | None = None, stdin: str | None = None) -> s
 
 
 def lint_in_process(*args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """The ``sglang-lint`` command run by this process: ``sglang_lint.cli.main``, what the
+    """The ``sglang-lint`` command run by this process: ``sglang_lint.frontends.cli.main``, what the
     console script and ``python -m sglang_lint`` call, with this cwd, stdin, stdout and
     stderr; the same exit status and text as :func:`run_lint` without starting an
     interpreter. For the tests of options, configuration, formats and subcommands; the
     command as a process (exit status, pipes, workers, files written) keeps its own tests."""
-    from sglang_lint import cli
+    from sglang_lint.frontends import cli
 
     out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
     given = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")

@@ -24,7 +24,7 @@ sys.path.insert(0, str(API))
 import api_heldout  # noqa: E402
 import api_measure  # noqa: E402
 
-from sglang_lint.target import known_releases  # noqa: E402
+from sglang_lint.frontends.indexes import rule_index  # noqa: E402
 
 DATA = json.loads(api_heldout.HELDOUT.read_text(encoding="utf-8"))
 CASES = DATA["cases"]
@@ -33,7 +33,7 @@ CASES = DATA["cases"]
 def test_the_set_is_well_formed():
     assert DATA["seed"] == 44 and len(CASES) >= 30
     assert [c["id"] for c in CASES] == [f"{i:03d}" for i in range(len(CASES))]
-    assert {c["release"] for c in CASES} <= set(known_releases())
+    assert {c["release"] for c in CASES} <= set(rule_index().releases)
     surfaces = Counter(c["surface"] for c in CASES)
     assert set(surfaces) <= {s[0] for s in api_heldout.SURFACES} and len(surfaces) >= 6
     assert min(surfaces[s] for s in ("Engine methods", "sampling parameters", "registries")) >= 5

@@ -16,7 +16,7 @@ from sglang_lint.derive.api_table import TABLE, api_history, api_text, merge_api
 from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.tree import LazyTree
 from sglang_lint import lint
-from sglang_lint.ruletable import RuleSet, load_rules
+from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
-"""The screen of a list of launch flags (``other_args=[...]``, argv_screen.py) cannot
+"""The screen of a list of launch flags (``other_args=[...]``, screen/argv.py) cannot
 contradict the engine: a property test (hypothesis), as test_screen_agreement.py.
 
-The list is written in each form built.py reads (a display at the call, a name, a
+The list is written in each form analysis/built.py reads (a display at the call, a name, a
 concatenation with a part it cannot read, ``*`` of one, a class's list read through
 ``self``/``cls``, a list a method sets, a class default that is empty, a wrapper's parameter
 fed by a call of the wrapper, ``x = x + [...]``, ``x += [...]`` (in branches, a flag and its value in two steps, a
@@ -52,7 +52,7 @@ def _forms(flag: str, value: str) -> dict[str, str]:
         "method-wrapper": (f"class T:\n    def launch(self, args):\n        {CALL.format('args')}\n\n"
                            f"    def go(self):\n        self.launch([{words}])\n"),
         "loop": f"for args in ([{words}],):\n    {CALL.format('args')}\n",
-        # words added with ``+=`` (built.py: the list before the statement, then the display)
+        # words added with ``+=`` (analysis/built.py: the list before the statement, then the display)
         "stepped": f"args = ['--trust-remote-code']\nif c:\n    args += [{words}]\n{CALL.format('args')}\n",
         "stepped-split": f"args = [{flag!r}]\nargs += [{value!r}]\n{CALL.format('args')}\n",
         "stepped-twice": (f"args = []\nargs += [{flag!r}]\nif c:\n    args += [{value!r}]\n"
@@ -62,7 +62,7 @@ def _forms(flag: str, value: str) -> dict[str, str]:
         "stepped-wrapped": (f"def _raw(other_args):\n    {CALL.format('other_args')}\n\n\n"
                             f"def run(other_args=None):\n    if other_args is None:\n        other_args = []\n"
                             f"    other_args += [{words}]\n    _raw(other_args=other_args)\n"),
-        # a word written as a name: the engine evaluates it (resolve.py) or it is an unknown word
+        # a word written as a name: the engine evaluates it (analysis/resolve.py) or it is an unknown word
         "name-flag": f"FLAG = {flag!r}\n{CALL.format(f'[FLAG, {value!r}]')}\n",
         "name-value": f"VALUE = {value!r}\n{CALL.format(f'[{flag!r}, VALUE]')}\n",
         "name-default": f"def go(v={value!r}):\n    {CALL.format(f'[{flag!r}, v]')}\n",

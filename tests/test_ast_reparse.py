@@ -1,4 +1,4 @@
-"""The language server's ast of a document kept between edits (ast_reparse.py): after any edit
+"""The language server's ast of a document kept between edits (screen/ast_reparse.py): after any edit
 it finds every call where a fresh parse finds it, in the same scopes, with the same bindings,
 and the screen answers as it does on a fresh parse; an edit in the middle parses only a
 stretch of the text."""
@@ -11,9 +11,9 @@ import random
 import pytest
 
 from conftest import fixture_files
-from sglang_lint.ast_reparse import AstChunks
-from sglang_lint.ast_scopes import AstFile
-from sglang_lint.ruletable import default_ruleset
+from sglang_lint.screen.ast_reparse import AstChunks
+from sglang_lint.screen.ast_scopes import AstFile
+from sglang_lint.engine.ruletable import default_ruleset
 from test_reparse import BASE, _edits
 
 

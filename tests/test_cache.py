@@ -17,11 +17,13 @@ import pytest
 
 from conftest import ROOT, fix_fixture_files, fixture_files, lint_in_process, run_lint
 from snippets import CAPTURE_IMPORT
-from sglang_lint import cache as cache_module, catalog, ruletable
-from sglang_lint.index import rule_index
-from sglang_lint.model import FileResult
-from sglang_lint.cache import ResultCache, file_key, ruleset_fingerprint
-from sglang_lint.ruletable import RuleSet, load_rules
+from sglang_lint.frontends import cache as cache_module
+from sglang_lint.catalog import rules as catalog
+from sglang_lint.engine import ruletable
+from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.core.model import FileResult
+from sglang_lint.frontends.cache import ResultCache, file_key, ruleset_fingerprint
+from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 FILES = len(fixture_files()) + 1  # the fixtures and a clean file
 
@@ -195,7 +197,7 @@ def test_a_changed_rule_file_or_version_or_selection_changes_the_fingerprint(tmp
 
 
 def test_a_rules_crash_is_never_cached():
-    from sglang_lint.model import CRASH_CODE, Diagnostic
+    from sglang_lint.core.model import CRASH_CODE, Diagnostic
 
     finding = Diagnostic(2, 30, "SGL001", "m")
     assert FileResult.ok([finding], "parsed with LibCST").cacheable

@@ -11,11 +11,11 @@ import pytest
 
 from conftest import ROOT, run
 from sglang_lint import lint
-from sglang_lint.rulefile import RuleFileError, tomllib
-from sglang_lint.ruletable import RuleSet, default_rules, load_rules
-from sglang_lint.source import parse
-from sglang_lint.fixes import fix_text
-from sglang_lint.versions import version_key
+from sglang_lint.core.rulefile import RuleFileError, tomllib
+from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
+from sglang_lint.analysis.source import parse
+from sglang_lint.engine.fixes import fix_text
+from sglang_lint.core.versions import version_key
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 SCREENED = RuleSet(default_rules())
@@ -157,7 +157,7 @@ def write(tmp_path: Path, text: str, name: str = "SGL101-team-rule.toml") -> Pat
 
 
 def test_valid_team_rule_loads_and_runs(tmp_path):
-    from sglang_lint.ruletable import RuleSet
+    from sglang_lint.engine.ruletable import RuleSet
 
     (rule,) = load_rules([write(tmp_path, VALID)])
     assert rule.code == "SGL101"

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from sglang_lint import lint
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 SGL002 = [rule for rule in default_rules() if rule.code == "SGL002"]
 SCREENED = RuleSet(SGL002)

@@ -1,7 +1,7 @@
 """The ``sglang-lint`` command: output lines, exit codes, selection, walking, bad input.
 
 The exit codes, pipes and bad input go through the command as a process (``lint``); the
-options, walking and listings through ``sglang_lint.cli.main`` in this process (``main``)."""
+options, walking and listings through ``sglang_lint.frontends.cli.main`` in this process (``main``)."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_a_path_named_like_a_subcommand_is_linted_and_the_option_spelling_runs_t
 
 
 def test_check_in_either_spelling_is_the_lint_run(tmp_path):
-    # the quick entry point (the command; a clean file never reaches cli.py) and the full
+    # the quick entry point (the command; a clean file never reaches frontends/cli.py) and the full
     # command (in this process) read the first word alike
     (tmp_path / "clean.py").write_text("import os\nprint(os.sep)\n")
     (tmp_path / "bad.py").write_text(BAD)

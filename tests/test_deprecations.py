@@ -20,10 +20,10 @@ import pytest
 
 from conftest import ROOT
 from sglang_lint import lint
-from sglang_lint.checks.server_table import load_table
+from sglang_lint.checks.server_args.table import load_table
 from sglang_lint.derive.deprecations import DeprecatedFlag, advice, deprecated_flags
 from sglang_lint.derive.releases import fetch_tree, merge_deprecated, registered_flags, release_server_args
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 TABLE_PATH = ROOT / "rules" / "derived" / "server_args.toml"
 

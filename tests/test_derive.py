@@ -14,13 +14,13 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint import lint
-from sglang_lint.ruletable import RuleSet, load_rules
-from sglang_lint.checks.server_table import load_table
-from sglang_lint.rulefile import read_toml
+from sglang_lint.engine.ruletable import RuleSet, load_rules
+from sglang_lint.checks.server_args.table import load_table
+from sglang_lint.core.rulefile import read_toml
 from sglang_lint.derive import (
     DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, catalog_history, derive_sites, verify, write_catalog, write_over_history,
 )
-from sglang_lint.catalog import version_key
+from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.releases import (
     Run, fetch_tree, gone_rules, release_server_args, release_sites, rules_of, site_history, site_runs,
     site_signature,
@@ -598,7 +598,7 @@ def test_server_argument_table(derivation, written):
         "--bucket-bounds", "--canary-data", "--config", "--old-graphs", "--reasoning-parser", "--sampling-backend",
     ]
     rules_dir, _, _ = written
-    from sglang_lint.checks.server_table import load_table
+    from sglang_lint.checks.server_args.table import load_table
 
     table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")
     assert set(table.fields) == set(fields) and table.version == "9.9.9"
@@ -607,7 +607,7 @@ def test_server_argument_table(derivation, written):
 
 def test_verify_reports_server_argument_drift(tmp_path, written):
     from sglang_lint.derive.drift import _table_drift
-    from sglang_lint.checks.server_table import load_table
+    from sglang_lint.checks.server_args.table import load_table
 
     rules_dir, _, _ = written
     table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 from sglang_lint.derive import derive_sites, verify
-from sglang_lint.ruletable import load_rules
+from sglang_lint.engine.ruletable import load_rules
 
 
 @pytest.mark.corpus

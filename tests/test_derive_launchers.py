@@ -15,7 +15,7 @@ from sglang_lint.derive.launchers import LAUNCHERS_TABLE, EntryPoint, launch_ent
 from sglang_lint.derive.sites import derive_sites
 from sglang_lint.derive.tree import LazyTree, read_modules
 from sglang_lint.derive.writing import _write_launchers
-from sglang_lint.rulefile import tomllib
+from sglang_lint.core.rulefile import tomllib
 
 SGLANG_0_5_23 = Path.home() / ".cache" / "sglang-lint" / "sglang-0.5.23"
 

@@ -20,7 +20,7 @@ from sglang_lint.derive.merge import catalog_facts, tree_facts, write_merged
 from sglang_lint.derive.releases import gone_rules, site_history, site_signature
 from sglang_lint.derive.startup_table import merge_startup
 from sglang_lint.derive.writing import _read_lock, _with_range, older_checks_of
-from sglang_lint.rulefile import read_toml
+from sglang_lint.core.rulefile import read_toml
 from test_derive import TREE, _snapshot
 from test_serve_commands import TREE as COMMAND_FILES
 

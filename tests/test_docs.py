@@ -4,8 +4,8 @@ generated listing of every rule and must be up to date."""
 from __future__ import annotations
 
 from conftest import ROOT, lint_in_process
-from sglang_lint.ruletable import default_rules
-from sglang_lint.docs import catalog_markdown
+from sglang_lint.engine.ruletable import default_rules
+from sglang_lint.frontends.docs import catalog_markdown
 
 
 def test_docs_rules_md_is_up_to_date():

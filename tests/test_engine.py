@@ -10,7 +10,7 @@ import pytest
 from snippets import CAPTURE_IMPORT as IMPORT, SGL001_AND_SGL004
 from sglang_lint import SourceError, lint
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.ruletable import default_ruleset
+from sglang_lint.engine.ruletable import default_ruleset
 
 
 def found(source: str, path: str = "user.py") -> list[tuple[int, int, str]]:
@@ -47,8 +47,8 @@ def test_a_trigger_module_word_is_a_whole_identifier_as_an_import_writes_it(impo
     # prefilter.CompiledTrigger.words are read from the text's identifiers, not as substrings:
     # where the module's name is no whole word, the engine (prefilter and screen bypassed)
     # cannot qualify the call to the rule's class either
-    from sglang_lint.engine import _analyse_parsed
-    from sglang_lint.bindings import FileBindings
+    from sglang_lint.engine.lint import _analyse_parsed
+    from sglang_lint.analysis.bindings import FileBindings
 
     source = imported + "\nVocabParallelEmbedding(8, use_presharded_weights=True, org_num_embeddings=4)\n"
     ruleset = default_ruleset()
@@ -87,7 +87,7 @@ def test_values_the_resolver_does_not_follow_are_never_guessed(body):
 
 
 def test_an_unpacked_display_binds_each_name_to_its_element():
-    # (bindings.py ``_unpacks_a_display``; the text screen once hid this finding: it saw no
+    # (analysis/bindings.py ``_unpacks_a_display``; the text screen once hid this finding: it saw no
     # binding of MODE in ``MODE, OTHER = ...``, while the engine reads MODE = 'pre')
     body = "MODE, OTHER = 'pre', 'x'\nset_capture_flag_on_blocks(t, MODE, enable=True)\n"
     assert [code for _, _, code in found(IMPORT + body)] == ["SGL001"]
@@ -205,7 +205,10 @@ def test_a_config_flag_written_elsewhere_in_the_file_is_not_guessed():
 
 
 def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_path):
-    from sglang_lint import cli, engine, flake8_plugin, runner
+    from sglang_lint.frontends import cli
+    from sglang_lint.engine import lint as engine
+    from sglang_lint.frontends import flake8_plugin
+    from sglang_lint.frontends import runner
 
     def broken(*args, **kwargs):
         raise RuntimeError("internal")
@@ -297,7 +300,7 @@ def test_a_bad_value_is_reported_unless_its_own_object_is_used_where_a_raise_is_
 def test_the_collector_runs_less_during_a_lint_and_as_before_after_it():
     import gc
 
-    from sglang_lint.gcpolicy import few_collections
+    from sglang_lint.core.gcpolicy import few_collections
 
     before = gc.get_threshold()
     with few_collections():
@@ -319,7 +322,7 @@ def test_freezing_the_rules_frees_the_garbage_waiting_for_a_collection_first():
     import gc
     import weakref
 
-    from sglang_lint.gcpolicy import keep_for_good
+    from sglang_lint.core.gcpolicy import keep_for_good
 
     class Node:
         pass
@@ -339,7 +342,7 @@ def test_freezing_the_rules_frees_the_garbage_waiting_for_a_collection_first():
 
 
 def test_the_flake8_plugin_freezes_each_time_its_rule_sets_double(monkeypatch):
-    from sglang_lint import flake8_plugin
+    from sglang_lint.frontends import flake8_plugin
 
     frozen = []
     plugin = flake8_plugin.SglangLintPlugin
@@ -353,11 +356,11 @@ def test_the_flake8_plugin_freezes_each_time_its_rule_sets_double(monkeypatch):
 
 
 def test_libcst_takes_the_place_of_its_stand_in_once_loaded():
-    """lazycst.py: once LibCST is imported, every module of ours that held the stand-in holds
+    """core/lazycst.py: once LibCST is imported, every module of ours that held the stand-in holds
     the module itself (a stand-in left in place answers, but through one more lookup)."""
     import sys
 
-    from sglang_lint import lazycst
+    from sglang_lint.core import lazycst
 
     lint(IMPORT + "set_capture_flag_on_blocks(t, mode='x')\n")  # parses: LibCST is loaded
     assert lazycst.loaded() and lazycst.libcst is sys.modules["libcst"]

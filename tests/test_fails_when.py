@@ -1,8 +1,8 @@
 """fails-when rules (issue 17): the path to a raise as one expression over the parameters.
 
-* the evaluator (checks/when.py): three-valued, never raises, and monotone: learning a value
+* the evaluator (checks/fails_when/language.py): three-valued, never raises, and monotone: learning a value
   never turns a certain True into False or back (the call-site screen relies on it);
-* the deriver (derive/paths.py, derive/path_rules.py) on the stand-in tree: the expression each
+* the deriver (derive/paths.py, derive/fails_when/rules.py) on the stand-in tree: the expression each
   raise gets, and the reason each shape it cannot write is skipped;
 * the written rules through the engine and a real flake8 on user code that calls them.
 """
@@ -17,13 +17,15 @@ import pytest
 
 from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
-from sglang_lint.checks.when import UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when
+from sglang_lint.checks.fails_when.language import (
+    UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
+)
 from sglang_lint.derive import derive_sites, write_catalog
-from sglang_lint.checks.fails_when import RecordClass
-from sglang_lint.derive.examples import find_examples
-from sglang_lint.derive.records import record_class
-from sglang_lint.pynames import Ref
-from sglang_lint.ruletable import RuleSet, load_rules
+from sglang_lint.checks.fails_when.check import RecordClass
+from sglang_lint.derive.fails_when.examples import find_examples
+from sglang_lint.derive.fails_when.records import record_class
+from sglang_lint.text.pynames import Ref
+from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 FIXTURE = ROOT / "tests" / "fixtures" / "families" / "fails_when.py"
@@ -196,7 +198,7 @@ def test_learning_a_value_never_flips_a_certain_verdict():
 
 
 def _site_of(rule, check):
-    from sglang_lint.derive.path_rules import PathSite
+    from sglang_lint.derive.fails_when.examples import PathSite
 
     return PathSite(rule.raise_site.module, rule.raise_site.function, rule.raise_site.exception,
                     rule.raise_site.message, rule.raise_site.line or 0, check.params.when, check.params.parameters,
@@ -580,7 +582,7 @@ INSTANCE_HEADER = "import torch\n\nfrom sglang.modes.state import TimeEmbed\n\nt
 ])
 def test_a_constructor_screens_as_the_instance_calls_it_makes(ruleset, body, may_fire):
     """``m = Block(...); m(x)`` runs ``forward``: the constructor call goes on only where the
-    instance it makes is bound to a name the file calls (dispatch.py ``_instance_calls``)."""
+    instance it makes is bound to a name the file calls (engine/dispatch.py ``_instance_calls``)."""
     source = INSTANCE_HEADER + body
     unscreened = RuleSet(ruleset.catalog, screen=False)
     assert ruleset.may_match(source) is may_fire

@@ -1,6 +1,7 @@
-"""The call-site screen of fails-when rules (checks/fails_when.py ``_screen``, checks/ast_values.py):
-every value the engine may give an argument, read on :mod:`ast`; the call is parsed with LibCST
-only where the rule's expression may be true for one of them.
+"""The call-site screen of fails-when rules (checks/fails_when/check.py ``_screen``,
+checks/fails_when/screen_values.py): every value the engine may give an argument, read on
+:mod:`ast`; the call is parsed with LibCST only where the rule's expression may be true for one
+of them.
 
 * every argument written in every form a program writes it (a name, a chain of names, a
   rebinding of itself, branches, a loop, a ``global``, a function's scope, a guard, a negative
@@ -20,9 +21,9 @@ import pytest
 
 from sglang_lint import lint
 from sglang_lint.derive import derive_sites, write_catalog
-from sglang_lint.prefilter import SKIPPED_BY_SCREEN
-from sglang_lint.pynames import module_name_for
-from sglang_lint.ruletable import RuleSet, load_rules
+from sglang_lint.screen.prefilter import SKIPPED_BY_SCREEN
+from sglang_lint.text.pynames import module_name_for
+from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 HEADER = """\
@@ -91,7 +92,7 @@ FORMS = [
     "from ... import WindowConfig\n{direct}",
     "x = {value}\nBASE = {{'num_hidden_layers': 0}}\n{call}",
     "BASE = {{'num_hidden_layers': 5}}\nx = {value}\n{call}",
-    # a ``**`` mapping, read as resolve.py's dict_literal reads one
+    # a ``**`` mapping, read as analysis/resolve.py's dict_literal reads one
     "kw = {{'start_layer': {value}}}\nplan_layers(**kw, end_layer=8)\n",
     "kw = dict(start_layer={value})\nplan_layers(**kw, end_layer=8)\n",
     "kw = make_kwargs()\nplan_layers(**kw, end_layer=8)\n",
@@ -105,7 +106,7 @@ FORMS = [
     "if (x := {value}) is not None:\n    {call}\n",
     "class K:\n    x = {value}\n    {call}\n",
     "def g():\n    global x\n    x = {value}\ng()\n{call}",
-    # the values the text screen reads off each binding (screen.py ``_assigned_values``)
+    # the values the text screen reads off each binding (screen/calls.py ``_assigned_values``)
     "def f(x):\n    {call}\nf(x={value})\n",
     "def f(y, x):\n    {call}\nf(1,\n  x={value})\n",
     "def f(x: object = {value}):\n    {call}\n",
@@ -122,7 +123,7 @@ FORMS = [
     "x = make()\nx.attr = {value}\n{call}",
     "x = {value}\ntable[x] = {other}\n{call}",
     "print('x = {value}')  # x = {value}\nx = make()\n{call}",
-    # only the bindings that reach the call (ast_flow.py), or all that may
+    # only the bindings that reach the call (screen/ast_flow.py), or all that may
     "if flag:\n    x = {other}\nx = {value}\n{call}",
     "if flag:\n    x = {other}\nelse:\n    x = {value}\n    {call}\n",
     "x = {value}\n{call}\nx = {other}\n",
@@ -250,7 +251,7 @@ def test_a_relative_import_of_a_record_class_is_followed_where_the_module_is_kno
     assert lint(source, "user.py", RuleSet(ruleset.rules, screen=False)) == []
 
 
-# Methods matched on their receiver's class (dispatch.py ``effective_target``): each receiver
+# Methods matched on their receiver's class (engine/dispatch.py ``effective_target``): each receiver
 # form, with a bad and a good value; ``{r}`` is the receiver, ``{v}`` the value.
 RECEIVER_HEADER = """\
 from sglang.modes.objects import Backend, CpuPlatform, DenseBuilder, GpuPlatform, SparseBuilder
@@ -317,7 +318,7 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
         ("def f(y):\n    plan_layers(y, 8)\n", False),
         ("for n in range(3):\n    plan_layers(n, 8)\n", False),
         ("def f(n):\n    if n == 3:\n        plan_layers(n, 8)\n", False),
-        # what the file assigns the name, read statement by statement (screen.py ``_assigned_values``)
+        # what the file assigns the name, read statement by statement (screen/calls.py ``_assigned_values``)
         ("def f(n=9):\n    plan_layers(n, 8)\n", False),  # a parameter's default: not read by the engine
         ("def f(n):\n    plan_layers(n, 8)\nf(n=9)\n", False),  # a keyword argument binds nothing here
         ("n = make()\nplan_layers(n, 8)\n", False),  # a value the engine cannot know
@@ -339,7 +340,7 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
 def test_what_the_text_screen_decides_before_the_ast(ruleset, body, ast_read, monkeypatch):
     # textscan.qualifying_names / may_assign: decided on the call's own text and the file's
     # words, the file's ast never read; a file it rules out has no finding without the screen
-    from sglang_lint import ast_scopes
+    from sglang_lint.screen import ast_scopes
 
     reads = []
     real_read = ast_scopes.AstFile.read.__func__

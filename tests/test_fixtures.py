@@ -19,7 +19,7 @@ from conftest import (
     lines_by_file, run_lint,
 )
 from sglang_lint import lint
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 FIXTURE_IDS = [path.name for path in fixture_files()]

@@ -18,10 +18,10 @@ import pytest
 
 from conftest import ROOT, check_golden, expected_findings, findings_of, lines_by_file, run_flake8, run_lint
 from sglang_lint import lint
-from sglang_lint.checks.flag_advice import load_foreign
-from sglang_lint.checks.server_table import load_commands, load_table
+from sglang_lint.checks.server_args.advice import load_foreign
+from sglang_lint.checks.server_args.table import load_commands, load_table
 from sglang_lint.derive.releases import fetch_tree
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 FLAGS = ROOT / "tests" / "fixtures" / "flags"
 FILES = sorted(p for p in FLAGS.rglob("*") if p.suffix in (".sh", ".py"))

@@ -71,7 +71,7 @@ def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
     hooks.mkdir()
     log = tmp_path / "analysed.log"
     (hooks / "sitecustomize.py").write_text(
-        "import sglang_lint.engine as engine\n"
+        "import sglang_lint.engine.lint as engine\n"
         "real = engine.lint\n"
         "def lint(source, path=None, ruleset=None, noqa=True, tree=None):\n"
         f"    with open({str(log)!r}, 'a') as out:\n"
@@ -98,7 +98,7 @@ def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
     # only that rule's prefilter ran, and it passes nothing here: the engine never starts
     assert analysed == [] and out == ""
     out, analysed = flake8_with("--select", "SGL")
-    # only the rules whose triggers the file holds are read (index.py codes_for): here SGL001's
+    # only the rules whose triggers the file holds are read (catalog/index.py codes_for): here SGL001's
     assert analysed == ["bad.py", "SGL001"] and out.count(" SGL001 ") == 2
     out, analysed = flake8_with("--extend-ignore", "SGL001")
     # without SGL001, no rule's prefilter passes this file (its calls are all SGL001's)

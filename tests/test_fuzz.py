@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from conftest import fix_fixture_files, fixture_files
 from snippets import CAPTURE_IMPORT, ENGINE_IMPORT
 from sglang_lint import SourceError, lint
-from sglang_lint.source import parse
-from sglang_lint.fixes import fix_text
+from sglang_lint.analysis.source import parse
+from sglang_lint.engine.fixes import fix_text
 
 EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(

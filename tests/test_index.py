@@ -1,4 +1,4 @@
-"""The compiled rule index (index.py): rebuilt when a rule file, a data table, an extra rule
+"""The compiled rule index (catalog/index.py): rebuilt when a rule file, a data table, an extra rule
 folder or the tool's version changes; a corrupt index is rebuilt, never trusted; and what it
 skips, the full prefilter skips too (behaviour is the same with it and without it)."""
 
@@ -12,11 +12,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, fixture_files
-from sglang_lint import index as index_module
-from sglang_lint.index import fingerprint, rule_index
-from sglang_lint.pynames import module_name_for
-from sglang_lint.engine import lint
-from sglang_lint.ruletable import RuleSet, default_rules, rules_of
+from sglang_lint.catalog import index as index_module
+from sglang_lint.catalog import rule_data as rule_data_module
+from sglang_lint.catalog.index import fingerprint
+from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.screen.prefilter import index_screen
+from sglang_lint.text.pynames import module_name_for
+from sglang_lint.engine.lint import lint
+from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
 from snippets import CAPTURE_IMPORT
 
 RULES = ROOT / "rules"
@@ -105,7 +108,8 @@ def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
     index_module._LOADED.clear()
     again = rule_index()
     assert again.codes == good.codes and again.names == good.names
-    assert again.codes_for(CAPTURE_IMPORT + "set_capture_flag_on_blocks(blocks, mode='x')\n") == {"SGL001"}
+    bad = CAPTURE_IMPORT + "set_capture_flag_on_blocks(blocks, mode='x')\n"
+    assert index_screen(again).codes_for(bad) == {"SGL001"}
     assert path.read_bytes() != garbage  # written again
 
 
@@ -170,7 +174,7 @@ def test_what_the_index_skips_the_full_prefilter_skips_too():
     for path in _sources():
         data = path.read_bytes()
         module = module_name_for(str(path))[0]
-        if not index.may_match(data, module):
+        if not index_screen(index).may_match(data, module):
             assert not full.may_match_any_release(data, module), path
         else:
             passed += 1
@@ -184,22 +188,22 @@ def test_the_rules_a_file_needs_find_what_the_whole_catalog_finds():
     full = RuleSet(default_rules())
     for path in _sources():
         data = path.read_bytes()
-        codes = rule_index().codes_for(data, module_name_for(str(path))[0])
+        codes = index_screen(rule_index()).codes_for(data, module_name_for(str(path))[0])
         expected = lint(data, str(path), full)
-        assert lint(data, str(path), RuleSet(rules_of(codes))) == expected, path
+        assert lint(data, str(path), RuleSet(rules_of(codes, rule_index()))) == expected, path
         assert {d.code for d in expected} <= codes | {"SGL900"}
 
 
 def test_codes_for_names_the_rules_a_file_triggers():
     source = CAPTURE_IMPORT + "set_capture_flag_on_blocks(t, 'pre')\n"
-    assert rule_index().codes_for(source) == {"SGL001"}
-    assert rule_index().codes_for("import os\n") == frozenset()
-    assert [rule.code for rule in rules_of(["SGL001"])] == ["SGL001"]
-    assert rules_of(["SGL001"])[0] == next(rule for rule in default_rules() if rule.code == "SGL001")
+    assert index_screen(rule_index()).codes_for(source) == {"SGL001"}
+    assert index_screen(rule_index()).codes_for("import os\n") == frozenset()
+    assert [rule.code for rule in rules_of(["SGL001"], rule_index())] == ["SGL001"]
+    assert rules_of(["SGL001"], rule_index())[0] == next(rule for rule in default_rules() if rule.code == "SGL001")
 
 
 def test_the_index_lists_the_releases_the_rules_know():
-    from sglang_lint.target import known_releases
+    from sglang_lint.catalog.target import known_releases
 
     assert rule_index().releases == known_releases(default_rules())
 
@@ -207,7 +211,7 @@ def test_the_index_lists_the_releases_the_rules_know():
 def _front(args, cwd):
     from conftest import run
 
-    code = ("import sys\nfrom sglang_lint.front import main\nrc = main(sys.argv[1:])\n"
+    code = ("import sys\nfrom sglang_lint.frontends.front import main\nrc = main(sys.argv[1:])\n"
             "print('LIBCST' if 'libcst' in sys.modules else 'LIGHT', rc)\n")
     return run("-c", code, *args, cwd=cwd)
 
@@ -276,7 +280,8 @@ def curated_copy(tmp_path):
 
 
 def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, curated_copy, monkeypatch):
-    from sglang_lint import catalog, ruletable
+    from sglang_lint.catalog import rules as catalog
+    from sglang_lint.engine import ruletable
 
     first = ruletable.load_rules([curated_copy])
     assert len(list(private_cache.glob("parsed-*.pickle"))) == 1
@@ -291,7 +296,7 @@ def test_parsed_rules_are_kept_and_read_back_without_parsing(private_cache, cura
 
 @pytest.mark.parametrize("change", ["edit a rule", "corrupt the kept file"])
 def test_kept_rules_are_parsed_again_when_their_files_change_or_are_damaged(private_cache, curated_copy, change):
-    from sglang_lint import ruletable
+    from sglang_lint.engine import ruletable
 
     ruletable.load_rules([curated_copy])
     (kept,) = private_cache.glob("parsed-*.pickle")
@@ -306,7 +311,7 @@ def test_kept_rules_are_parsed_again_when_their_files_change_or_are_damaged(priv
 
 
 def test_a_few_rule_files_are_read_without_a_kept_set_and_kept_sets_are_pruned(private_cache, tmp_path):
-    from sglang_lint.rulefile import KEEP_FROM, KEEP_SETS, read_tomls
+    from sglang_lint.core.rulefile import KEEP_FROM, KEEP_SETS, read_tomls
 
     paths = sorted((RULES / "derived").glob("SGL*.toml"))
     read_tomls(paths[:3])
@@ -322,9 +327,9 @@ def test_kept_rules_hold_the_same_singletons_as_parsed_ones():
     import dataclasses
     import pickle
 
-    from sglang_lint.bindings import OPAQUE
-    from sglang_lint.checks.values import UNKNOWN as UNKNOWN_VALUE
-    from sglang_lint.pynames import NOT_LITERAL, UNKNOWN
+    from sglang_lint.analysis.bindings import OPAQUE
+    from sglang_lint.checks.fails_when.values import UNKNOWN as UNKNOWN_VALUE
+    from sglang_lint.text.pynames import NOT_LITERAL, UNKNOWN
 
     singletons = {type(one): one for one in (NOT_LITERAL, UNKNOWN, UNKNOWN_VALUE, OPAQUE)}
     pending, seen, found = [pickle.loads(pickle.dumps(default_rules()))], set(), set()
@@ -373,10 +378,10 @@ def _plain(value):
 
 
 def _fresh_rules(codes, dirs=None) -> dict:
-    from sglang_lint import ruletable
+    from sglang_lint.engine import ruletable
 
     ruletable._BY_CODE.clear()
-    return {rule.code: _plain(rule) for rule in rules_of(codes, dirs)}
+    return {rule.code: _plain(rule) for rule in rules_of(codes, rule_index(dirs), dirs)}
 
 
 def _expected(codes) -> dict:
@@ -388,7 +393,7 @@ def _data_files(cache: Path) -> list[Path]:
 
 
 def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cache, monkeypatch):
-    from sglang_lint import rulefile
+    from sglang_lint.core import rulefile
 
     index = rule_index()
     codes = _sample_codes(index)
@@ -411,7 +416,7 @@ def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cac
 
 def test_without_the_rule_data_the_rule_files_are_read(private_cache, monkeypatch):
     codes = _sample_codes(rule_index())
-    monkeypatch.setattr(index_module.RuleData, "tables", lambda self, codes: [None] * len(codes))
+    monkeypatch.setattr(rule_data_module.RuleData, "tables", lambda self, codes: [None] * len(codes))
     assert _fresh_rules(codes) == _expected(codes)
 
 
@@ -462,7 +467,7 @@ def test_an_edited_rule_file_is_read_anew_through_the_rule_data(private_cache, r
 def test_the_identifiers_kept_are_the_texts_own():
     """identifiers_of keeps the last text's identifiers (the plugin asks three times per file):
     a text of the same length, or the same text again after another, gets its own."""
-    from sglang_lint.index import identifiers_of
+    from sglang_lint.text.words import identifiers_of
 
     assert identifiers_of(b"a.bc(x)") == {b"a", b"bc", b"x"}
     assert identifiers_of(b"a.bd(x)") == {b"a", b"bd", b"x"}  # same length, other text

@@ -1,8 +1,8 @@
 """The environment variables certainly set for each launch, where the user wrote them: before a
 shell command, through ``env``, by ``export``/``unset`` earlier in a script or Markdown block
-(shell_env.py); in a YAML file's Compose ``environment``, Kubernetes ``env`` or CI ``env``
-(yaml_env.py); in Python, through ``os.environ``, ``os.putenv``, a subprocess's ``env=`` and the
-command itself (launch_env.py). A variable whose value is not certain is absent."""
+(launch/shell_env.py); in a YAML file's Compose ``environment``, Kubernetes ``env`` or CI ``env``
+(launch/yaml_env.py); in Python, through ``os.environ``, ``os.putenv``, a subprocess's ``env=`` and the
+command itself (checks/server_args/environment.py). A variable whose value is not certain is absent."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import pytest
 
 from conftest import ROOT
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.checks.launch_flags import Launch
-from sglang_lint.engine import lint
-from sglang_lint.launch_env import python_launch_env
-from sglang_lint.launch_text import launch_commands, launch_commands_in_file
-from sglang_lint.ruletable import RuleSet, default_rules
-from sglang_lint.shell_env import (
+from sglang_lint.checks.server_args.flags import Launch
+from sglang_lint.engine.lint import lint
+from sglang_lint.checks.server_args.environment import python_launch_env
+from sglang_lint.launch.commands import launch_commands, launch_commands_in_file
+from sglang_lint.engine.ruletable import RuleSet, default_rules
+from sglang_lint.launch.shell_env import (
     command_env, launch_commands_in_file_with_env, launch_commands_with_env, yaml_launch_commands_with_env,
 )
 
@@ -648,7 +648,7 @@ def test_what_cannot_be_placed_is_unknown(monkeypatch):
 
 def test_nothing_is_read_for_a_file_without_a_launch():
     # the reading runs only when a check asks for a launch's environment
-    import sglang_lint.launch_env as launch_env
+    import sglang_lint.checks.server_args.environment as launch_env
     before = len(launch_env._FILES)
     lint(HEAD + 'os.environ["SGLANG_A"] = "1"\nprint(1)\n', "t.py", UNSCREENED)
     assert len(launch_env._FILES) == before

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, check_golden, expected_findings, findings_of, lines_by_file, run_flake8, run_lint
-from sglang_lint.engine import lint
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.lint import lint
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 LAUNCH = ROOT / "tests" / "fixtures" / "launch"
 PYTHON_FIXTURES = sorted(LAUNCH.glob("*.py"))

@@ -1,4 +1,4 @@
-"""Server flags a framework takes under a prefix and hands on to sglang (launch_prefixes.py):
+"""Server flags a framework takes under a prefix and hands on to sglang (launch/prefixes.py):
 the shipped table (rules/prefixes.toml: slime's --sglang-<flag>) and a project's own prefixes
 (``prefixes`` in [tool.sglang-lint]); only the checks of a flag by itself run on them."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import run_lint
-from sglang_lint.config import ConfigError, load_config
-from sglang_lint.launch_prefixes import all_prefixes, prefixed_commands, shipped_prefixes
+from sglang_lint.frontends.config import ConfigError, load_config
+from sglang_lint.launch.prefixes import all_prefixes, prefixed_commands, shipped_prefixes
 
 SLIME = shipped_prefixes()[0]
 

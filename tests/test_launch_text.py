@@ -1,4 +1,4 @@
-"""sglang_lint.launch_text: shell words with exact offsets, the launcher finder, and the shell text
+"""sglang_lint.launch.commands: shell words with exact offsets, the launcher finder, and the shell text
 of scripts, Markdown and YAML files."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sglang_lint.launch_text import (
+from sglang_lint.launch.commands import (
     LAUNCHERS, WRAPPERS, LaunchCommand, Region, Word, find_launch, launch_commands, launch_commands_in_file,
     launch_commands_in_words, shell_regions, shell_words, yaml_commands,
 )

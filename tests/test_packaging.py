@@ -85,7 +85,7 @@ def test_the_sdist_installs_and_lints_the_example(built, tmp_path: Path):
         top = archive.getnames()[0].split("/")[0]
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     for shipped in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "rules/derived/server_args.toml",
-                    "examples/serving-project/launch.sh", "src/sglang_lint/front.py"):
+                    "examples/serving-project/launch.sh", "src/sglang_lint/frontends/front.py"):
         assert shipped in names, shipped
     assert top == built["sdist"].name.removesuffix(".tar.gz")
     bin_dir = fresh_venv(tmp_path, built["sdist"])

@@ -1,4 +1,4 @@
-"""The flake8 plugin's result cache (plugin_cache.py): a second flake8 over unchanged files is
+"""The flake8 plugin's result cache (frontends/plugin_cache.py): a second flake8 over unchanged files is
 answered from it, anything the results depend on changes the key, and a damaged or missing
 cache only costs time."""
 
@@ -14,8 +14,8 @@ import pytest
 from conftest import env_with_a_crashing_check, run, run_flake8 as flake8
 from snippets import SGL001_AND_SGL004
 
-from sglang_lint import places
-from sglang_lint.plugin_cache import KEEP_FOLDERS, MAX_SHARDS, PluginCache, entry_key, folder_fingerprint
+from sglang_lint.core import places
+from sglang_lint.frontends.plugin_cache import KEEP_FOLDERS, MAX_SHARDS, PluginCache, entry_key, folder_fingerprint
 
 # Mentions a catalog name (SGL004's method) in a way no rule reports.
 QUIET = "def set_dflash_layers_to_capture(layers):\n    return layers\n"
@@ -119,7 +119,7 @@ def test_an_edited_module_of_sglang_lint_starts_a_new_cache(tmp_path, monkeypatc
     (package / "checks").mkdir(parents=True)
     (package / "engine.py").write_text("A = 1\n")
     (package / "checks" / "when.py").write_text("B = 1\n")
-    monkeypatch.setattr(places, "_HERE", str(package))
+    monkeypatch.setattr(places, "_PACKAGE", str(package))
     before = folder_fingerprint("rules")
     assert "checks/when.py" in places.package_stamp()
     os.utime(package / "checks" / "when.py", ns=(1, 1))

@@ -1,4 +1,4 @@
-"""Positions computed per top-level statement (positions.py) are the positions LibCST computes
+"""Positions computed per top-level statement (analysis/positions.py) are the positions LibCST computes
 over the whole module: for every node of every fixture, and of sources whose line ends,
 indentation, header comments and decorators could shift a statement's lines."""
 
@@ -9,7 +9,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from conftest import fixture_files
-from sglang_lint.positions import Positions
+from sglang_lint.analysis.positions import Positions
 
 ODD_SOURCES = {
     "header comments and blank lines": "#!/usr/bin/env python\n# a comment\n\n\nimport os\n\n\nx = f(1)\n# end\n",

@@ -17,7 +17,7 @@ from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.tree import read_module
-from sglang_lint.ruletable import RuleSet, default_rules, load_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 
 FIXTURE = ROOT / "tests" / "fixtures" / "families" / "receivers.py"
 UNSCREENED = RuleSet(default_rules(), screen=False)

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from sglang_lint import lint
-from sglang_lint.catalog import version_key
-from sglang_lint.checks.server_table import load_table
+from sglang_lint.catalog.rules import version_key
+from sglang_lint.checks.server_args.table import load_table
 from sglang_lint.derive.releases import merge_server_args, merged_server_args_text, presence, releases_in
 from sglang_lint.derive.server_args import ServerField
-from sglang_lint.ruletable import RuleSet, default_rules, load_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -246,7 +246,7 @@ def test_a_flag_of_a_newer_release_is_unknown_to_an_older_one():
 def _forbid_parsing(monkeypatch):
     """From here on, parsing TOML fails the test (what follows must come from the cache);
     returns the real parser."""
-    from sglang_lint import rulefile
+    from sglang_lint.core import rulefile
 
     real = rulefile.tomllib.loads
 
@@ -258,7 +258,7 @@ def _forbid_parsing(monkeypatch):
 
 
 def test_a_big_table_is_parsed_once_and_read_back_from_the_cache(tmp_path, monkeypatch):
-    from sglang_lint import rulefile
+    from sglang_lint.core import rulefile
 
     monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
     table = tmp_path / "big.toml"
@@ -275,7 +275,7 @@ def test_a_big_table_is_parsed_once_and_read_back_from_the_cache(tmp_path, monke
 
 
 def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path, monkeypatch):
-    from sglang_lint import rulefile
+    from sglang_lint.core import rulefile
 
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
@@ -294,7 +294,7 @@ def test_a_replacement_is_named_only_once_the_flag_is_gone():
 
 
 def test_a_rule_folder_is_parsed_once_and_an_edit_takes_effect_on_the_next_load(tmp_path, monkeypatch):
-    from sglang_lint import rulefile
+    from sglang_lint.core import rulefile
 
     monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "rules"

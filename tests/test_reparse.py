@@ -1,4 +1,4 @@
-"""Parsing a document again after an edit (reparse.py), as the language server does: the tree
+"""Parsing a document again after an edit (analysis/reparse.py), as the language server does: the tree
 is always the one a full parse gives (LibCST's deep_equals), the statements' lines are right,
 the findings are the same, and an edit in the middle re-reads only what it touched."""
 
@@ -10,11 +10,11 @@ import libcst as cst
 import pytest
 
 from conftest import fixture_files
-from sglang_lint.engine import lint
-from sglang_lint.model import SourceError
-from sglang_lint.pynames import lines_of
-from sglang_lint.reparse import Reparser
-from sglang_lint.ruletable import default_ruleset
+from sglang_lint.engine.lint import lint
+from sglang_lint.core.model import SourceError
+from sglang_lint.text.pynames import lines_of
+from sglang_lint.analysis.reparse import Reparser
+from sglang_lint.engine.ruletable import default_ruleset
 from snippets import CAPTURE_IMPORT
 
 BASE = CAPTURE_IMPORT + '''

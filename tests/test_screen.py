@@ -15,10 +15,10 @@ from hypothesis import given, settings, strategies as st
 from conftest import fix_fixture_files
 from snippets import CAPTURE_IMPORT, CAPTURE_MODULE, LAUNCH_IMPORT
 from sglang_lint import lint
-from sglang_lint.ruletable import RuleSet, default_rules, default_ruleset
-from sglang_lint.ast_scopes import AstFile
-from sglang_lint.pynames import UNSURE
-from sglang_lint.screen import FileFacts
+from sglang_lint.engine.ruletable import RuleSet, default_rules, default_ruleset
+from sglang_lint.screen.ast_scopes import AstFile
+from sglang_lint.text.pynames import UNSURE
+from sglang_lint.screen.calls import FileFacts
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 
@@ -44,7 +44,7 @@ def test_screen_never_hides_a_finding(path):
         ("options = dict(mode='pre')\nset_capture_flag_on_blocks(t, **options)", True),
         ('options = {"mode": "pre_rope"}\nset_capture_flag_on_blocks(t, **options)', False),  # a passing value
         ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\n", False),  # a parameter no call feeds
-        # (a parameter's mapping: the engine's lookup reads no parameter, reach.py follows no ``**``)
+        # (a parameter's mapping: the engine's lookup reads no parameter, engine/reach.py follows no ``**``)
         ("def f(**options):\n    set_capture_flag_on_blocks(t, **options)\nf(mode='x')\n", False),
         ("def f(options):\n    set_capture_flag_on_blocks(t, **options)\nf({'mode': 'x'})\n", False),
         ('set_capture_flag_on_blocks(t, **{"mode": "pre"})', True),  # a display's keys are read
@@ -57,7 +57,7 @@ def test_screen_never_hides_a_finding(path):
         ('def g():\n    MODE = "pre"\n\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', False),  # other scope
         ('MODE = "pre"\ndef h():\n    set_capture_flag_on_blocks(t, MODE)\n', True),  # the module's
         ('MODE = "pre"\ndef h():\n    MODE = "pre_rope"\n    set_capture_flag_on_blocks(t, MODE)\n', False),
-        # only the bindings that reach the call (ast_flow.py, the engine's may_be_last_binding)
+        # only the bindings that reach the call (screen/ast_flow.py, the engine's may_be_last_binding)
         ('if flag:\n    MODE = "pre"\nelse:\n    MODE = "pre_rope"\n    set_capture_flag_on_blocks(t, MODE)\n', False),
         ('if flag:\n    MODE = "pre"\nMODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)\n', False),
         ('MODE = "pre_rope"\nset_capture_flag_on_blocks(t, MODE)\nMODE = "pre"\n', False),  # rebound after it
@@ -82,7 +82,7 @@ def test_screen_never_hides_a_finding(path):
         ('x = f"see set_capture_flag_on_blocks(t, \'pre\') in {doc}"', False),  # an f-string's text, no call
         ('x = (\n    f"see "\n    f"set_capture_flag_on_blocks(t, \'pre\') {doc}")', False),  # its second line
         ('x = f"{doc} set_capture_flag_on_blocks(t, \'pre\')"', False),  # in the text after a field: no call
-        # a name a condition in force tests: the engine does not guess at its value (ast_guards.py)
+        # a name a condition in force tests: the engine does not guess at its value (screen/ast_guards.py)
         ('MODE = "pre"\nif MODE:\n    set_capture_flag_on_blocks(t, MODE)', False),
         ('def g(mode):\n    if mode is None:\n        return\n    set_capture_flag_on_blocks(t, mode)\n\n\ng("pre")',
          False),
@@ -109,7 +109,7 @@ def test_screen_never_hides_a_finding(path):
         ('x: mode = "a"\nset_capture_flag_on_blocks(t, mode)\n', False),  # an annotation binds nothing
         ('set_capture_flag_on_blocks(t, (mode := "pre"))', False),  # the engine does not follow :=
         ('def set_capture_flag_on_blocks(t, mode="pre"): pass', False),  # a definition, not a call
-        # a wrapper: what its calls in the file pass (reach.py), judged as the call's own argument
+        # a wrapper: what its calls in the file pass (engine/reach.py), judged as the call's own argument
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf('pre_rope')\n", False),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(mode='pre')\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nf(load())\n", False),
@@ -121,7 +121,7 @@ def test_screen_never_hides_a_finding(path):
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\nM = 'pre'\nxf(M)\n", False),  # another name
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre')\n", True),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(m):\n    f(m)\ng('pre_rope')\n", False),
-        # (a call of the name where it is bound to something else: no call of the wrapper, reach.py)
+        # (a call of the name where it is bound to something else: no call of the wrapper, engine/reach.py)
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g():\n    from m import f\n    f('pre')\n", False),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g(f):\n    f('pre')\n", False),
         ("def f(mode):\n    set_capture_flag_on_blocks(t, mode)\ndef g():\n    f('pre')\n", True),
@@ -135,7 +135,7 @@ def test_screen_never_hides_a_finding(path):
         ("class C:\n    @staticmethod\n    def g(mode):\n        set_capture_flag_on_blocks(t, mode)\n"
          "    def h(self):\n        self.g('pre')\n", False),  # a static method is no method called through self
         ("def f(*modes):\n    set_capture_flag_on_blocks(t, modes)\nf('pre')\n", False),  # a *args parameter
-        # partial(f, ...): a call of f with the arguments it binds (sites.py)
+        # partial(f, ...): a call of f with the arguments it binds (analysis/sites.py)
         ('from functools import partial\np = partial(set_capture_flag_on_blocks, mode="pre")', True),
         ('import functools\np = functools.partial(set_capture_flag_on_blocks, mode="pre_rope")', False),
         ('from functools import partial\nrun(partial(set_capture_flag_on_blocks, t, "pre"))', True),
@@ -289,7 +289,7 @@ CALL = 'popen_launch_server("m", "u", 600, other_args={})\n'
     ],
 )
 def test_argv_list_decisions(body, may_fire):
-    """A list of flags goes on only where built.py may know a word of it."""
+    """A list of flags goes on only where analysis/built.py may know a word of it."""
     source = LAUNCH_IMPORT + body
     assert default_ruleset().may_match(source) is may_fire
     found = [d.code for d in lint(source, None, UNSCREENED)]
@@ -398,7 +398,7 @@ ENGINE_WRAPPER = ("def Engine(*args, **kwargs):\n    from sglang.srt.entrypoints
     ("\n\ndef go():\n    from sglang import Engine\n    Engine(model_path='m')\n", []),
 ])
 def test_a_wrapper_named_as_what_it_wraps(caller, found):
-    """A wrapper's ``**kwargs`` are followed to the calls of the wrapper (reach.py), which are
+    """A wrapper's ``**kwargs`` are followed to the calls of the wrapper (engine/reach.py), which are
     the calls of its name where the name is bound to it, not to an import of the same name."""
     source = ENGINE_WRAPPER + caller
     assert default_ruleset().may_match(source) is bool(found)
@@ -517,7 +517,7 @@ SANA_IMPORT = "import sglang.multimodal_gen.configs.models.dits.sana_wm as sana_
      False),  # another module's class of the same name
     ("sglang/other/place.py",
      SANA_IMPORT + "class Mine(sana_wm.SanaWMArchConfig):\n    gdn_backend: str = 'cuda'\n", True),  # a subclass
-    ("sglang/other/place.py",  # nested: the engine names no nested class (bindings.py _qualified)
+    ("sglang/other/place.py",  # nested: the engine names no nested class (analysis/bindings.py _qualified)
      SANA_IMPORT + "def f():\n    class SanaWMArchConfig:\n        gdn_backend: str = 'cuda'\n", False),
     ("sglang/other/place.py",  # bases from elsewhere (sglang.api.v1's msgspec classes)
      SANA_IMPORT + "import msgspec\nclass Mine(msgspec.Struct, frozen=True):\n    gdn_backend: str = 'cuda'\n", False),
@@ -541,7 +541,7 @@ SANA_IMPORT = "import sglang.multimodal_gen.configs.models.dits.sana_wm as sana_
      "class Mine(Cfg):\n    gdn_backend: str = 'triton'\n", False),
 ])
 def test_a_config_class_line_is_the_config_class_or_may_be_a_subclass(path, source, may_fire):
-    from sglang_lint.pynames import module_name_for
+    from sglang_lint.text.pynames import module_name_for
 
     module, is_package = module_name_for(path)
     assert (default_ruleset().skip_reason(source, module, None, is_package) is None) is may_fire
@@ -560,7 +560,7 @@ def test_a_config_class_line_is_the_config_class_or_may_be_a_subclass(path, sour
     ("run(model.set_dflash_layers_to_capture, None)\n", []),  # a callback, no partial
 ])
 def test_a_method_bound_by_partial_is_a_call_of_it(body, found):
-    """sites.py reads ``partial(obj.method, ...)`` as a call of the method: the prefilter and
+    """analysis/sites.py reads ``partial(obj.method, ...)`` as a call of the method: the prefilter and
     the screen must let it through as they do ``obj.method(...)``."""
     source = "from functools import partial\n\ndef f(model, layers):\n" + "".join(
         "    " + line + "\n" for line in body.splitlines())
@@ -569,11 +569,11 @@ def test_a_method_bound_by_partial_is_a_call_of_it(body, found):
     assert (default_ruleset().may_match(source)) is bool(found)
 
 
-# -- the text facts the fails-when screen reads before any parse (textscan.py) ---------------
+# -- the text facts the fails-when screen reads before any parse (text/scan.py) ---------------
 
 
 def test_qualifying_names_are_every_name_an_import_definition_or_global_may_bind():
-    from sglang_lint.textscan import qualifying_names
+    from sglang_lint.text.scan import qualifying_names
 
     source = (
         b"import os.path, sys as system\n"
@@ -620,7 +620,7 @@ def test_qualifying_names_are_every_name_an_import_definition_or_global_may_bind
     ],
 )
 def test_may_assign_reads_every_statement_that_binds_a_name_to_a_value(source, assigned):
-    from sglang_lint.textscan import may_assign
+    from sglang_lint.text.scan import may_assign
 
     assert may_assign(source, b"x") is assigned
 

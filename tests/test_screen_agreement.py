@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from sglang_lint import lint
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.checks.server_args import ServerArgsCheck
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.checks.server_args.check import ServerArgsCheck
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "250"))
 PROPERTY = settings(
@@ -160,7 +160,7 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
             "dict-has-it-in-a-branch": (f"if flag:\n    options = {{{name!r}: {v}}}\nelse:\n    options = {{}}\n"
                                         f"{checked.callee}(**options)"),
             # a dict the file changes in place (any method called on it, an item set, anywhere):
-            # the engine reads no key of it (resolve.py dict_literal)
+            # the engine reads no key of it (analysis/resolve.py dict_literal)
             "dict-updated": (f"options = {{{name!r}: {v}}}\noptions.update(zz_other=1)\n"
                              f"{checked.callee}(**options)"),
             "dict-read-by-a-method": (f"options = {{{name!r}: {v}}}\nprint(options.get('zz'))\n"
@@ -173,7 +173,7 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
                                         f"    {checked.callee}(**OPTIONS)\n"),
             "dict-name-rebound-by-global": (f"options = {{{name!r}: {v}}}\n\n\ndef reset():\n    global options\n"
                                             f"    options = {{}}\n\n\n{checked.callee}(**options)"),
-            # a wrapper's mapping: followed by the server-argument checks only (reach.py)
+            # a wrapper's mapping: followed by the server-argument checks only (engine/reach.py)
             "kwargs-wrapper": f"def run(**options):\n    {checked.callee}(**options)\n\n\nrun({name}={v})\n",
             "dict-parameter-wrapper": (f"def run(options):\n    {checked.callee}(**options)\n\n\n"
                                        f"run({{{name!r}: {v}}})\n"),
@@ -201,8 +201,8 @@ def _forms(checked: Checked, v: str, w: str) -> dict[str, str]:
 
 
 def _guard_forms(call, v: str, w: str) -> dict[str, str]:
-    """The argument a name that a condition in force at the call may test (guards.py): the
-    engine does not guess at its value there, nor the screen (ast_guards.py)."""
+    """The argument a name that a condition in force at the call may test (analysis/guards.py): the
+    engine does not guess at its value there, nor the screen (screen/ast_guards.py)."""
     return {
         "guard-assert": f"VALUE = {v}\nassert VALUE\n{call('VALUE')}\n",
         "guard-early-exit": f"def run(value={v}):\n    if value is None:\n        return\n    {call('value')}\n",
@@ -225,7 +225,7 @@ def _guard_forms(call, v: str, w: str) -> dict[str, str]:
 
 def _flow_forms(call, v: str, w: str) -> dict[str, str]:
     """The argument a name bound more than once, where only some bindings reach the call
-    (ast_flow.py: the engine's may_be_last_binding), and where they all may."""
+    (screen/ast_flow.py: the engine's may_be_last_binding), and where they all may."""
     return {
         "flow-rebound-after-a-branch": f"if flag:\n    VALUE = {v}\nVALUE = {w}\n{call('VALUE')}\n",
         "flow-in-a-branch": (f"def go(flag):\n    if flag:\n        VALUE = {v}\n        {call('VALUE')}\n"
@@ -435,7 +435,7 @@ def test_flow_forms_agree(form):
 @pytest.mark.parametrize("form", TEXT_FORMS)
 def test_text_forms_agree(form):
     """A name bound to literals at the top of the file, which the text stage judges by their
-    values before any ast is read (screen.py ``FileFacts.name_may_fail``): the same findings
+    values before any ast is read (screen/calls.py ``FileFacts.name_may_fail``): the same findings
     screened and not, for every curated check and every fifth derived one, and the failing
     value found (a chained assignment, ``A = B = 0``, was once missed by the text stage of a
     check that ignores parameter defaults, and of an enum rule; with flake8's ast given, an

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from sglang_lint.checks.launch_flags import ArgWord, Launch, script_uses
-from sglang_lint.checks.server_table import load_scripts, load_table
+from sglang_lint.checks.server_args.flags import ArgWord, Launch, script_uses
+from sglang_lint.checks.server_args.table import load_scripts, load_table
 from sglang_lint.derive.releases import fetch_tree
 from sglang_lint.derive.scripts import tree_scripts
 from sglang_lint.derive.scripts_table import Move, moves, scripts_text
 from sglang_lint.derive.scripts import Script
-from sglang_lint.engine import lint
+from sglang_lint.engine.lint import lint
 
 REAL_PARSERS = Path(__file__).parent / "real_parsers.py"
 DERIVED = ROOT / "rules" / "derived"

@@ -16,13 +16,13 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint import lint
-from sglang_lint.checks.server_table import ParserTable, load_commands
+from sglang_lint.checks.server_args.table import ParserTable, load_commands
 from sglang_lint.derive import serve as serve_table
 from sglang_lint.derive.commands import Commands, ParserFacts, read_commands, tree_commands
 from sglang_lint.derive.releases import fetch_tree
 from sglang_lint.derive.serve import commands_text, release_commands, write_commands
 from sglang_lint.derive.tree import read_modules
-from sglang_lint.ruletable import RuleSet, default_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 from test_derive_launchers import write_tree
 
 SHIPPED = ROOT / "rules" / "derived" / "serve.toml"

@@ -210,7 +210,7 @@ def test_rapid_changes_publish_only_the_newest(tmp_path: Path):
 SLOW = 1.0  # seconds each fix-all computation takes in the server below
 SLOW_SERVER = f"""
 import sys, time
-import sglang_lint.server as server
+import sglang_lint.frontends.server as server
 fix_text = server.fix_text
 def slow_fix_text(*args, **kwargs):
     time.sleep({SLOW})

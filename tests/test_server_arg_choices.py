@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES, ROOT, ReleaseFixtures
-from sglang_lint.checks.server_table import load_table
+from sglang_lint.checks.server_args.table import load_table
 
 sys.path.insert(0, str(ROOT / "tests" / "startup"))
 

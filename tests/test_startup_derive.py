@@ -1,6 +1,6 @@
 """The start-up derivation (derive/startup*.py) on a stand-in ServerArgs (tests/startup_tree):
 which checks become rules, with which condition and defaults, and why the others do not; and
-the start-up check (checks/startup.py) over launches of it."""
+the start-up check (checks/server_args/startup.py) over launches of it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sglang_lint.checks import startup
+from sglang_lint.checks.server_args import startup
 from sglang_lint.derive.startup_rules import unshared, value_name, written
 from sglang_lint.derive.startup_table import startup_text, tree_startup
 
@@ -213,7 +213,7 @@ def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
     """rules/derived/startup.toml holds, for a release, exactly the rules its tree derives now."""
     from sglang_lint.derive.releases import fetch_tree
     from sglang_lint.derive.startup_table import curated_sites
-    from sglang_lint.checks.startup import load_startup
+    from sglang_lint.checks.server_args.startup import load_startup
 
     root = Path(__file__).resolve().parent.parent / "rules"
     shipped = load_startup(root / "derived" / "startup.toml")
@@ -284,7 +284,7 @@ def test_the_shipped_table_reads_back_as_itself():
 
 def test_every_shipped_condition_is_in_the_fails_when_grammar():
     """A condition the check could not parse would never fire (and say nothing of why)."""
-    from sglang_lint.checks.startup import load_startup
+    from sglang_lint.checks.server_args.startup import load_startup
 
     table = load_startup(Path(__file__).resolve().parent.parent / "rules" / "derived" / "startup.toml")
     assert [c.message for c in table.checks if c.parsed.expression is None] == []
@@ -361,7 +361,7 @@ def test_a_verdict_is_kept_by_the_condition_and_the_inputs_it_reads():
 
 
 def test_a_table_whose_values_are_not_expressions_is_refused_naming_the_row(tmp_path):
-    from sglang_lint.checks.startup import load_startup
+    from sglang_lint.checks.server_args.startup import load_startup
 
     path = tmp_path / "startup.toml"
     row = '[[check]]\nsite = "m: f"\nexception = "E"\nmessage = "m"\nfails_when = "_v0123456789 > 1"\n' \

@@ -31,7 +31,7 @@ import heldout  # noqa: E402
 import inventory  # noqa: E402
 import measure  # noqa: E402
 
-from sglang_lint.target import known_releases  # noqa: E402
+from sglang_lint.frontends.indexes import rule_index  # noqa: E402
 
 DATA = json.loads(heldout.HELDOUT.read_text(encoding="utf-8"))
 INVENTORY = json.loads(heldout.INVENTORY.read_text(encoding="utf-8"))
@@ -67,7 +67,7 @@ CASE_KEYS = {"id", "group", "release", "family", "fields", "env_vars", "check", 
 
 
 def test_cases_are_well_formed():
-    releases = set(known_releases())
+    releases = set(rule_index().releases)
     assert DATA["seed"] == heldout.SEED
     assert DATA["model"] == harness.MODEL
     for case in DATA["cases"]:

@@ -1,4 +1,4 @@
-"""Which sglang release(s) a file is judged against (target.py): each way of finding it, their
+"""Which sglang release(s) a file is judged against (catalog/target.py): each way of finding it, their
 order, the walk up to the first folder that pins sglang, ranges against the known releases, a
 release newer than the catalog; and end to end, a rule of later releases only, through the
 command, flake8 and the language server's settings."""
@@ -16,11 +16,15 @@ import pytest
 
 from conftest import ROOT, env_with_hooks, lint_in_process
 from snippets import CAPTURE_IMPORT, CAPTURE_PRE
-from sglang_lint import image_pins, target
-from sglang_lint.cache import ruleset_fingerprint
-from sglang_lint.rulefile import tomllib
-from sglang_lint.ruletable import RuleSet, load_rules
-from sglang_lint.target import TargetRelease, find_target, known_releases, parse_requirement, releases_in, satisfies
+from sglang_lint.launch import image_pins
+from sglang_lint.catalog import target
+from sglang_lint.frontends.cache import ruleset_fingerprint
+from sglang_lint.core.rulefile import tomllib
+from sglang_lint.engine.ruletable import RuleSet, load_rules
+from sglang_lint.catalog.target import (
+    TargetRelease, find_target, known_releases, parse_requirement, releases_in, satisfies,
+)
+from sglang_lint.frontends.indexes import rule_index
 
 REAL_VERSION = metadata.version
 KNOWN = tuple(f"0.5.{n}" for n in range(1, 11)) + ("0.5.10.post1",) + tuple(f"0.5.{n}" for n in range(11, 24))
@@ -471,7 +475,7 @@ def test_the_release_a_tag_names(tag, release):
 
 
 def test_known_releases_come_from_the_rules_and_their_data_tables(tmp_path):
-    shipped = known_releases()
+    shipped = rule_index().releases
     table = tomllib.loads((ROOT / "rules" / "derived" / "server_args.toml").read_text())
     assert set(table.get("releases", [])) | {table["sglang_version"]} <= set(shipped)
     assert list(shipped) == sorted(shipped, key=target.version_key) and len(set(shipped)) == len(shipped)
@@ -581,7 +585,7 @@ def test_the_command_warns_once_for_a_release_newer_than_the_catalog(projects):
     assert places(result) == ["new/app.py:2:31: SGL950", "new/more.py:2:31: SGL950"]
     assert result.stderr.splitlines() == [
         f"sglang-lint: warning: sglang==0.6.0 in {projects / 'new' / 'pyproject.toml'}: newer than every "
-        f"release the catalog knows; judged by the newest, {known_releases()[-1]}"
+        f"release the catalog knows; judged by the newest, {rule_index().releases[-1]}"
     ]
 
 
@@ -608,7 +612,8 @@ def flake8_in(projects: Path, *args: str) -> subprocess.CompletedProcess:
     hooks.mkdir(exist_ok=True)
     (hooks / "sitecustomize.py").write_text(
         "import importlib.metadata as metadata\n"
-        "import sglang_lint.catalog as catalog, sglang_lint.ruletable as ruletable, sglang_lint.index as index\n"
+        "import sglang_lint.catalog.rules as catalog, sglang_lint.engine.ruletable as ruletable\n"
+        "import sglang_lint.catalog.index as index\n"
         f"catalog.default_rules_dir = ruletable.default_rules_dir = "
         f"lambda: __import__('pathlib').Path({str(projects / 'lint_rules')!r})\n"
         f"index.rules_folder = lambda: {str(projects / 'lint_rules')!r}\n"
@@ -642,7 +647,7 @@ def test_flake8_judges_each_project_by_its_pin_and_takes_the_option(projects):
 
 def test_the_language_server_judges_each_document_by_its_path(projects, monkeypatch):
     pytest.importorskip("pygls")
-    from sglang_lint.server import SglangLintServer
+    from sglang_lint.frontends.server import SglangLintServer
 
     server = SglangLintServer()
     monkeypatch.chdir(projects)

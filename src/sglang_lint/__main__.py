@@ -1,5 +1,5 @@
 import sys
 
-from sglang_lint.front import main
+from sglang_lint.frontends.front import main
 
 sys.exit(main())

@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE.parent / "startup"))
 
 from parser_choices import parser_choices  # noqa: E402
 
-from sglang_lint.launch_prefixes import shipped_prefixes  # noqa: E402
+from sglang_lint.launch.prefixes import shipped_prefixes  # noqa: E402
 
 SUFFIXES = {".sh", ".bash", ".md", ".yaml", ".yml", ".py", ".slurm"}
 LAUNCH = re.compile(r"sglang\.launch_server\b|\bsglang\s+serve\b")

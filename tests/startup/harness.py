@@ -125,7 +125,7 @@ def deps_dir() -> Path:
     import hashlib
 
     _project()
-    from sglang_lint.places import cache_home
+    from sglang_lint.core.places import cache_home
 
     key = hashlib.sha256("\n".join(DEPS).encode()).hexdigest()[:12]
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
@@ -157,7 +157,7 @@ def release_tree(release: str) -> Path:
 def _scratch() -> Path:
     """The harness's own folder in sglang-lint's cache (the fake tools, the child's HOME)."""
     _project()
-    from sglang_lint.places import cache_home
+    from sglang_lint.core.places import cache_home
 
     return cache_home() / "startup-harness"
 

@@ -9,7 +9,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 
-from sglang_lint.lazycst import libcst as cst
+from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.checks.base import (
     FIX_SAFETY,
@@ -25,9 +25,9 @@ from sglang_lint.checks.base import (
     suggest,
     target_trigger,
 )
-from sglang_lint.model import Finding
-from sglang_lint.pynames import Ref, literal_in
-from sglang_lint.screen import value_screen
+from sglang_lint.core.model import Finding
+from sglang_lint.text.pynames import Ref, literal_in
+from sglang_lint.screen.calls import value_screen
 
 SCALARS = (str, int, float, bool)
 

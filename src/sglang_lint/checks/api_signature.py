@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from sglang_lint.checks.api_table import ApiTable, Call, Problem, load_api_table, parse_signature, problems
 from sglang_lint.checks.base import CheckKind, rename_hint, target_trigger
-from sglang_lint.built import dict_versions
-from sglang_lint.model import Finding
+from sglang_lint.analysis.built import dict_versions
+from sglang_lint.core.model import Finding
 
 
 MAX_LISTED = 8  # a signature's keywords are listed in the message up to this many

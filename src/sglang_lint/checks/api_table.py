@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sglang_lint.catalog import in_releases, version_key
-from sglang_lint.rulefile import Fields, read_toml
+from sglang_lint.catalog.rules import in_releases, version_key
+from sglang_lint.core.rulefile import Fields, read_toml
 
 Runs = tuple  # ((since, until), ...): "" leaves an end open
 

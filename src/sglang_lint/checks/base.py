@@ -8,15 +8,16 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from sglang_lint.lazycst import libcst as cst
+from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.index import AnyIdentifier, Identifier
-from sglang_lint.model import Fix, Site, Span
-from sglang_lint.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
-from sglang_lint.syntax import mentions
-from sglang_lint.pynames import Ref
-from sglang_lint.resolve import Known
-from sglang_lint.screen import receiver_screen
+from sglang_lint.text.words import AnyIdentifier, Identifier
+from sglang_lint.analysis.site import Site
+from sglang_lint.core.model import Fix, Span
+from sglang_lint.text.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
+from sglang_lint.analysis.syntax import mentions
+from sglang_lint.text.pynames import Ref
+from sglang_lint.analysis.resolve import Known
+from sglang_lint.screen.calls import receiver_screen
 
 
 def common_targets(checks) -> tuple:
@@ -101,7 +102,7 @@ class Trigger:
     # A function or class is called only where its module is imported (so the module's
     # last name is written) or inside that module itself (known from the file's path).
     module: str | None = None
-    # (ast.Call, FileFacts) -> could a call written ``name(...)`` fire? (see screen.py);
+    # (ast.Call, FileFacts) -> could a call written ``name(...)`` fire? (see screen/calls.py);
     # None: any call can.
     screen: Callable | None = None
     # A function or class target's full name: a call can fire only where its callee may
@@ -149,7 +150,7 @@ def _argument(
 
 
 def find_in_call(call: cst.Call, name: str | None, position: int | None, site: Site | None):
-    """:func:`~sglang_lint.pynames.find_argument` on this call, ``**`` mappings read as the
+    """:func:`~sglang_lint.text.pynames.find_argument` on this call, ``**`` mappings read as the
     resolver knows them: (argument, mapping) / None (absent) / UNKNOWN."""
     return find_argument(call_arguments(call), name, position, lambda arg: _mapping_items(arg, site))
 
@@ -193,7 +194,7 @@ def conditions_hold(site: Site, conditions) -> bool:
 
 
 def call_arguments(call: cst.Call) -> list[tuple[str | None, str, cst.Arg]]:
-    """The call's arguments as :func:`~sglang_lint.pynames.find_argument` reads them."""
+    """The call's arguments as :func:`~sglang_lint.text.pynames.find_argument` reads them."""
     return [(arg.keyword.value if arg.keyword is not None else None, arg.star, arg) for arg in call.args]
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from sglang_lint.lazycst import libcst as cst
+from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
-from sglang_lint.model import Finding
-from sglang_lint.screen import ScopedFacts, may_be_made
-from sglang_lint.syntax import dotted_name, literal_value
+from sglang_lint.core.model import Finding
+from sglang_lint.screen.calls import ScopedFacts, may_be_made
+from sglang_lint.analysis.syntax import dotted_name, literal_value
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def triggers(check):
 
 def made_receiver(call: ast.Call, facts) -> bool:
     """The call-site screen (of a method call, or of an attribute read as a call of it): the
-    engine judges only a receiver it finds the constructor call of (resolve.py
+    engine judges only a receiver it finds the constructor call of (analysis/resolve.py
     ``constructor_call``: a call, or a name whose one binding is a call), never ``self``, an
     attribute or a subscript; a name, where any of its bindings is a call. (The text screen
     parses the call's arguments alone: the receiver is not there to see.)"""

@@ -19,8 +19,8 @@ from sglang_lint.checks.base import (
     show_call,
     target_trigger,
 )
-from sglang_lint.model import Finding
-from sglang_lint.screen import value_screen
+from sglang_lint.core.model import Finding
+from sglang_lint.screen.calls import value_screen
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from sglang_lint.checks.base import (
     show_value,
     target_trigger,
 )
-from sglang_lint.model import Finding
-from sglang_lint.screen import value_screen
-from sglang_lint.pynames import Ref, literal_in
+from sglang_lint.core.model import Finding
+from sglang_lint.screen.calls import value_screen
+from sglang_lint.text.pynames import Ref, literal_in
 
 
 @dataclass(frozen=True)

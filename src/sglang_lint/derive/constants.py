@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 import copy
 
-from sglang_lint.checks.fails_when import Parameter
-from sglang_lint.checks.values import dtype_ref
+from sglang_lint.checks.fails_when.check import Parameter
+from sglang_lint.checks.fails_when.values import dtype_ref
 from sglang_lint.derive.tree import Module, defined_at
-from sglang_lint.pynames import NOT_LITERAL, ast_literal
+from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
 
 # the calls that build a display from another, and the display they give
 _BUILDERS = {"frozenset": ast.Set, "set": ast.Set, "tuple": lambda elts: ast.Tuple(elts, ast.Load()),

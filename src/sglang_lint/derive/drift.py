@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sglang_lint.catalog import Rule
+from sglang_lint.catalog.rules import Rule
 from sglang_lint.checks.allowed_values import AllowedValues
 from sglang_lint.checks.not_none import NotNone
-from sglang_lint.checks.server_args import ServerArgsCheck
-from sglang_lint.checks.server_table import Table
+from sglang_lint.checks.server_args.check import ServerArgsCheck
+from sglang_lint.checks.server_args.table import Table
 from sglang_lint.checks.value_tests import ValueTest
 from sglang_lint.derive.guards import Constraint, normalize_message, shown_message
 from sglang_lint.derive.server_args import ServerField

@@ -29,7 +29,7 @@ def conjuncts(expression: ast.expr) -> frozenset[str]:
 
 def classes_only_tested(node: ast.expr, as_type: bool = False, members: frozenset = frozenset()) -> bool:
     """Is every sglang class the path names (records.PlainClasses) a type an isinstance tests
-    against, or an enum one of whose ``members`` it reads? when.py reads them there alone."""
+    against, or an enum one of whose ``members`` it reads? checks/fails_when/language.py reads them there alone."""
     if isinstance(node, ast.Attribute) and ast.unparse(node) in members:
         return True
     root = node

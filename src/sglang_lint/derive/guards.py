@@ -3,7 +3,7 @@
 ``if mode not in ("a", "b"): raise``, ``if x is None: raise``, an ``if``/``elif`` chain
 whose ``else`` raises, a ``match`` whose last case raises: each gives the parameter and its
 :class:`Constraint`; any other shape raises :class:`Skip`, whose message is the reason
-counted. A compared value is read as the engine reads it, :func:`sglang_lint.pynames.ast_literal`
+counted. A compared value is read as the engine reads it, :func:`sglang_lint.text.pynames.ast_literal`
 (a scalar or None); :func:`_value_set` reads the tuple/list/set/dict-keys of such values a
 guard compares with, from the guard or a constant of the same module only.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sglang_lint.checks.base import condition_passes
 from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal, within_bounds
 from sglang_lint.derive.tree import Module, walk_all
-from sglang_lint.pynames import NOT_LITERAL, ast_literal, literal_in
+from sglang_lint.text.pynames import NOT_LITERAL, ast_literal, literal_in
 
 
 class Skip(Exception):

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sglang_lint.catalog import version_key
+from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.commands import Commands, ParserFacts
 from sglang_lint.derive.deprecations import DeprecatedFlag
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
@@ -61,8 +61,8 @@ from sglang_lint.derive.sampling_table import merge_sampling, sampling_history
 from sglang_lint.derive.startup_table import merge_startup, startup_history
 from sglang_lint.derive.tree import UNKNOWN_VERSION
 from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
-from sglang_lint.rulefile import tomllib
-from sglang_lint.target import RELEASE_PATTERN
+from sglang_lint.core.rulefile import tomllib
+from sglang_lint.catalog.target import RELEASE_PATTERN
 
 CHECK = "\n[[check]]\n"
 DOCS = "\n[docs]\n"

@@ -17,7 +17,7 @@ the raise, symbolically:
 
 Anything else (a loop or ``try`` around the raise, a value computed by a call the evaluator
 does not know, a global name that is not a literal constant) ends the derivation with a reason.
-The result is checked against the ``fails-when`` grammar (checks/when.py) and must be true
+The result is checked against the ``fails-when`` grammar (checks/fails_when/language.py) and must be true
 for some values (an example is searched for) and false for others.
 """
 
@@ -26,9 +26,9 @@ from __future__ import annotations
 import ast
 import copy
 
-from sglang_lint.checks.fails_when import Parameter
+from sglang_lint.checks.fails_when.check import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
-from sglang_lint.checks.when import (
+from sglang_lint.checks.fails_when.language import (
     AGGREGATES, BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when,
 )
 from sglang_lint.derive.constants import folded_constant, imported_constant, is_literal
@@ -38,7 +38,7 @@ from sglang_lint.derive.expressions import (
 from sglang_lint.derive.guards import Skip
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_all, walk_local
 
-# Methods whose call the evaluator knows (checks/when.py): a receiver's method outside this set
+# Methods whose call the evaluator knows (checks/fails_when/language.py): a receiver's method outside this set
 # is a value the derivation does not follow.
 KNOWN_METHODS = TENSOR_METHODS | VALUE_METHODS
 # Calls a statement makes that change nothing a guard reads.
@@ -107,7 +107,7 @@ class _Path:
             if isinstance(node, ast.Set) and any(isinstance(e, ast.Starred) for e in node.elts):
                 raise _Unknown("a starred display")
             items = [ast.Starred(self.expr(e.value), ast.Load()) if isinstance(e, ast.Starred) else self.expr(e)
-                     for e in node.elts]  # ``(*prefix, last)``: when.py spreads a known sequence
+                     for e in node.elts]  # ``(*prefix, last)``: checks/fails_when/language.py spreads a known sequence
             return type(node)(items, ast.Load()) if not isinstance(node, ast.Set) else ast.Set(items)
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
@@ -145,7 +145,8 @@ class _Path:
         if qualified in KNOWN_TYPES and "." in qualified:  # ``Sequence`` from collections.abc, for isinstance
             return ast.parse(qualified, mode="eval").body
         plain = self.classes.qualified(name, self.module) if self.classes is not None else None
-        if plain is not None:  # an sglang class, for isinstance (when.py: no literal is an instance of one)
+        # an sglang class, for isinstance (checks/fails_when/language.py: no literal is an instance of one)
+        if plain is not None:
             return ast.parse(plain, mode="eval").body
         enum = self.classes.enum(name, self.module) if self.classes is not None else None
         if enum is not None:  # an sglang enum, for its members (records.EnumClass)
@@ -244,7 +245,7 @@ class _Path:
 
     def _generator(self, how: str, comprehension: ast.GeneratorExp | ast.ListComp, items: ast.expr) -> ast.expr:
         """``any(n % page != 0 for n in sizes)`` over a parameter (or what it was computed from):
-        kept as a generator, which when.py evaluates over the list the call passes."""
+        kept as a generator, which checks/fails_when/language.py evaluates over the list the call passes."""
         loop = comprehension.generators[0]
         name = loop.target.id
         if name in self.parameters or name in BUILTINS:

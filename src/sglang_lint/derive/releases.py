@@ -20,8 +20,8 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None
 
-from sglang_lint.catalog import version_key
-from sglang_lint.places import cache_home
+from sglang_lint.catalog.rules import version_key
+from sglang_lint.core.places import cache_home
 from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
 from sglang_lint.derive.server_args import (

@@ -8,7 +8,7 @@ import cli_main``). Read with :mod:`.parsers`, never imported (derive/scripts_ta
 merges the releases into the table).
 
 ``sglang.launch_server`` is left out: its flags are the server-argument table's. The server-args
-check reads the table (checks/server_table.py ``load_scripts``), named by launchers.toml's
+check reads the table (checks/server_args/table.py ``load_scripts``), named by launchers.toml's
 ``[scripts] table``."""
 
 from __future__ import annotations

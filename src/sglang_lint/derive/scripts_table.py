@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sglang_lint.catalog import version_key
+from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.launchers import SCRIPTS_TABLE
 from sglang_lint.derive.releases import cache_dir, fetch_tree, presence_runs

@@ -4,7 +4,7 @@ parser and ``sglang generate``'s take, each with the releases that have it (as
 ``server_args.toml`` records its fields'). Each release is read once (:mod:`.commands`, from
 its tree fetched through pip) and kept in the cache; ``catalog derive --releases`` merges them,
 ``catalog derive`` writes the table of the one tree it reads. The server-args check reads it
-(checks/server_table.py ``load_commands``), named by launchers.toml's ``[serve] table``."""
+(checks/server_args/table.py ``load_commands``), named by launchers.toml's ``[serve] table``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from sglang_lint.catalog import version_key
+from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.commands import Commands, ParserFacts, tree_commands
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.launchers import COMMANDS_TABLE

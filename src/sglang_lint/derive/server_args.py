@@ -3,7 +3,7 @@ launch flags that set it, read from sglang's ``arg_groups`` namespace classes an
 ``server_args.py`` registers by hand; their choices read by :class:`ChoiceReader`. Written
 as ``rules/derived/server_args.toml``, the table the server-args rules check against.
 
-Every scalar is read as the engine reads it (:func:`sglang_lint.pynames.ast_literal`);
+Every scalar is read as the engine reads it (:func:`sglang_lint.text.pynames.ast_literal`);
 :class:`ChoiceReader` is the one reader here of values built from several (lists, sets,
 constants of other modules, class constants, helpers' returns, Enum members).
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import Skip, is_none
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, origin, walk_all
-from sglang_lint.pynames import NOT_LITERAL, SCALARS, ast_literal
+from sglang_lint.text.pynames import NOT_LITERAL, SCALARS, ast_literal
 
 FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
 CHOICES_MODULE = "sglang.srt.arg_groups.choices"

@@ -43,7 +43,7 @@ from sglang_lint.derive.commands import read_commands
 from sglang_lint.derive.scripts import tree_scripts
 from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import launch_entry_points
-from sglang_lint.derive.path_rules import derive_paths
+from sglang_lint.derive.fails_when.rules import derive_paths
 from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
 from sglang_lint.derive.server_args import (
     ServerField,
@@ -56,7 +56,7 @@ from sglang_lint.derive.tree import (
     COMMON_METHODS, TRANSPARENT_DECORATORS, LazyTree, Module, method_owners, no_gc, read_modules, sglang_version,
     walk_all, walk_local,
 )
-from sglang_lint.pynames import NOT_LITERAL, ast_literal
+from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class GuardedRaise:
     # For the examples: other arguments of the callable a call must pass (their defaults fail).
     companions: list = field(default_factory=list)
     siblings: list = field(default_factory=list)  # other constraints on the same argument (for the examples)
-    # The callable's fails-when sites (derive/path_rules.py): its good example must pass them too.
+    # The callable's fails-when sites (derive/fails_when/rules.py): its good example must pass them too.
     paths: list = field(default_factory=list)
 
     @property
@@ -450,7 +450,7 @@ class Derivation:
     keyword_launchers: list = field(default_factory=list)  # those whose ** keywords build ServerArgs
     commands: object = None  # the `sglang` command's launch subcommands (derive/commands.py)
     scripts: tuple = ()  # the modules run with `python -m` and what they parse (derive/scripts.py)
-    # fails-when rules (path_rules.py): the raise sites whose whole path is one expression
+    # fails-when rules (derive/fails_when/rules.py): the raise sites whose whole path is one expression
     paths: list = field(default_factory=list)
     path_skipped: Counter = field(default_factory=Counter)  # why the other raises got no fails-when rule
     # (kind, name) of a callable -> keyword arguments with which none of its fails-when checks fails

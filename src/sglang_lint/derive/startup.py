@@ -23,7 +23,7 @@ release:
   it. An earlier raise adds nothing to a later site's path (the launch fails either way), an
   earlier ``return`` adds its negation.
 
-The result per site: a ``fails-when`` condition (checks/when.py) over the fields and
+The result per site: a ``fails-when`` condition (checks/fails_when/language.py) over the fields and
 environment variables, or the reason it cannot be one.
 """
 
@@ -34,9 +34,9 @@ import copy
 from dataclasses import dataclass, field
 
 from sglang_lint.derive.expressions import negate
-from sglang_lint.checks.when import MORE_VALUE_METHODS
-from sglang_lint.checks.when_tests import is_query, query_root
-from sglang_lint.checks.when_grammar import BUILTINS
+from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
+from sglang_lint.checks.fails_when.conditions import is_query, query_root
+from sglang_lint.checks.fails_when.grammar import BUILTINS
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
 from sglang_lint.derive.call_effects import (
     DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, READ_VIEWS, VIEW_CALLS, VIEW_PARAMETERS, CallEffects, FunctionRef,

@@ -9,8 +9,8 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
-from sglang_lint.checks.when_tests import is_query
-from sglang_lint.checks.when_grammar import BUILTINS, QUERY_PREFIX
+from sglang_lint.checks.fails_when.conditions import is_query
+from sglang_lint.checks.fails_when.grammar import BUILTINS, QUERY_PREFIX
 from sglang_lint.derive.startup_sequence import Startup
 from sglang_lint.derive.symbolic import (
     UNKNOWN_NAME, is_unknown, nodes, queries_kept_where_repeated, reasons, size,

@@ -16,11 +16,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from sglang_lint.checks.fails_when import Parameter
+from sglang_lint.checks.fails_when.check import Parameter
 from sglang_lint.derive.constants import parameters_of
 from sglang_lint.derive.paths import _Path, _Unknown, _body
 from sglang_lint.derive.tree import Module, defined_at, walk_all
-from sglang_lint.pynames import ast_dotted_name
+from sglang_lint.text.pynames import ast_dotted_name
 
 # Hooks that make an attribute read or write run code of the class's own.
 _ATTRIBUTE_HOOKS = frozenset({"__setattr__", "__getattr__", "__getattribute__", "__delattr__", "__new__",

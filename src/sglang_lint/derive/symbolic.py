@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from sglang_lint.checks.when_tests import test_key, tests_in
-from sglang_lint.checks.when_grammar import BUILTINS, MODULES, QUERY_PREFIX
+from sglang_lint.checks.fails_when.conditions import test_key, tests_in
+from sglang_lint.checks.fails_when.grammar import BUILTINS, MODULES, QUERY_PREFIX
 
 
 class _Server:
@@ -187,7 +187,7 @@ def decided_by_nothing(test: ast.expr) -> bool:
 
 def query_test(test: ast.expr) -> object:
     """The evaluator's key of a test of queries alone (the platform, the model: :func:`query`;
-    checks/when.py ``test_key``: ``a not in b`` and ``not a`` are ``a in b`` and ``a``); None
+    checks/fails_when/language.py ``test_key``: ``a not in b`` and ``not a`` are ``a in b`` and ``a``); None
     for a test that reads a field, a variable, an ``unknown`` or a call."""
     if any(isinstance(n, ast.Name) and not n.id.startswith(QUERY_PREFIX) and n.id not in BUILTINS
            and n.id not in OUTSIDE_NAMES for n in nodes(test)):

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sglang_lint.pynames import resolve_relative
+from sglang_lint.text.pynames import resolve_relative
 
 MUTATING_METHODS = frozenset(
     {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "remove", "discard", "clear",

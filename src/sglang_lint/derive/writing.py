@@ -12,22 +12,22 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from sglang_lint.catalog import Rule
-from sglang_lint.ruletable import load_rules
-from sglang_lint.rulefile import tomllib
-from sglang_lint.catalog import EXPORTS_TABLE
+from sglang_lint.catalog.rules import Rule
+from sglang_lint.engine.ruletable import load_rules
+from sglang_lint.core.rulefile import tomllib
+from sglang_lint.catalog.rules import EXPORTS_TABLE
 from sglang_lint.checks.value_tests import within_bounds
 from sglang_lint.derive.exports import aliases_of, exports_text
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, launchers_text
-from sglang_lint.derive.path_files import path_rule_name, path_rule_text
-from sglang_lint.derive.examples import write_value
-from sglang_lint.derive.path_rules import path_called, path_holds
+from sglang_lint.derive.fails_when.files import path_rule_name, path_rule_text
+from sglang_lint.derive.fails_when.examples import write_value
+from sglang_lint.derive.fails_when.rules import path_called, path_holds
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
-from sglang_lint.pynames import NOT_LITERAL
+from sglang_lint.text.pynames import NOT_LITERAL
 
 FIRST_DERIVED_CODE = 100
 LAST_DERIVED_CODE = 899
@@ -172,7 +172,7 @@ def set_companions(sites: list[GuardedRaise], passing: dict | None = None) -> No
             (o.target.argument, _good_value(o)) for o in others
             if o.target.argument != site.target.argument and o.parameter != site.parameter
         ))
-        # the arguments the callable's fails-when checks need to pass (derive/path_rules.py)
+        # the arguments the callable's fails-when checks need to pass (derive/fails_when/rules.py)
         given = {site.target.argument, site.parameter, *(argument for argument, _ in site.companions)}
         needed = passing.get((site.target.kind, site.target.name), {})
         site.companions += [(name, value) for name, value in needed.items() if name not in given]

@@ -1,0 +1,49 @@
+"""A file's bytes to text and to a LibCST tree, or :class:`~sglang_lint.core.model.SourceError`."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+
+from sglang_lint.core.lazycst import libcst as cst
+
+from sglang_lint.core.model import SourceError
+
+MAX_PARSE_BYTES = 4_000_000  # sglang 0.5.23's largest file is 0.3 MB
+
+
+def decode_source(data: bytes) -> str:
+    """Bytes to text the way Python does (PEP 263 coding line, BOM), or SourceError."""
+    return decode_with_encoding(data)[0]
+
+
+def decode_with_encoding(data: bytes) -> tuple[str, str]:
+    """(text, encoding); ``text.encode(encoding)`` gives ``data`` back (a BOM is part of
+    the ``utf-8-sig`` encoding, so it is dropped from the text and comes back on encoding)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise SourceError(f"cannot decode: {exc}") from exc
+    return text, encoding
+
+
+def check_size(size: int) -> None:
+    if size > MAX_PARSE_BYTES:
+        # LibCST needs about 100 bytes of memory per byte of source and seconds per MB: a
+        # generated file this big is reported, not parsed.
+        raise SourceError(
+            f"not analysed: {size / 1e6:.1f} MB is over the {MAX_PARSE_BYTES / 1e6:.0f} MB limit of files "
+            "sglang-lint parses (it calls a catalog API)"
+        )
+
+
+def parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        raise SourceError(
+            f"cannot parse: {exc.message}", exc.raw_line, max(exc.raw_column, 0)
+        ) from exc
+    except (RecursionError, MemoryError) as exc:
+        raise SourceError(f"cannot parse: {type(exc).__name__}") from exc

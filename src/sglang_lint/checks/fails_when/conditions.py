@@ -1,0 +1,112 @@
+"""Which tests of a condition are one test: a named part of a condition (:class:`Bound`), the
+key that names a test wherever it is read (:func:`test_key`, :func:`_case_key`), the tests a
+node takes the truth of, and a query's name (what sglang asks the machine once per start-up).
+The evaluator (checks/fails_when/language.py) decides such a test once per case; the deriver (derive/symbolic.py)
+keeps a conditional whose test nothing else reads as the values it may take."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from sglang_lint.checks.fails_when.grammar import QUERY_PREFIX
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A named part of an expression (a start-up rule's ``values``: one value the condition
+    reads in several places), bound in the env under its name and evaluated where first read:
+    once per case, every place it is read seeing the same value (and the same case)."""
+
+    name: str
+    expression: ast.expr
+    meaning: object = None  # what it means whatever its name (None: nothing shares its worth)
+    leaves: tuple = ()  # the parameters it reads, itself or through the values it reads
+
+
+def _case_key(node: ast.IfExp) -> object:
+    """What names an unknown test across the expression: its text, where every occurrence
+    has one value (a test of the same fields); the node itself where it reads ``unknown``
+    (each a value of its own) or calls anything."""
+    key = node.__dict__.get("_case_key")
+    if key is None:
+        key = node._case_key = ("node", id(node)) if _fresh(node.test) else ("text", ast.dump(node.test))
+    return key
+
+
+def _fresh(test: ast.expr) -> bool:
+    """May two occurrences of the test differ? Where it reads ``unknown`` or calls anything,
+    but a query's own method (``unknown_get_platform.is_hip()``: one value in a start-up)."""
+    for n in _each_node(test):
+        if isinstance(n, ast.Name) and n.id == "unknown":
+            return True
+        if isinstance(n, ast.Call) and (n.args or n.keywords or isinstance(n.func, ast.Name)
+                                        or not is_query(query_root(n.func))):
+            return True
+    return False
+
+
+def tests_in(node: ast.AST) -> tuple:
+    """The tests a node takes the truth of: an ``and``/``or``'s operands, a ``not``'s operand,
+    a conditional's test."""
+    kind = type(node)
+    if kind is ast.BoolOp:
+        return tuple(node.values)
+    if kind is ast.UnaryOp and isinstance(node.op, ast.Not):
+        return (node.operand,)
+    return (node.test,) if kind is ast.IfExp else ()
+
+
+def query_root(node: ast.expr) -> ast.expr:
+    """What a chain of attributes and calls starts from (``unknown_p`` of ``unknown_p.a.b()``)."""
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _each_node(root: ast.AST):
+    """Every node under ``root`` once (the deriver asks of expressions that share their parts:
+    ``ast.walk`` would go through a shared part as often as it is read)."""
+    seen, todo = {id(root)}, [root]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if id(child) not in seen:
+                seen.add(id(child))
+                todo.append(child)
+
+
+def is_query(node) -> bool:
+    """A query's name (``unknown_get_platform``: derive/symbolic.py ``query``)."""
+    return isinstance(node, ast.Name) and node.id.startswith(QUERY_PREFIX)
+
+
+_NEGATED = {ast.NotIn: ast.In, ast.IsNot: ast.Is, ast.NotEq: ast.Eq}
+
+
+def test_key(test: ast.expr, env: dict) -> tuple:
+    """(case key, negated) of a test of a query (or of torch's state), itself or through the
+    named values it reads: the text of the test it comes to (a named value's, ``a in b`` for
+    ``a not in b`` or ``not a in b``, negated); None where it reads no query (decided by the
+    launch, or never) or may differ where read again (it or a value it reads reads ``unknown``)."""
+    found = test.__dict__.get("_test_key")
+    if found is None:
+        came, negated = test, False
+        while True:
+            if isinstance(came, ast.Name) and type(env.get(came.id)) is Bound:
+                came = env[came.id].expression
+            elif isinstance(came, ast.UnaryOp) and isinstance(came.op, ast.Not):
+                came, negated = came.operand, not negated
+            else:
+                break
+        if isinstance(came, ast.Compare) and len(came.ops) == 1 and type(came.ops[0]) in _NEGATED:
+            came, negated = ast.Compare(came.left, [_NEGATED[type(came.ops[0])]()], came.comparators), not negated
+        leaves = set()
+        for n in _each_node(came):
+            if isinstance(n, ast.Name):
+                bound = env.get(n.id)
+                leaves.update(bound.leaves if type(bound) is Bound else (n.id,))
+        reads = "unknown" not in leaves and any(n.startswith(QUERY_PREFIX) or n == "torch" for n in leaves)
+        found = test._test_key = (("text", ast.dump(came)) if reads and not _fresh(came) else None, negated)
+    return found

@@ -1,0 +1,635 @@
+"""The ``fails-when`` language: a Python expression over a function's parameters that is true
+exactly when a call of the function reaches one of sglang's ``raise`` statements.
+
+The deriver writes it (derive/paths.py: the path to the raise, the function's local names
+replaced by what they were computed from); the check evaluates it over the values a call
+passes. The expression is parsed with :mod:`ast`, checked against a small grammar
+(:func:`parse_when`) and evaluated by :func:`evaluate`, never by ``eval``: every operation is
+three-valued. A value the linter does not know is :data:`UNKNOWN`, and anything computed from it
+is unknown too, but where Python's own short-circuit decides (``False and ?`` is False). So a
+value learned later can only turn UNKNOWN into True or False, never flip a True or False: the
+call-site screen, which knows less than the engine, can rule a call out only where the engine
+would too.
+
+Values: None, bools, numbers, strings, tuples, lists, dicts (of values), and those of
+checks/fails_when/values.py: tensors and MLX arrays built at the call (shape, dtype, device), devices,
+objects made at the call (:class:`Record`), and :class:`~sglang_lint.text.pynames.Ref` (a dotted
+name such as ``torch.bfloat16``).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+
+from sglang_lint.checks.fails_when.values import (  # (the values, re-exported for the check and the deriver)
+    FLOAT_DTYPES,
+    UNKNOWN,
+    Device,
+    Member,
+    Record,
+    Tensor,
+    TruthOnly,
+    dtype_ref,
+    is_dtype,
+    member_equal,
+)
+from sglang_lint.checks.fails_when.instances import is_instance
+from sglang_lint.checks.fails_when.members import (  # (re-exported for the checks and the deriver)
+    MORE_VALUE_METHODS, TENSOR_METHODS, VALUE_METHODS, Method, attribute, known, method, reshaped,
+)
+from sglang_lint.checks.fails_when.members import index as value_at
+from sglang_lint.checks.fails_when.grammar import (
+    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
+)
+from sglang_lint.checks.fails_when.conditions import Bound, _case_key, test_key, tests_in
+from sglang_lint.text.pynames import Ref
+
+__all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",
+           "TruthOnly",
+           "dtype_ref", "is_dtype",
+           "WhenError", "parse_when", "names_read", "evaluate", "holds", "equal", "arithmetic", "known", "truth",
+           "MORE_VALUE_METHODS", "TENSOR_METHODS", "VALUE_METHODS", "reshaped", "SHARED"]
+
+
+# --- evaluation -----------------------------------------------------------------------------
+
+_COMPARE = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+}
+_ARITHMETIC = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_BITWISE = {ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+            ast.RShift: operator.rshift}
+
+
+def truth(value: object) -> object:
+    """Python's truth of a value: True, False or UNKNOWN."""
+    if isinstance(value, TruthOnly):
+        return value.truth
+    if isinstance(value, Member):
+        return value.truthy
+    if value is UNKNOWN or isinstance(value, (Tensor, Ref, Record)):
+        return UNKNOWN  # a tensor's truth is its data's; an enum member's or an object's is its own
+    if isinstance(value, (tuple, list, dict, str)):
+        return len(value) > 0
+    if isinstance(value, Device):
+        return True
+    return bool(value)
+
+
+def evaluate(expr: ast.expr, env: dict[str, object]) -> object:
+    """The value of ``expr`` with the parameters bound as ``env`` says (a missing one is
+    UNKNOWN). Never raises: what Python would refuse is UNKNOWN."""
+    try:
+        return _eval(expr, env)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError, AttributeError,
+            RecursionError):
+        return UNKNOWN
+
+
+def holds(expr: ast.expr, env: dict[str, object]) -> object:
+    """True when ``expr`` is certainly true with these values, False when certainly false,
+    else UNKNOWN.
+
+    A conditional expression whose test is unknown (``x * 0.3 if unknown else x``) is decided
+    by cases: the test assumed true, then false, each evaluated again; where both give the same
+    truth, so does the expression (whichever way the test goes). The outermost test is assumed
+    first (a chain of them, ``a if u else b if v else c``, takes one case per value), at most
+    ``SPLIT_DEPTH`` tests on one line of cases and ``SPLIT_CASES`` cases in all. A test of a
+    query (``unknown_`` names: the platform, the model) is one test wherever it is written, in a
+    conditional or as an operand of ``and``/``or``/``not`` (``a not in b`` is ``a in b``)."""
+    return _by_cases(expr, env, {}, 0, [SPLIT_CASES], _repeated_tests(expr, env))
+
+
+SPLIT_DEPTH = 24  # (a chain of tests of the model's architecture, one per family, is one line)
+SPLIT_CASES = 128
+_CASES = "<cases>"  # the env's key for the assumptions of one case (never a Python name)
+
+
+class _Cases:
+    """The tests assumed in one case (key -> truth), the unknown tests met, not assumed, and
+    the values of the named parts read so far (each evaluated once per case)."""
+
+    __slots__ = ("assumed", "pending", "values", "repeated")
+
+    def __init__(self, assumed: dict, repeated: frozenset = frozenset()):
+        self.assumed = assumed
+        self.pending: list = []
+        self.values: dict = {}
+        self.repeated = repeated  # the keys of the query tests read in two places or more
+
+    def note(self, key: object, at: int) -> None:
+        """An unknown test whose branches give values, or may in some case of the tests noted
+        inside them (from ``at`` on): it goes before those, so it is assumed first. (A branch
+        unknown whichever way any test goes makes no case.)"""
+        if key not in self.pending:
+            self.pending.insert(at, key)
+
+
+def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list, repeated: frozenset) -> object:
+    cases = _Cases(assumed, repeated)
+    budget[0] -= 1
+    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
+    if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH or budget[0] < 2:
+        return verdict
+    key = cases.pending[0]
+    first = _by_cases(expr, env, {**assumed, key: True}, depth + 1, budget, repeated)
+    if first is UNKNOWN:
+        return UNKNOWN
+    return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1, budget, repeated) is first else UNKNOWN
+
+
+_REPEATED: dict[int, tuple] = {}  # id(expression) -> (expression, its repeated query tests)
+
+
+def _repeated_tests(expr: ast.expr, env: dict) -> frozenset:
+    """The keys of the query tests (:func:`test_key`) the expression reads in two places or
+    more, itself or through its named values: only those are worth assuming outside a
+    conditional's test (``q and x`` read once is decided by ``x`` or never)."""
+    found = _REPEATED.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    counts: dict = {}
+    todo, named = [expr], set()
+    while todo:
+        for node in ast.walk(todo.pop()):
+            for test in tests_in(node):
+                key = test_key(test, env)[0]
+                if key is not None:
+                    counts[key] = counts.get(key, 0) + 1
+            if type(node) is ast.Name and node.id not in named and type(env.get(node.id)) is Bound:
+                named.add(node.id)
+                todo.append(env[node.id].expression)
+    repeated = frozenset(key for key, count in counts.items() if count > 1)
+    _REPEATED[id(expr)] = (expr, repeated)
+    return repeated
+
+
+_RUNNING = object()  # a named part being evaluated (one that reads itself is unknown)
+SHARED = "<shared>"  # the env's key for the worth of named parts across checks of one launch
+
+
+def _bound(value: Bound, env: dict) -> object:
+    cases = env.get(_CASES)
+    if cases is None:
+        return _eval(value.expression, {**env, value.name: UNKNOWN})
+    if value.name in cases.values:
+        found = cases.values[value.name]
+        return UNKNOWN if found is _RUNNING else found
+    shared = env.get(SHARED) if value.meaning is not None and not cases.assumed else None
+    key = None
+    if shared is not None:  # another check of this launch read the same value over the same inputs
+        key = (value.meaning, tuple(env.get(name, UNKNOWN) for name in value.leaves))
+        try:
+            hit = shared.get(key)
+        except TypeError:  # (a list among the inputs)
+            key = hit = None
+        if hit is not None:
+            for note in hit[1]:
+                cases.note(note, len(cases.pending))
+            cases.values[value.name] = hit[0]
+            return hit[0]
+    mark = len(cases.pending)
+    cases.values[value.name] = _RUNNING
+    found = cases.values[value.name] = _eval(value.expression, env)
+    if key is not None:
+        shared[key] = (found, tuple(cases.pending[mark:]))
+    return found
+
+
+def _assumed(test: ast.expr, env: dict) -> object:
+    """The truth the case assumes for an unknown test of a query (noting it, where not yet
+    assumed, so that the cases may tell); UNKNOWN otherwise."""
+    cases = env.get(_CASES)
+    if cases is None:
+        return UNKNOWN
+    key, negated = test_key(test, env)
+    if key is None or key not in cases.repeated:
+        return UNKNOWN
+    if key in cases.assumed:
+        return cases.assumed[key] is not negated
+    cases.note(key, len(cases.pending))
+    return UNKNOWN
+
+
+def _eval(node: ast.expr, env: dict) -> object:
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value
+    if kind is ast.Name:
+        if node.id in env:
+            value = env[node.id]
+            return _bound(value, env) if type(value) is Bound else value
+        if node.id in MODULES or node.id in BUILTINS or node.id in ENVIRON_PARSERS:
+            return Ref(node.id)
+        return UNKNOWN
+    if kind is ast.BoolOp:
+        return _bool_op(node, env)
+    if kind is ast.UnaryOp:
+        value = _eval(node.operand, env)
+        if isinstance(node.op, ast.Not):
+            t = truth(value)
+            if t is UNKNOWN:
+                t = _assumed(node.operand, env)
+            return UNKNOWN if t is UNKNOWN else not t
+        if isinstance(node.op, ast.Invert):
+            return ~value if type(value) is int else UNKNOWN
+        if not _is_number(value):
+            return UNKNOWN
+        return -value if isinstance(node.op, ast.USub) else +value
+    if kind is ast.IfExp:
+        t = truth(_eval(node.test, env))
+        cases = env.get(_CASES)
+        if t is UNKNOWN and cases is not None:
+            t = cases.assumed.get(_case_key(node), UNKNOWN)
+            if t is UNKNOWN and _case_key(node)[0] == "text":
+                t = _assumed(node.test, env)  # (``a not in b`` where ``a in b`` is assumed)
+        if t is UNKNOWN:  # either branch: known only where both give the same
+            at = len(cases.pending) if cases is not None else 0
+            body = _eval(node.body, env)
+            middle = len(cases.pending) if cases is not None else 0
+            orelse = _eval(node.orelse, env)
+            if equal(body, orelse) is True and type(body) is type(orelse):
+                return body
+            if cases is not None and (body is not UNKNOWN or middle > at) \
+                    and (orelse is not UNKNOWN or len(cases.pending) > middle):
+                cases.note(_case_key(node), at)  # values, or values in some case: the cases may tell
+            return UNKNOWN
+        return _eval(node.body if t else node.orelse, env)
+    if kind is ast.Compare:
+        return _compare(node, env)
+    if kind is ast.BinOp:
+        return _binary(node, env)
+    if kind in (ast.Tuple, ast.List, ast.Set):
+        items = []
+        for element in node.elts:  # ``(*prefix, last)``: a known sequence's items, in place
+            if isinstance(element, ast.Starred):
+                spread = _eval(element.value, env)
+                if not isinstance(spread, (tuple, list)):
+                    return UNKNOWN
+                items += spread
+            else:
+                items.append(_eval(element, env))
+        if kind is ast.Set:
+            return frozenset(items) if known(items) else UNKNOWN
+        return tuple(items) if kind is ast.Tuple else items
+    if kind is ast.Dict:
+        if any(k is None for k in node.keys):
+            return UNKNOWN
+        keys = [_eval(k, env) for k in node.keys]
+        if not known(keys):
+            return UNKNOWN
+        return {k: _eval(v, env) for k, v in zip(keys, node.values)}
+    if kind is ast.Attribute:
+        return attribute(_eval(node.value, env), node.attr)
+    if kind is ast.Subscript:
+        return _subscript(_eval(node.value, env), node.slice, env)
+    if kind is ast.Call:
+        return _call(node, env)
+    return UNKNOWN
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) or value is True or value is False
+
+
+def _bool_op(node: ast.BoolOp, env: dict) -> object:
+    """``a and b``/``a or b`` with Python's value (the deciding operand), three-valued."""
+    deciding = isinstance(node.op, ast.Or)  # the truth that ends an ``or``; ``and`` ends on False
+    unknown = False
+    value = UNKNOWN
+    for operand in node.values:
+        value = _eval(operand, env)
+        t = truth(value)
+        if t is UNKNOWN:
+            t = _assumed(operand, env)
+            if t is UNKNOWN:
+                unknown = True
+                continue
+            value = TruthOnly(t)
+        if t == deciding:
+            # With an unknown operand before it, Python may have stopped there: only the truth is sure.
+            return TruthOnly(deciding) if unknown else value
+    return UNKNOWN if unknown else value
+
+
+def equal(a: object, b: object) -> object:
+    """``a == b``: True, False or UNKNOWN (the check also compares the values bindings give)."""
+    if a is UNKNOWN or b is UNKNOWN or isinstance(a, TruthOnly) or isinstance(b, TruthOnly):
+        return UNKNOWN
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return UNKNOWN  # elementwise in torch
+    if isinstance(a, Device) or isinstance(b, Device):
+        return _same_device(a, b)
+    if isinstance(a, Member) or isinstance(b, Member):
+        member, other = (a, b) if isinstance(a, Member) else (b, a)
+        same = member_equal(member, other)
+        return UNKNOWN if same is None else same
+    if isinstance(a, Ref) or isinstance(b, Ref):
+        if isinstance(a, Ref) and isinstance(b, Ref):
+            if a == b:
+                return True
+            return False if is_dtype(a) and is_dtype(b) else UNKNOWN  # two enum members' names may be aliases
+        if isinstance(a, Ref) and isinstance(b, str) or isinstance(b, Ref) and isinstance(a, str):
+            return UNKNOWN  # a str enum member equals its value
+        return False if (a is None or b is None) else UNKNOWN
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        if type(a) is not type(b) or len(a) != len(b):
+            return False
+        result: object = True
+        for x, y in zip(a, b):
+            same = equal(x, y)
+            if same is False:
+                return False
+            if same is UNKNOWN:
+                result = UNKNOWN
+        return result
+    if not (known(a) and known(b)):
+        return UNKNOWN
+    return a == b
+
+
+def _same_device(a: object, b: object) -> object:
+    """Devices: of other types, unequal; both the CPU, equal. Two of one accelerator type are
+    unknown (``torch.device("cuda")`` is not a tensor's ``cuda:0``), and so is a device against a
+    string."""
+    if a is None or b is None:
+        return False
+    if not (isinstance(a, Device) and isinstance(b, Device)) or a.type is UNKNOWN or b.type is UNKNOWN:
+        return UNKNOWN
+    if a.type != b.type:
+        return False
+    return True if a.type == "cpu" else UNKNOWN
+
+
+def _contains(container: object, item: object) -> object:
+    if container is UNKNOWN or isinstance(container, (Tensor, Ref)):
+        return UNKNOWN
+    if isinstance(container, str):
+        return container.__contains__(item) if isinstance(item, str) else UNKNOWN
+    if isinstance(container, dict):
+        container = list(container)
+    if not isinstance(container, (tuple, list, frozenset)):
+        return UNKNOWN
+    result: object = False
+    for element in container:
+        same = equal(element, item)
+        if same is True:
+            return True
+        if same is UNKNOWN:
+            result = UNKNOWN
+    return result
+
+
+def _compare(node: ast.Compare, env: dict) -> object:
+    if len(node.ops) == 1:
+        counted = _counted_compare(node, env)
+        if counted is not UNKNOWN:
+            return counted
+    left = _eval(node.left, env)
+    result: object = True
+    for op, right_node in zip(node.ops, node.comparators):
+        right = _eval(right_node, env)
+        kind = type(op)
+        if kind in (ast.Eq, ast.NotEq):
+            value = equal(left, right)
+            if value is not UNKNOWN and kind is ast.NotEq:
+                value = not value
+        elif kind in (ast.In, ast.NotIn):
+            value = _contains(right, left)
+            if value is not UNKNOWN and kind is ast.NotIn:
+                value = not value
+        elif kind in (ast.Is, ast.IsNot):
+            value = _identical(left, right)
+            if value is not UNKNOWN and kind is ast.IsNot:
+                value = not value
+        else:
+            if not (_orderable(left, right)):
+                value = UNKNOWN
+            else:
+                value = _COMPARE[kind](left, right)
+        if value is False:
+            return False
+        if value is UNKNOWN:
+            result = UNKNOWN
+        left = right
+    return result
+
+
+_BOOLEAN_TESTS = (ast.Compare,)  # what a generator's item is where it is certainly a bool
+
+
+def _counted_compare(node: ast.Compare, env: dict) -> object:
+    """``sum(test for x in items) > 1`` (how many of the items pass a test, against a number)
+    where some tests are unknown: each such item counts 0 or 1, and the comparison is certain
+    where it comes out the same at both ends (two grammars set and a third unknown: more than
+    one either way). UNKNOWN where that does not decide it, or the node is not such a count."""
+    left, op, right_node = node.left, node.ops[0], node.comparators[0]
+    if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "sum"
+            and len(left.args) == 1 and not left.keywords and isinstance(left.args[0], ast.GeneratorExp)
+            and isinstance(left.args[0].elt, _BOOLEAN_TESTS) and type(op) in _COMPARE):
+        return UNKNOWN
+    generator = left.args[0]
+    loop = generator.generators[0]
+    if len(generator.generators) != 1 or loop.ifs or not isinstance(loop.target, ast.Name):
+        return UNKNOWN
+    items, bound = _eval(loop.iter, env), _eval(right_node, env)
+    if not isinstance(items, (tuple, list)) or len(items) > 4096 or isinstance(bound, bool) \
+            or not isinstance(bound, (int, float)):
+        return UNKNOWN
+    inner_env = {k: v for k, v in env.items() if k != _CASES}
+    low = high = 0
+    for item in items:
+        passed = truth(_eval(generator.elt, {**inner_env, loop.target.id: item}))
+        low += passed is True
+        high += passed is not False
+    at_low, at_high = _COMPARE[type(op)](low, bound), _COMPARE[type(op)](high, bound)
+    return at_low if at_low == at_high and low != high else UNKNOWN
+
+
+def _identical(a: object, b: object) -> object:
+    """``a is b`` where it is certain: against None or a bool (the only identities sglang tests)."""
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, TruthOnly):  # a true value is no None and no False; a false one may be either
+            return False if x.truth and (y is None or y is False) else UNKNOWN
+    if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    # (enum members are singletons: identity is equality)
+    return equal(a, b) if isinstance(a, (Ref, Member)) and isinstance(b, (Ref, Member)) else UNKNOWN
+
+
+def _orderable(a: object, b: object) -> bool:
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        return True
+    return isinstance(a, tuple) and isinstance(b, tuple) and known(a) and known(b)
+
+
+def _binary(node: ast.BinOp, env: dict) -> object:
+    return arithmetic(type(node.op), _eval(node.left, env), _eval(node.right, env))
+
+
+def arithmetic(op_type: type, left: object, right: object) -> object:
+    """``left <op> right`` for an :mod:`ast` operator class, on known numbers (and ``+`` of
+    sequences); UNKNOWN for anything else, or a result too big or failing to compute."""
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    bitwise = _BITWISE.get(op_type)
+    if bitwise is not None:  # on ints only (on bools and tensors these are logical or elementwise)
+        if type(left) is int and type(right) is int and not (op_type is ast.LShift and right > 64):
+            return bitwise(left, right)
+        return UNKNOWN
+    op = _ARITHMETIC.get(op_type)
+    if op is None:
+        return UNKNOWN
+    numbers = (int, float)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        if op_type is ast.Pow and abs(right) > 64 or op_type in (ast.Div, ast.FloorDiv, ast.Mod) and right == 0:
+            return UNKNOWN  # sglang fails another way (ZeroDivisionError), not at the raise
+        return op(left, right)
+    if op_type is ast.Add and type(left) is type(right) and isinstance(left, (str, tuple, list)):
+        return op(left, right)
+    return UNKNOWN  # (``str % args`` is formatting: the message, not the test)
+
+
+def _subscript(value: object, index: ast.expr, env: dict) -> object:
+    if isinstance(index, ast.Slice):
+        parts = [(_eval(p, env) if p is not None else None) for p in (index.lower, index.upper, index.step)]
+        if any(p is UNKNOWN or not (p is None or isinstance(p, int)) for p in parts):
+            return UNKNOWN
+        return value_at(value, slice(*parts))
+    return value_at(value, _eval(index, env))
+
+
+def _shape_of(value: object) -> object:
+    return value.shape if isinstance(value, Tensor) else UNKNOWN
+
+
+def _call(node: ast.Call, env: dict) -> object:
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return UNKNOWN
+    if len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp) and isinstance(node.func, ast.Name):
+        return _over(node.func.id, node.args[0], env)
+    func = _eval(node.func, env)
+    args = [_eval(a, env) for a in node.args]
+    keywords = {k.arg: _eval(k.value, env) for k in node.keywords}
+    if isinstance(func, Method):
+        return method(func.receiver, func.name, args, keywords)
+    if not isinstance(func, Ref):
+        return UNKNOWN
+    name = func.qualified
+    if name == "isinstance" and len(args) == 2 and not keywords:
+        return is_instance(args[0], node.args[1])
+    if name == "type" and len(args) == 1 and not keywords:
+        # the tensors the engine follows are made by torch's functions: plain torch.Tensor, no subclass
+        return Ref("torch.Tensor") if isinstance(args[0], Tensor) and args[0].library == "torch" else UNKNOWN
+    if name == "dict" and len(args) <= 1:
+        base = args[0] if args else {}
+        if not isinstance(base, dict):
+            return UNKNOWN
+        return {**base, **keywords}
+    if keywords:
+        return UNKNOWN
+    if name in ENVIRON_PARSERS:
+        return _environ(name, args[0]) if len(args) == 1 and isinstance(args[0], str) else UNKNOWN
+    if name == "len" and len(args) == 1:
+        value = args[0]
+        if isinstance(value, Tensor):
+            shape = value.shape
+            return shape[0] if shape is not UNKNOWN and shape else UNKNOWN
+        return len(value) if isinstance(value, (tuple, list, dict, str, frozenset)) else UNKNOWN
+    if name in _AGGREGATE and len(args) >= 1:
+        return _aggregate(name, args if len(args) > 1 else args[0])
+    if name in ("abs", "int", "float", "bool", "str", "round") and len(args) == 1 and known(args[0]):
+        value = args[0]
+        if name == "str" and not isinstance(value, (str, int, float)) or name != "str" and isinstance(value, Ref):
+            return UNKNOWN
+        if name in ("int", "float") and isinstance(value, str):
+            try:  # a text Python parses is the number sglang reads; another fails another way
+                return int(value) if name == "int" else float(value)
+            except ValueError:
+                return UNKNOWN
+        return {"abs": abs, "int": int, "float": float, "bool": bool, "str": str, "round": round}[name](value)
+    if name == "math.prod" and len(args) == 1 and isinstance(args[0], (tuple, list)) and known(args[0]):
+        return math.prod(args[0])
+    return UNKNOWN
+
+
+def _environ(parser: str, text: str) -> object:
+    """An environment variable's text as sglang reads it: ``envs.X`` of EnvBool / EnvInt /
+    EnvFloat / EnvStr, or ``get_bool_env_var`` (true and 1 only). Text sglang would refuse
+    is unknown (it fails another way)."""
+    lowered = text.strip().lower()
+    if parser == "env_str":
+        return text
+    if parser == "env_bool":
+        return True if lowered in ("true", "1", "yes", "y") else False if lowered in ("false", "0", "no", "n") \
+            else UNKNOWN
+    if parser == "env_truthy":
+        return lowered in ("true", "1")
+    try:
+        return int(text) if parser == "env_int" else float(text)
+    except ValueError:
+        return UNKNOWN
+
+
+_AGGREGATE = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorted": sorted, "tuple": tuple,
+              "list": list, "set": frozenset}
+
+
+def _aggregate(name: str, items: object) -> object:
+    """``sum(items)``, ``tuple(items)``... of a sequence (or a dict's keys) whose every item is known."""
+    if isinstance(items, dict):
+        items = list(items)
+    if not isinstance(items, (tuple, list, frozenset)) or not known(list(items)):
+        return UNKNOWN
+    return _AGGREGATE[name](items)
+
+
+def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
+    """``any(test for x in items)`` / ``all(...)`` over a list, tuple, string or dict's keys the
+    call passes: three-valued, as ``or`` / ``and`` of the tests of each item. ``tuple(...)``,
+    ``sum(...)`` and the other aggregates: the items made, known only where every filter and
+    every item is."""
+    loop = generator.generators[0]
+    items = _eval(loop.iter, env)
+    env = {k: v for k, v in env.items() if k != _CASES}  # a test there changes with the item: no case reaches it
+    if isinstance(items, dict):
+        items = list(items)
+    if not isinstance(items, (tuple, list, str)) or len(items) > 4096:
+        return UNKNOWN
+    if how in AGGREGATES:
+        made = []
+        for item in items:
+            inner = {**env, loop.target.id: item}
+            kept = [truth(_eval(test, inner)) for test in loop.ifs]
+            if UNKNOWN in kept:
+                return UNKNOWN
+            if all(kept):
+                made.append(_eval(generator.elt, inner))
+        return _aggregate(how, made)
+    if how not in ("any", "all"):
+        return UNKNOWN
+    neutral = how == "all"  # the result of no items
+    result: object = neutral
+    for item in items:
+        inner = {**env, loop.target.id: item}
+        kept = [truth(_eval(test, inner)) for test in loop.ifs]
+        if False in kept:
+            continue
+        value = truth(_eval(generator.elt, inner))
+        if UNKNOWN in kept and value is not neutral:
+            value = UNKNOWN  # an item that may be filtered out decides nothing
+        if value is UNKNOWN:
+            result = UNKNOWN
+        elif value is not neutral:
+            return value  # any: one true item; all: one false item
+    return result

@@ -1,0 +1,8 @@
+"""The ``server-args`` check kind: a launch, whether ``sgl.Engine(...)``/``ServerArgs(...)``
+keywords or a command line, judged against the target release's server arguments. In: a site
+(a call, a command in a string or a file) and the derived tables. Out: SGL006-SGL012 and SGL015
+findings. ``check`` is the kind; ``table`` reads the server-argument table; ``flags`` reads a
+launch's words into ``flag_use`` records (argv lists, command strings, shell launches);
+``scripts`` judges ``python -m`` of sglang's own scripts; ``environment`` the variables a launch
+runs with; ``startup`` the start-up validation (SGL012); ``relations`` the arguments that
+contradict each other; ``advice`` what a finding on a flag says to do."""

@@ -1,0 +1,192 @@
+"""What a finding on a launch flag or server argument says to do instead, in the words of those
+who know: for a flag sglang deprecated, the replacement it names (``new_flag=``), what it does
+with the flag, and its own words (another flag, environment variables to set); for a flag of
+another serving engine, sglang's flag for it, from the table of such flags
+(``rules/foreign_flags.toml``: each with the engine, the page documenting it, and whether
+sglang's flag means the same)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from sglang_lint.checks.server_args.flag_use import FlagUse
+from sglang_lint.checks.base import rename_fix, rename_hint, string_fix
+from sglang_lint.checks.server_args.table import Deprecation, Table
+from sglang_lint.core.model import Fix
+from sglang_lint.core.rulefile import Fields, read_toml
+
+MEANINGS = ("same", "close", "different")  # same: a safe rename; close: an unsafe one; different: a hint
+
+
+def fixable(fix: Fix | None) -> str:
+    if fix is None:
+        return ""
+    return " (fixable with `sglang-lint --fix`)" if fix.safe else " (fixable with `sglang-lint --fix --unsafe-fixes`)"
+
+
+# --- flags sglang deprecated -------------------------------------------------------------------------
+
+def deprecated_text(found: Deprecation, table: Table, fix: Fix | None = None, valued: bool = False) -> str:
+    """``deprecated since sglang X[, removed in sglang Y]; ...``: since the first release that
+    deprecated the flag, what the target releases do with it, and what sglang says to do.
+    ``valued``: a value is written with it (an action that ignores the flag takes none:
+    argparse rejects it, as an unrecognized argument, or ``--x=v``'s explicit one)."""
+    since = found.span[0] or f"{table.first_release()} or earlier"
+    removed = f", removed in sglang {found.span[1]}" if found.span[1] else ""
+    ignored = f"; sglang {table.version} ignores it" + (
+        " but takes no value: argparse stops the launch on the value given" if valued else "")
+    effect = {"stops": f"; sglang {table.version} stops the launch on it", "ignored": ignored}.get(found.effect, "")
+    return f"deprecated since sglang {since}{removed}{effect}{_advice(found, fix, now=True)}"
+
+
+def removed_text(found: Deprecation | None, table: Table, fix: Fix | None = None) -> str:
+    """For a flag the target releases no longer have: what sglang said to do instead while it
+    deprecated the flag ("" where it said nothing, or the flag is not gone but new)."""
+    if found is None or not table.change(found.span).startswith(" (removed"):
+        return ""
+    return _advice(found, fix, now=False)
+
+
+def _advice(found: Deprecation, fix: Fix | None, now: bool) -> str:
+    if found.new:
+        named = f"; use {found.new}" if now else f"; sglang named {found.new} as its replacement"
+        return named + fixable(fix)
+    says = "says" if now else "said"
+    environment = found.environment()
+    if environment:
+        return f"; sglang {says} to set {_listed(environment)} in the environment instead"
+    if found.says:
+        return f'; sglang {says}: "{found.says}"'
+    return "; sglang names no replacement" if now else ""
+
+
+def _listed(items) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def removed_hint(use: "FlagUse", table: Table) -> tuple[str, Fix | None]:
+    """For a flag sglang deprecated and then removed: what it said to do instead, and the fix
+    to its replacement where that is certain."""
+    found = table.deprecation(use.flag)
+    fix = replacement_fix(use.element if use.alone else None, use.alone, found, table) if found is not None else None
+    return removed_text(found, table, fix), fix
+
+
+def unexplained_hint(name: str, change: str, table: Table, options, node, flags=None,
+                     keyword: bool = False) -> tuple[str, Fix | None]:
+    """For a name no argument of the target releases has, where neither sglang's deprecation
+    nor another engine's table says more: a name of a later release (``change`` is " (added
+    ..."), the older spelling of it (``flags``: its launch flags; never a like-spelled guess, nor
+    a fix); a removed one, nothing; else the nearest of ``options`` (rename_hint)."""
+    if change.startswith(" (added"):
+        return older_spelling(flags if flags is not None else {name}, table, keyword), None
+    if change.startswith(" (removed"):
+        return "", None
+    return rename_hint(name, options, node)
+
+
+def older_spelling(flags, table: Table, keyword: bool = False) -> str:
+    """For a flag (or, ``keyword``, a field) a later release added as the replacement of one it
+    deprecated (``--attn-dp-size`` for ``--enable-dp-attention``, 0.5.22): the older flag the
+    target releases take, as the user would write it ("" where there is none)."""
+    for old, runs in sorted(table.deprecated.items()):
+        for run in runs:
+            named = _FIRST_FLAG.match(run.new or "")
+            if named is None or named.group() not in flags or old not in table.known_flags:
+                continue
+            field = table.by_flag.get(old)
+            if keyword and field is None:
+                continue
+            spelled = field.name if keyword else old
+            since = f" {run.span[0]}" if run.span[0] else ""
+            return f"; sglang {table.version} has {spelled} for it (sglang{since} deprecated it for {run.new})"
+    return ""
+
+
+_FIRST_FLAG = re.compile(r"--[A-Za-z0-9][\w-]*(?![\w{-])")
+
+
+def replacement_fix(node, alone: bool, found: Deprecation, table: Table) -> Fix | None:
+    """The replacement written over the flag, where that is certain: a literal that is the
+    flag alone, a plain rename (:meth:`Deprecation.certain_rename`), a flag the target knows."""
+    rename = found.certain_rename()
+    if not rename or rename not in table.known_flags or not alone:
+        return None
+    return string_fix(node, rename, True)
+
+
+# --- flags of other serving engines ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ForeignFlag:
+    """A flag of another serving engine and sglang's flag for it: ``meaning`` "same" (renaming
+    it is safe), "close" (what the user most likely wants; ``note`` says how it differs) or
+    "different" (only named; ``note`` says how)."""
+
+    flag: str
+    engine: str
+    source: str
+    sglang: str
+    meaning: str
+    note: str | None = None
+
+    @property
+    def keyword(self) -> str:
+        """The flag as a keyword of the engine's Python class (``max_model_len=``)."""
+        return self.flag[2:].replace("-", "_")
+
+
+@lru_cache(maxsize=None)
+def load_foreign(path: Path) -> dict:
+    """flag -> :class:`ForeignFlag`, and keyword -> the same, from the table's ``[[flag]]``s."""
+    top = Fields(read_toml(path), path)
+    found: dict = {}
+    for spec in top.subs("flag"):
+        item = ForeignFlag(spec.str("flag"), spec.str("engine"), spec.str("source"), spec.str("sglang"),
+                           spec.str("meaning"), spec.str("note", required=False))
+        spec.done()
+        if not (item.flag.startswith("--") and item.sglang.startswith("--")):
+            raise spec.error("sglang", f"{item.flag!r} -> {item.sglang!r}: both are launch flags (--x)")
+        if item.meaning not in MEANINGS:
+            raise spec.error("meaning", f"must be one of {', '.join(MEANINGS)}")
+        if item.meaning != "same" and not item.note:
+            raise spec.error("note", "is missing: a meaning that is not the same says how it differs")
+        if not item.source.startswith("https://"):
+            raise spec.error("source", "must be the https address of the page documenting the flag")
+        if item.flag in found:
+            raise spec.error("flag", f"{item.flag} is listed twice")
+        found[item.flag] = found[item.keyword] = item
+    top.done()
+    return found
+
+
+def foreign_hint(foreign: dict, name: str, table: Table, node, keyword: bool = False) -> tuple[str, Fix | None]:
+    """For a flag (or, ``keyword``, a keyword argument) sglang has no such argument for, that
+    another engine has: its engine's word and sglang's flag (or field) for it, where the target
+    releases have that one; a fix renaming it, safe where it means the same, unsafe where it
+    is close, none where it differs or sglang deprecates its flag. ("", None): not one."""
+    entry = foreign.get(name)
+    if entry is None or (name == entry.keyword) != keyword or entry.sglang not in table.known_flags:
+        return "", None
+    target = entry.sglang
+    if keyword:
+        field = table.by_flag.get(entry.sglang)
+        if field is None:
+            return "", None
+        target = field.name
+    deprecated = table.deprecates(entry.sglang)
+    safe = {"same": True, "close": False}.get(entry.meaning)
+    fix = rename_fix(node, target, safe) if safe is not None and deprecated is None and node is not None else None
+    said = f"{entry.engine}'s {name}"
+    if entry.meaning == "same":
+        text = f"; {said} is sglang's {target}"
+    elif entry.meaning == "close":
+        text = f"; {said} is close to sglang's {target}: {entry.note}"
+    else:
+        text = f"; sglang's nearest to {said} is {target}, which means something else: {entry.note}"
+    if deprecated is not None:
+        text += f" ({entry.sglang} is {deprecated_text(deprecated, table)})"
+    return text + fixable(fix), fix

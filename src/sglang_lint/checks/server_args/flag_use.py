@@ -1,0 +1,32 @@
+"""One flag of a launch command as the flag checks read it: the record checks/server_args/flags.py makes
+and the checks and their advice (checks/server_args/advice.py, checks/server_args/relations.py) judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sglang_lint.checks.server_args.table import Field
+
+
+@dataclass(frozen=True)
+class FlagUse:
+    """One ``--flag`` of a command, and the value written with it (if literal)."""
+
+    element: object  # the word's node
+    flag: str
+    field: Field | None
+    known: bool  # the flag names something (a field, a hand-registered flag, a unique prefix)
+    value: str | None
+    value_node: object
+    ambiguous: tuple = ()  # a prefix of flags of two or more arguments: argparse's own error
+    alone: bool = False  # the word is the flag itself, exactly (a fix may rewrite it)
+    certain: bool = True  # the flag (and its value) are written on every path
+    items: tuple | None = None  # a list flag's (nargs "*"/"+") words, where each is known
+    item_nodes: tuple = ()  # the node of each of those words
+    # who judged it, after an `sglang` subcommand (command_uses): "serve" (the LLM server and the
+    # diffusion server), "diffusion", "generate"; a module's name: the parser of that script
+    # (script_uses); "" the LLM server's parser (ServerArgs) alone
+    parser: str = ""
+    # the LLM server's verdict on the flag (and its value) is the line's: it reaches that server
+    # alone, or (serve) the diffusion server lacks it, failing the line there
+    llm_verdict: bool = True

@@ -1,0 +1,484 @@
+"""The start-up aspect of server-args (SGL012): sglang's validation of a server's arguments,
+run over the arguments a launch sets.
+
+``rules/derived/startup.toml`` (derive/startup.py) holds, per raise or assert of that
+validation, a ``fails-when`` condition over the fields and environment variables and the
+releases that have it. A launch's settings (its flags or keywords, known literals only), the
+environment variables written with it, and for the fields it leaves out the target release's
+defaults (only where the launch certainly sets nothing else) are the values the condition is
+evaluated over, three-valued (checks/fails_when/language.py): a finding only where it is certainly true in
+every target release.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
+from pathlib import Path
+
+from sglang_lint.catalog.rules import in_releases
+from sglang_lint.checks.base import show_value
+from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
+from sglang_lint.checks.fails_when.grammar import WhenError
+from sglang_lint.core.model import Finding
+from sglang_lint.core.rulefile import read_toml
+from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known
+
+DUMMY_MODELS = ("none", "dummy")  # sglang skips the checks that need a model for these
+
+
+@dataclass(frozen=True)
+class StartupCheck:
+    """One raise or assert of the validation, in the releases ``releases`` names."""
+
+    site: str  # "module: function"
+    exception: str
+    message: str
+    fails_when: str
+    releases: tuple  # ((since, until), ...)
+    defaults: dict = field(compare=False, hash=False)
+    values: tuple = ()  # ((name, expression text), ...): the parts the condition reads by name
+
+    @property
+    def parsed(self) -> Parsed:
+        return _parsed(self.fails_when, self.values)
+
+    @property
+    def words(self) -> frozenset:
+        """Every identifier of the check's texts: a superset of the names it reads (a string
+        literal's words too), read without parsing, to pass over a check whose fields and
+        variables the launch does not touch before parsing it."""
+        return _words(self.fails_when, self.values)
+
+    @property
+    def key(self) -> tuple:
+        return self.site, self.exception, self.message
+
+    def in_release(self, release: str) -> bool:
+        return any(in_releases(since, until, release) for since, until in self.releases)
+
+
+@dataclass(frozen=True)
+class StartupTable:
+    checks: tuple
+    releases: tuple  # every release the table was derived from
+    _by_site: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def by_site(self, releases: tuple) -> dict:
+        """site key -> the checks of it that any of ``releases`` has (kept per ``releases``:
+        every launch of a file, and every file of a run, asks for the same few)."""
+        found = self._by_site.get(releases)
+        if found is None:
+            found = {}
+            for check in self.checks:
+                if any(check.in_release(r) for r in releases):
+                    found.setdefault(check.key, []).append(check)
+            self._by_site[releases] = found
+        return found
+
+    def of_releases(self, releases: tuple | None) -> tuple:
+        """The checks any of ``releases`` has (None: every check of the table)."""
+        if releases is None:
+            return self.checks
+        return tuple(check for checks in self.by_site(releases).values() for check in checks)
+
+
+@lru_cache(maxsize=4)
+def load_startup(path: Path) -> StartupTable:
+    """The table, read once per process (the conditions are parsed where a launch reads them)."""
+    data = read_toml(path)
+    pool = data.get("values", {})
+    if not isinstance(pool, dict) or not all(isinstance(v, str) for v in pool.values()):
+        raise ValueError(f"{path}: values: a table of names and expressions")
+    checks, inner = [], {}
+    for index, row in enumerate(data.get("check", [])):
+        where = f"{path}: check #{index + 1}"
+        try:
+            defaults = ast.literal_eval(row.get("defaults", "{}"))
+            releases = tuple(tuple(pair) for pair in row["releases"])
+            checks.append(StartupCheck(row["site"], row["exception"], row["message"], row["fails_when"], releases,
+                                       defaults, value_closure(row["fails_when"], pool, inner)))
+        except (KeyError, ValueError, SyntaxError, TypeError) as error:
+            raise ValueError(f"{where}: {error}") from None
+    return StartupTable(tuple(checks), tuple(data.get("releases", ())))
+
+
+VALUE_NAME = re.compile(r"\b_v[0-9a-f]{10}\b")  # a value of the table's [values], read by name
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=None)
+def _words(text: str, named: tuple = ()) -> frozenset:
+    return _text_words(text).union(*(_text_words(part) for _, part in named))
+
+
+@lru_cache(maxsize=None)
+def _text_words(text: str) -> frozenset:
+    return frozenset(_IDENTIFIER.findall(text))
+
+
+def value_closure(text: str, pool: dict, inner: dict | None = None) -> tuple:
+    """The values (name, text) a condition reads, itself or through other values, sorted by
+    name (ValueError naming a value the pool does not hold). ``inner``: name -> the names its
+    text reads, kept across the checks of one pool."""
+    inner = {} if inner is None else inner
+    found: dict = {}
+    todo = VALUE_NAME.findall(text)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        if name not in pool:
+            raise ValueError(f"fails_when reads {name}, which [values] does not hold")
+        found[name] = pool[name]
+        if name not in inner:
+            inner[name] = VALUE_NAME.findall(pool[name])
+        todo += inner[name]
+    return tuple(sorted(found.items()))
+
+
+class Parsed(NamedTuple):
+    """A check's condition as the evaluator reads it (None where any part is outside the grammar)."""
+
+    expression: ast.expr | None
+    names: frozenset  # its parameters: the fields and environment variables it reads, itself or by a value
+    values: dict  # name -> Bound: the parts written once and read by name
+    variables: frozenset  # the environment variables among the names
+
+
+@lru_cache(maxsize=None)
+def _parsed(text: str, named: tuple = ()) -> Parsed:
+    parts = dict(named)
+    try:
+        expression = _expression(text)
+        values = {name: _expression(part) for name, part in named}
+    except WhenError:
+        return Parsed(None, frozenset(), {}, frozenset())
+    read = frozenset().union(names_read(expression), *(names_read(e) for e in values.values())) - set(parts)
+    bound: dict = {}
+
+    def bind(name: str, running: frozenset) -> Bound:
+        if name not in bound:
+            inner = names_read(values[name]) & set(parts)
+            cyclic = bool(inner & running)
+            inside = [bind(n, running | {name}) for n in sorted(inner - running)]
+            # what the value means whatever its name: its text and the meanings of the values
+            # it reads (None where they read each other in a circle: never shared)
+            meaning = None if cyclic or any(b.meaning is None for b in inside) else _MEANINGS.setdefault(
+                (parts[name], tuple((b.name, b.meaning) for b in inside)), len(_MEANINGS))
+            leaves = frozenset(names_read(values[name]) - set(parts)).union(*(b.leaves for b in inside))
+            bound[name] = Bound(name, values[name], meaning, tuple(sorted(leaves)))
+        return bound[name]
+
+    for name in sorted(parts):
+        bind(name, frozenset())
+    return Parsed(expression, read, bound, frozenset(n for n in read if n.isupper()))
+
+
+_MEANINGS: dict[tuple, int] = {}  # a value's text and its inner values' meanings -> one number
+
+
+@lru_cache(maxsize=None)
+def _expression(text: str) -> ast.expr:
+    """One part of a check's condition, parsed once however many checks write it (a value
+    several checks share is one tree: what it is worth in a launch is kept by its meaning)."""
+    tree = ast.parse(text, mode="eval").body
+    loop = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+            for n in ast.walk(c.target) if isinstance(n, ast.Name)}  # a generator's own variables
+    return parse_when(text, {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in loop})
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A field as a launch sets it: its value (UNKNOWN where not a known literal), what a
+    finding points at, and how the launch wrote it (``--tp-size 3``, ``tp_size=3``)."""
+
+    value: object
+    node: object
+    shown: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a launch says about its arguments: the fields it sets, whether it certainly sets
+    no other (then the others are the release's defaults), and the environment variables
+    written with it."""
+
+    settings: dict
+    complete: bool
+    environ: dict = field(default_factory=dict)
+    anchor: object = None  # what a finding no setting takes part in points at (the call, the launcher)
+    # the worth of the named values the checks read over this launch, shared between checks
+    worth: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+
+def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset()) -> dict:
+    """The values the check's condition reads: the launch's settings and environment, and
+    the defaults of the fields it leaves out (but ``left_out``'s)."""
+    expression, names, named, _ = check.parsed
+    bound: dict = {**named, SHARED: launch.worth}
+    for name in names:
+        if name in launch.settings:
+            bound[name] = launch.settings[name].value
+        elif name in launch.environ:
+            bound[name] = launch.environ[name]
+        elif launch.complete and name in check.defaults and name not in left_out:
+            bound[name] = check.defaults[name]
+    return {k: v for k, v in bound.items() if v is not UNKNOWN}
+
+
+def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
+    """The defaults a failing launch needs to fail: each taken away in turn, kept only where
+    the condition is no longer certain without it."""
+    expression, names, _, _ = check.parsed
+    used = sorted(n for n in names if n not in launch.settings and n not in launch.environ
+                  and n in check.defaults and launch.complete)
+    dropped: set = set()
+    for name in used:
+        if _holds(check, expression, values(check, launch, frozenset(dropped | {name}))) is True:
+            dropped.add(name)
+    return [n for n in used if n not in dropped]
+
+
+def fails(check: StartupCheck, launch: Launch) -> bool:
+    if not _touched(check.words, launch):
+        return False  # (the names it reads are among its words: nothing of it is set)
+    expression, names, _, _ = check.parsed
+    return expression is not None and _touched(names, launch) \
+        and _holds(check, expression, values(check, launch)) is True
+
+
+_VERDICTS: dict = {}  # (condition, values, inputs) -> verdict: launches of a run share most inputs
+_MOST_VERDICTS = 100_000
+
+
+def _holds(check: StartupCheck, expression: ast.expr, env: dict) -> object:
+    """``holds`` of the check's condition over ``env``, kept by what decides it: the condition,
+    its values and the inputs it reads (the screen and the engine ask again for each launch,
+    and the launches of a file or a project mostly repeat a few settings)."""
+    try:
+        key = (check.fails_when, check.values,
+               tuple(sorted((k, v) for k, v in env.items() if k != SHARED and type(v) is not Bound)))
+        found = _VERDICTS.get(key, _VERDICTS)
+    except TypeError:  # (a list among the inputs)
+        return holds(expression, env)
+    if found is _VERDICTS:
+        if len(_VERDICTS) >= _MOST_VERDICTS:
+            _VERDICTS.clear()
+        found = _VERDICTS[key] = holds(expression, env)
+    return found
+
+
+def _touched(names: frozenset, launch: Launch) -> bool:
+    """Does the launch set anything the condition reads? Over the release's defaults alone a
+    check never fails (sglang starts with its own defaults), so the others are not evaluated."""
+    return not names.isdisjoint(launch.settings) or not names.isdisjoint(launch.environ)
+
+
+def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None, releases: tuple | None = None) -> bool:
+    """The screen's verdict: may a check of any of ``releases`` (None: of any release) fail this
+    launch? Certainly, as :func:`findings` asks, where the check reads no environment variable;
+    where it reads one the file's ``text`` names (None: any), unless certainly not (the engine
+    may know the variable's value where the file writes it)."""
+    for check in table.of_releases(releases):
+        if not _touched(check.words, launch) and not any(
+                w.isupper() and (text is None or w.encode() in text) for w in check.words):
+            continue  # (nothing it may read is set, nor a variable the file names)
+        expression, names, _, variables = check.parsed
+        variables = [name for name in variables if text is None or name.encode() in text]
+        if expression is None or not (variables or _touched(names, launch)):
+            continue
+        verdict = _holds(check, expression, values(check, launch))
+        if verdict is True or (verdict is not False and variables):
+            return True
+    return False
+
+
+def keyword_screen(path: Path, names: set, releases: tuple | None = None):
+    """A keyword call may fail a start-up check unless no check of ``releases`` (None: of any
+    release) may fail the launch its literal keywords make (:func:`may_fail`, the engine's
+    reading of them)."""
+    def screen(call, facts) -> bool:
+        settings = {}
+        complete = not call.args
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                if mapping_may_be_known(keyword.value, facts):
+                    return True  # **kwargs: a dict the engine may read
+                complete = False
+                continue
+            if keyword.arg not in names:
+                continue
+            try:
+                value = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                if value_may_be_known(keyword.value, facts, lambda _: True):
+                    return True  # a name the engine may follow to a literal
+                value = UNKNOWN
+            settings[keyword.arg] = Setting(value, None, keyword.arg)
+        return may_fail(load_startup(path), Launch(settings, complete), file_text(facts), releases)
+
+    return screen
+
+
+def file_text(facts) -> bytes:
+    """The screened file's bytes (from its facts, or a call's view of them)."""
+    return getattr(facts, "facts", facts).data
+
+
+def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = (),
+             refused: frozenset = frozenset(), when: str = "at start-up"):
+    """(node, message) for each check that certainly fails in every one of ``releases``
+    (but those whose message begins as one of ``elsewhere``, and those that read a field in
+    ``refused``: a value outside its choices, which the choice rules report)."""
+    model = launch.settings.get("model_path")
+    if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
+        return
+    verdicts: dict = {}  # a check several of the releases have is evaluated once
+
+    def failed(check: StartupCheck) -> bool:
+        if check not in verdicts:
+            verdicts[check] = fails(check, launch)
+        return verdicts[check]
+
+    for key, checks in table.by_site(releases).items():
+        if key[2].startswith(elsewhere):
+            continue
+        failing = []
+        for release in releases:
+            here = [c for c in checks if c.in_release(release)]
+            hit = next((c for c in here if failed(c)), None)
+            if hit is None:
+                break
+            failing.append(hit)
+        else:
+            if not refused & failing[0].parsed.names:
+                yield _finding(failing[0], launch, version, when)
+
+
+def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
+    names = check.parsed.names
+    involved = [setting for name, setting in launch.settings.items() if name in names]  # as the launch wrote them
+    variables = [f"{n}={launch.environ[n]}" for n in sorted(names) if n in launch.environ]
+    left = [f"{n}={check.defaults[n]!r}" for n in defaults_needed(check, launch)]
+    said = _joined([s.shown for s in involved] + variables) or "these arguments"
+    if left:
+        said += f" ({', '.join(left)} by default)"
+    module, _, function = check.site.partition(": ")
+    where = module.removeprefix("sglang.").replace(".", "/") + ".py"
+    message = (f"{said}: sglang {version} raises {check.exception} {when} ({where}: {function}): "
+               f"{_quoted(check.message)}")
+    node = involved[0].node if involved else launch.anchor
+    return node, message
+
+
+def _joined(parts: list[str]) -> str:
+    """``a``, ``a with b``, ``a with b and c``."""
+    if len(parts) <= 2:
+        return " with ".join(parts)
+    return f"{parts[0]} with {', '.join(parts[1:-1])} and {parts[-1]}"
+
+
+def _quoted(message: str) -> str:
+    text = " ".join(message.split())
+    return f'"{text[:200]}{"..." if len(text) > 200 else ""}"'
+
+
+def flag_value(use) -> object:
+    """A flag's value as sglang's parser gives it (``launch_flags.FlagUse``): True for a
+    boolean flag, the number or text that follows it, UNKNOWN for anything else (a list, a
+    JSON argument, a word not known)."""
+    field_ = use.field
+    if field_ is None or not use.certain:
+        return UNKNOWN
+    if field_.type == "bool":
+        return True if use.value is None or use.alone else UNKNOWN
+    if field_.nargs:
+        return _items(use.items, field_.item)
+    text = use.value
+    if text is None:
+        return UNKNOWN
+    if field_.parse == "json":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return UNKNOWN  # (argparse refuses it: not this check's failure)
+    if field_.type == "int":
+        try:
+            return int(text)
+        except ValueError:
+            return UNKNOWN
+    if field_.type == "float":
+        try:
+            return float(text)
+        except ValueError:
+            return UNKNOWN
+    if field_.type == "str":
+        return text
+    return UNKNOWN
+
+
+def _items(words: tuple | None, item: str | None):
+    """A list flag's value as argparse builds it: its words, each converted (UNKNOWN where one
+    is not known or does not convert; argparse refuses the launch then)."""
+    if words is None:
+        return UNKNOWN
+    convert = {"int": int, "float": float}.get(item or "", str)
+    try:
+        return [convert(word) for word in words]
+    except ValueError:
+        return UNKNOWN
+
+
+def flag_launch(uses, words, environ: dict | None = None) -> Launch:
+    """The launch a command's flags describe; complete where every word is known and every
+    flag names a field."""
+    settings = {}
+    for use in uses:
+        if use.field is None:
+            continue
+        value = flag_value(use)
+        shown = use.flag if use.field.type == "bool" else \
+            f"{use.flag} {' '.join(use.items)}" if use.field.nargs and use.items else f"{use.flag} {use.value}"
+        if use.field.name in settings:  # given twice: argparse keeps the last
+            value = value if value is not UNKNOWN and settings[use.field.name].value is not UNKNOWN else UNKNOWN
+        settings[use.field.name] = Setting(value, use.element, shown)
+    complete = all(w.text is not None and w.whole and w.certain for w in words) and all(
+        u.field is not None for u in uses)
+    anchor = next((w.node for w in words if w.node is not None), None)
+    return Launch(settings, complete, dict(environ or {}), anchor)
+
+
+def keyword_launch(site, keywords, fields: dict, complete: bool, environ: dict | None = None) -> Launch:
+    """The settings of ``Engine(...)``/``ServerArgs(...)`` keywords (built.Entry each): a
+    literal the engine knows, or unknown; ``complete`` where the call passes nothing but
+    written keywords."""
+    settings = {}
+    for keyword in keywords:
+        if keyword.key not in fields or keyword.value is None:
+            continue
+        known = site.model.evaluate(keyword.value, keyword.scope, keyword.where) if keyword.certain else []
+        value = known[0].value if len(known) == 1 else UNKNOWN
+        shown = f"{keyword.key}={show_value(value)}" if value is not UNKNOWN else keyword.key
+        settings[keyword.key] = Setting(value, keyword.key_node, shown)
+    return Launch(settings, complete, dict(environ or {}), site.node)
+
+
+def judge(path: Path, table, launches: list[Launch], elsewhere: tuple = ()):
+    """The findings of the start-up checks (derived/startup.toml at ``path``) on each launch,
+    in the releases of the server-argument ``table``; one per node and message. ``elsewhere``:
+    the beginnings of sglang's messages another rule reports."""
+    startup = load_startup(path)
+    releases = table.releases or (table.version,)
+    seen = set()
+    for launch in launches:
+        refused = frozenset(name for name, setting in launch.settings.items()
+                            if name in table.fields and table.fields[name].refuses(setting.value))
+        for node, message in findings(startup, launch, releases, table.version, elsewhere, refused):
+            if node is not None and (id(node), message) not in seen:
+                seen.add((id(node), message))
+                yield Finding(node, message)

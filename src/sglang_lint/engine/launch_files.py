@@ -1,0 +1,103 @@
+"""Launch commands outside Python, for the command (flake8 sees Python files only): shell scripts
+(``*.sh``, ``*.bash``, ``*.zsh`` and files with a shell shebang), the shell blocks of Markdown
+(``bash``, ``sh``, ``shell``, ``console``..., or no language and a launch first) and the
+``command``/``args`` lists and strings of YAML files (Kubernetes, SkyPilot, docker-compose).
+
+launch/commands.py finds each command that starts an sglang server and splits it into words with
+their place in the file, and launch/shell_env.py the environment variables each certainly runs with
+(``Launch.env``); the check kinds that judge launch flags (``CheckKind.run_text``: the
+server-argument rules) judge those words exactly as they judge an argv list in Python. Findings
+carry the file's own line and column, ``# noqa`` works in the file's comment syntax (on the
+reported line, or on the first or last line of the command), and fixes rewrite the word where its
+source is the word itself (not quoted, not escaped).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import replace
+
+from sglang_lint.checks import CHECK_KINDS
+from sglang_lint.checks.server_args.flags import HOLE, ArgWord, Launch, shell_arg_word
+from sglang_lint.launch.prefixes import Prefix, all_prefixes, mentions_prefix, prefixed_commands
+from sglang_lint.launch.commands import LAUNCHER_WORDS
+from sglang_lint.core.model import Diagnostic, Edit, Finding, Span
+from sglang_lint.text.noqa import filter_noqa
+from sglang_lint.text.pynames import line_starts
+from sglang_lint.engine.ruletable import RuleSet
+from sglang_lint.launch.shell_env import launch_commands_in_file_with_env
+
+LAUNCHED = "launch commands read"
+
+
+def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = True) -> tuple[list[Diagnostic], str]:
+    """The findings of the rules that judge launch flags on every sglang launch in the file, and
+    on the server flags a framework takes under its prefix (launch/prefixes.py)."""
+    prefixes = all_prefixes(ruleset.prefixes)
+    launched = LAUNCHER_WORDS.search(text)
+    if not launched and not mentions_prefix(text, prefixes):
+        return [], "no sglang launcher named"
+    judges = [(rule, check, CHECK_KINDS[check.kind].run_text) for rule in ruleset.rules for check in rule.checks
+              if CHECK_KINDS[check.kind].run_text is not None]
+    starts = line_starts(text)
+    found = []
+    for command in launch_commands_in_file_with_env(path, text, HOLE) if launched else ():
+        launch = Launch.after(command.launcher.text, [_word(word) for word in command.args], command.env,
+                              _word(command.launcher).node)
+        first = command.args[0].start if command.args else command.launcher.start
+        span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
+        for rule, check, judge in judges:
+            for finding in judge(check, launch):
+                found.append(_diagnostic(starts, rule.code, finding, span))
+    for command in prefixed_commands(path, text, prefixes):
+        launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld)
+        span = (_line_col(starts, command.words[0].start)[0], _line_col(starts, command.words[-1].end)[0])
+        for rule, check, judge in judges:
+            if getattr(check.params, "aspect", None) in PREFIXED_ASPECTS:
+                for finding in judge(check, launch):
+                    found.append(_diagnostic(starts, rule.code, _as_written(finding, command.prefix), span))
+    found = sorted(set(found))
+    if noqa and found:
+        lines = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+        found = filter_noqa(found, lines, text)
+    return found, LAUNCHED
+
+
+# What a prefixed flag is judged for: itself. Not the start-up checks nor the relations between
+# flags: the framework sets some server arguments itself (slime: the tensor-parallel size).
+PREFIXED_ASPECTS = frozenset({"choices", "plugin-choices", "type", "unknown", "deprecated"})
+_SERVER_FLAG = re.compile(r"(?<![\w-])--(?=[a-z])")
+
+
+def _as_written(finding: Finding, prefix: Prefix) -> Finding:
+    """A finding on a prefixed flag, in the framework's spelling: every server flag it names."""
+    parts = finding.message.split("`")  # (a command line in backquotes is the linter's own)
+    message = "`".join(part if odd else _SERVER_FLAG.sub(prefix.text, part) for odd, part in
+                       ((i % 2, part) for i, part in enumerate(parts)))
+    return replace(finding, message=f"{message} ({prefix.framework} passes {prefix.text}* flags on to sglang)")
+
+
+def _word(word) -> ArgWord:
+    return shell_arg_word(word, Span(word.start, word.end, word.text, word.exact and not word.opaque))
+
+
+def _end(command, first: int) -> int:
+    return command.args[-1].end if command.args else first
+
+
+def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
+    index = bisect.bisect_right(starts, offset) - 1
+    return index + 1, offset - starts[index]
+
+
+def _diagnostic(starts: list[int], code: str, finding, span: tuple) -> Diagnostic:
+    node: Span = finding.node
+    line, col = _line_col(starts, node.start)
+    end_line, end_col = _line_col(starts, node.end)
+    edit = None
+    if finding.fix is not None and isinstance(finding.fix.node, Span):
+        fixed: Span = finding.fix.node
+        a, b = _line_col(starts, fixed.start), _line_col(starts, fixed.end)
+        edit = Edit(a[0], a[1], b[0], b[1], finding.fix.old, finding.fix.text, finding.fix.safe)
+    return Diagnostic(line, col, code, finding.message, end_line, end_col, edit, span)

@@ -1,0 +1,116 @@
+"""Lint many files: the result cache first, then the files it does not know, spread over
+``-j`` worker processes when there are enough of them to pay for the workers."""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from sglang_lint.frontends.cache import ResultCache, file_key
+from sglang_lint.engine.lint import analyse
+from sglang_lint.core.gcpolicy import keep_for_good
+from sglang_lint.core.model import FileResult, SourceError
+from sglang_lint.text.pynames import module_name_for
+from sglang_lint.engine.ruletable import RuleSet, load_rule_file
+
+FROM_CACHE = "from the cache"
+MIN_FILES_PER_WORKER = 16  # below this, starting workers costs more than it saves
+
+
+@dataclass
+class Job:
+    path: str  # what to read ("-": the bytes are given)
+    display: str  # the name reported, and what the module name is taken from
+    data: bytes | None = None
+
+
+def lint_one(display: str, data: bytes, ruleset: RuleSet) -> FileResult:
+    """The file's diagnostics; a source error for a file that cannot be decoded or parsed;
+    a crash for a bug of ours (never cached)."""
+    try:
+        diagnostics, stage = analyse(data, display, ruleset)
+    except SourceError as exc:
+        return FileResult.source_error(exc)
+    except Exception as exc:  # a bug of ours: name the file, keep linting the others
+        return FileResult(FileResult.CRASH, message=f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+    return FileResult.ok(diagnostics, stage)
+
+
+_WORKER_RULESET: RuleSet | None = None
+
+
+def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = (),
+                  project_targets: tuple = ()) -> None:
+    """Under ``spawn`` (no fork), load the same rule files again in the worker, narrowed to
+    the same sglang releases, with the same project helpers."""
+    global _WORKER_RULESET
+    if rule_files is not None:
+        rules = [load_rule_file(Path(path)) for path in rule_files]
+        _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases)
+
+
+def _work(item: tuple[str, bytes]) -> FileResult:
+    return lint_one(item[0], item[1], _WORKER_RULESET)
+
+
+def lint_jobs(
+    jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int, releases: Sequence[str] = ()
+) -> list[FileResult]:
+    """One result per job, in order: those of :func:`lint_one`, or an unreadable file.
+    ``releases``: those ``ruleset`` was narrowed to (``for_releases``), for spawned workers."""
+    global _WORKER_RULESET
+    results: list[FileResult | None] = [None] * len(jobs)
+    todo: list[tuple[int, bytes, bytes | None]] = []
+    for index, job in enumerate(jobs):
+        data = job.data
+        if data is None:
+            try:
+                with open(job.path, "rb") as stream:
+                    data = stream.read()
+            except OSError as exc:
+                results[index] = FileResult(FileResult.UNREADABLE, message=f"cannot read: {exc.strerror or exc}")
+                continue
+        key = file_key(data, module_name_for(job.display)) if cache is not None else None
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            results[index] = dataclasses.replace(cached, stage=FROM_CACHE) if cached.status == FileResult.OK else cached
+            continue
+        todo.append((index, data, key))
+
+    items = [(jobs[index].display, data) for index, data, _ in todo]
+    if items:
+        ruleset.compiled()  # read the rules once, here, not in each worker (nor at all when the cache knew every file)
+        keep_for_good()
+    workers = max(1, min(workers, len(items) // MIN_FILES_PER_WORKER))
+    if workers > 1:
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if fork else "spawn")
+        _WORKER_RULESET = ruleset
+        rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
+        initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets)
+        # Biggest files first, in small chunks: a worker left with one long chunk of big
+        # files (sglang's models sit together) at the end could keep the others waiting.
+        order = sorted(range(len(items)), key=lambda at: -len(items[at][1]))
+        with context.Pool(workers, _start_worker, initargs) as pool:
+            done = pool.map(_work, [items[at] for at in order], chunksize=max(1, min(16, len(items) // (workers * 8))))
+        outcomes = [None] * len(items)
+        for at, outcome in zip(order, done):
+            outcomes[at] = outcome
+    else:
+        outcomes = [lint_one(display, data, ruleset) for display, data in items]
+    for (index, _, key), outcome in zip(todo, outcomes):
+        results[index] = outcome
+        if cache is not None and outcome.cacheable:
+            cache.put(key, outcome)
+    return results
+
+
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
