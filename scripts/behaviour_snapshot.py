@@ -22,8 +22,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from sglang_corpus import MUTATIONS, apply_mutation, fetch_tree  # noqa: E402
-from sglang_lint.engine.lint import analyse  # noqa: E402
 from sglang_lint.core.model import SourceError  # noqa: E402
+from sglang_lint.engine.lint import analyse  # noqa: E402
 from sglang_lint.engine.ruletable import RuleSet, default_ruleset  # noqa: E402
 
 ROOT = HERE.parent

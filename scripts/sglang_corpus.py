@@ -550,8 +550,8 @@ def check_fixes(tree: Path, planted: list, workdir: Path, lint: list[str]) -> bo
 def replay_mutations(release: str) -> bool:
     """Plant :data:`MUTATIONS` in ``release``'s own tree where it has their call site and its
     catalog their rule; require each finding there, as in 0.5.23."""
-    from sglang_lint.core.places import default_rules_dir
     from sglang_lint.checks.server_args.table import load_table
+    from sglang_lint.core.places import default_rules_dir
     from sglang_lint.engine.ruletable import default_ruleset
 
     start = time.perf_counter()

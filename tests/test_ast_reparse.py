@@ -11,9 +11,9 @@ import random
 import pytest
 
 from conftest import fixture_files
+from sglang_lint.engine.ruletable import default_ruleset
 from sglang_lint.screen.ast_reparse import AstChunks
 from sglang_lint.screen.ast_scopes import AstFile
-from sglang_lint.engine.ruletable import default_ruleset
 from test_reparse import BASE, _edits
 
 

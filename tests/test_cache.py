@@ -17,13 +17,13 @@ import pytest
 
 from conftest import ROOT, fix_fixture_files, fixture_files, lint_in_process, run_lint
 from snippets import CAPTURE_IMPORT
-from sglang_lint.frontends import cache as cache_module
 from sglang_lint.catalog import rules as catalog
-from sglang_lint.engine import ruletable
-from sglang_lint.frontends.indexes import rule_index
 from sglang_lint.core.model import FileResult
-from sglang_lint.frontends.cache import ResultCache, file_key, ruleset_fingerprint
+from sglang_lint.engine import ruletable
 from sglang_lint.engine.ruletable import RuleSet, load_rules
+from sglang_lint.frontends import cache as cache_module
+from sglang_lint.frontends.cache import ResultCache, file_key, ruleset_fingerprint
+from sglang_lint.frontends.indexes import rule_index
 
 FILES = len(fixture_files()) + 1  # the fixtures and a clean file
 

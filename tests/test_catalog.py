@@ -11,11 +11,11 @@ import pytest
 
 from conftest import ROOT, run
 from sglang_lint import lint
-from sglang_lint.core.rulefile import RuleFileError, tomllib
-from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 from sglang_lint.analysis.source import parse
-from sglang_lint.engine.fixes import fix_text
+from sglang_lint.core.rulefile import RuleFileError, tomllib
 from sglang_lint.core.versions import version_key
+from sglang_lint.engine.fixes import fix_text
+from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 SCREENED = RuleSet(default_rules())

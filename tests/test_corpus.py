@@ -24,8 +24,8 @@ from sglang_corpus import (
     replay_mutations,
 )
 from sglang_lint import lint
-from sglang_lint.engine.ruletable import RuleSet, default_rules, default_ruleset
 from sglang_lint.engine.fixes import fix_bytes
+from sglang_lint.engine.ruletable import RuleSet, default_rules, default_ruleset
 from sglang_lint.text.pynames import module_name_for
 
 pytestmark = pytest.mark.corpus

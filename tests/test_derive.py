@@ -14,9 +14,9 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint import lint
-from sglang_lint.engine.ruletable import RuleSet, load_rules
 from sglang_lint.checks.server_args.table import load_table
 from sglang_lint.core.rulefile import read_toml
+from sglang_lint.engine.ruletable import RuleSet, load_rules
 from sglang_lint.derive import (
     DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, catalog_history, derive_sites, verify, write_catalog, write_over_history,
 )
@@ -606,8 +606,8 @@ def test_server_argument_table(derivation, written):
 
 
 def test_verify_reports_server_argument_drift(tmp_path, written):
-    from sglang_lint.derive.drift import _table_drift
     from sglang_lint.checks.server_args.table import load_table
+    from sglang_lint.derive.drift import _table_drift
 
     rules_dir, _, _ = written
     table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.commands import read_commands
 from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
 from sglang_lint.derive.sites import derive_sites
 from sglang_lint.derive.tree import LazyTree, read_modules
 from sglang_lint.derive.writing import _write_launchers
-from sglang_lint.core.rulefile import tomllib
 
 SGLANG_0_5_23 = Path.home() / ".cache" / "sglang-lint" / "sglang-0.5.23"
 

@@ -13,14 +13,14 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROOT, lint_in_process
+from sglang_lint.core.rulefile import read_toml
 from sglang_lint.derive import DERIVED_DIR, SERVER_ARGS_TABLE, catalog_history, derive_sites
 from sglang_lint.derive.api_table import merge_api
-from sglang_lint.derive.sampling_table import merge_sampling
 from sglang_lint.derive.merge import catalog_facts, tree_facts, write_merged
 from sglang_lint.derive.releases import gone_rules, site_history, site_signature
+from sglang_lint.derive.sampling_table import merge_sampling
 from sglang_lint.derive.startup_table import merge_startup
 from sglang_lint.derive.writing import _read_lock, _with_range, older_checks_of
-from sglang_lint.core.rulefile import read_toml
 from test_derive import TREE, _snapshot
 from test_serve_commands import TREE as COMMAND_FILES
 

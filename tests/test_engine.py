@@ -47,8 +47,8 @@ def test_a_trigger_module_word_is_a_whole_identifier_as_an_import_writes_it(impo
     # prefilter.CompiledTrigger.words are read from the text's identifiers, not as substrings:
     # where the module's name is no whole word, the engine (prefilter and screen bypassed)
     # cannot qualify the call to the rule's class either
-    from sglang_lint.engine.lint import _analyse_parsed
     from sglang_lint.analysis.bindings import FileBindings
+    from sglang_lint.engine.lint import _analyse_parsed
 
     source = imported + "\nVocabParallelEmbedding(8, use_presharded_weights=True, org_num_embeddings=4)\n"
     ruleset = default_ruleset()
@@ -205,8 +205,8 @@ def test_a_config_flag_written_elsewhere_in_the_file_is_not_guessed():
 
 
 def test_an_engine_failure_does_not_stop_flake8_or_the_command(monkeypatch, tmp_path):
-    from sglang_lint.frontends import cli
     from sglang_lint.engine import lint as engine
+    from sglang_lint.frontends import cli
     from sglang_lint.frontends import flake8_plugin
     from sglang_lint.frontends import runner
 

@@ -20,12 +20,12 @@ from sglang_lint import lint
 from sglang_lint.checks.fails_when.language import (
     UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
 )
-from sglang_lint.derive import derive_sites, write_catalog
 from sglang_lint.checks.fails_when.check import RecordClass
+from sglang_lint.derive import derive_sites, write_catalog
 from sglang_lint.derive.fails_when.examples import find_examples
 from sglang_lint.derive.fails_when.records import record_class
-from sglang_lint.text.pynames import Ref
 from sglang_lint.engine.ruletable import RuleSet, load_rules
+from sglang_lint.text.pynames import Ref
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 FIXTURE = ROOT / "tests" / "fixtures" / "families" / "fails_when.py"

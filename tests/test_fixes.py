@@ -16,12 +16,12 @@ import pytest
 
 from conftest import FIX_FIXTURES, FINDING, ROOT, fix_pairs, lint_in_process
 from snippets import ENGINE_IMPORT, LAUNCH_IMPORT
-from sglang_lint.engine.ruletable import default_rules
-from sglang_lint.checks.base import Suggestion, suggest
-from sglang_lint.engine.lint import lint
-from sglang_lint.core.model import Diagnostic, Edit
 from sglang_lint.analysis.source import parse
+from sglang_lint.checks.base import Suggestion, suggest
+from sglang_lint.core.model import Diagnostic, Edit
 from sglang_lint.engine.fixes import apply_edits, chosen_edits, fix_bytes, fix_text
+from sglang_lint.engine.lint import lint
+from sglang_lint.engine.ruletable import default_rules
 
 PAIRS = fix_pairs()
 PAIR_IDS = [f"{src.name}-{'unsafe' if unsafe else 'safe'}" for src, _, unsafe in PAIRS]

@@ -16,8 +16,8 @@ from snippets import DFLASH_NONE
 from sglang_lint import SourceError, lint
 from sglang_lint.analysis.source import MAX_PARSE_BYTES
 from sglang_lint.core.model import FileResult
-from sglang_lint.frontends.runner import Job, lint_jobs
 from sglang_lint.engine.ruletable import default_ruleset
+from sglang_lint.frontends.runner import Job, lint_jobs
 
 CALL = DFLASH_NONE.encode()  # SGL004 at (0-based) column 35 of its line
 GOOD_WITH_FINDING = b"import os\n" + CALL  # the control file: one finding on line 2

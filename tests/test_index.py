@@ -15,11 +15,11 @@ from conftest import ROOT, fixture_files
 from sglang_lint.catalog import index as index_module
 from sglang_lint.catalog import rule_data as rule_data_module
 from sglang_lint.catalog.index import fingerprint
+from sglang_lint.engine.lint import lint
+from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
 from sglang_lint.frontends.indexes import rule_index
 from sglang_lint.screen.prefilter import index_screen
 from sglang_lint.text.pynames import module_name_for
-from sglang_lint.engine.lint import lint
-from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
 from snippets import CAPTURE_IMPORT
 
 RULES = ROOT / "rules"

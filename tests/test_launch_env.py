@@ -14,11 +14,11 @@ import pytest
 
 from conftest import ROOT
 from sglang_lint.checks import CHECK_KINDS
+from sglang_lint.checks.server_args.environment import python_launch_env
 from sglang_lint.checks.server_args.flags import Launch
 from sglang_lint.engine.lint import lint
-from sglang_lint.checks.server_args.environment import python_launch_env
-from sglang_lint.launch.commands import launch_commands, launch_commands_in_file
 from sglang_lint.engine.ruletable import RuleSet, default_rules
+from sglang_lint.launch.commands import launch_commands, launch_commands_in_file
 from sglang_lint.launch.shell_env import (
     command_env, launch_commands_in_file_with_env, launch_commands_with_env, yaml_launch_commands_with_env,
 )

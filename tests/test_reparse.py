@@ -10,11 +10,11 @@ import libcst as cst
 import pytest
 
 from conftest import fixture_files
-from sglang_lint.engine.lint import lint
-from sglang_lint.core.model import SourceError
-from sglang_lint.text.pynames import lines_of
 from sglang_lint.analysis.reparse import Reparser
+from sglang_lint.core.model import SourceError
+from sglang_lint.engine.lint import lint
 from sglang_lint.engine.ruletable import default_ruleset
+from sglang_lint.text.pynames import lines_of
 from snippets import CAPTURE_IMPORT
 
 BASE = CAPTURE_IMPORT + '''

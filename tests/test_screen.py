@@ -17,8 +17,8 @@ from snippets import CAPTURE_IMPORT, CAPTURE_MODULE, LAUNCH_IMPORT
 from sglang_lint import lint
 from sglang_lint.engine.ruletable import RuleSet, default_rules, default_ruleset
 from sglang_lint.screen.ast_scopes import AstFile
-from sglang_lint.text.pynames import UNSURE
 from sglang_lint.screen.calls import FileFacts
+from sglang_lint.text.pynames import UNSURE
 
 UNSCREENED = RuleSet(default_rules(), screen=False)
 

@@ -20,8 +20,8 @@ from sglang_lint.checks.server_args.flags import ArgWord, Launch, script_uses
 from sglang_lint.checks.server_args.table import load_scripts, load_table
 from sglang_lint.derive.releases import fetch_tree
 from sglang_lint.derive.scripts import tree_scripts
-from sglang_lint.derive.scripts_table import Move, moves, scripts_text
 from sglang_lint.derive.scripts import Script
+from sglang_lint.derive.scripts_table import Move, moves, scripts_text
 from sglang_lint.engine.lint import lint
 
 REAL_PARSERS = Path(__file__).parent / "real_parsers.py"

@@ -211,9 +211,9 @@ def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived)
 @pytest.mark.corpus
 def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
     """rules/derived/startup.toml holds, for a release, exactly the rules its tree derives now."""
+    from sglang_lint.checks.server_args.startup import load_startup
     from sglang_lint.derive.releases import fetch_tree
     from sglang_lint.derive.startup_table import curated_sites
-    from sglang_lint.checks.server_args.startup import load_startup
 
     root = Path(__file__).resolve().parent.parent / "rules"
     shipped = load_startup(root / "derived" / "startup.toml")

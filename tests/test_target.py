@@ -16,11 +16,11 @@ import pytest
 
 from conftest import ROOT, env_with_hooks, lint_in_process
 from snippets import CAPTURE_IMPORT, CAPTURE_PRE
-from sglang_lint.launch import image_pins
 from sglang_lint.catalog import target
-from sglang_lint.frontends.cache import ruleset_fingerprint
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.engine.ruletable import RuleSet, load_rules
+from sglang_lint.frontends.cache import ruleset_fingerprint
+from sglang_lint.launch import image_pins
 from sglang_lint.catalog.target import (
     TargetRelease, find_target, known_releases, parse_requirement, releases_in, satisfies,
 )

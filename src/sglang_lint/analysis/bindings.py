@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.text.pynames import module_name_for, resolve_relative
 from sglang_lint.analysis.syntax import dotted_name, target_names
+from sglang_lint.text.pynames import module_name_for, resolve_relative
 
 
 class _Opaque:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.screen.ast_reparse import AstChunks, unchanged_ends
 from sglang_lint.analysis.positions import statement_layout
-from sglang_lint.text.pynames import lines_of
 from sglang_lint.analysis.source import parse
+from sglang_lint.screen.ast_reparse import AstChunks, unchanged_ends
+from sglang_lint.text.pynames import lines_of
 
 
 class Reparser:

@@ -36,10 +36,10 @@ from sglang_lint.analysis.bindings import (
     Where,
     may_be_last_binding,
 )
-from sglang_lint.core.model import Span
 from sglang_lint.analysis.positions import Positions
-from sglang_lint.text.pynames import IGNORED, MAX_HOPS, NOT_LITERAL, Ref, qualify_dotted
 from sglang_lint.analysis.syntax import dotted_name, literal_value
+from sglang_lint.core.model import Span
+from sglang_lint.text.pynames import IGNORED, MAX_HOPS, NOT_LITERAL, Ref, qualify_dotted
 
 MAX_DEPTH = MAX_HOPS  # hops before a value counts as unknown (pynames: the screen stops at the same bound)
 

@@ -12,8 +12,8 @@ from sglang_lint.core.lazycst import libcst as cst
 from sglang_lint.analysis.bindings import BindingCollector
 from sglang_lint.analysis.guards import GuardCollector
 from sglang_lint.analysis.site import Site
-from sglang_lint.text.pynames import PARTIAL
 from sglang_lint.analysis.syntax import callee_name, dotted_name
+from sglang_lint.text.pynames import PARTIAL
 
 
 class SiteCollector:

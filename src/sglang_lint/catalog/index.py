@@ -41,9 +41,9 @@ import os
 import sys
 import zlib
 
+from sglang_lint.core.places import cache_folder, keep_marshal, prune_kept, rules_folder, shipped_rules_folder
 from sglang_lint.core.version import __version__
 from sglang_lint.text.words import identifiers_of
-from sglang_lint.core.places import cache_folder, keep_marshal, prune_kept, rules_folder, shipped_rules_folder
 
 FORMAT = 8
 KEEP_INDEXES = 8  # index files of other rule folders or versions kept (branches, venvs), newest first

@@ -21,9 +21,9 @@ from sglang_lint.checks import (
     value_tests,
 )
 # (bound under other names: ``fails_when`` and ``server_args`` stay this package's subpackages)
+from sglang_lint.checks.base import CheckKind
 from sglang_lint.checks.fails_when import check as fails_when_kind
 from sglang_lint.checks.server_args import check as server_args_kind
-from sglang_lint.checks.base import CheckKind
 
 CHECK_KINDS: dict[str, CheckKind] = {
     kind.name: kind

@@ -26,8 +26,8 @@ from sglang_lint.checks.base import (
     target_trigger,
 )
 from sglang_lint.core.model import Finding
-from sglang_lint.text.pynames import Ref, literal_in
 from sglang_lint.screen.calls import value_screen
+from sglang_lint.text.pynames import Ref, literal_in
 
 SCALARS = (str, int, float, bool)
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from sglang_lint.analysis.built import dict_versions
 from sglang_lint.checks.api_table import ApiTable, Call, Problem, load_api_table, parse_signature, problems
 from sglang_lint.checks.base import CheckKind, rename_hint, target_trigger
-from sglang_lint.analysis.built import dict_versions
 from sglang_lint.core.model import Finding
 
 

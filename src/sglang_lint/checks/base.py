@@ -10,14 +10,14 @@ from typing import Callable, Iterable, Iterator
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.text.words import AnyIdentifier, Identifier
-from sglang_lint.analysis.site import Site
-from sglang_lint.core.model import Fix, Span
-from sglang_lint.text.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
-from sglang_lint.analysis.syntax import mentions
-from sglang_lint.text.pynames import Ref
 from sglang_lint.analysis.resolve import Known
+from sglang_lint.analysis.site import Site
+from sglang_lint.analysis.syntax import mentions
+from sglang_lint.core.model import Fix, Span
 from sglang_lint.screen.calls import receiver_screen
+from sglang_lint.text.pynames import SCALARS, UNKNOWN, condition_passes, find_argument, literal_in  # noqa: F401
+from sglang_lint.text.pynames import Ref
+from sglang_lint.text.words import AnyIdentifier, Identifier
 
 
 def common_targets(checks) -> tuple:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from sglang_lint.core.lazycst import libcst as cst
 
+from sglang_lint.analysis.syntax import dotted_name
 from sglang_lint.checks.base import CheckKind, Trigger
 from sglang_lint.core.model import Finding
 from sglang_lint.text.pynames import ast_dotted_name
-from sglang_lint.analysis.syntax import dotted_name
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sglang_lint.checks.allowed_values import SCALARS
 from sglang_lint.checks.base import CheckKind, argument_values, show_value, target_trigger
 from sglang_lint.core.model import Finding
-from sglang_lint.checks.allowed_values import SCALARS
 
 
 @dataclass(frozen=True)

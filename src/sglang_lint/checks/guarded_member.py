@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from sglang_lint.core.lazycst import libcst as cst
 
+from sglang_lint.analysis.syntax import dotted_name, literal_value
 from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
 from sglang_lint.core.model import Finding
 from sglang_lint.screen.calls import ScopedFacts, may_be_made
-from sglang_lint.analysis.syntax import dotted_name, literal_value
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from pathlib import Path
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.built import dict_versions
+from sglang_lint.catalog.rules import in_releases, version_key
 from sglang_lint.checks.base import CheckKind, argument_of, rename_hint, target_trigger
 from sglang_lint.checks.server_args.startup import StartupTable, findings, keyword_launch, load_startup
 from sglang_lint.core.model import Finding, Fix
 from sglang_lint.core.rulefile import read_toml
-from sglang_lint.catalog.rules import in_releases, version_key
 
 GENERATE_PATH = "/generate"  # the native endpoint whose JSON body carries "sampling_params"
 BODY_KEY = "sampling_params"

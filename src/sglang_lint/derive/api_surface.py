@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from sglang_lint.derive.exports import LAZY_IMPORTERS
 from sglang_lint.derive.keyword_launchers import KeywordLauncher, keyword_launchers
 from sglang_lint.derive.state import base_name
-from sglang_lint.text.pynames import ast_dotted_name
 from sglang_lint.derive.tree import TRANSPARENT_DECORATORS, LazyTree, Module, bound_names, import_base
+from sglang_lint.text.pynames import ast_dotted_name
 
 PACKAGE = "sglang"
 # The modules users import sglang's API from (beside the package and the launchers' modules).

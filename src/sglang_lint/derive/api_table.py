@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
+from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.api_surface import OPAQUE, Surface, tree_surface
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
 from sglang_lint.derive.tree import LazyTree
-from sglang_lint.core.rulefile import tomllib
 
 API_FORMAT = "v1"  # bump when the derivation changes what a release's surface holds
 TABLE = "api.toml"

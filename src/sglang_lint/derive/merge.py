@@ -53,16 +53,16 @@ from sglang_lint.derive.releases import (
     site_signature,
     tree_deprecated,
 )
-from sglang_lint.derive.server_args import SERVER_ARGS_TABLE, ServerField
-from sglang_lint.derive.serve import PARSERS, commands_text, release_commands, write_commands
-from sglang_lint.derive.sites import Derivation
+from sglang_lint.catalog.target import RELEASE_PATTERN
+from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.api_table import api_history, merge_api
 from sglang_lint.derive.sampling_table import merge_sampling, sampling_history
+from sglang_lint.derive.serve import PARSERS, commands_text, release_commands, write_commands
+from sglang_lint.derive.server_args import SERVER_ARGS_TABLE, ServerField
+from sglang_lint.derive.sites import Derivation
 from sglang_lint.derive.startup_table import merge_startup, startup_history
 from sglang_lint.derive.tree import UNKNOWN_VERSION
 from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
-from sglang_lint.core.rulefile import tomllib
-from sglang_lint.catalog.target import RELEASE_PATTERN
 
 CHECK = "\n[[check]]\n"
 DOCS = "\n[docs]\n"

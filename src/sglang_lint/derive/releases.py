@@ -22,8 +22,8 @@ except ImportError:  # pragma: no cover - Windows
 
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.core.places import cache_home
-from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
+from sglang_lint.derive.generated import toml_string
 from sglang_lint.derive.server_args import (
     ServerField,
     derive_server_fields,
@@ -32,8 +32,8 @@ from sglang_lint.derive.server_args import (
 )
 from sglang_lint.derive.sites import Derivation, derive_sites
 from sglang_lint.derive.tree import UNKNOWN_VERSION
-from sglang_lint.derive.writing import check_tables, rule_name, rule_text, set_companions, with_older_checks
 from sglang_lint.derive.tree import read_modules
+from sglang_lint.derive.writing import check_tables, rule_name, rule_text, set_companions, with_older_checks
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
 

@@ -37,14 +37,14 @@ from sglang_lint.derive.guards import (
     raise_message,
     shown_message,
 )
-from sglang_lint.derive.exports import package_exports
-from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.commands import read_commands
-from sglang_lint.derive.scripts import tree_scripts
+from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
+from sglang_lint.derive.exports import package_exports
+from sglang_lint.derive.fails_when.rules import derive_paths
+from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import launch_entry_points
-from sglang_lint.derive.fails_when.rules import derive_paths
-from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
+from sglang_lint.derive.scripts import tree_scripts
 from sglang_lint.derive.server_args import (
     ServerField,
     derive_server_fields,

@@ -33,10 +33,10 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from sglang_lint.derive.expressions import negate
-from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
 from sglang_lint.checks.fails_when.conditions import is_query, query_root
 from sglang_lint.checks.fails_when.grammar import BUILTINS
+from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
+from sglang_lint.derive.expressions import negate
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
 from sglang_lint.derive.call_effects import (
     DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, READ_VIEWS, VIEW_CALLS, VIEW_PARAMETERS, CallEffects, FunctionRef,

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.checks.server_args.startup import value_closure
+from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
 from sglang_lint.derive.server_args import derive_server_fields
 from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
-from sglang_lint.core.rulefile import tomllib
 
 STARTUP_FORMAT = "v23"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"

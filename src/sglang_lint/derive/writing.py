@@ -13,20 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sglang_lint.catalog.rules import Rule
-from sglang_lint.engine.ruletable import load_rules
-from sglang_lint.core.rulefile import tomllib
 from sglang_lint.catalog.rules import EXPORTS_TABLE
 from sglang_lint.checks.value_tests import within_bounds
+from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.exports import aliases_of, exports_text
+from sglang_lint.derive.fails_when.examples import write_value
+from sglang_lint.derive.fails_when.files import path_rule_name, path_rule_text
+from sglang_lint.derive.fails_when.rules import path_called, path_holds
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.guards import LITERALS, shown_message
 from sglang_lint.derive.launchers import LAUNCHERS_TABLE, launchers_text
-from sglang_lint.derive.fails_when.files import path_rule_name, path_rule_text
-from sglang_lint.derive.fails_when.examples import write_value
-from sglang_lint.derive.fails_when.rules import path_called, path_holds
 from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
 from sglang_lint.derive.sites import Derivation, GuardedRaise
 from sglang_lint.derive.tree import UNKNOWN_VERSION
+from sglang_lint.engine.ruletable import load_rules
 from sglang_lint.text.pynames import NOT_LITERAL
 
 FIRST_DERIVED_CODE = 100

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.catalog.rules import CRASH_CODE
-from sglang_lint.engine.dispatch import Reported
-from sglang_lint.core.model import Diagnostic, Edit, Fix
 from sglang_lint.analysis.resolve import FileModel
+from sglang_lint.catalog.rules import CRASH_CODE
+from sglang_lint.core.model import Diagnostic, Edit, Fix
+from sglang_lint.engine.dispatch import Reported
 
 
 def diagnostics(model: FileModel, reported: list[Reported], crashed: dict[str, str]) -> list[Diagnostic]:

@@ -16,14 +16,14 @@ from typing import Callable
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.catalog.rules import Target
-from sglang_lint.checks.base import conditions_hold, omitted_at
 from sglang_lint.analysis.guards import GuardCollector, deliberate
 from sglang_lint.analysis.site import Site
+from sglang_lint.analysis.sites import SiteCollector
+from sglang_lint.catalog.rules import Target
+from sglang_lint.checks.base import conditions_hold, omitted_at
 from sglang_lint.core.model import Fix
 from sglang_lint.engine.reach import calls_of, field_sites, parameter_wrapper, subclass_calls, wrapper_at
 from sglang_lint.engine.ruletable import Entry, RuleSet
-from sglang_lint.analysis.sites import SiteCollector
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 
-from sglang_lint.launch.paths import is_launch_file
-from sglang_lint.engine.lint import lint
-from sglang_lint.core.model import Diagnostic, SourceError
-from sglang_lint.engine.ruletable import RuleSet
-from sglang_lint.text.pynames import line_starts
 from sglang_lint.analysis.source import decode_with_encoding, parse
+from sglang_lint.core.model import Diagnostic, SourceError
+from sglang_lint.engine.lint import lint
+from sglang_lint.engine.ruletable import RuleSet
+from sglang_lint.launch.paths import is_launch_file
+from sglang_lint.text.pynames import line_starts
 
 MAX_ROUNDS = 4
 

@@ -20,13 +20,13 @@ from dataclasses import replace
 
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.server_args.flags import HOLE, ArgWord, Launch, shell_arg_word
-from sglang_lint.launch.prefixes import Prefix, all_prefixes, mentions_prefix, prefixed_commands
-from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.core.model import Diagnostic, Edit, Finding, Span
+from sglang_lint.engine.ruletable import RuleSet
+from sglang_lint.launch.commands import LAUNCHER_WORDS
+from sglang_lint.launch.prefixes import Prefix, all_prefixes, mentions_prefix, prefixed_commands
+from sglang_lint.launch.shell_env import launch_commands_in_file_with_env
 from sglang_lint.text.noqa import filter_noqa
 from sglang_lint.text.pynames import line_starts
-from sglang_lint.engine.ruletable import RuleSet
-from sglang_lint.launch.shell_env import launch_commands_in_file_with_env
 
 LAUNCHED = "launch commands read"
 

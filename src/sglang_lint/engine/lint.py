@@ -15,21 +15,21 @@
 from __future__ import annotations
 
 from sglang_lint.analysis.bindings import BindingCollector, FileBindings
-from sglang_lint.engine.diagnostics import diagnostics as to_diagnostics
-from sglang_lint.engine.dispatch import Dispatcher
 from sglang_lint.analysis.guards import GuardCollector
-from sglang_lint.engine.launch_files import analyse_launch_file
-from sglang_lint.launch.paths import is_launch_file
-from sglang_lint.core.model import Diagnostic, Edit, SourceError
-from sglang_lint.text.noqa import filter_noqa
-from sglang_lint.screen.prefilter import SKIPPED_BY_SCREEN, SKIPPED_NO_NAME
 from sglang_lint.analysis.resolve import FileModel
-from sglang_lint.engine.ruletable import RuleSet, default_ruleset
 from sglang_lint.analysis.sites import SiteCollector
-from sglang_lint.text.pynames import LINE_END, module_name_for
-from sglang_lint.core.gcpolicy import few_collections
 from sglang_lint.analysis.source import MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
 from sglang_lint.analysis.walk import walk
+from sglang_lint.core.gcpolicy import few_collections
+from sglang_lint.core.model import Diagnostic, Edit, SourceError
+from sglang_lint.engine.diagnostics import diagnostics as to_diagnostics
+from sglang_lint.engine.dispatch import Dispatcher
+from sglang_lint.engine.launch_files import analyse_launch_file
+from sglang_lint.engine.ruletable import RuleSet, default_ruleset
+from sglang_lint.launch.paths import is_launch_file
+from sglang_lint.screen.prefilter import SKIPPED_BY_SCREEN, SKIPPED_NO_NAME
+from sglang_lint.text.noqa import filter_noqa
+from sglang_lint.text.pynames import LINE_END, module_name_for
 
 PARSED = "parsed with LibCST"
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import ClassInfo, Defined, Param
-from sglang_lint.catalog.rules import Target
-from sglang_lint.checks.base import argument_of, guarded_on
 from sglang_lint.analysis.site import Site
 from sglang_lint.analysis.sites import SiteCollector
 from sglang_lint.analysis.syntax import callee_name, dotted_name
+from sglang_lint.catalog.rules import Target
+from sglang_lint.checks.base import argument_of, guarded_on
 
 
 @dataclass(frozen=True)

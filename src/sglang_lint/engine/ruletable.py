@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from sglang_lint.catalog import rules as catalog
-from sglang_lint.catalog.rules import Check, Rule, Target
 from sglang_lint.catalog.index import RuleIndex, digest, fingerprint
 from sglang_lint.catalog.rule_data import rule_tables
-from sglang_lint.core.places import cache_folder, default_rules_dir, keep_file, package_stamp, prune_kept
+from sglang_lint.catalog.rules import Check, Rule, Target
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.base import CheckKind
-from sglang_lint.screen.prefilter import Prefilter
+from sglang_lint.core.places import cache_folder, default_rules_dir, keep_file, package_stamp, prune_kept
 from sglang_lint.screen.calls import conditions_screen
+from sglang_lint.screen.prefilter import Prefilter
 
 
 def load_rule_file(path: Path) -> Rule:

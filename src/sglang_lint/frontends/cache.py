@@ -20,10 +20,10 @@ import hashlib
 import marshal
 from pathlib import Path
 
-from sglang_lint.core.version import __version__
 from sglang_lint.catalog.index import fingerprint
 from sglang_lint.core.model import FileResult
 from sglang_lint.core.places import code_stamp, keep_gitignore, keep_marshal, prune_kept, results_folder
+from sglang_lint.core.version import __version__
 
 FORMAT = 3
 KEEP_FILES = 8  # cache files of other rule sets kept (branches, versions), newest first

@@ -16,21 +16,21 @@ from typing import Iterator, Sequence
 
 from sglang_lint.core.version import __version__
 
-from sglang_lint.frontends import output
-from sglang_lint.core.places import default_rules_dir
-from sglang_lint.launch.paths import is_launch_file
+from sglang_lint.analysis.source import decode_with_encoding
 from sglang_lint.core.model import FileResult, SourceError
+from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import RuleFileError
 from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
-from sglang_lint.analysis.source import decode_with_encoding
+from sglang_lint.frontends import output
 from sglang_lint.frontends.cache import ResultCache, default_cache_dir, ruleset_fingerprint
+from sglang_lint.launch.paths import is_launch_file
 from sglang_lint.frontends.config import (
     Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
 )
+from sglang_lint.catalog.target import TargetRelease, release_argument
 from sglang_lint.engine.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.frontends.runner import Job, default_workers, lint_jobs
 from sglang_lint.frontends.subcommands import SUBCOMMANDS, subcommand
-from sglang_lint.catalog.target import TargetRelease, release_argument
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -270,8 +270,8 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
     from sglang_lint import derive
     from sglang_lint.derive import releases as history
-    from sglang_lint.derive.merge import release_facts, write_merged
     from sglang_lint.derive.api_table import write_api
+    from sglang_lint.derive.merge import release_facts, write_merged
     from sglang_lint.derive.sampling_table import write_sampling
     from sglang_lint.derive.startup_table import write_startup
 

@@ -27,11 +27,11 @@ from pathlib import Path, PurePosixPath
 
 from typing import Sequence
 
-from sglang_lint.frontends.indexes import rule_index
-from sglang_lint.core.places import default_rules_dir
-from sglang_lint.core.versions import version_key
-from sglang_lint.core.rulefile import tomllib
 from sglang_lint.catalog.target import RELEASE_PATTERN, TargetRelease, find_target
+from sglang_lint.core.places import default_rules_dir
+from sglang_lint.core.rulefile import tomllib
+from sglang_lint.core.versions import version_key
+from sglang_lint.frontends.indexes import rule_index
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
 KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version", "prefixes")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from sglang_lint.core.version import __version__
 from sglang_lint.core.gcpolicy import keep_for_good
+from sglang_lint.core.version import __version__
 from sglang_lint.frontends.indexes import rule_index
 
 # Nothing heavy is imported until a file may call a catalog name (the compiled rule index says
@@ -210,8 +210,8 @@ class SglangLintPlugin:
             codes &= selected
         if not codes:
             return [], True  # a name is there, but not as any (selected) rule's trigger needs it
-        from sglang_lint.engine.lint import lint
         from sglang_lint.core.model import SourceError, keepable
+        from sglang_lint.engine.lint import lint
 
         ruleset = type(self).ruleset_for(releases, codes)
         if not ruleset.rules:

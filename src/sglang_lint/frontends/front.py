@@ -35,8 +35,8 @@ def quick_clean(args: list[str]) -> bool:
     if not all(os.path.isfile(arg) for arg in args):
         return False
     try:
-        from sglang_lint.frontends.indexes import rule_index
         from sglang_lint.core.places import rules_folder
+        from sglang_lint.frontends.indexes import rule_index
 
         dirs = [rules_folder()]
         if _may_have_config(args[0]):  # read (and judged) as the full command reads it

@@ -28,8 +28,8 @@ import marshal
 import os
 import sys
 
-from sglang_lint.core.version import __version__
 from sglang_lint.core.places import code_stamp, keep_gitignore, keep_marshal, prune_kept
+from sglang_lint.core.version import __version__
 
 FORMAT = 1
 FLUSH_EVERY = 500  # new entries a process keeps before it writes its shard (also at its exit)

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from sglang_lint.frontends.cache import ResultCache, file_key
-from sglang_lint.engine.lint import analyse
 from sglang_lint.core.gcpolicy import keep_for_good
 from sglang_lint.core.model import FileResult, SourceError
-from sglang_lint.text.pynames import module_name_for
+from sglang_lint.engine.lint import analyse
 from sglang_lint.engine.ruletable import RuleSet, load_rule_file
+from sglang_lint.frontends.cache import ResultCache, file_key
+from sglang_lint.text.pynames import module_name_for
 
 FROM_CACHE = "from the cache"
 MIN_FILES_PER_WORKER = 16  # below this, starting workers costs more than it saves

@@ -20,9 +20,9 @@ from pathlib import Path
 from sglang_lint.launch.commands import (
     YAML_SUFFIXES, Word, command_index, find_launch, moved_word, shell_regions, shell_words, yaml_commands,
 )
-from sglang_lint.launch.wrappers import NOT_COMMANDS
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import tomllib
+from sglang_lint.launch.wrappers import NOT_COMMANDS
 
 PREFIX_TABLE = "prefixes.toml"
 

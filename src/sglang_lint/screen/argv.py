@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from sglang_lint.screen.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE
+from sglang_lint.screen.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
+from sglang_lint.screen.calls import FileFacts, ScopedFacts, argument, value_may_be_known
 from sglang_lint.text.pynames import name_occurrences
 from sglang_lint.text.scan import may_assign
-from sglang_lint.screen.calls import FileFacts, ScopedFacts, argument, value_may_be_known
 
 MAX_DEPTH = 8  # past it the screen is unsure (yes)
 MAX_STEPS = 4  # more ``name += [...]`` of one list: unsure (each subset of them is judged)

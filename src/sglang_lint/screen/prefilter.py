@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from sglang_lint.catalog.index import RuleIndex
-from sglang_lint.text.words import AnyIdentifier, Identifier, identifiers_of
 from sglang_lint.screen.calls import FileFacts, screen_call
 from sglang_lint.text.pynames import NAME_BYTE
 from sglang_lint.text.scan import whole_word
+from sglang_lint.text.words import AnyIdentifier, Identifier, identifiers_of
 
 SKIPPED_NO_NAME = "calls no catalog name (text prefilter)"
 SKIPPED_BY_SCREEN = "no call the engine could judge (call-site screen)"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import bisect
 import re
 
-from sglang_lint.text.words import IDENTIFIER_BYTES
 from sglang_lint.text.pynames import NAME_BYTE, NAME_END, WORD_BYTES as _WORD_BYTES, name_starts
+from sglang_lint.text.words import IDENTIFIER_BYTES
 
 _OPENERS = b"([{"
 _CLOSERS = b")]}"

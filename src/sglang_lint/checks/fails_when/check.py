@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from sglang_lint.core.lazycst import libcst as cst
 
-from sglang_lint.checks.fails_when.screen_values import MAYBE, AstValues, TextValues
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
+from sglang_lint.checks.fails_when.screen_values import MAYBE, AstValues, TextValues
 from sglang_lint.checks.fails_when.makers import (
     BUILTIN_DICT,
     CST_OPERATORS,
@@ -44,10 +44,10 @@ from sglang_lint.checks.fails_when.language import (
     names_read,
     parse_when,
 )
-from sglang_lint.core.model import Finding
-from sglang_lint.text.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_dotted_name, ast_literal
-from sglang_lint.screen.calls import ScopedFacts, argument, ast_call_arguments, may_be_made
 from sglang_lint.analysis.syntax import literal_value
+from sglang_lint.core.model import Finding
+from sglang_lint.screen.calls import ScopedFacts, argument, ast_call_arguments, may_be_made
+from sglang_lint.text.pynames import NOT_LITERAL, UNKNOWN as NOT_FOUND, Ref, ast_dotted_name, ast_literal
 
 # Methods that change a tensor's shape or strides in place (a dtype or device never changes in place).
 IN_PLACE_SHAPE = frozenset({"resize_", "resize_as_", "set_", "unsqueeze_", "squeeze_", "transpose_", "t_",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 
-from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
 from sglang_lint.checks.fails_when.values import UNKNOWN, Device, Member, Record, Tensor, TruthOnly
+from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
 from sglang_lint.text.pynames import Ref
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.base import rename_fix, rename_hint, string_fix
+from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.server_args.table import Deprecation, Table
 from sglang_lint.core.model import Fix
 from sglang_lint.core.rulefile import Fields, read_toml

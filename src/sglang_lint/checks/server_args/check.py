@@ -30,19 +30,19 @@ from sglang_lint.checks.base import (
     suggest,
 )
 from sglang_lint.analysis.built import Entry, dict_versions
-from sglang_lint.text.words import Identifier
 from sglang_lint.checks.server_args.environment import python_launch_env
-from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.checks.server_args.flag_use import FlagUse
+from sglang_lint.launch.commands import LAUNCHER_WORDS
+from sglang_lint.text.words import Identifier
 from sglang_lint.checks.server_args.flags import (
     ArgWord, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
     script_uses, shell_launches, shell_true, split_string,
 )
+from sglang_lint.analysis.resolve import Known
+from sglang_lint.checks.server_args import relations as server_relations, startup
 from sglang_lint.core.model import Finding, Fix, Span
 from sglang_lint.core.rulefile import Fields, read_toml
 from sglang_lint.text.pynames import Ref
-from sglang_lint.analysis.resolve import Known
-from sglang_lint.checks.server_args import relations as server_relations, startup
 from sglang_lint.checks.server_args.advice import (
     deprecated_text, foreign_hint, load_foreign, removed_hint, replacement_fix, unexplained_hint,
 )

@@ -32,11 +32,11 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import Imported
 from sglang_lint.analysis.built import READER_METHODS, READERS
+from sglang_lint.analysis.syntax import child_nodes, dotted_name, literal_value
 from sglang_lint.checks.base import argument_of
 from sglang_lint.checks.server_args.flags import HOLE, python_words, shell_source
 from sglang_lint.launch.commands import SHELLS, _script_index, find_launch
 from sglang_lint.launch.shell_env import command_env, launch_commands_with_env
-from sglang_lint.analysis.syntax import child_nodes, dotted_name, literal_value
 
 CHILD_CALLS = ("subprocess.", "os.", "asyncio.", "sglang.test.")  # start a child process
 PATCHES = frozenset({"unittest.mock.patch.dict", "mock.patch.dict"})

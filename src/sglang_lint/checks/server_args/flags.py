@@ -18,8 +18,8 @@ from sglang_lint.analysis.bindings import Augmented, Where
 from sglang_lint.analysis.built import Gap, list_versions
 from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.server_args.table import Commands, Table
-from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
 from sglang_lint.core.model import Span
+from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
-from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
 from sglang_lint.checks.fails_when.grammar import WhenError
+from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
 from sglang_lint.core.model import Finding
 from sglang_lint.core.rulefile import read_toml
 from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
-from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
-from sglang_lint.derive.guards import shown_message
 from sglang_lint.derive.fails_when.examples import write_value
 from sglang_lint.derive.fails_when.examples import PathSite
+from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
+from sglang_lint.derive.guards import shown_message
 from sglang_lint.text.pynames import NOT_LITERAL
 
 

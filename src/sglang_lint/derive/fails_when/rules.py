@@ -16,13 +16,13 @@ from sglang_lint.checks.fails_when.language import UNKNOWN, equal, holds, names_
 from sglang_lint.derive.fails_when.examples import (
     Opaque, PathSite, candidates, find_examples, passes, representable,
 )
-from sglang_lint.derive.hierarchy import Hierarchy
-from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
 from sglang_lint.derive.constants import parameters_of
-from sglang_lint.derive.paths import derive_path, enums_read
-from sglang_lint.derive.fails_when.solve import NOT_TRUE, goals, solve
-from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.fails_when.records import PlainClasses, annotated_records, post_init_fields
+from sglang_lint.derive.fails_when.solve import NOT_TRUE, goals, solve
+from sglang_lint.derive.guards import Skip, assert_as_raise, is_check_helper, raise_message
+from sglang_lint.derive.hierarchy import Hierarchy
+from sglang_lint.derive.paths import derive_path, enums_read
+from sglang_lint.derive.state import receiver_state, runs_when_called
 from sglang_lint.derive.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, method_owners, walk_all, walk_local
 from sglang_lint.text.pynames import NOT_LITERAL
 
