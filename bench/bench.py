@@ -10,10 +10,14 @@ sglang-lint installed from this checkout (and ruff, the same version as here if 
 one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`` times:
 
 * one file, as an editor or pre-commit runs it: flake8 with against without the plugin, on a
-  file that calls no sglang API and on one with an ``Engine(...)`` call; ``sglang-lint`` on one
-  file against the bare interpreter (``python -c pass``) and against ``ruff check``;
+  file that calls no sglang API and on one with an ``Engine(...)`` call and an argv list;
+  ``sglang-lint`` on one file against the bare interpreter (``python -c pass``) and against
+  ``ruff check``; the fixed cost of a run (the full command on a clean file, over the
+  interpreter's start);
 * the language server over stdio: from a change of a 2,000-line document to its diagnostics
   (lsp_latency.py);
+* a project built on sglang (verl, at a fixed release, its wheel fetched through pip): its
+  Python files that mention sglang, ``sglang-lint`` cold against ``ruff check --select F,E``;
 * flake8 with the plugin installed against flake8 without it (default checks, and
   ``--select F``), on a 10% sample (every 10th file) and on the whole tree, ``-j`` jobs: the
   plugin's overhead, cold (a new, empty plugin cache each run) and, for the default checks,
@@ -22,7 +26,8 @@ one). Then, with each pair of commands run alternately (A B, B A, ...) ``--runs`
 * ``sglang-lint`` again with the cache that run left (warm, nothing changed) against cold;
 * the same on 10%, 25%, 50% and 100% of the files (every k-th file);
 * on the whole tree, the floors any pure-Python linter pays (floors.py: the text stage alone,
-  ``ast.parse`` of the files it keeps, of every file), each against ``ruff check``;
+  ``ast.parse`` of the files it keeps, of every file), each against ``ruff check``, and
+  ``sglang-lint`` cold against the floor of reading and parsing every file;
 * peak memory (largest resident set of the process tree's biggest process) of each, and for the
   flake8 pairs their CPU time (the workers' included) beside the wall clock;
 * how many files LibCST parsed and why the others were skipped.
@@ -43,6 +48,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,8 +202,8 @@ def print_ratios() -> None:
     print("\nratios of this run (medians; a target is an upper bound):")
     print(f"  {'what':<78} {'value':>10}  {'target':>9}  ")
     for what, value, target, unit in RATIOS:
-        shown = f"{value:.0f} ms" if unit == "ms" else f"{value:.3f} x" if value < 10 else f"{value:.1f} x"
-        bound = "" if target is None else (f"{target:.0f} ms" if unit == "ms" else f"{target:g} x")
+        shown = f"{value:.0f} {unit}" if unit in ("ms", "MB") else f"{value:.3f} x" if value < 10 else f"{value:.1f} x"
+        bound = "" if target is None else (f"{target:.0f} {unit}" if unit in ("ms", "MB") else f"{target:g} x")
         verdict = "" if target is None else ("met" if value <= target else f"missed by {value / target:.2f}x")
         print(f"  {what:<78} {shown:>10}  {bound:>9}  {verdict}")
 
@@ -208,8 +214,14 @@ def row(series: Series, extra: str = "") -> str:
 
 # One file, as an editor on save or pre-commit on a changed file runs it: start-up is the cost.
 NO_SGLANG = "import os\n\n\ndef main():\n    print(os.getcwd())\n"
-WITH_SGLANG = ("import sglang as sgl\n\n\ndef main():\n"
-               "    return sgl.Engine(model_path='Qwen/Qwen3-8B', tp_size=2, attention_backend='triton')\n")
+WITH_SGLANG = ("import subprocess\nimport sys\n\nimport sglang as sgl\n\n\ndef main():\n"
+               "    engine = sgl.Engine(model_path='Qwen/Qwen3-8B', tp_size=2, attention_backend='triton')\n"
+               "    command = [sys.executable, '-m', 'sglang.launch_server', '--model-path', 'Qwen/Qwen3-8B',"
+               " '--tp', '2']\n"
+               "    return engine, subprocess.Popen(command)\n")
+# A project built on sglang, fixed by its release (fetched through pip like sglang's wheel):
+# the files of it that mention sglang, as a CI or a pre-commit run over a project meets them.
+PROJECT = ("verl", "0.9.1")
 
 
 def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
@@ -230,9 +242,17 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
         print(row(without))
         print(row(with_plugin, f"with / without = {with_plugin.median / without.median:.2f}"))
         ratio(f"flake8 one file ({label}): with / without the plugin", with_plugin.median / without.median,
-              1.15 if name == "no_sglang.py" else None)
+              1.15 if name == "no_sglang.py" else 1.3)
     bare = Series("python -c pass (the interpreter's start)")
     ruff = Series("ruff check one file")
+    # The fixed cost of a run: the full command (an option: never the quick answer) on one file
+    # no rule can fire on, start to exit, over the interpreter's start.
+    fixed = Series("sglang-lint --no-cache, a file that calls no sglang API")
+    alternate([(bare, [str(plugin / "python"), "-c", "pass"]),
+               (fixed, [str(plugin / "sglang-lint"), "--no-cache", "no_sglang.py"])], runs, folder)
+    print(row(fixed, f"- python -c pass = {(fixed.median - bare.median) * 1000:.0f} ms"))
+    ratio("fixed cost of a run (the full command, one clean file) over the interpreter's start",
+          (fixed.median - bare.median) * 1000, 60, "ms")
     for name, label in (("no_sglang.py", "calls no sglang API"), ("with_sglang.py", "an Engine call")):
         lint = Series(f"sglang-lint one file ({label})")
         alternate([(bare, [str(plugin / "python"), "-c", "pass"]),
@@ -242,11 +262,53 @@ def one_file_rows(plain: Path, plugin: Path, tree: Path, runs: int) -> None:
         ratios = f"/ python -c pass = {lint.median / bare.median:.1f}, / ruff = {lint.median / ruff.median:.1f}"
         print(row(lint, ratios))
         ratio(f"sglang-lint one file ({label}) / python -c pass", lint.median / bare.median,
-              4.0 if name == "no_sglang.py" else None)
+              4.0 if name == "no_sglang.py" else 5.0)
         ratio(f"sglang-lint one file ({label}) / ruff check", lint.median / ruff.median)
     print(row(bare))
     print(row(ruff))
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def project_files(base: Path) -> tuple[Path, list[str]]:
+    """The project's unpacked wheel (fetched once, through pip) and its Python files that
+    mention sglang, relative to it."""
+    name, version = PROJECT
+    root = base / f"{name}-{version}"
+    done = root / ".unpacked"
+    if not done.exists():
+        wheels = base / "wheels"
+        wheels.mkdir(parents=True, exist_ok=True)
+        if not list(wheels.glob(f"{name}-{version}-*.whl")):
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+                            "--disable-pip-version-check", "--dest", str(wheels), f"{name}=={version}"], check=True)
+        (wheel,) = wheels.glob(f"{name}-{version}-*.whl")
+        shutil.rmtree(root, ignore_errors=True)
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(root, [m for m in archive.namelist() if m.endswith(".py")])
+        done.touch()
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if b"sglang" in p.read_bytes())
+    return root, files
+
+
+def project_rows(plugin: Path, base: Path, runs: int) -> None:
+    """sglang-lint cold (a new, empty cache) on a real project's sglang files, beside ruff."""
+    root, files = project_files(base)
+    scratch = Path(tempfile.mkdtemp(prefix="sglang-lint-project-"))
+    counter = iter(range(1_000_000))
+    cold = Series(f"sglang-lint cold, {PROJECT[0]} {PROJECT[1]}'s {len(files)} files that mention sglang")
+    ruff = Series(f"ruff check --no-cache --select F,E, the same {len(files)} files")
+    for round_index in range(runs):
+        pairs = [(cold, lambda: [str(plugin / "sglang-lint"), "--cache-dir", str(scratch / f"c{next(counter)}"),
+                                 *files]),
+                 (ruff, lambda: [str(plugin / "ruff"), "check", "--no-cache", "--select", "F,E", "--exit-zero",
+                                 "--quiet", *files])]
+        for series, command in pairs if round_index % 2 == 0 else reversed(pairs):
+            series.samples.append(measure(command(), root))
+    print(row(cold))
+    print(row(ruff, f"sglang-lint / ruff = {cold.median / ruff.median:.1f}"), flush=True)
+    ratio(f"sglang-lint cold / ruff check --select F,E, a project's sglang files ({len(files)})",
+          cold.median / ruff.median, 10)
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 FLOORS = (
@@ -256,9 +318,12 @@ FLOORS = (
 )
 
 
-def floor_rows(plugin: Path, tree: Path, files: list[str], jobs: str, ruff_command: list[str], runs: int) -> None:
+def floor_rows(plugin: Path, tree: Path, files: list[str], jobs: str, ruff_command: list[str],
+               runs: int) -> dict[str, float]:
     """What a pure-Python linter pays before it judges one call (floors.py), beside ruff: how
-    far below its target sglang-lint cold could ever get without a parser outside CPython."""
+    far below its target sglang-lint cold could ever get without a parser outside CPython.
+    The median of each floor, by stage."""
+    medians = {}
     for stage, label in FLOORS:
         floor = Series(f"{label}, 100%")
         ruff_again = Series("ruff check --no-cache --select F,E, 100%")
@@ -267,6 +332,8 @@ def floor_rows(plugin: Path, tree: Path, files: list[str], jobs: str, ruff_comma
         kept = floor.samples[-1].stdout.strip().rpartition(": ")[2]
         print(row(floor, f"/ ruff = {floor.median / ruff_again.median:.2f} ({kept})"), flush=True)
         ratio(f"{label} / ruff check --select F,E (no target: a bound)", floor.median / ruff_again.median)
+        medians[stage] = floor.median
+    return medians
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -307,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line, flush=True)
         ratio(f"language server, change -> diagnostics: {label}", median, 100, "ms")
     shutil.rmtree(lsp_folder, ignore_errors=True)
+    project_rows(plugin, base, max(args.runs, 7))
     if args.one_file:
         print_ratios()
         return 0
@@ -385,7 +453,10 @@ def main(argv: list[str] | None = None) -> int:
             print(row(warm, f"warm / cold = {warm.median / cold.median:.3f}"))
             ratio("sglang-lint warm / cold, whole tree", warm.median / cold.median, 0.1)
             verbose = [line for line in cold.samples[-1].stderr.splitlines() if line.startswith("sglang-lint:")]
-            floor_rows(plugin, tree, subset, jobs, ruff_command, args.runs)
+            floors = floor_rows(plugin, tree, subset, jobs, ruff_command, args.runs)
+            ratio("sglang-lint cold / the floor (read and ast.parse every file), whole tree",
+                  cold.median / floors["parse"], 1.0)
+            ratio("peak memory of one sglang-lint process, cold, whole tree", cold.peak_mb, 200, "MB")
         per_file[fraction] = cold.median / len(subset)
         if fraction != FRACTIONS[0]:
             ratio(f"sglang-lint cold, time per file: {fraction:.0%} / {FRACTIONS[0]:.0%} of the tree (linear: 1)",

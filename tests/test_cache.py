@@ -24,6 +24,9 @@ from sglang_lint.engine.ruletable import RuleSet, load_rules
 from sglang_lint.frontends import cache as cache_module
 from sglang_lint.frontends.cache import ResultCache, file_key, ruleset_fingerprint
 from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.launch.paths import is_launch_file
+from sglang_lint.screen.prefilter import index_screen
+from sglang_lint.text.pynames import module_name_for
 
 FILES = len(fixture_files()) + 1  # the fixtures and a clean file
 
@@ -124,7 +127,15 @@ def test_a_run_the_cache_answers_reads_no_rule(primed: Primed, tmp_path: Path, m
     # With --ignore the same holds, and the selection keys a cache of its own.
     read.clear()
     assert "from the cache" not in stages(lint("--ignore", "SGL011", "project", cwd=tmp_path, cache_dir=cache_dir))
-    assert "catalog" in read  # the first run of this selection reads the catalog
+    # the first run of this selection reads the rules its files trigger, never the catalog
+    triggered = set()
+    for path in (tmp_path / "project").iterdir():
+        data = path.read_bytes()
+        triggered |= launch if is_launch_file(path.name, data[:256]) else index_screen(rule_index()).codes_for(
+            data, module_name_for(f"project/{path.name}")[0])
+    assert "catalog" not in read and len(triggered) > 20
+    # (the launch rules the project pass read above are kept read in this process)
+    assert {name.partition("-")[0] for name in read} == (triggered - {"SGL011"}) - launch
     read.clear()
     ruletable.default_rules.cache_clear()
     ruletable.default_ruleset.cache_clear()

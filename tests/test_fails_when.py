@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
 from sglang_lint.checks.fails_when.language import (
-    UNKNOWN, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
+    UNKNOWN, Bound, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
 )
 from sglang_lint.checks.fails_when.check import RecordClass
 from sglang_lint.derive import derive_sites, write_catalog
@@ -152,6 +152,23 @@ NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
 def test_the_evaluator_is_three_valued(text, env, expected):
     expression = parse_when(text, list(env))
     assert holds(expression, env) is expected
+
+
+@pytest.mark.parametrize("a, expected", [(2, True), (1, UNKNOWN), (0, False)])
+def test_a_named_part_no_case_changes_is_worth_one_evaluation(monkeypatch, a, expected):
+    """A named part (a start-up rule's [values]) is evaluated once for a launch, whatever the
+    cases a query's test splits the condition into, where it reads no test the cases assume:
+    its worth is kept by what it reads and what the case answers it."""
+    from sglang_lint.checks.fails_when import language
+
+    part = parse_when("a * 2 + b", ["a", "b"])
+    expression = parse_when("(unknown_q.is_hip() and _v1 > 3) or (not unknown_q.is_hip() and _v1 > 1)",
+                            ["unknown_q", "_v1"])
+    evaluated, evaluate = [], language._eval
+    monkeypatch.setattr(language, "_eval", lambda node, env: evaluated.append(node is part) or evaluate(node, env))
+    env = {"a": a, "b": 0, "unknown_q": UNKNOWN, "_v1": Bound("_v1", part, 1, ("a", "b")), language.SHARED: {}}
+    assert holds(expression, env) is expected
+    assert evaluated.count(True) == 1
 
 
 @pytest.mark.parametrize(

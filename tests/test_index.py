@@ -15,9 +15,11 @@ from conftest import ROOT, fixture_files
 from sglang_lint.catalog import index as index_module
 from sglang_lint.catalog import rule_data as rule_data_module
 from sglang_lint.catalog.index import fingerprint
-from sglang_lint.engine.lint import lint
+from sglang_lint.engine.lint import analyse, lint
 from sglang_lint.engine.ruletable import RuleSet, default_rules, rules_of
-from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.frontends.indexes import new_run, rule_index
+from sglang_lint.frontends.runner import triggered
+from sglang_lint.launch.paths import is_launch_file
 from sglang_lint.screen.prefilter import index_screen
 from sglang_lint.text.pynames import module_name_for
 from snippets import CAPTURE_IMPORT
@@ -27,12 +29,18 @@ SGL001 = next(RULES.glob("SGL001-*.toml"))
 SGLANG_TREE = Path(os.environ.get("SGLANG_LINT_CACHE", Path.home() / ".cache" / "sglang-lint")) / "sglang-0.5.23"
 
 
+def a_new_run() -> None:
+    """What a new run of the command finds: no index read yet, in the process or the run."""
+    index_module._LOADED.clear()
+    new_run()
+
+
 @pytest.fixture
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
-    index_module._LOADED.clear()
+    a_new_run()
     yield tmp_path / "cache" / "tables"
-    index_module._LOADED.clear()
+    a_new_run()
 
 
 @pytest.fixture
@@ -50,7 +58,7 @@ def test_the_index_holds_the_catalog_codes_and_is_kept(private_cache):
     index = rule_index()
     assert index.codes == tuple(rule.code for rule in default_rules())
     assert len(index_files(private_cache)) == 1
-    index_module._LOADED.clear()
+    a_new_run()
     assert rule_index().codes == index.codes  # read back from the file
     assert len(index_files(private_cache)) == 1
 
@@ -63,6 +71,7 @@ def test_editing_a_rule_file_takes_effect_on_the_next_run(private_cache, rules_c
     assert 'function = "sglang.multimodal_gen' in text
     rule.write_text(text.replace("[[check.target]]\n", "[[check.target]]\nfunction = \"mypkg.brand_new_callee\"\n"
                                  "argument = \"mode\"\n\n[[check.target]]\n", 1))
+    new_run()
     edited = rule_index([rules_copy])
     assert edited.mentions(source) and len(index_files(private_cache)) == 2
 
@@ -105,7 +114,7 @@ def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
             details = details.replace(b"SGL001", b"SGL999")
         garbage = marshal.dumps((fmt, names_digest, names, details_digest, details))
     path.write_bytes(garbage)
-    index_module._LOADED.clear()
+    a_new_run()
     again = rule_index()
     assert again.codes == good.codes and again.names == good.names
     bad = CAPTURE_IMPORT + "set_capture_flag_on_blocks(blocks, mode='x')\n"
@@ -115,7 +124,7 @@ def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
 
 def test_only_the_names_are_unpacked_until_a_file_mentions_one(private_cache):
     rule_index()
-    index_module._LOADED.clear()
+    a_new_run()
     index = rule_index()  # read back from the file
     assert not index.mentions("import os\nos.getcwd()\n")
     assert callable(index._details)  # the codes and triggers not unpacked
@@ -192,6 +201,34 @@ def test_the_rules_a_file_needs_find_what_the_whole_catalog_finds():
         expected = lint(data, str(path), full)
         assert lint(data, str(path), RuleSet(rules_of(codes, rule_index()))) == expected, path
         assert {d.code for d in expected} <= codes | {"SGL900"}
+
+
+def test_a_run_reads_just_the_rules_its_files_trigger_and_finds_the_same():
+    """The command's runner (frontends/runner.py ``triggered``) reads the rules the files it
+    lints trigger: a Python file's codes_for, a launch file's (shell, Markdown, YAML, a
+    script by its shebang) the launch rules. Counted; and the findings of every file the
+    same as with every rule of the catalog loaded."""
+    launch_files = [p for p in sorted((ROOT / "tests" / "fixtures" / "launch").rglob("*"))
+                    if p.is_file() and not p.name.endswith((".out", ".py"))]
+    paths = [*_sources(), *launch_files, *sorted((ROOT / "examples" / "serving-project").iterdir())]
+    items = [(str(path), path.read_bytes()) for path in paths]
+    screen, index = index_screen(rule_index()), rule_index()
+    expected = set(index.launch_codes)  # (the fixtures hold launch files)
+    for display, data in items:
+        if not is_launch_file(display, data[:256]):
+            expected |= screen.codes_for(data, module_name_for(display)[0])
+    unread = RuleSet(default_rules, identity=((str(RULES),), "all"))  # the whole catalog, not read yet
+    narrowed = triggered(unread, items)
+    assert "catalog" not in unread.__dict__
+    assert sorted(rule.code for rule in narrowed.catalog) == sorted(expected)
+    assert 30 < len(expected) < len(index.codes) // 2
+    full = RuleSet(default_rules())
+    for display, data in items:
+        assert analyse(data, display, narrowed) == analyse(data, display, full), display
+    assert triggered(full, items) is full  # a set read already stays as it is
+    script = ROOT / "tests" / "fixtures" / "launch" / "bin" / "serve"  # a launch file by its shebang alone
+    alone = triggered(RuleSet(default_rules, identity=((str(RULES),), "all")), [(str(script), script.read_bytes())])
+    assert sorted(rule.code for rule in alone.catalog) == sorted(index.launch_codes)
 
 
 def test_codes_for_names_the_rules_a_file_triggers():
@@ -401,7 +438,7 @@ def test_rules_read_from_the_kept_rule_data_are_the_rule_files_rules(private_cac
     assert _fresh_rules(codes) == expected  # (writes the rule data)
     (kept,) = _data_files(private_cache)
     assert kept.name == f"ruledata-{index.key}.bin"
-    index_module._LOADED.clear()
+    a_new_run()
 
     parse = rulefile._parse
 
@@ -448,7 +485,7 @@ def test_damaged_rule_data_is_written_again_never_trusted(private_cache, damage)
         fmt, _, spans = marshal.loads(good[8: 8 + size])
         header = marshal.dumps((fmt, "another-key", spans))
         kept.write_bytes(len(header).to_bytes(8, "little") + header + good[8 + size:])
-    index_module._LOADED.clear()
+    a_new_run()
     assert _fresh_rules(codes) == expected
     assert kept.read_bytes() == good  # written again, as it was
 
@@ -458,6 +495,7 @@ def test_an_edited_rule_file_is_read_anew_through_the_rule_data(private_cache, r
     assert _fresh_rules(["SGL001"], [rules_copy])["SGL001"][3].startswith("SANA-WM")  # (its title)
     rule = rules_copy / SGL001.name
     rule.write_text(rule.read_text().replace('title = "SANA-WM', 'title = "Edited SANA-WM', 1))
+    new_run()
     edited = rule_index([rules_copy])
     assert edited.key != index.key
     assert _fresh_rules(["SGL001"], [rules_copy])["SGL001"][3].startswith("Edited SANA-WM")

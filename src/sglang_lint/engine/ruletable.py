@@ -236,6 +236,22 @@ class RuleSet:
                  for target in check.targets}
         return sorted(found, key=repr)
 
+    def only(self, codes: Iterable[str], index: RuleIndex) -> "RuleSet":
+        """The set holding just these rules of its folders (``index``, the folders' compiled
+        index, finds each rule's own file), as this set has them: the same releases, selection,
+        project targets and prefixes. The rules a run's files trigger are the only ones that
+        can fire there (screen/prefilter.py ``IndexScreen.codes_for``); reading them alone spares
+        reading the whole catalog. The set itself where its rules are read already or it is no
+        set of whole rule folders."""
+        if "catalog" in self.__dict__ or self.identity is None:
+            return self
+        folders = [Path(folder) for folder in self.identity[0]]
+        keeps = self._keeps
+        mine = frozenset(code for code in codes if keeps is None or keeps(code))
+        picked = f" codes {','.join(sorted(mine))}"
+        return RuleSet(lambda: rules_of(mine, index, folders), self.screen, self.releases, self.project_targets,
+                       (self.identity[0], self.identity[1] + picked), keeps, self.prefixes)
+
     def _derived(self, rules, releases, targets, picked: str = "", keeps=None) -> "RuleSet":
         """A set made from this one's catalog (read when the new set needs it)."""
         identity = None if self.identity is None else (self.identity[0], self.identity[1] + picked)

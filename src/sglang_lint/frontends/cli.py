@@ -17,20 +17,21 @@ from typing import Iterator, Sequence
 from sglang_lint.core.version import __version__
 
 from sglang_lint.analysis.source import decode_with_encoding
+from sglang_lint.catalog.target import TargetRelease, release_argument
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import RuleFileError
+from sglang_lint.engine.fixes import WriteError, fix_bytes, write_atomically
 from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 from sglang_lint.frontends import output
 from sglang_lint.frontends.cache import ResultCache, default_cache_dir, ruleset_fingerprint
-from sglang_lint.launch.paths import is_launch_file
 from sglang_lint.frontends.config import (
     Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
 )
-from sglang_lint.catalog.target import TargetRelease, release_argument
-from sglang_lint.engine.fixes import WriteError, fix_bytes, write_atomically
+from sglang_lint.frontends.indexes import new_run
 from sglang_lint.frontends.runner import Job, default_workers, lint_jobs
 from sglang_lint.frontends.subcommands import SUBCOMMANDS, subcommand
+from sglang_lint.launch.paths import is_launch_file
 
 # Folders never walked into (a path named on the command line is always linted).
 SKIPPED_DIRS = frozenset(
@@ -358,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    new_run()  # (an edited rule file takes effect on the next run, in this process too)
     out, err = sys.stdout, sys.stderr
     try:
         name, argv, note = subcommand(argv)

@@ -6,9 +6,23 @@ from __future__ import annotations
 from sglang_lint.catalog import index
 
 
+_OF_RUN: dict = {}  # the folders -> their index, as this run first found it
+
+
 def rule_index(dirs=None) -> index.RuleIndex:
-    """The index of these rule folders (default: the shipped catalog)."""
-    return index.rule_index(dirs, _build)
+    """The index of these rule folders (default: the shipped catalog), checked against the
+    rule files once per run (:func:`new_run`): each check of a checkout's rules/ reads the
+    size and time of some 5,000 files, and one run asks for the index from several places
+    (its rules, its releases, the triggers of its files, the launch rules)."""
+    key = None if dirs is None else tuple(str(d) for d in dirs)
+    if key not in _OF_RUN:
+        _OF_RUN[key] = index.rule_index(dirs, _build)
+    return _OF_RUN[key]
+
+
+def new_run() -> None:
+    """A new run of an entry point: the rule files are checked again when next asked for."""
+    _OF_RUN.clear()
 
 
 def _build(folders: tuple) -> tuple:

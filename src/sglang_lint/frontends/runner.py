@@ -15,6 +15,9 @@ from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.engine.lint import analyse
 from sglang_lint.engine.ruletable import RuleSet, load_rule_file
 from sglang_lint.frontends.cache import ResultCache, file_key
+from sglang_lint.frontends.indexes import rule_index
+from sglang_lint.launch.paths import is_launch_file
+from sglang_lint.screen.prefilter import index_screen
 from sglang_lint.text.pynames import module_name_for
 
 FROM_CACHE = "from the cache"
@@ -83,8 +86,9 @@ def lint_jobs(
 
     items = [(jobs[index].display, data) for index, data, _ in todo]
     if items:
+        ruleset = triggered(ruleset, items)
         ruleset.compiled()  # read the rules once, here, not in each worker (nor at all when the cache knew every file)
-        keep_for_good()
+        keep_for_good(collect=False)  # (nothing to free yet but what the imports left)
     workers = max(1, min(workers, len(items) // MIN_FILES_PER_WORKER))
     if workers > 1:
         fork = "fork" in multiprocessing.get_all_start_methods()
@@ -107,6 +111,24 @@ def lint_jobs(
         if cache is not None and outcome.cacheable:
             cache.put(key, outcome)
     return results
+
+
+def triggered(ruleset: RuleSet, items: Sequence[tuple[str, bytes]]) -> RuleSet:
+    """The rule set narrowed to the rules these files trigger (``RuleSet.only``): those whose
+    triggers a Python file's text holds, and for a launch file (shell, Markdown, YAML) the
+    rules that judge launch flags. The same findings as the whole set: a rule none of them
+    triggers finds nothing in them."""
+    if "catalog" in ruleset.__dict__ or ruleset.identity is None:
+        return ruleset
+    index = rule_index([Path(folder) for folder in ruleset.identity[0]])
+    screen = index_screen(index)
+    codes: set[str] = set()
+    for display, data in items:
+        if is_launch_file(display, data[:256]):  # (as engine/lint.py tells a launch file)
+            codes.update(index.launch_codes)
+        else:
+            codes.update(screen.codes_for(data, module_name_for(display)[0]))
+    return ruleset.only(codes, index)
 
 
 def default_workers() -> int:

@@ -2,7 +2,10 @@
 key that names a test wherever it is read (:func:`test_key`, :func:`_case_key`), the tests a
 node takes the truth of, and a query's name (what sglang asks the machine once per start-up).
 The evaluator (checks/fails_when/language.py) decides such a test once per case; the deriver (derive/symbolic.py)
-keeps a conditional whose test nothing else reads as the values it may take."""
+keeps a conditional whose test nothing else reads as the values it may take. And what a
+condition's trees read, walked once per tree however many checks share it: the query tests
+read twice or more (the ones worth assuming), and the tests a named part's worth may depend on
+(what the evaluator keeps a worth by, across cases and checks)."""
 
 from __future__ import annotations
 
@@ -109,4 +112,103 @@ def test_key(test: ast.expr, env: dict) -> tuple:
                 leaves.update(bound.leaves if type(bound) is Bound else (n.id,))
         reads = "unknown" not in leaves and any(n.startswith(QUERY_PREFIX) or n == "torch" for n in leaves)
         found = test._test_key = (("text", ast.dump(came)) if reads and not _fresh(came) else None, negated)
+    return found
+
+
+# --- what a condition's trees read, each walked once per tree ------------------------------
+
+_REPEATED: dict[int, tuple] = {}  # id(expression) -> (expression, its repeated query tests)
+
+
+def repeated_tests(expr: ast.expr, env: dict) -> frozenset:
+    """The keys of the query tests (:func:`test_key`) the expression reads in two places or
+    more, itself or through its named values: only those are worth assuming outside a
+    conditional's test (``q and x`` read once is decided by ``x`` or never)."""
+    found = _REPEATED.get(id(expr))
+    if found is not None and found[0] is expr:
+        return found[1]
+    counts: dict = {}
+    for tree in _closure(expr, env):
+        for key, count in _own_tests(tree, env)[0].items():
+            counts[key] = counts.get(key, 0) + count
+    repeated = frozenset(key for key, count in counts.items() if count > 1)
+    _REPEATED[id(expr)] = (expr, repeated)
+    return repeated
+
+
+def _closure(expr: ast.expr, env: dict) -> list:
+    """The tree and the trees of the named parts it reads, itself or through them, each once."""
+    trees = {expr: None}
+    for name in _own_tests(expr, env)[1]:
+        value = env.get(name)
+        if type(value) is Bound:
+            trees.update(dict.fromkeys(_value_trees(value, env, frozenset())))
+    return list(trees)
+
+
+def _value_trees(value: Bound, env: dict, running: frozenset) -> tuple:
+    """A named part's tree and those of the parts it reads, itself or through them (kept on
+    the tree where no part of it reads a part being gathered: a circle is gathered afresh)."""
+    found = value.expression.__dict__.get("_trees")
+    if found is not None:
+        return found
+    trees = {value.expression: None}
+    closed = True
+    for name in _own_tests(value.expression, env)[1]:
+        inner = env.get(name)
+        if type(inner) is not Bound:
+            continue
+        if inner.name in running or inner is value:
+            closed = False
+            continue
+        trees.update(dict.fromkeys(_value_trees(inner, env, running | {value.name})))
+        closed = closed and "_trees" in inner.expression.__dict__
+    found = tuple(trees)
+    if closed:
+        value.expression._trees = found
+    return found
+
+
+def _own_tests(expr: ast.expr, env: dict) -> tuple:
+    """What one tree reads, walked once per tree (a named part several checks read is one
+    tree): its query tests (key -> how often), the names it reads in order, and the questions
+    its value may ask a case (:func:`_questions`)."""
+    found = expr.__dict__.get("_own_tests")
+    if found is None:
+        counts: dict = {}
+        names: dict = {}
+        questions: dict = {}
+        for node in ast.walk(expr):
+            for test in tests_in(node):
+                key = test_key(test, env)[0]
+                if key is not None:
+                    counts[key] = counts.get(key, 0) + 1
+                    questions[key, True] = None
+            if type(node) is ast.IfExp:
+                questions[_case_key(node), False] = None
+            elif type(node) is ast.Name:
+                names[node.id] = None
+        found = expr._own_tests = (counts, tuple(names), tuple(questions))
+    return found
+
+
+def questions(value: Bound, env: dict) -> dict:
+    """Every test of a case the named part's worth may depend on, itself or through the parts
+    it reads: key -> (read as a conditional's test, read where only repeated tests count:
+    language.py ``_assumed``). A superset: some are never asked in a given case. (Asked only of a part
+    that reads no part reading it: one with a meaning, see startup.py ``bind``.)"""
+    found = value.expression.__dict__.get("_questions")
+    if found is None:
+        found = {}
+        _, names, own = _own_tests(value.expression, env)
+        for key, repeated_only in own:
+            plain, repeated = found.get(key, (False, False))
+            found[key] = (plain or not repeated_only, repeated or repeated_only)
+        for name in names:
+            inner = env.get(name)
+            if type(inner) is Bound and inner is not value:
+                for key, (plain, repeated) in questions(inner, env).items():
+                    was = found.get(key, (False, False))
+                    found[key] = (plain or was[0], repeated or was[1])
+        value.expression._questions = found
     return found

@@ -44,9 +44,17 @@ def parse_when(text: str, parameters) -> ast.expr:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise WhenError(f"not a Python expression: {error.msg}") from None
+    return checked(tree, parameters)
+
+
+def checked(tree: ast.Expression, parameters=None) -> ast.expr:
+    """A parsed expression's body, checked as :func:`parse_when` checks it (``parameters``
+    None: any name is one)."""
     nodes = list(ast.walk(tree))
-    allowed = set(parameters) | BUILTINS | MODULES | ENVIRON_PARSERS
     looped = _loop_names(nodes)
+    if parameters is None:
+        parameters = {node.id for node in nodes if isinstance(node, ast.Name)} - looped
+    allowed = set(parameters) | BUILTINS | MODULES | ENVIRON_PARSERS
     if looped & allowed:
         raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
     # a generator is read as the one argument of an aggregate; a starred name inside a display
@@ -81,11 +89,15 @@ def _loop_names(nodes: list[ast.AST]) -> set[str]:
 
 @functools.lru_cache(maxsize=8192)  # (a rule's expression is read at every call the screen or engine binds)
 def names_read(expr: ast.expr) -> frozenset[str]:
-    """The names the expression reads from outside (a generator's own variable is not one)."""
-    names, looped = set(), set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.GeneratorExp):
-            looped.add(node.generators[0].target.id)
-    return frozenset(names - looped)
+    """The names the expression reads from outside (a generator's own variable is not one);
+    kept on the tree (parsed conditions are not changed once parsed)."""
+    found = expr.__dict__.get("_names_read")
+    if found is None:
+        names, looped = set(), set()
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.GeneratorExp):
+                looped.add(node.generators[0].target.id)
+        found = expr._names_read = frozenset(names - looped)
+    return found

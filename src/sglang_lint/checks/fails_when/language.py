@@ -43,7 +43,7 @@ from sglang_lint.checks.fails_when.members import index as value_at
 from sglang_lint.checks.fails_when.grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
 )
-from sglang_lint.checks.fails_when.conditions import Bound, _case_key, test_key, tests_in
+from sglang_lint.checks.fails_when.conditions import Bound, _case_key, questions, repeated_tests, test_key
 from sglang_lint.text.pynames import Ref
 
 __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",
@@ -102,7 +102,7 @@ def holds(expr: ast.expr, env: dict[str, object]) -> object:
     ``SPLIT_DEPTH`` tests on one line of cases and ``SPLIT_CASES`` cases in all. A test of a
     query (``unknown_`` names: the platform, the model) is one test wherever it is written, in a
     conditional or as an operand of ``and``/``or``/``not`` (``a not in b`` is ``a in b``)."""
-    return _by_cases(expr, env, {}, 0, [SPLIT_CASES], _repeated_tests(expr, env))
+    return _by_cases(expr, env, {}, 0, [SPLIT_CASES], repeated_tests(expr, env))
 
 
 SPLIT_DEPTH = 24  # (a chain of tests of the model's architecture, one per family, is one line)
@@ -143,30 +143,15 @@ def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list
     return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1, budget, repeated) is first else UNKNOWN
 
 
-_REPEATED: dict[int, tuple] = {}  # id(expression) -> (expression, its repeated query tests)
-
-
-def _repeated_tests(expr: ast.expr, env: dict) -> frozenset:
-    """The keys of the query tests (:func:`test_key`) the expression reads in two places or
-    more, itself or through its named values: only those are worth assuming outside a
-    conditional's test (``q and x`` read once is decided by ``x`` or never)."""
-    found = _REPEATED.get(id(expr))
-    if found is not None and found[0] is expr:
-        return found[1]
-    counts: dict = {}
-    todo, named = [expr], set()
-    while todo:
-        for node in ast.walk(todo.pop()):
-            for test in tests_in(node):
-                key = test_key(test, env)[0]
-                if key is not None:
-                    counts[key] = counts.get(key, 0) + 1
-            if type(node) is ast.Name and node.id not in named and type(env.get(node.id)) is Bound:
-                named.add(node.id)
-                todo.append(env[node.id].expression)
-    repeated = frozenset(key for key, count in counts.items() if count > 1)
-    _REPEATED[id(expr)] = (expr, repeated)
-    return repeated
+def _answers(cases: _Cases, asked: dict) -> frozenset:
+    """What the case assumes of the tests a named part may ask (the others it finds unknown
+    in every case): its worth is the same in two cases that give the same answers."""
+    found = []
+    for key, assumed in cases.assumed.items():
+        how = asked.get(key)
+        if how is not None and (how[0] or key in cases.repeated):
+            found.append((key, assumed))
+    return frozenset(found)
 
 
 _RUNNING = object()  # a named part being evaluated (one that reads itself is unknown)
@@ -180,10 +165,11 @@ def _bound(value: Bound, env: dict) -> object:
     if value.name in cases.values:
         found = cases.values[value.name]
         return UNKNOWN if found is _RUNNING else found
-    shared = env.get(SHARED) if value.meaning is not None and not cases.assumed else None
+    shared = env.get(SHARED) if value.meaning is not None else None
     key = None
-    if shared is not None:  # another check of this launch read the same value over the same inputs
-        key = (value.meaning, tuple(env.get(name, UNKNOWN) for name in value.leaves))
+    if shared is not None:  # read already over the same inputs and the same answers of the case
+        key = (value.meaning, tuple(env.get(name, UNKNOWN) for name in value.leaves),
+               _answers(cases, questions(value, env)) if cases.assumed else frozenset())
         try:
             hit = shared.get(key)
         except TypeError:  # (a list among the inputs)
