@@ -180,6 +180,14 @@ def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_
     expected = {(4, 38, "SGL009"), (5, 25, "SGL009"), (6, 39, "SGL009"), (7, 19, "SGL009"), (10, 20, "SGL009"),
                 (12, 22, "SGL009")}
     assert findings_of(result.stdout.splitlines()) == expected, result.stdout + result.stderr
+    # The calling file changed, the helpers' files answered by the cache: the helpers are still
+    # followed (the rules read are those the changed file triggers and the launch rules).
+    cached = ("--isolated", "--cache-dir", str(tmp_path / "cache"), ".")
+    assert findings_of(run_lint(*cached, cwd=tmp_path).stdout.splitlines()) == expected
+    (tests / "test_a.py").write_text((tests / "test_a.py").read_text() + "# edited\n")
+    again = run_lint("--verbose", *cached, cwd=tmp_path)
+    assert findings_of(again.stdout.splitlines()) == expected, again.stdout + again.stderr
+    assert "from the cache" in again.stderr
     # One file alone: the helper's file is not read (its own helpers are followed by the engine).
     alone = run_lint("--no-cache", "--isolated", "tests/test_a.py", cwd=tmp_path)
     assert (alone.returncode, alone.stdout) == (0, "")

@@ -122,7 +122,8 @@ def triggered(ruleset: RuleSet, items: Sequence[tuple[str, bytes]]) -> RuleSet:
         return ruleset
     index = rule_index([Path(folder) for folder in ruleset.identity[0]])
     screen = index_screen(index)
-    codes: set[str] = set()
+    # the project's launch helpers are targets of the launch rules, named by no trigger of the index
+    codes: set[str] = set(index.launch_codes if ruleset.project_targets else ())
     for display, data in items:
         if is_launch_file(display, data[:256]):  # (as engine/lint.py tells a launch file)
             codes.update(index.launch_codes)
