@@ -276,12 +276,7 @@ def project_files(base: Path) -> tuple[Path, list[str]]:
     root = base / f"{name}-{version}"
     done = root / ".unpacked"
     if not done.exists():
-        wheels = base / "wheels"
-        wheels.mkdir(parents=True, exist_ok=True)
-        if not list(wheels.glob(f"{name}-{version}-*.whl")):
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                            "--disable-pip-version-check", "--dest", str(wheels), f"{name}=={version}"], check=True)
-        (wheel,) = wheels.glob(f"{name}-{version}-*.whl")
+        wheel = sglang_corpus.releases.fetch_wheel(name, version)
         shutil.rmtree(root, ignore_errors=True)
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(root, [m for m in archive.namelist() if m.endswith(".py")])

@@ -57,17 +57,24 @@ def fetch_tree(version: str) -> Path:
         return root if done.exists() else _fetch_tree(version, root, done)
 
 
-def _fetch_tree(version: str, root: Path, done: Path) -> Path:
+def fetch_wheel(name: str, version: str) -> Path:
+    """The wheel of ``name==version`` (no dependencies), downloaded once through pip into the
+    cache's wheels folder."""
     wheels = cache_dir() / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    wheel = next(wheels.glob(f"sglang-{version}-*.whl"), None)
+    wheel = next(wheels.glob(f"{name}-{version}-*.whl"), None)
     if wheel is None:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-             "--dest", str(wheels), f"sglang=={version}"],
+             "--dest", str(wheels), f"{name}=={version}"],
             check=True,
         )
-        wheel = next(wheels.glob(f"sglang-{version}-*.whl"))
+        wheel = next(wheels.glob(f"{name}-{version}-*.whl"))
+    return wheel
+
+
+def _fetch_tree(version: str, root: Path, done: Path) -> Path:
+    wheel = fetch_wheel("sglang", version)
     partial = root.with_name(root.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     with zipfile.ZipFile(wheel) as archive:

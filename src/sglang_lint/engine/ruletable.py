@@ -236,16 +236,23 @@ class RuleSet:
                  for target in check.targets}
         return sorted(found, key=repr)
 
+    @property
+    def unread_folders(self) -> list[Path] | None:
+        """The rule folders whose catalog (as selected) this set is, while its rules are not read
+        yet: :meth:`only` may narrow it. None where they are read or it is no set of folders."""
+        if "catalog" in self.__dict__ or self.identity is None:
+            return None
+        return [Path(folder) for folder in self.identity[0]]
+
     def only(self, codes: Iterable[str], index: RuleIndex) -> "RuleSet":
         """The set holding just these rules of its folders (``index``, the folders' compiled
         index, finds each rule's own file), as this set has them: the same releases, selection,
         project targets and prefixes. The rules a run's files trigger are the only ones that
         can fire there (screen/prefilter.py ``IndexScreen.codes_for``); reading them alone spares
-        reading the whole catalog. The set itself where its rules are read already or it is no
-        set of whole rule folders."""
-        if "catalog" in self.__dict__ or self.identity is None:
+        reading the whole catalog. The set itself where it has no :attr:`unread_folders`."""
+        folders = self.unread_folders
+        if folders is None:
             return self
-        folders = [Path(folder) for folder in self.identity[0]]
         keeps = self._keeps
         mine = frozenset(code for code in codes if keeps is None or keeps(code))
         picked = f" codes {','.join(sorted(mine))}"

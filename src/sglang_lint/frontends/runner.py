@@ -118,9 +118,10 @@ def triggered(ruleset: RuleSet, items: Sequence[tuple[str, bytes]]) -> RuleSet:
     triggers a Python file's text holds, and for a launch file (shell, Markdown, YAML) the
     rules that judge launch flags. The same findings as the whole set: a rule none of them
     triggers finds nothing in them."""
-    if "catalog" in ruleset.__dict__ or ruleset.identity is None:
+    folders = ruleset.unread_folders
+    if folders is None:
         return ruleset
-    index = rule_index([Path(folder) for folder in ruleset.identity[0]])
+    index = rule_index(folders)
     screen = index_screen(index)
     # the project's launch helpers are targets of the launch rules, named by no trigger of the index
     codes: set[str] = set(index.launch_codes if ruleset.project_targets else ())

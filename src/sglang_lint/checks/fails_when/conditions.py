@@ -172,7 +172,7 @@ def _value_trees(value: Bound, env: dict, running: frozenset) -> tuple:
 def _own_tests(expr: ast.expr, env: dict) -> tuple:
     """What one tree reads, walked once per tree (a named part several checks read is one
     tree): its query tests (key -> how often), the names it reads in order, and the questions
-    its value may ask a case (:func:`_questions`)."""
+    its value may ask a case (:func:`questions`)."""
     found = expr.__dict__.get("_own_tests")
     if found is None:
         counts: dict = {}
@@ -195,20 +195,13 @@ def _own_tests(expr: ast.expr, env: dict) -> tuple:
 def questions(value: Bound, env: dict) -> dict:
     """Every test of a case the named part's worth may depend on, itself or through the parts
     it reads: key -> (read as a conditional's test, read where only repeated tests count:
-    language.py ``_assumed``). A superset: some are never asked in a given case. (Asked only of a part
-    that reads no part reading it: one with a meaning, see startup.py ``bind``.)"""
+    language.py ``_assumed``). A superset: some are never asked in a given case."""
     found = value.expression.__dict__.get("_questions")
     if found is None:
         found = {}
-        _, names, own = _own_tests(value.expression, env)
-        for key, repeated_only in own:
-            plain, repeated = found.get(key, (False, False))
-            found[key] = (plain or not repeated_only, repeated or repeated_only)
-        for name in names:
-            inner = env.get(name)
-            if type(inner) is Bound and inner is not value:
-                for key, (plain, repeated) in questions(inner, env).items():
-                    was = found.get(key, (False, False))
-                    found[key] = (plain or was[0], repeated or was[1])
+        for tree in _value_trees(value, env, frozenset()):
+            for key, repeated_only in _own_tests(tree, env)[2]:
+                plain, repeated = found.get(key, (False, False))
+                found[key] = (plain or not repeated_only, repeated or repeated_only)
         value.expression._questions = found
     return found

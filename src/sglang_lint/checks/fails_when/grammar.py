@@ -37,19 +37,13 @@ class WhenError(ValueError):
 
 
 def parse_when(text: str, parameters) -> ast.expr:
-    """The expression, checked: only the grammar's nodes, only names that are parameters,
-    builtins, ``torch``/``math`` or None/True/False. (One walk of the tree: every rule file
-    of the catalog is read through here.)"""
+    """The expression, checked: only the grammar's nodes, only names that are parameters
+    (None: every name it reads is one), builtins, ``torch``/``math`` or None/True/False. (One
+    walk of the tree: every rule file of the catalog is read through here.)"""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise WhenError(f"not a Python expression: {error.msg}") from None
-    return checked(tree, parameters)
-
-
-def checked(tree: ast.Expression, parameters=None) -> ast.expr:
-    """A parsed expression's body, checked as :func:`parse_when` checks it (``parameters``
-    None: any name is one)."""
     nodes = list(ast.walk(tree))
     looped = _loop_names(nodes)
     if parameters is None:
@@ -89,15 +83,11 @@ def _loop_names(nodes: list[ast.AST]) -> set[str]:
 
 @functools.lru_cache(maxsize=8192)  # (a rule's expression is read at every call the screen or engine binds)
 def names_read(expr: ast.expr) -> frozenset[str]:
-    """The names the expression reads from outside (a generator's own variable is not one);
-    kept on the tree (parsed conditions are not changed once parsed)."""
-    found = expr.__dict__.get("_names_read")
-    if found is None:
-        names, looped = set(), set()
-        for node in ast.walk(expr):
-            if isinstance(node, ast.Name):
-                names.add(node.id)
-            elif isinstance(node, ast.GeneratorExp):
-                looped.add(node.generators[0].target.id)
-        found = expr._names_read = frozenset(names - looped)
-    return found
+    """The names the expression reads from outside (a generator's own variable is not one)."""
+    names, looped = set(), set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.GeneratorExp):
+            looped.add(node.generators[0].target.id)
+    return frozenset(names - looped)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
-from sglang_lint.checks.fails_when.grammar import WhenError, checked
-from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read
+from sglang_lint.checks.fails_when.grammar import WhenError
+from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
 from sglang_lint.core.model import Finding
 from sglang_lint.core.rulefile import read_toml
 from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known
@@ -186,11 +186,7 @@ _MEANINGS: dict[tuple, int] = {}  # a value's text and its inner values' meaning
 def _expression(text: str) -> ast.expr:
     """One part of a check's condition, parsed once however many checks write it (a value
     several checks share is one tree: what it is worth in a launch is kept by its meaning)."""
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError as error:
-        raise WhenError(f"not a Python expression: {error.msg}") from None
-    return checked(tree)  # (every name it reads is a parameter of the check)
+    return parse_when(text, None)  # (every name it reads is a parameter of the check)
 
 
 @dataclass(frozen=True)
