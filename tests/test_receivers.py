@@ -13,6 +13,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
 from sglang_lint.derive.hierarchy import Hierarchy
@@ -160,3 +162,51 @@ def test_no_derived_method_target_goes_without_receivers():
     assert sorted({rule.code for rule in rules if not rule.derived_key for check in rule.checks
                    for target in check.targets if target.kind == "method" and not target.receivers
                    and check.kind != "guarded-member"}) == ["SGL004"]
+
+
+@pytest.mark.parametrize("other_write, found", [
+    ("self.cache = GlmImageKVCache(2)", True),
+    ("self.cache: GlmImageKVCache = make()", True),  # the annotation is the evidence
+    ("self.cache = make()", False),
+    ("self.cache, self.n = make()", False),  # unpacked
+    ("[self.cache, *rest] = make()", False),
+    ("self.cache += make()", False),  # augmented
+    ("for self.cache in make(): pass", False),  # a loop target
+    ("with make() as self.cache: pass", False),  # a ``with`` target
+    ("self.other = make()", True),  # another attribute
+    ("class Inner:\n            def f(self):\n                self.cache = make()", True),  # another class's self
+])
+def test_every_form_that_assigns_the_attribute_in_the_class_is_read(other_write, found):
+    source = IMPORT + textwrap.dedent("""
+        class Runner:
+            def __init__(self, layers):
+                self.cache = GlmImageKVCache(layers)
+
+            def reset(self, make):
+                OTHER
+
+            def run(self):
+                self.cache.set_mode("transformers")
+        """).replace("OTHER", other_write)
+    line = source.splitlines().index('        self.cache.set_mode("transformers")') + 1
+    assert _lint(source) == ([(line, "SGL2713")] if found else [])
+
+
+def test_a_class_is_walked_once_for_all_its_attributes(monkeypatch):
+    from sglang_lint.analysis import resolve
+
+    walked = []
+    real = resolve._self_assignments
+    monkeypatch.setattr(resolve, "_self_assignments", lambda cls: walked.append(cls.name.value) or real(cls))
+    source = IMPORT + textwrap.dedent("""
+        class Runner:
+            def __init__(self, layers):
+                self.cache = GlmImageKVCache(layers)
+                self.spare = GlmImageKVCache(layers)
+
+            def run(self):
+                self.cache.set_mode("transformers")
+                self.spare.set_mode("transformers")
+        """)
+    assert _lint(source) == [(9, "SGL2713"), (10, "SGL2713")]
+    assert walked == ["Runner"]

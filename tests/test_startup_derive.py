@@ -486,3 +486,28 @@ def test_the_screen_asks_the_checks_of_the_releases_the_engine_judges():
     assert startup.may_fail(table, launch, releases=("0.5.10",)) is False
     assert startup.may_fail(table, launch) is True
     assert [m for _, m in startup.findings(table, launch, ("0.5.10",), "0.5.10")] == []
+
+
+def test_a_table_s_rows_are_kept_and_an_edit_or_a_spoilt_copy_is_read_anew(tmp_path, monkeypatch):
+    from sglang_lint.checks.server_args import startup
+
+    monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "startup.toml"
+    row = ('[[check]]\nsite = "m: f"\nexception = "ValueError"\nmessage = "MESSAGE"\nfails_when = "_v0123456789 > 1"\n'
+           'releases = [["", ""]]\ndefaults = "{\'tp\': 1}"\n[values]\n_v0123456789 = "tp * 2"\n')
+
+    def read(message: str):
+        path.write_text(row.replace("MESSAGE", message), encoding="utf-8")
+        startup.load_startup.cache_clear()
+        return startup.load_startup(path)
+
+    made = read("first")
+    kept = sorted((tmp_path / "cache" / "tables").glob("startup-*.marshal"))
+    assert len(kept) == 1
+    assert read("first") == made  # read back from the kept rows
+    (check,) = made.checks
+    assert (check.message, check.defaults, check.values) == ("first", {"tp": 1}, (("_v0123456789", "tp * 2"),))
+    assert [c.message for c in read("second").checks] == ["second"]  # an edit is another checksum
+    assert len(list((tmp_path / "cache" / "tables").glob("startup-*.marshal"))) == 2
+    kept[0].write_bytes(b"\x00 spoilt")
+    assert read("first") == made

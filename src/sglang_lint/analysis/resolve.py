@@ -37,7 +37,7 @@ from sglang_lint.analysis.bindings import (
     may_be_last_binding,
 )
 from sglang_lint.analysis.positions import Positions
-from sglang_lint.analysis.syntax import dotted_name, literal_value
+from sglang_lint.analysis.syntax import child_nodes, dotted_name, literal_value
 from sglang_lint.core.model import Span
 from sglang_lint.text.pynames import IGNORED, MAX_HOPS, NOT_LITERAL, Ref, qualify_dotted
 
@@ -121,37 +121,46 @@ def _union_members(annotation: cst.BaseExpression, head: str | None) -> list[cst
     return None
 
 
-def _assignments_in(cls: cst.ClassDef, name: str) -> list[tuple]:
-    """Every assignment of ``self.<name>`` in a class's own methods (nested classes aside):
-    (annotation or None, value or None: a form whose value is not one expression, such as
-    unpacking, ``+=``, a loop or ``with`` target, ``:=``)."""
+def _self_assignments(cls: cst.ClassDef) -> dict[str, list[tuple]]:
+    """Every assignment of ``self.<name>`` in a class's own methods (nested classes aside), by
+    name, in one walk of the class: (annotation or None, value or None: a form whose value is
+    not one expression, such as unpacking, ``+=``, a loop or ``with`` target, ``:=``)."""
+    found: dict[str, list[tuple]] = {}
 
-    def is_it(node: cst.CSTNode) -> bool:
-        return (isinstance(node, cst.Attribute) and node.attr.value == name
-                and isinstance(node.value, cst.Name) and node.value.value == "self")
+    def own(node: cst.CSTNode) -> str | None:
+        """``<name>`` of a ``self.<name>`` node."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return node.attr.value
+        return None
 
-    def inside(node: cst.CSTNode) -> bool:
-        return any(is_it(part) for part in _target_parts(node))
+    def inside(node: cst.CSTNode) -> set[str]:
+        return {name for name in map(own, _target_parts(node)) if name is not None}
 
-    found, pending = [], [cls]
+    def unknown(names: set[str]) -> None:
+        for name in names:
+            found.setdefault(name, []).append((None, None))
+
+    pending: list[cst.CSTNode] = [cls]
     while pending:
         node = pending.pop()
         if isinstance(node, cst.ClassDef) and node is not cls:
             continue
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                if is_it(target.target):
-                    found.append((None, node.value))
-                elif inside(target.target):
-                    found.append((None, None))
-        elif isinstance(node, cst.AnnAssign) and is_it(node.target):
-            found.append((node.annotation.annotation, node.value))
-        elif isinstance(node, cst.AugAssign) and is_it(node.target):
-            found.append((None, None))
-        elif isinstance(node, (cst.For, cst.NamedExpr)) and inside(node.target) or (
-                isinstance(node, cst.AsName) and inside(node.name)):
-            found.append((None, None))
-        pending.extend(node.children)
+                name = own(target.target)
+                if name is not None:
+                    found.setdefault(name, []).append((None, node.value))
+                else:
+                    unknown(inside(target.target))
+        elif isinstance(node, cst.AnnAssign) and own(node.target) is not None:
+            found.setdefault(own(node.target), []).append((node.annotation.annotation, node.value))
+        elif isinstance(node, cst.AugAssign):
+            unknown({own(node.target)} - {None})
+        elif isinstance(node, (cst.For, cst.NamedExpr)):
+            unknown(inside(node.target))
+        elif isinstance(node, cst.AsName):
+            unknown(inside(node.name))
+        pending.extend(child_nodes(node))
     return found
 
 
@@ -164,10 +173,10 @@ def _target_parts(node: cst.CSTNode) -> list[cst.CSTNode]:
     return [node]
 
 
-def _attribute_assignments(cls: cst.ClassDef, name: str) -> list[tuple]:
-    """(annotation or None, value or None) of each assignment of ``self.<name>`` in the class,
-    and of a class-level ``name`` (see :func:`_assignments_in`)."""
-    found = _assignments_in(cls, name)
+def _attribute_assignments(cls: cst.ClassDef, name: str, writes: dict[str, list[tuple]]) -> list[tuple]:
+    """(annotation or None, value or None) of each assignment of ``self.<name>`` in the class
+    (``writes``: the class's, :func:`_self_assignments`), and of a class-level ``name``."""
+    found = list(writes.get(name, ()))
     for statement in _class_statements(cls):
         if any(isinstance(t, cst.Name) and t.value == name for t in _class_level_targets(statement)):
             found.append((statement.annotation.annotation if isinstance(statement, cst.AnnAssign) else None,
@@ -210,6 +219,7 @@ class FileModel:
         self.bound_calls = facts.bound_calls
         self._positions = None
         self._attributes: dict[tuple, list] = {}  # (class statement, name) -> how self.<name> is assigned
+        self._class_writes: dict = {}  # class statement -> name -> how its methods assign self.<name>
         self._write_scopes: dict[int, Scope] | None = None  # id(an attribute write's value) -> its scope
 
     # --- resolution ---------------------------------------------------------------
@@ -474,7 +484,10 @@ class FileModel:
         key = (info.node, attribute)
         writes = self._attributes.get(key)
         if writes is None:
-            writes = self._attributes[key] = _attribute_assignments(info.node, attribute)
+            in_class = self._class_writes.get(info.node)
+            if in_class is None:
+                in_class = self._class_writes[info.node] = _self_assignments(info.node)
+            writes = self._attributes[key] = _attribute_assignments(info.node, attribute, in_class)
         annotations = [annotation for annotation, _ in writes if annotation is not None]
         if annotations:
             return all(self.annotation_is_a(a, info.scope, wanted, method) for a in annotations)

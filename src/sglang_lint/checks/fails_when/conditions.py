@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from sglang_lint.checks.fails_when.grammar import QUERY_PREFIX
+from sglang_lint.checks.fails_when.grammar import QUERY_PREFIX, nodes_of
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,25 @@ def _case_key(node: ast.IfExp) -> object:
 def _fresh(test: ast.expr) -> bool:
     """May two occurrences of the test differ? Where it reads ``unknown`` or calls anything,
     but a query's own method (``unknown_get_platform.is_hip()``: one value in a start-up)."""
-    for n in _each_node(test):
-        if isinstance(n, ast.Name) and n.id == "unknown":
-            return True
-        if isinstance(n, ast.Call) and (n.args or n.keywords or isinstance(n.func, ast.Name)
-                                        or not is_query(query_root(n.func))):
-            return True
-    return False
+    return _under(test)[1]
+
+
+def _under(node: ast.AST) -> tuple:
+    """(the names read under the node, whether it reads ``unknown`` or calls anything but a
+    query's method), kept on each node: a test inside another is summed up once, not walked
+    again for each test around it."""
+    found = node.__dict__.get("_under")
+    if found is None:
+        kind = type(node)
+        names = {node.id} if kind is ast.Name else set()
+        fresh = (kind is ast.Name and node.id == "unknown") or (kind is ast.Call and (
+            node.args or node.keywords or isinstance(node.func, ast.Name) or not is_query(query_root(node.func))))
+        for child in ast.iter_child_nodes(node):
+            inner, inner_fresh = _under(child)
+            names.update(inner)
+            fresh = fresh or inner_fresh
+        found = node._under = (frozenset(names), bool(fresh))
+    return found
 
 
 def tests_in(node: ast.AST) -> tuple:
@@ -65,19 +77,6 @@ def query_root(node: ast.expr) -> ast.expr:
     while isinstance(node, (ast.Attribute, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node
-
-
-def _each_node(root: ast.AST):
-    """Every node under ``root`` once (the deriver asks of expressions that share their parts:
-    ``ast.walk`` would go through a shared part as often as it is read)."""
-    seen, todo = {id(root)}, [root]
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if id(child) not in seen:
-                seen.add(id(child))
-                todo.append(child)
 
 
 def is_query(node) -> bool:
@@ -106,10 +105,9 @@ def test_key(test: ast.expr, env: dict) -> tuple:
         if isinstance(came, ast.Compare) and len(came.ops) == 1 and type(came.ops[0]) in _NEGATED:
             came, negated = ast.Compare(came.left, [_NEGATED[type(came.ops[0])]()], came.comparators), not negated
         leaves = set()
-        for n in _each_node(came):
-            if isinstance(n, ast.Name):
-                bound = env.get(n.id)
-                leaves.update(bound.leaves if type(bound) is Bound else (n.id,))
+        for name in _under(came)[0]:
+            bound = env.get(name)
+            leaves.update(bound.leaves if type(bound) is Bound else (name,))
         reads = "unknown" not in leaves and any(n.startswith(QUERY_PREFIX) or n == "torch" for n in leaves)
         found = test._test_key = (("text", ast.dump(came)) if reads and not _fresh(came) else None, negated)
     return found
@@ -178,7 +176,7 @@ def _own_tests(expr: ast.expr, env: dict) -> tuple:
         counts: dict = {}
         names: dict = {}
         questions: dict = {}
-        for node in ast.walk(expr):
+        for node in nodes_of(expr):
             for test in tests_in(node):
                 key = test_key(test, env)[0]
                 if key is not None:

@@ -44,10 +44,11 @@ def parse_when(text: str, parameters) -> ast.expr:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise WhenError(f"not a Python expression: {error.msg}") from None
-    nodes = list(ast.walk(tree))
+    nodes = nodes_of(tree)
     looped = _loop_names(nodes)
+    read = {node.id for node in nodes if type(node) is ast.Name} - looped
     if parameters is None:
-        parameters = {node.id for node in nodes if isinstance(node, ast.Name)} - looped
+        parameters = read
     allowed = set(parameters) | BUILTINS | MODULES | ENVIRON_PARSERS
     if looped & allowed:
         raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
@@ -65,7 +66,22 @@ def parse_when(text: str, parameters) -> ast.expr:
             raise WhenError("a generator is read only as the one argument of any, all, tuple, sum...")
         if isinstance(node, ast.Starred) and id(node) not in displayed:
             raise WhenError("a starred name outside a display")
+    tree.body._names_read = frozenset(read)  # (names_read of it: the walk is done)
     return tree.body
+
+
+def nodes_of(tree: ast.AST) -> list:
+    """Every node of the tree in ``ast.walk``'s order (a part read twice, twice), without its
+    generators: every condition of a run is walked here."""
+    nodes = [tree]
+    for node in nodes:  # (grows as it goes)
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, ast.AST):
+                nodes.append(child)
+            elif type(child) is list:
+                nodes.extend(item for item in child if isinstance(item, ast.AST))
+    return nodes
 
 
 def _loop_names(nodes: list[ast.AST]) -> set[str]:
@@ -84,6 +100,9 @@ def _loop_names(nodes: list[ast.AST]) -> set[str]:
 @functools.lru_cache(maxsize=8192)  # (a rule's expression is read at every call the screen or engine binds)
 def names_read(expr: ast.expr) -> frozenset[str]:
     """The names the expression reads from outside (a generator's own variable is not one)."""
+    found = expr.__dict__.get("_names_read")
+    if found is not None:
+        return found
     names, looped = set(), set()
     for node in ast.walk(expr):
         if isinstance(node, ast.Name):
