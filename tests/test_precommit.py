@@ -36,8 +36,8 @@ def checkout(tmp_path_factory) -> Path:
 
 
 def pre_commit(project: Path, checkout: Path, hook: str, home: Path) -> subprocess.CompletedProcess:
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True, text=True).stdout.strip()
-    return run_config(project, f"repos:\n  - repo: {checkout}\n    rev: {sha}\n    hooks:\n      - id: {hook}\n", home)
+    config = f"repos:\n  - repo: {checkout}\n    rev: {head(checkout)}\n    hooks:\n      - id: {hook}\n"
+    return run_config(project, config, home)
 
 
 def run_config(project: Path, config: str, home: Path) -> subprocess.CompletedProcess:
@@ -92,9 +92,11 @@ def test_hooks(project: Path, checkout: Path, tmp_path_factory):
     assert "serve.sh:2:32: SGL009" in result.stdout and "README.md:2:29: SGL009" in result.stdout
 
 
-# The README's two snippets as written, but for the repository URL, which is the reader's
-# (where they cloned from); here it is this checkout, whose tags a clone carries.
+# The README's two snippets as written, but for the repository URL and the commit pinned,
+# which are the reader's (where they cloned from, and the commit they choose); here they are a
+# committed copy of this checkout and its commit.
 URL = "<repository URL>"
+COMMIT = "<commit>"
 
 
 def readme_yaml_blocks() -> list[str]:
@@ -103,32 +105,27 @@ def readme_yaml_blocks() -> list[str]:
     return [block for block in blocks if block.startswith("repos:")]
 
 
-def tagged_checkout(rev: str) -> Path:
-    if not (ROOT / ".git").exists() or shutil.which("git") is None:
-        pytest.skip("not a git checkout: the snippet installs from this repository's tag")
-    tags = subprocess.run(["git", "tag", "--list", rev], cwd=ROOT, capture_output=True, text=True).stdout.split()
-    if rev not in tags:
-        pytest.skip(f"this clone carries no tag {rev} (git fetch --tags)")
-    return ROOT
+def head(repo: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
 
 
-def test_the_readme_hook_snippet_runs_as_written(project: Path, tmp_path_factory):
+def test_the_readme_hook_snippet_runs_as_written(project: Path, checkout: Path, tmp_path_factory):
     (snippet, _flake8) = readme_yaml_blocks()
     (rev,) = (line.split()[1] for line in snippet.splitlines() if line.strip().startswith("rev:"))
-    assert URL in snippet and rev == "v0.1.0"
-    repo = tagged_checkout(rev)
-    assert_a_staged_bad_file_fails(project, snippet.replace(URL, str(repo)), tmp_path_factory)
+    assert f"repo: {URL}" in snippet and rev == COMMIT
+    config = snippet.replace(URL, str(checkout)).replace(COMMIT, head(checkout))
+    assert_a_staged_bad_file_fails(project, config, tmp_path_factory)
 
 
-def test_the_readme_flake8_dependency_installs_from_the_same_tag(project: Path, tmp_path_factory):
+def test_the_readme_flake8_dependency_installs_from_the_same_commit(project: Path, checkout: Path, tmp_path_factory):
     """flake8's own hook repository is on GitHub, out of a test's reach; a local hook with the
-    same entry and the README's dependency line (as written, the URL aside) is what it builds."""
+    same entry and the README's dependency line (as written, the URL and commit aside) is what
+    it builds."""
     (_hook, snippet) = readme_yaml_blocks()
     (dependency,) = (line.split(":", 1)[1].strip() for line in snippet.splitlines()
                      if "additional_dependencies:" in line)
-    assert dependency == f'["sglang-lint @ git+{URL}@v0.1.0"]'
-    repo = tagged_checkout("v0.1.0")
-    dependency = dependency.replace(URL, repo.as_uri())
+    assert dependency == f'["sglang-lint @ git+{URL}@{COMMIT}"]'
+    dependency = dependency.replace(URL, checkout.as_uri()).replace(COMMIT, head(checkout))
     local_hook = (
         "repos:\n  - repo: local\n    hooks:\n      - id: flake8\n        name: flake8\n"
         "        entry: flake8 --select SGL\n        language: python\n        types: [python]\n"
