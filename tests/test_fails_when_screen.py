@@ -258,6 +258,9 @@ from sglang.modes.objects import Backend, CpuPlatform, DenseBuilder, GpuPlatform
 from sglang.modes import objects
 from sglang.modes.objects import DenseBuilder as Builder
 """
+# ``self.b`` made one of the receiver's class, and written once more in another method
+ATTRIBUTE_FORM = ("class T:\n    def __init__(self):\n        self.b = {{make}}\n    def reset(self, other):\n"
+                  "        {write}\n    def go(self):\n        self.b.{{method}}({{v}})\n")
 RECEIVER_FORMS = [
     "{make}.{method}({v})",
     "b = {make}\nb.{method}({v})",
@@ -282,6 +285,14 @@ RECEIVER_FORMS = [
     "{cls}.{method}({v})",
     "holder.b.{method}({v})",
     "class T:\n    def __init__(self):\n        self.b = {make}\n    def go(self):\n        self.b.{method}({v})\n",
+    # ``self.b``: evidence where the class annotates b or assigns it only values (screen/ast_attributes.py)
+    *(ATTRIBUTE_FORM.format(write=write) for write in (
+        "self.b, self.n = other, 1", "[self.b, *rest] = other", "self.b += other", "for self.b in other: pass",
+        "with other as self.b: pass", "self.b = other", "self.b: {cls} = other", "self.c = other",
+        "[0 for self.b in other]", "class Inner:\n            def f(self):\n                self.b = other")),
+    "class T:\n    b: {cls}\n    def go(self):\n        self.b.{method}({v})\n",
+    "class T:\n    b = {make}\n    def go(self):\n        self.b.{method}({v})\n",
+    "class T:\n    def go(self):\n        self.b.{method}({v})\n",
     "def g():\n    global b\n    b = {make}\ndef f():\n    b.{method}({v})\n",
     "with pytest.raises(ValueError):\n    {make}.{method}({v})\n",
 ]
@@ -306,6 +317,23 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
         elif lint(source, "user.py", ruleset):
             found += 1
     assert screened and (found or cls == "SparseBuilder")  # (no stand-in rule of SparseBuilder reads 1.5)
+
+
+@pytest.mark.parametrize("write, found", [
+    ("self.b, self.n = other, 1", False),  # unpacked, added to, a loop or ``with`` target: no one value
+    ("self.b += other", False),
+    ("for self.b in other: pass", False),
+    ("with other as self.b: pass", False),
+    ("self.b = other", False),  # a value that is no evidence: the screen passes it, the engine finds nothing
+    ("self.b = DenseBuilder()", True),
+    ("self.b: DenseBuilder = other", True),  # annotated: the annotation is the evidence
+])
+def test_a_self_attribute_the_class_gives_no_one_value_is_ruled_out_by_the_screen(ruleset, write, found):
+    form = ATTRIBUTE_FORM.format(write=write)
+    source = RECEIVER_HEADER + form.format(make="DenseBuilder()", method="set_rate", v="1.5")
+    assert bool(lint(source, "user.py", RuleSet(ruleset.rules, screen=False))) is found
+    screened = write.startswith(("self.b,", "self.b +=", "for", "with"))
+    assert _skip(ruleset, source, "user.py") == (SKIPPED_BY_SCREEN if screened else None)
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ import bisect
 import itertools
 from dataclasses import dataclass, field
 
+from sglang_lint.screen.ast_attributes import attribute_may_be_evidence
 from sglang_lint.screen.ast_flow import COMPREHENSIONS as _COMPREHENSIONS, FUNCTIONS as _FUNCTIONS, StatementPlaces
 from sglang_lint.screen.ast_guards import tested_names
 from sglang_lint.text.pynames import (
@@ -86,6 +87,7 @@ class AstFile:
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
     _attribute_writes: dict[str, list[ast.expr | None]] | None = None
     _returning: frozenset[str] | None = None
+    _self_writes: dict = field(default_factory=dict)  # class statement -> its self_assignments
 
     @classmethod
     def read(cls, data: bytes, tree: ast.Module | None = None, module: str | None = None,
@@ -284,7 +286,9 @@ class AstFile:
                 return any(self.may_be_a(method[0], method[1], qualified) for qualified in wanted)
             return any(isinstance(scope, ast.ClassDef) for scope in scopes)
         if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
-            return any(isinstance(scope, ast.ClassDef) for scope in scopes)
+            method = self._method_of_self(scopes)  # (analysis/resolve.py ``_attribute_is_a`` of that class)
+            if method is None or attribute_may_be_evidence(method[0], receiver.attr, self._self_writes):
+                return any(isinstance(scope, ast.ClassDef) for scope in scopes)
         local = {node.name for node, _ in self.classes()}
         made = [receiver] if isinstance(receiver, ast.Call) else []
         if isinstance(receiver, ast.Name):
