@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -210,7 +211,7 @@ def _stage(ruleset, body: str) -> str | None:
         # a ``**`` mapping bound to a call that is no ``dict(...)``: never read as a dict
         "def f():\n    kw = make_kwargs()\n    plan_layers(**kw, end_layer=8)\n",
         "kw = dict(base, start_layer=9)\nplan_layers(**kw, end_layer=8)\n",
-        # ``self`` in a class that cannot derive from the receiver's (ast_scopes.receiver_may_be)
+        # ``self`` in a class that cannot derive from the receiver's (ast_receivers.receiver_may_be)
         "from sglang.modes.objects import DenseBuilder\nclass Other:\n    def go(self):\n        self.set_rate(1.5)\n",
     ],
 )
@@ -285,7 +286,8 @@ RECEIVER_FORMS = [
     "{cls}.{method}({v})",
     "holder.b.{method}({v})",
     "class T:\n    def __init__(self):\n        self.b = {make}\n    def go(self):\n        self.b.{method}({v})\n",
-    # ``self.b``: evidence where the class annotates b or assigns it only values (screen/ast_attributes.py)
+    # ``self.b``: evidence where the class annotates b or assigns it only values that may be
+    # evidence (screen/ast_receivers.py)
     *(ATTRIBUTE_FORM.format(write=write) for write in (
         "self.b, self.n = other, 1", "[self.b, *rest] = other", "self.b += other", "for self.b in other: pass",
         "with other as self.b: pass", "self.b = other", "self.b: {cls} = other", "self.c = other",
@@ -319,12 +321,28 @@ def test_the_receiver_screen_never_hides_a_finding(ruleset, cls, make, method, v
     assert screened and (found or cls == "SparseBuilder")  # (no stand-in rule of SparseBuilder reads 1.5)
 
 
+@pytest.mark.parametrize("write", ["self.n = 1", "self.d[0] = 1", "for self.n in range(2): pass",
+                                   "with open(p) as self.f: pass", "(self.a, [*self.b]) = (1, [2])"])
+def test_a_method_that_writes_through_self_still_reads_self_as_its_parameter(ruleset, write):
+    """``self.n = ...`` binds no name (analysis/syntax.py ``target_names``): ``self`` stays the
+    method's parameter, so a class that cannot derive from the receiver's is ruled out."""
+    for cls, found in (("DenseBuilder", True), ("object", False)):
+        source = RECEIVER_HEADER + textwrap.dedent(f"""
+            class Mine({cls}):
+                def go(self, p):
+                    {write}
+                    self.set_rate(1.5)
+            """)
+        assert bool(lint(source, "user.py", RuleSet(ruleset.rules, screen=False))) is found
+        assert _skip(ruleset, source, "user.py") == (None if found else SKIPPED_BY_SCREEN)
+
+
 @pytest.mark.parametrize("write, found", [
     ("self.b, self.n = other, 1", False),  # unpacked, added to, a loop or ``with`` target: no one value
     ("self.b += other", False),
     ("for self.b in other: pass", False),
     ("with other as self.b: pass", False),
-    ("self.b = other", False),  # a value that is no evidence: the screen passes it, the engine finds nothing
+    ("self.b = other", False),  # an unannotated parameter, read where it is written: no evidence
     ("self.b = DenseBuilder()", True),
     ("self.b: DenseBuilder = other", True),  # annotated: the annotation is the evidence
 ])
@@ -332,7 +350,7 @@ def test_a_self_attribute_the_class_gives_no_one_value_is_ruled_out_by_the_scree
     form = ATTRIBUTE_FORM.format(write=write)
     source = RECEIVER_HEADER + form.format(make="DenseBuilder()", method="set_rate", v="1.5")
     assert bool(lint(source, "user.py", RuleSet(ruleset.rules, screen=False))) is found
-    screened = write.startswith(("self.b,", "self.b +=", "for", "with"))
+    screened = write.startswith(("self.b,", "self.b +=", "for", "with", "self.b = other"))
     assert _skip(ruleset, source, "user.py") == (SKIPPED_BY_SCREEN if screened else None)
 
 

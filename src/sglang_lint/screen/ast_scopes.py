@@ -27,7 +27,6 @@ import bisect
 import itertools
 from dataclasses import dataclass, field
 
-from sglang_lint.screen.ast_attributes import attribute_may_be_evidence
 from sglang_lint.screen.ast_flow import COMPREHENSIONS as _COMPREHENSIONS, FUNCTIONS as _FUNCTIONS, StatementPlaces
 from sglang_lint.screen.ast_guards import tested_names
 from sglang_lint.text.pynames import (
@@ -86,8 +85,7 @@ class AstFile:
     _places: StatementPlaces | None = None
     _classes: list[tuple[ast.ClassDef, tuple]] | None = None
     _attribute_writes: dict[str, list[ast.expr | None]] | None = None
-    _returning: frozenset[str] | None = None
-    _self_writes: dict = field(default_factory=dict)  # class statement -> its self_assignments
+    receivers: dict = field(default_factory=dict)  # what screen/ast_receivers.py has read of the file
 
     @classmethod
     def read(cls, data: bytes, tree: ast.Module | None = None, module: str | None = None,
@@ -273,71 +271,6 @@ class AstFile:
         found = self.lookup(dotted.partition(".")[0], scopes) if dotted is not None else None
         return qualify_dotted(dotted, found and found[0], _binding_qualified)
 
-    def receiver_may_be(self, receiver: ast.expr, scopes: tuple, wanted: frozenset, on_class: bool) -> bool:
-        """Could the engine show that a method call's receiver, seen from ``scopes``, is an
-        instance of one of the classes ``wanted`` (analysis/resolve.py ``instance_of``: ``self`` in such
-        a class, a call of one or of a function annotated to return one, a name bound to such
-        a call, a parameter annotated with one, ``self.x`` of a class that annotates or
-        assigns it) or, ``on_class``, one of them itself (``names_class``)? A superset: any
-        class of the file may derive from one, any annotation or function may name one."""
-        if isinstance(receiver, ast.Name) and receiver.id == "self":
-            method = self._method_of_self(scopes)
-            if method is not None:  # (analysis/resolve.py ``enclosing_class_of_self``, then ``class_is_a``)
-                return any(self.may_be_a(method[0], method[1], qualified) for qualified in wanted)
-            return any(isinstance(scope, ast.ClassDef) for scope in scopes)
-        if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) and receiver.value.id == "self":
-            method = self._method_of_self(scopes)  # (analysis/resolve.py ``_attribute_is_a`` of that class)
-            if method is None or attribute_may_be_evidence(method[0], receiver.attr, self._self_writes):
-                return any(isinstance(scope, ast.ClassDef) for scope in scopes)
-        local = {node.name for node, _ in self.classes()}
-        made = [receiver] if isinstance(receiver, ast.Call) else []
-        if isinstance(receiver, ast.Name):
-            found = self.lookup(receiver.id, scopes)
-            for binding in found[0] if found is not None else ():
-                if binding[0] == GLOBAL:
-                    return True
-                if binding[0] == VALUE and isinstance(binding[1], ast.Call):
-                    made.append(binding[1])  # (the engine takes a name bound once: any of them here)
-                if binding[0] == PARAM and _annotated(binding[1], receiver.id):
-                    return True
-                if binding[0] == VALUE and (isinstance(binding[1], ast.Name) or isinstance(binding[1], ast.Attribute)
-                                            and isinstance(binding[1].value, ast.Name)
-                                            and binding[1].value.id == "self"):
-                    return True  # (a name bound to another name, or to ``self.x``: the engine follows it)
-        for call in made:
-            qualified = self.qualify(call.func, scopes)
-            if qualified is UNSURE or qualified in wanted or isinstance(call.func, ast.Name) and call.func.id in local:
-                return True
-            if isinstance(call.func, ast.Name) and call.func.id in self.returning_functions():
-                return True
-            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
-                    and call.func.value.id == "self":
-                return True
-        if on_class:
-            qualified = self.qualify(receiver, scopes)
-            return qualified is UNSURE or qualified in wanted or isinstance(receiver, ast.Name) and receiver.id in local
-        return False
-
-    def returning_functions(self) -> frozenset[str]:
-        """The names of the file's functions with a return annotation."""
-        if self._returning is None:
-            self._returning = frozenset(node.name for node in ast.walk(self.tree)
-                                        if isinstance(node, _FUNCTIONS) and node.returns is not None)
-        return self._returning
-
-    def _method_of_self(self, scopes: tuple) -> tuple[ast.ClassDef, tuple] | None:
-        """The class whose method binds ``self`` seen from ``scopes`` (its one binding, the
-        method's first parameter), and the scopes that class is defined in; None when the
-        screen cannot tell as surely as the engine would."""
-        found = self.lookup("self", scopes)
-        if found is None or len(found[0]) != 1 or found[0][0][0] != PARAM:
-            return None
-        function, owner = found[0][0][1], found[1]
-        positional = [*function.args.posonlyargs, *function.args.args] if isinstance(function, _FUNCTIONS) else []
-        if not positional or positional[0].arg != "self" or len(owner) < 3 or not isinstance(owner[-2], ast.ClassDef):
-            return None
-        return owner[-2], owner[:-2]
-
     def changed_names(self) -> frozenset[str]:
         """Names the engine counts as changed in place anywhere in the file (analysis/bindings.py
         ``mutated_names``), where the ast shows it as surely: ``name.method(...)`` (any
@@ -426,14 +359,6 @@ class AstFile:
             if found:
                 return found, scopes[: depth + 1]
         return None
-
-
-def _annotated(function: ast.AST, name: str) -> bool:
-    """Does ``function``'s parameter ``name`` carry an annotation?"""
-    arguments = getattr(function, "args", None)
-    return arguments is not None and any(
-        arg.arg == name and arg.annotation is not None
-        for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
 
 
 def dict_items(node: ast.expr) -> list[tuple[str, ast.expr]] | None:
@@ -684,10 +609,16 @@ def _bind_parameters(function: ast.AST, bind) -> None:
 
 
 def _bind_targets(target: ast.AST, bind) -> None:
-    """Names bound by a target the engine does not follow (unpacking, a loop variable)."""
-    for node in ast.walk(target):
-        if isinstance(node, ast.Name):
-            bind(node.id, (OPAQUE,))
+    """Names bound by a target the engine does not follow (unpacking, a loop variable): the
+    target's own name and its tuple, list and starred parts' (``self.x`` and ``d[k]`` bind no
+    name: ``self`` stays the method's parameter, as analysis/bindings.py reads it)."""
+    if isinstance(target, ast.Name):
+        bind(target.id, (OPAQUE,))
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _bind_targets(element, bind)
+    elif isinstance(target, ast.Starred):
+        _bind_targets(target.value, bind)
 
 
 def _unpacks_a_display(target: ast.AST, value: ast.AST) -> bool:

@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from sglang_lint.screen.ast_receivers import receiver_may_be
 from sglang_lint.screen.ast_scopes import GLOBAL, PARAM, VALUE, AstFile, CallSite, class_fields, dict_items
 from sglang_lint.text.scan import (
     BracketMap, assigned_by_statement, call_text, called_words, may_assign, named_by_as, qualifying_names, whole_word,
@@ -642,7 +643,7 @@ def receiver_screen(wanted: frozenset, on_class: bool, screen: Callable | None) 
 
     def receiver_only(call: ast.Call, facts) -> bool:
         return not (isinstance(facts, ScopedFacts) and isinstance(call.func, ast.Attribute)
-                    and not facts.syntax.receiver_may_be(call.func.value, facts.scopes, wanted, on_class))
+                    and not receiver_may_be(facts.syntax, call.func.value, facts.scopes, wanted, on_class))
 
     def receiver_first(call: ast.Call, facts) -> bool:
         return receiver_only(call, facts) and (screen is None or screen(call, facts))
