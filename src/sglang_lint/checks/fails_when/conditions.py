@@ -57,8 +57,13 @@ def _under(node: ast.AST) -> tuple:
             inner, inner_fresh = _under(child)
             names.update(inner)
             fresh = fresh or inner_fresh
-        found = node._under = (frozenset(names), bool(fresh))
+        summary = (frozenset(names), bool(fresh))
+        found = node._under = _SUMMARIES.setdefault(summary, summary)
     return found
+
+
+_SUMMARIES: dict = {}  # each summary once: most nodes read the same few names (a constant, one field)
+_HOWS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}  # a question's two truths, each pair once
 
 
 def tests_in(node: ast.AST) -> tuple:
@@ -200,6 +205,6 @@ def questions(value: Bound, env: dict) -> dict:
         for tree in _value_trees(value, env, frozenset()):
             for key, repeated_only in _own_tests(tree, env)[2]:
                 plain, repeated = found.get(key, (False, False))
-                found[key] = (plain or not repeated_only, repeated or repeated_only)
+                found[key] = _HOWS[plain or not repeated_only, repeated or repeated_only]
         value.expression._questions = found
     return found
