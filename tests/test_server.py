@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from snippets import CAPTURE_IMPORT
 
 pytest.importorskip("pygls")
@@ -265,3 +266,28 @@ def test_a_slow_fix_all_does_not_block_other_requests(tmp_path: Path):
         assert client.shutdown() == 0
     finally:
         client.kill()
+
+
+def test_a_rule_file_edited_while_the_server_runs_is_read_for_the_next_configuration(tmp_path: Path, monkeypatch):
+    """The server lives across many configurations: each one's rules are checked against the
+    rule files as they are then (frontends/indexes.py keeps an index for a run), so a rule
+    file broken after the first project opened is reported for the next, naming the file."""
+    from sglang_lint.core.rulefile import RuleFileError
+    from sglang_lint.frontends.server import SglangLintServer
+
+    monkeypatch.setenv("SGLANG_LINT_CACHE", str(tmp_path / "cache"))
+    team = tmp_path / "team_rules"
+    team.mkdir()
+    rule = (ROOT / "rules" / "SGL001-unsupported-capture-mode.toml").read_text()
+    path = team / "SGL950-team-capture-mode.toml"
+    path.write_text(rule.replace('code = "SGL001"', 'code = "SGL950"').replace(
+        'name = "unsupported-capture-mode"', 'name = "team-capture-mode"'))
+    for project in ("a", "b"):
+        (tmp_path / project).mkdir()
+        (tmp_path / project / "pyproject.toml").write_text(
+            f"[tool.sglang-lint]\nextra-rules = [\"{team}\"]\n")
+    server = SglangLintServer()
+    server.settings_for(str(tmp_path / "a" / "app.py"))
+    path.write_text(path.read_text().replace('values = ["pre_rope", "post_rope"]', 'values = "pre_rope"'))
+    with pytest.raises(RuleFileError, match="SGL950-team-capture-mode.toml"):
+        server.settings_for(str(tmp_path / "b" / "app.py"))

@@ -28,19 +28,20 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from sglang_lint.catalog import target
-from sglang_lint.core.rulefile import RuleFileError
-from sglang_lint.core.version import __version__
-from sglang_lint.frontends.config import (
-    Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
-)
 from sglang_lint.analysis.reparse import Reparser
+from sglang_lint.catalog import target
 from sglang_lint.core.model import Diagnostic, Edit, SourceError
 from sglang_lint.core.places import docs_file
+from sglang_lint.core.rulefile import RuleFileError
+from sglang_lint.core.version import __version__
 from sglang_lint.engine.fixes import FixResult, fix_text
 from sglang_lint.engine.lint import lint
 from sglang_lint.engine.ruletable import RuleSet, default_ruleset
+from sglang_lint.frontends.config import (
+    Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
+)
 from sglang_lint.frontends.docs import rule_anchor
+from sglang_lint.frontends.indexes import new_run
 
 SOURCE = "sglang-lint"
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
@@ -72,6 +73,7 @@ class SglangLintServer(LanguageServer):
         document is judged against."""
         found = find_config(Path(path).parent) if path else None
         if found not in self.rulesets:
+            new_run()  # (the rule files are checked again for each configuration's rules: an edit since takes effect)
             config = load_config(found) if found is not None else Config()
             self.rulesets[found] = (config, ruleset_for(config, releases=()), known_for(config), {})
         config, ruleset, known, by_releases = self.rulesets[found]

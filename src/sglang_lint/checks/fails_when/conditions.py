@@ -63,7 +63,6 @@ def _under(node: ast.AST) -> tuple:
 
 
 _SUMMARIES: dict = {}  # each summary once: most nodes read the same few names (a constant, one field)
-_HOWS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}  # a question's two truths, each pair once
 
 
 def tests_in(node: ast.AST) -> tuple:
@@ -193,6 +192,9 @@ def _own_tests(expr: ast.expr, env: dict) -> tuple:
                 names[node.id] = None
         found = expr._own_tests = (counts, tuple(names), tuple(questions))
     return found
+
+
+_HOWS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}  # a question's two truths, each pair once
 
 
 def questions(value: Bound, env: dict) -> dict:
