@@ -418,8 +418,26 @@ def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
     where = module.removeprefix("sglang.").replace(".", "/") + ".py"
     message = (f"{said}: sglang {version} raises {check.exception} {when} ({where}: {function}): "
                f"{_quoted(check.message)}")
-    node = involved[0].node if involved else launch.anchor
-    return node, message
+    return _to_change(check, launch, involved), message
+
+
+def _to_change(check: StartupCheck, launch: Launch, involved: list) -> object:
+    """Where a finding points: the first setting the launch wrote that, set back to its
+    default, makes the check pass (the argument the user must change: of ``--model-path m
+    --served-model-name a:b``, the name, which sglang reads in place of the path); else the
+    first setting the check reads; else the launch itself."""
+    if not involved:
+        return launch.anchor
+    expression = check.parsed[0]
+    names = {id(setting): name for name, setting in launch.settings.items()}
+    for setting in involved:
+        name = names[id(setting)]
+        if name not in check.defaults:
+            continue
+        undone = {**launch.settings, name: Setting(check.defaults[name], setting.node, setting.shown)}
+        if _holds(check, expression, values(check, Launch(undone, launch.complete, launch.environ))) is False:
+            return setting.node
+    return involved[0].node
 
 
 def _joined(parts: list[str]) -> str:
@@ -492,7 +510,8 @@ def flag_launch(uses, words, environ: dict | None = None) -> Launch:
             f"{use.flag} {' '.join(use.items)}" if use.field.nargs and use.items else f"{use.flag} {use.value}"
         if use.field.name in settings:  # given twice: argparse keeps the last
             value = value if value is not UNKNOWN and settings[use.field.name].value is not UNKNOWN else UNKNOWN
-        settings[use.field.name] = Setting(value, use.element, shown)
+        # (a finding points at the value written, where it has its own word: what to change)
+        settings[use.field.name] = Setting(value, use.value_node or use.element, shown)
     complete = all(w.text is not None and w.whole and w.certain for w in words) and all(
         u.field is not None for u in uses)
     anchor = next((w.node for w in words if w.node is not None), None)
