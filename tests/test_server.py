@@ -291,3 +291,24 @@ def test_a_rule_file_edited_while_the_server_runs_is_read_for_the_next_configura
     path.write_text(path.read_text().replace('values = ["pre_rope", "post_rope"]', 'values = "pre_rope"'))
     with pytest.raises(RuleFileError, match="SGL950-team-capture-mode.toml"):
         server.settings_for(str(tmp_path / "b" / "app.py"))
+
+
+def test_a_deprecated_value_sglang_still_takes_is_a_warning(tmp_path: Path):
+    source = (ROOT / "tests" / "fixtures" / "severity" / "deprecated_values.py").read_text(encoding="utf-8")
+    path = tmp_path / "serve.py"
+    path.write_text(source)
+    client = Client(tmp_path)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {
+            "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": source},
+        })
+        found = client.diagnostics(path.as_uri())
+        # LSP: 1 error, 2 warning
+        assert [(d["code"], d["range"]["start"]["character"], d["severity"]) for d in found] == [
+            ("SGL011", 67, 2), ("SGL009", 76, 1),
+        ]
+        assert client.shutdown() == 0
+    finally:
+        client.kill()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from sglang_lint.core.gcpolicy import few_collections
-from sglang_lint.core.model import CRASH_CODE
+from sglang_lint.core.model import CRASH_CODE, SEVERITIES
 from sglang_lint.core.rulefile import Fields, RuleFileError, read_toml, read_tomls
 from sglang_lint.core.versions import version_key  # noqa: F401  (the rule files' releases are ordered by it)
 
@@ -230,6 +230,10 @@ class Rule:
     derived_key: str | None = None  # set for rules written by `catalog derive`
     constraint: str | None = None
     fix_safety: str = ""  # how ``sglang-lint --fix`` fixes its findings ("" when it cannot)
+    severity: str = "error"  # its findings' unless a check says otherwise (core.model.SEVERITIES)
+
+
+SEVERITY_PATTERN = re.compile("^(" + "|".join(SEVERITIES) + ")$")
 
 
 def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
@@ -244,6 +248,7 @@ def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
     catalog_id = top.str("catalog_id", pattern=re.compile(r"^[0-9a-f]{16}$"))
     seed = top.str("seed", required=False)
     related = top.strings("related", required=False) or ()
+    severity = top.str("severity", required=False, pattern=SEVERITY_PATTERN) or "error"
 
     site = top.sub("raise_site")
     raise_site = RaiseSite(
@@ -312,6 +317,7 @@ def parse_rule(data: dict, path: Path, kinds: Mapping[str, Any]) -> Rule:
         derived_key=derived_key,
         constraint=constraint,
         fix_safety=next((text for text in (kinds[c.kind].fix_safety(c) for c in checks) if text), ""),
+        severity=severity,
     )
 
 

@@ -18,6 +18,11 @@ from typing import Any
 # What a crash of ours is reported as (a rule's, or the whole file's in the flake8 plugin).
 CRASH_CODE = "SGL900"
 
+# How sure a finding is to stop sglang: "error", it raises (the launch or the call fails);
+# "warning", sglang goes on and says so (a deprecated flag it still accepts). flake8 has one
+# level; the command's JSON, SARIF and GitHub formats and the language server show both.
+SEVERITIES = ("error", "warning")
+
 
 def keepable(codes) -> bool:
     """May a result with findings of these ``codes`` be kept by a cache? Not with a crash of
@@ -66,19 +71,21 @@ class Diagnostic:
     fix: Edit | None = field(default=None, compare=False)
     # first and last line of the call the finding is in (where a ``# noqa`` also counts)
     span: tuple = field(default=(), compare=False)
+    severity: str = field(default="error", compare=False)  # one of SEVERITIES
 
     def format(self, path: str) -> str:
         return f"{path}:{self.line}:{self.col + 1}: {self.code} {self.message}"
 
     def to_data(self) -> list:
         fix = None if self.fix is None else self.fix.to_data()
-        return [self.line, self.col, self.code, self.message, self.end_line, self.end_col, fix, list(self.span)]
+        return [self.line, self.col, self.code, self.message, self.end_line, self.end_col, fix, list(self.span),
+                self.severity]
 
     @classmethod
     def from_data(cls, data) -> "Diagnostic":
-        line, col, code, message, end_line, end_col, fix, span = data
+        line, col, code, message, end_line, end_col, fix, span, severity = data
         return cls(line, col, code, message, end_line, end_col, None if fix is None else Edit.from_data(fix),
-                   tuple(span))
+                   tuple(span), severity)
 
 
 class SourceError(Exception):
@@ -172,6 +179,7 @@ class Finding:
     node: Any
     message: str
     fix: Fix | None = None
+    severity: str = ""  # "" for the rule's own (Rule.severity); else one of SEVERITIES
 
 
 def _quoted(text: str) -> str:

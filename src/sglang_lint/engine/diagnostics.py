@@ -24,7 +24,7 @@ def diagnostics(model: FileModel, reported: list[Reported], crashed: dict[str, s
         found.append(
             Diagnostic(
                 where.start.line, where.start.column, item.code, item.message,
-                where.end.line, where.end.column, _edit(model, item.fix), _span(model, item.call),
+                where.end.line, where.end.column, _edit(model, item.fix), _span(model, item.call), item.severity,
             )
         )
     for code, error in crashed.items():

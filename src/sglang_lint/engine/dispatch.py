@@ -35,6 +35,7 @@ class Reported:
     message: str
     fix: Fix | None
     call: cst.CSTNode  # the call (or class) it is in: where a ``# noqa`` also counts
+    severity: str = "error"
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ class Dispatcher:
             if deliberate(self.guards, site):
                 return
             message = f"{finding.message} ({job.via})" if job.via else finding.message
-            self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, site.node))
+            self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, site.node,
+                                          finding.severity or entry.rule.severity))
         target = job.target
         if target is not None and target.omitted and job.via is None and omitted_at(site, target):
             if deliberate(self.guards, site):
@@ -126,7 +128,7 @@ class Dispatcher:
             summary = getattr(entry.check.params, "summary", "")
             prefix = "." if target.kind == "method" else ""
             message = f"{prefix}{target.display}(...): omitting `{target.argument or target.position}` fails: {summary}"
-            self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node))
+            self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node, entry.rule.severity))
 
     def _wrapper_jobs(self, job: Job) -> list[Job]:
         kind = job.entry.kind

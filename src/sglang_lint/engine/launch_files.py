@@ -49,14 +49,14 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
         span = (_line_col(starts, command.launcher.start)[0], _line_col(starts, _end(command, first))[0])
         for rule, check, judge in judges:
             for finding in judge(check, launch):
-                found.append(_diagnostic(starts, rule.code, finding, span))
+                found.append(_diagnostic(starts, rule, finding, span))
     for command in prefixed_commands(path, text, prefixes):
         launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld)
         span = (_line_col(starts, command.words[0].start)[0], _line_col(starts, command.words[-1].end)[0])
         for rule, check, judge in judges:
             if getattr(check.params, "aspect", None) in PREFIXED_ASPECTS:
                 for finding in judge(check, launch):
-                    found.append(_diagnostic(starts, rule.code, _as_written(finding, command.prefix), span))
+                    found.append(_diagnostic(starts, rule, _as_written(finding, command.prefix), span))
     found = sorted(set(found))
     if noqa and found:
         lines = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
@@ -91,7 +91,7 @@ def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
     return index + 1, offset - starts[index]
 
 
-def _diagnostic(starts: list[int], code: str, finding, span: tuple) -> Diagnostic:
+def _diagnostic(starts: list[int], rule, finding, span: tuple) -> Diagnostic:
     node: Span = finding.node
     line, col = _line_col(starts, node.start)
     end_line, end_col = _line_col(starts, node.end)
@@ -100,4 +100,5 @@ def _diagnostic(starts: list[int], code: str, finding, span: tuple) -> Diagnosti
         fixed: Span = finding.fix.node
         a, b = _line_col(starts, fixed.start), _line_col(starts, fixed.end)
         edit = Edit(a[0], a[1], b[0], b[1], finding.fix.old, finding.fix.text, finding.fix.safe)
-    return Diagnostic(line, col, code, finding.message, end_line, end_col, edit, span)
+    return Diagnostic(line, col, rule.code, finding.message, end_line, end_col, edit, span,
+                      finding.severity or rule.severity)

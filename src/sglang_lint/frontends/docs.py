@@ -81,6 +81,8 @@ def rule_markdown(rule) -> str:
     parts = [
         f"## {rule.code} `{rule.name}`\n",
         f"{rule.title}\n",
+        *([f"Severity: {rule.severity} (sglang goes on and says so; a finding where it stops is an error).\n"]
+          if rule.severity != "error" else []),
         "### What it checks\n",
         "\n".join(_check(check) for check in rule.checks) + "\n",
         "### The sglang raise site\n",

@@ -43,6 +43,7 @@ def json_objects(findings: Iterable[tuple[str, object]]) -> list[dict]:
             "end_line": d.end_line,
             "end_column": d.end_col + 1,
             "code": d.code,
+            "severity": d.severity,
             "message": d.message,
             "fix": _fix(d),
         }
@@ -73,7 +74,7 @@ def _rule_metadata(rule) -> dict:
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": docs.why.strip()},
         "help": {"text": docs.why.strip(), "markdown": help_markdown},
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": rule.severity},
         "properties": {
             "tags": ["sglang", "correctness"],
             "raise_site": f"{site.module}.{site.function} ({site.exception}, sglang {site.sglang_version})",
@@ -92,7 +93,7 @@ def render_sarif(findings: Sequence[tuple[str, object]], rules: Iterable) -> str
     for path, d in findings:
         result = {
             "ruleId": d.code,
-            "level": "error",
+            "level": d.severity,
             "message": {"text": d.message},
             "locations": [
                 {
@@ -169,7 +170,7 @@ def github(path: str, d) -> str:
         f"file={_escape_property(_uri(path))},line={d.line},col={d.col + 1},"
         f"endLine={d.end_line or d.line},endColumn={(d.end_col or d.col) + 1},title={_escape_property(d.code)}"
     )
-    return f"::error {properties}::{_escape_data(f'{d.code} {d.message}')}"
+    return f"::{d.severity} {properties}::{_escape_data(f'{d.code} {d.message}')}"
 
 
 def statistics(findings: Iterable[tuple[str, object]], rules: Iterable) -> list[str]:

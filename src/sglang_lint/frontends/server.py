@@ -129,7 +129,7 @@ def _to_lsp(document, diagnostic: Diagnostic) -> types.Diagnostic:
         range=_range(document, diagnostic.line, diagnostic.col, diagnostic.end_line or diagnostic.line,
                      diagnostic.end_col or diagnostic.col),
         message=diagnostic.message,
-        severity=types.DiagnosticSeverity.Error,
+        severity=types.DiagnosticSeverity.Warning if diagnostic.severity == "warning" else types.DiagnosticSeverity.Error,
         code=diagnostic.code,
         code_description=types.CodeDescription(href=href),
         source=SOURCE,

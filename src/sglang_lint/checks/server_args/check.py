@@ -549,7 +549,8 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
         if found is not None:
             fix = replacement_fix(use.element, use.alone, found, params.table)
             text = deprecated_text(found, params.table, fix, valued=use.value is not None)
-            yield Finding(use.element, f"launch flag {use.flag}: {text}", fix)
+            severity = "error" if found.stops(use.value is not None) else ""
+            yield Finding(use.element, f"launch flag {use.flag}: {text}", fix, severity)
             return
     if params.aspect == "deprecated" and use.field is None:
         return
