@@ -284,7 +284,11 @@ def test_read_only_file_is_reported_and_left_alone(tmp_path: Path):
     os.chmod(target, 0o444)
     result = lint_in_process("--fix", str(target))
     assert result.returncode == 2
-    assert f"{target}: error: read-only file, not fixed" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"{target}: error: cannot write: read-only file; nothing fixed",
+        "sglang-lint: fixed 0 findings in 0 files, 3 remaining",  # nothing fixed: every finding stands
+    ]
+    assert len(result.stdout.splitlines()) == 3
     assert target.read_bytes() == source.read_bytes()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 
 from sglang_lint.core.lazycst import libcst as cst
@@ -38,12 +39,15 @@ def check_size(size: int) -> None:
         )
 
 
+_PARSER_PLACE = re.compile(r"^parser error: error at \d+:\d+: ")
+
+
 def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise SourceError(
-            f"cannot parse: {exc.message}", exc.raw_line, max(exc.raw_column, 0)
-        ) from exc
+        # (LibCST's own text counts lines from 0: the place is the one the error line gives)
+        message = _PARSER_PLACE.sub("", exc.message)
+        raise SourceError(f"cannot parse: {message}", exc.raw_line, max(exc.raw_column, 0)) from exc
     except (RecursionError, MemoryError) as exc:
         raise SourceError(f"cannot parse: {type(exc).__name__}") from exc

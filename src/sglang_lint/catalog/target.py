@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from sglang_lint.catalog.rules import Rule
+from sglang_lint.core.files import read_regular
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.core.versions import version_key
 from sglang_lint.launch.image_pins import folder_releases
@@ -294,8 +295,7 @@ def _requirements(texts: Iterable, where: str) -> list[Pin]:
 
 def _pyproject(path: str) -> list[Pin]:
     try:
-        with open(path, "rb") as stream:
-            data = tomllib.load(stream)
+        data = tomllib.loads(read_regular(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
@@ -309,7 +309,7 @@ def _pyproject(path: str) -> list[Pin]:
 def _setup_cfg(path: str) -> list[Pin]:
     parser = configparser.RawConfigParser()
     try:
-        parser.read(path, encoding="utf-8")
+        parser.read_string(read_regular(path).decode("utf-8"), path)
     except (configparser.Error, OSError, UnicodeDecodeError):
         return []
     values = []
@@ -325,8 +325,7 @@ def _setup_py(path: str) -> list[Pin]:
     ``install_requires=[...]``, ``extras_require={...: [...]}`` and ``REQUIRES = [...]``
     hold); the file is parsed, never run."""
     try:
-        with open(path, "rb") as stream:
-            tree = ast.parse(stream.read(), path)
+        tree = ast.parse(read_regular(path), path)
     except (OSError, SyntaxError, ValueError):
         return []
     texts = [
@@ -344,8 +343,7 @@ def _requirements_txt(path: str, seen: set[str], depth: int) -> list[Pin]:
         return []
     seen.add(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
+        text = read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return []
     found: list[Pin] = []

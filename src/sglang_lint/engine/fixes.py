@@ -130,7 +130,7 @@ def write_atomically(path: str, data: bytes) -> None:
     real = os.path.realpath(path)
     info = os.stat(real)
     if not info.st_mode & stat.S_IWUSR:
-        raise WriteError("read-only file, not fixed")
+        raise WriteError("read-only file")
     folder, name = os.path.split(real)
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".sglang-lint-fix", dir=folder)
     try:

@@ -9,6 +9,7 @@ import argparse
 import difflib
 import os
 import re
+import stat
 import sys
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ from sglang_lint.core.version import __version__
 
 from sglang_lint.analysis.source import decode_with_encoding
 from sglang_lint.catalog.target import TargetRelease, release_argument
+from sglang_lint.core.files import read_regular
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import RuleFileError
@@ -48,6 +50,11 @@ class UsageError(Exception):
     pass
 
 
+class Skipped(str):
+    """Why a file met in a folder is left alone without being an error (a named pipe, a
+    socket, a device: opening one could block forever, and it holds no source)."""
+
+
 def code_prefixes(text: str) -> list[str]:
     prefixes = [part.strip().upper() for part in text.split(",") if part.strip()]
     for prefix in prefixes:
@@ -63,22 +70,44 @@ def _launch_file(path: str) -> bool:
     if "." in name:
         return is_launch_file(path)
     try:
-        with open(path, "rb") as handle:
-            return is_launch_file(path, handle.read(128))
+        return is_launch_file(path, read_regular(path, 128))
     except OSError:
         return False
 
 
+_SPECIAL_FILES = (
+    (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+)
+
+
+def _special_file(path: str) -> str | None:
+    """What ``path`` is when it exists but is not a regular file (None for a regular file, and
+    for one that cannot be looked at: reading it then says why)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return next((what for test, what in _SPECIAL_FILES if test(mode)), None)
+
+
 def python_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
-    """(path, error) for every file to lint; folders are walked for ``*.py`` and the files
-    that may hold launch commands (shell scripts, Markdown, YAML)."""
+    """(path, problem) for every file to lint; folders are walked for ``*.py`` and the files
+    that may hold launch commands (shell scripts, Markdown, YAML). A problem is an error
+    string, or ``Skipped`` for a file of a folder that is not a regular file (a path named on
+    the command line is always read: ``<(cat x.py)`` is a pipe)."""
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info"))
                 for name in sorted(files):
-                    if name.endswith(".py") or _launch_file(os.path.join(root, name)):
-                        yield os.path.join(root, name), None
+                    full = os.path.join(root, name)
+                    special = _special_file(full)
+                    if special is not None:
+                        if name.endswith(".py") or "." not in name or is_launch_file(full):
+                            yield full, Skipped(f"skipped: not a regular file ({special})")
+                    elif name.endswith(".py") or _launch_file(full):
+                        yield full, None
         elif os.path.exists(path):
             yield path, None
         else:
@@ -403,7 +432,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 if args.fix:
                     sys.stdout.buffer.write(data)
             continue
-        if problem is not None:
+        if isinstance(problem, Skipped):
+            run.warn(display, problem)
+        elif problem is not None:
             run.failed(display, problem)
         elif path == "-":
             jobs.append(Job(path, display, sys.stdin.buffer.read()))
@@ -429,6 +460,7 @@ def _main(argv: Sequence[str] | None) -> int:
             run.source_error(job.display, exc.message, exc.line, exc.col)
         except Exception as exc:  # a bug of ours: name the file, keep linting the others
             run.failed(job.display, f"sglang-lint failed on this file ({type(exc).__name__}: {exc})")
+        run.give_back(job)
     for cache in caches:
         cache.save()
     return run.finish()
@@ -452,6 +484,7 @@ class Run:
         self.collected: list = []  # (path, diagnostic) for the formats written at the end
         self.targets: Counter[TargetRelease] = Counter()  # files per release target
         self.rulesets: dict[tuple[str, ...], RuleSet] = {}  # the rule set of each release target
+        self.given_back: set[int] = set()  # the stdin jobs (ids) whose buffer is printed (--fix -)
 
     def ruleset_for(self, target: TargetRelease) -> RuleSet:
         """The run's rules for the release(s) of ``target``, made once per distinct releases."""
@@ -487,6 +520,16 @@ class Run:
         self.err.write(f"{where}: error: {problem}\n")
         self.errors += 1
 
+    def warn(self, where: str, problem: str) -> None:
+        self.err.write(f"{where}: warning: {problem}\n")
+
+    def give_back(self, job: Job) -> None:
+        """``--fix -``: an editor replaces its buffer with what we print, so a buffer we could
+        not fix (it does not parse, a rule of ours failed) comes back unchanged."""
+        if job.path == "-" and self.mode == "fix" and id(job) not in self.given_back:
+            sys.stdout.buffer.write(job.data)
+            self.given_back.add(id(job))
+
     def source_error(self, display: str, message: str, line: int, col: int) -> None:
         self.failed(f"{display}:{line}:{col + 1}" if line else display, message)
 
@@ -506,9 +549,14 @@ class Run:
             self.report(job.display, diagnostics, self.err if self.mode == "diff" else self.out)
             return
         data = job.data if job.data is not None else Path(job.path).read_bytes()
-        self.fix(job.path, job.display, data, ruleset)
+        self.fix(job.path, job.display, data, ruleset, diagnostics)
+        if job.path == "-":
+            self.given_back.add(id(job))
 
-    def fix(self, path: str, display: str, data: bytes, ruleset: RuleSet | None = None) -> None:
+    def fix(self, path: str, display: str, data: bytes, ruleset: RuleSet | None = None,
+            found: list | None = None) -> None:
+        """Fix one file (``found``: its findings as linted, reported whole when the fixed
+        file cannot be written)."""
         ruleset = ruleset if ruleset is not None else self.ruleset
         new_data, result = fix_bytes(data, display, ruleset, unsafe=self.args.unsafe_fixes)
         if self.mode == "diff":
@@ -525,7 +573,13 @@ class Run:
             self.report(display, result.remaining, self.err)
         else:
             if result.changed:
-                write_atomically(path, new_data)
+                try:
+                    write_atomically(path, new_data)
+                except (OSError, WriteError) as exc:
+                    # nothing was fixed: every finding stands, and the count says so
+                    self.report(display, found if found is not None else result.fixed + result.remaining, self.out)
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                    raise WriteError(f"cannot write: {reason}; nothing fixed") from exc
             self.report(display, result.remaining, self.out)
         for diagnostic in result.fixed:
             self.err.write(

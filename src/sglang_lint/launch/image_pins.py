@@ -28,6 +28,7 @@ import os
 import re
 from typing import Iterator, NamedTuple, Optional
 
+from sglang_lint.core.files import read_regular
 from sglang_lint.launch.commands import shell_words
 
 SUBFOLDERS = ("docker", "scripts", "deploy", "deployment", "k8s", "kubernetes", "manifests",
@@ -145,8 +146,7 @@ def _candidates(folder: str) -> list[tuple[tuple, str]]:
 def _read(path: str) -> Optional[str]:
     """The start of a text file that names sglang, or None (unreadable, binary, or no mention)."""
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_BYTES)
+        data = read_regular(path, MAX_BYTES)
     except OSError:
         return None
     if b"\0" in data or not _MENTIONS_SGLANG.search(data):
