@@ -31,6 +31,13 @@ class Drift:
     def any(self) -> bool:
         return bool(self.missing or self.changed or self.new)
 
+    def report(self, version: str) -> list[str]:
+        """`catalog verify`'s output: a line per drift, then the counts."""
+        lines = [f"{label}: {item}" for label, items in (("missing", self.missing), ("changed", self.changed),
+                                                         ("new", self.new)) for item in items]
+        return lines + [f"sglang {version}: {len(self.missing)} missing, {len(self.changed)} changed, "
+                        f"{len(self.new)} new"]
+
 
 def verify(rules: list[Rule], derivation: Derivation) -> Drift:
     """Find each rule's raise site again in the derivation's tree (``derive_sites(...,

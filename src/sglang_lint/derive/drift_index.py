@@ -134,7 +134,7 @@ def resolve(index: Callables, name: str, hops: int = 0):
             return UNKNOWN
         return None
     if not owner or owner.count(".") == 0:
-        return None if owner == "sglang" else UNKNOWN
+        return UNKNOWN  # (no module of its line is in the tree)
     parent = resolve(index, owner, hops + 1)
     if parent is None:
         return None
@@ -206,13 +206,13 @@ def constructor_where(index: Callables, cls: str, argument: str):
 def target_drift(index: Callables, target) -> list[str]:
     """What of one [[check.target]] the tree no longer has (empty: all of it is there)."""
     found = []
+    what = resolve(index, target.name) if target.kind in ("function", "class") else UNKNOWN
+    if what is None:
+        return [f"target {target.name} is gone"]
     # (``via`` is a qualified name, or a sentence saying how the argument is handed on)
     if target.via and " " not in target.via and resolve(index, target.via) is None:
         found.append(f"{target.via} (the way to target {target.name}) is gone")
     if target.kind in ("function", "class"):
-        what = resolve(index, target.name)
-        if what is None:
-            return found + [f"target {target.name} is gone"]
         if target.argument is None or not isinstance(what, tuple):
             where = UNKNOWN
         elif what[0] == "class":
@@ -252,7 +252,8 @@ def enum_drift(index: Callables, enum: str, members: tuple) -> list[str]:
         return [f"enum {enum} is gone"]
     if not (isinstance(what, tuple) and what[0] == "class"):
         return []
-    gone = [m for m in members if method(index, what[1], m) is None]
+    body = index.classes[what[1]].methods  # (an enum's members are its own body's: it has no subclass)
+    gone = [m for m in members if m not in body]
     return [f"enum {enum} has no member {', '.join(gone)} any more"] if gone else []
 
 
