@@ -33,12 +33,11 @@ from sglang_lint.derive.guards import (
     ends_in_raise,
     is_check_helper,
     match_constraint,
-    normalize_message,
     raise_message,
-    shown_message,
 )
 from sglang_lint.derive.commands import read_commands
 from sglang_lint.derive.deprecations import deprecated_flags, deprecated_values
+from sglang_lint.derive.drift_index import read_callables, raises_by_function
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.fails_when.rules import derive_paths
 from sglang_lint.derive.hierarchy import Hierarchy
@@ -278,7 +277,12 @@ def analyse_function(
     for node in walk_local(function):
         if isinstance(node, ast.If) and ends_in_raise(node.body) and id(node.body[-1]) not in placed:
             if _mentions(node.test, all_params):
-                sites.append(_site(module, qualname, node.body[-1], skipped="the guard does not run on every call"))
+                site = _site(module, qualname, node.body[-1], skipped="the guard does not run on every call")
+                try:  # what it tests, for verify to compare with a curated rule of it
+                    site.parameter, site.constraint = constraint_of(node.test, params, module)
+                except Skip:
+                    pass
+                sites.append(site)
     return sites
 
 
@@ -455,6 +459,7 @@ class Derivation:
     path_skipped: Counter = field(default_factory=Counter)  # why the other raises got no fails-when rule
     # (kind, name) of a callable -> keyword arguments with which none of its fails-when checks fails
     path_passing: dict = field(default_factory=dict)
+    callables: object = None  # for verify: the tree's bindings and signatures (derive/drift_targets.py)
 
     def server_args_text(self) -> str:
         return server_args_text(self.server_fields, self.manual_flags, self.version,
@@ -474,11 +479,10 @@ class Derivation:
 
 def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | None = None,
                  paths: bool = True) -> Derivation:
-    """Every raise site of the tree under ``root``; ``wheel``, the file name of the wheel the
-    tree was unpacked from (if known), names the release where the tree itself does not.
-    ``paths=False`` leaves out the fails-when rules (``derivation.paths`` stays empty): two
-    thirds of the work, which neither `catalog verify` nor an older release's one-parameter
-    rules (releases.release_rules) read."""
+    """Every raise site of the tree under ``root`` (``wheel``: the file name of the wheel it was
+    unpacked from, if known, names the release where the tree does not); ``paths=False`` leaves
+    out the fails-when rules (two thirds of the work, which an older release's one-parameter
+    rules, releases.release_rules, never read)."""
     with no_gc():
         modules = read_modules(root)
         derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules))
@@ -498,7 +502,8 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         derivation.commands = read_commands(modules)
         derivation.scripts = tree_scripts(root)
         if index_raises:
-            derivation.raises = raises_by_function(modules)
+            derivation.raises, derivation.callables = raises_by_function(modules), read_callables(
+                modules, derivation.exports)
         return derivation
 
 
@@ -675,25 +680,3 @@ def _resolve(func: ast.expr, module: Module) -> str | None:
         return f"{module.imports[func.value.id]}.{func.attr}"
     return None
 
-
-def raises_by_function(modules: list[Module]) -> dict[tuple[str, str], set[str]]:
-    """(module, "Class.function") -> the normalized messages of every raise in it."""
-    found: dict[tuple[str, str], set[str]] = {}
-    for module in modules:
-        for node in module.tree.body:
-            functions = []
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.append((node.name, node))
-            elif isinstance(node, ast.ClassDef):
-                functions += [
-                    (f"{node.name}.{i.name}", i)
-                    for i in node.body
-                    if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))
-                ]
-            for name, function in functions:
-                messages = found.setdefault((module.name, name), set())
-                for sub in walk_all(function):
-                    if isinstance(sub, (ast.Raise, ast.Assert)):
-                        raised = assert_as_raise(sub) if isinstance(sub, ast.Assert) else sub
-                        messages.add(normalize_message(shown_message(*raise_message(raised))))
-    return found

@@ -273,13 +273,7 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             out.write(f"  {count:5d}  {reason}\n")
         return 0
     drift = derive.verify(list(load_rules([rules_dir])), derivation)
-    for label, items in (("missing", drift.missing), ("changed", drift.changed), ("new", drift.new)):
-        for item in items:
-            out.write(f"{label}: {item}\n")
-    out.write(
-        f"sglang {derivation.version}: {len(drift.missing)} missing, {len(drift.changed)} changed, "
-        f"{len(drift.new)} new\n"
-    )
+    out.write("".join(line + "\n" for line in drift.report(derivation.version)))
     return 1 if drift.any else 0
 
 
