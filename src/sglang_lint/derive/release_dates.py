@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sglang_lint.catalog.release_dates import TABLE, UPLOADED
 from sglang_lint.catalog.rules import version_key
+from sglang_lint.core.places import default_rules_dir
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.writing import DERIVED_DIR
 
@@ -72,6 +73,4 @@ def write_release_dates(rules: Path, days: dict[str, str] | None = None) -> Path
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintainer's refresh of the one table
-    from sglang_lint.core.places import default_rules_dir
-
     print(write_release_dates(Path(sys.argv[1]) if len(sys.argv) > 1 else default_rules_dir()))
