@@ -8,7 +8,6 @@ Python file)."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from sglang_lint.catalog.target import TargetRelease, find_target
 from sglang_lint.derive.release_dates import dates_in_listing, release_dates_text
 from sglang_lint.frontends.indexes import rule_index
 from sglang_lint.launch import image_pins
+from test_target import write
 
 HERE = FIXTURES / "images"
 CASE = HERE / "nightly"
@@ -27,24 +27,14 @@ KNOWN = rule_index().releases
 
 
 @pytest.fixture(autouse=True)
-def fresh(monkeypatch):
-    """No sglang installed, nothing cached from another test."""
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    """A repository of its own (``.git``: the walk stops there), no sglang installed, nothing
+    cached from another test."""
+    (tmp_path / ".git").mkdir()
     monkeypatch.setattr(target, "installed_version", lambda: None)
     target.clear_cache()
-    yield
+    yield tmp_path
     target.clear_cache()
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    (tmp_path / ".git").mkdir()
-    return tmp_path
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 def find(path: Path, known=KNOWN) -> TargetRelease:
@@ -166,7 +156,8 @@ def test_a_tag_that_names_no_release_falls_to_the_project_never_to_a_neighbour(r
 
 
 def test_a_tag_that_names_no_release_beside_one_that_does(repo):
-    path = write(repo / "pd.yaml", k8s("lmsysorg/sglang:v0.5.9") + k8s("lmsysorg/sglang:dev").replace("spec:\n", "---\nspec:\n"))
+    second = k8s("lmsysorg/sglang:dev").replace("spec:\n", "---\nspec:\n")
+    path = write(repo / "pd.yaml", k8s("lmsysorg/sglang:v0.5.9") + second)
     assert find(path) == TargetRelease(("0.5.9", KNOWN[-1]), (
         f"the image lmsysorg/sglang:v0.5.9 in {path}:4; the image lmsysorg/sglang:dev in {path}:10: "
         f"a tag that names no release, the newest ({KNOWN[-1]})"))

@@ -50,10 +50,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from sglang_lint.catalog.release_dates import releases_around, upload_days
 from sglang_lint.catalog.rules import Rule
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.core.versions import version_key
-from sglang_lint.catalog.release_dates import releases_around, upload_days
 from sglang_lint.launch.image_pins import NamedRelease, file_images, folder_releases
 
 # A release as users write it: 0.5.23, 0.5.10.post1, 0.5.16rc1, 0.6.0.dev0.

@@ -19,10 +19,9 @@ Only ``lmsysorg/sglang`` images count. A tag names a release (``v0.5.4``, ``v0.5
 judges it by the releases around that day), or neither (``latest``, ``dev``, ``dev-cu13``, no tag,
 a bare digest): :func:`file_images` reports those too, for a file's own images; a folder's are
 only those that name a release or a day. A value with a variable this reading does not know is
-no image. Nothing is run or imported: files are
-read as text, each one's first :data:`MAX_BYTES` bytes, at most :data:`MAX_FILES` files a folder
-(Dockerfiles first, then Compose files, scripts, other YAML), and only those naming sglang are
-parsed.
+no image. Nothing is run or imported: files are read as text, each one's first
+:data:`MAX_BYTES` bytes, at most :data:`MAX_FILES` files a folder (Dockerfiles first, then
+Compose files, scripts, other YAML), and only those naming sglang are parsed.
 """
 
 from __future__ import annotations
