@@ -369,7 +369,7 @@ def test_tags_that_name_no_release_are_no_pin(repo):
           c:
             image: lmsysorg/sglang:dev
           d:
-            image: lmsysorg/sglang:nightly-dev-20250101-1a2b3c4d
+            image: lmsysorg/sglang:nightly-dev-cu13
           e:
             image: lmsysorg/sglang@sha256:0123abcd
           f:

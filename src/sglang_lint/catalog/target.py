@@ -5,9 +5,17 @@ In this order, the first that answers wins:
 1. ``--sglang-version X`` on the command line (flake8: ``--sglang-version``, or
    ``sglang-version = X`` in its ``[flake8]`` section);
 2. ``sglang-version`` in ``[tool.sglang-lint]``;
-3. the sglang installed in the environment running the linter (its metadata only:
+3. the file's own images, for a Dockerfile, a YAML file or a shell script that names
+   ``lmsysorg/sglang`` (launch/image_pins.py ``file_images``): what runs its commands, never a
+   neighbour's image. A tag naming a release is that release; a nightly's
+   (``nightly-dev-20251215-<sha>``) is every release from the last one uploaded before its day to
+   the first one after it (catalog/release_dates.py); several stand for every release they give.
+   A tag naming neither (``latest``, ``dev``) decides nothing: beside other images it adds the
+   newest known release; alone, the file falls to the steps below (never to a neighbour's image,
+   step 5) and the reason says so;
+4. the sglang installed in the environment running the linter (its metadata only:
    ``importlib.metadata.version("sglang")``; sglang is never imported);
-4. the project's pin, found by walking up from the linted file's folder: ``sglang==X``
+5. the project's pin, found by walking up from the linted file's folder: ``sglang==X``
    (``sglang[extras]==X``) in ``pyproject.toml`` (``[project].dependencies``,
    ``[project.optional-dependencies]``, ``[dependency-groups]``), ``requirements*.txt``
    (with their ``-r``/``-c`` includes), ``setup.cfg`` (``install_requires``,
@@ -15,11 +23,12 @@ In this order, the first that answers wins:
    A range (``>=0.5.10,<0.5.16``, ``~=0.5.10``, ``!=0.5.12``, ``==0.5.*``) stands for every
    known release in it. The walk stops at the first folder that pins sglang, and never goes
    above a folder holding ``.git`` (nor past the filesystem root);
-5. with no such pin, the release the project's container images or setup scripts name, found
+6. with no such pin, the release the project's container images or setup scripts name, found
    by the same walk (launch/image_pins.py): ``FROM lmsysorg/sglang:v0.5.4-cu126`` in a Dockerfile, an
    ``image:`` of Compose, Kubernetes or CI YAML, ``SGLANG_VERSION=0.5.4`` in a shell script;
-   each is a pin of that release (``==``), and several stand for every release they name;
-6. nothing: the newest rules.
+   each is a pin of that release (``==``), a nightly the releases around its day (as in step 3),
+   and several stand for every release they name;
+7. nothing: the newest rules.
 
 A release newer than every known one is judged by the newest known release's rules, and the
 result says so (:attr:`TargetRelease.newer_than_catalog`) for the front end to warn once.
@@ -32,6 +41,7 @@ from __future__ import annotations
 import argparse
 import ast
 import configparser
+import dataclasses
 import os
 import re
 import sys
@@ -40,11 +50,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from sglang_lint.catalog.release_dates import releases_around, upload_days
 from sglang_lint.catalog.rules import Rule
 from sglang_lint.core.files import read_regular
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.core.versions import version_key
-from sglang_lint.launch.image_pins import folder_releases
+from sglang_lint.launch.image_pins import NamedRelease, file_images, folder_releases
 
 # A release as users write it: 0.5.23, 0.5.10.post1, 0.5.16rc1, 0.6.0.dev0.
 RELEASE_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)*([.-]?[a-z]+[.-]?[0-9]*)?$")
@@ -136,16 +147,40 @@ def find_target(
     if config_version:
         where = f" in {config_source}" if config_source else ""
         return _exact(config_version, f'sglang-version = "{config_version}"{where}', known)
+    images = file_images(os.path.abspath(path)) if path is not None else ()
+    own = tuple(_image_pin(named) for named in images if named.release or named.built)
+    vague = "; ".join(f"{named.text} in {named.where}" for named in images if not (named.release or named.built))
+    if own:
+        return _with_newest(_resolve_pins(own, known), vague, known) if vague else _resolve_pins(own, known)
+    target = _beyond_the_file(path, known, images=not vague)
+    if not vague:
+        return target
+    said = target.reason if target != TargetRelease() else "no pin above: the newest rules"
+    return dataclasses.replace(target, reason=f"{vague}: a tag that names no release; {said}")
+
+
+def _beyond_the_file(path: str | Path | None, known: Sequence[str], images: bool) -> TargetRelease:
+    """Steps 4 to 7: the installed sglang, the project's pin, its images (``images``: a file whose
+    own image names no release is never judged by a neighbour's), nothing."""
     installed = installed_version()
     if installed:
         return _exact(installed, f"sglang {installed} installed in this environment ({sys.prefix})", known)
     folder = os.path.abspath(path if path is not None else ".")
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
-    found = _walk(folder, folder_pins, _WALK) or _walk(folder, folder_image_pins, _IMAGE_WALK)
+    found = _walk(folder, folder_pins, _WALK) or (_walk(folder, folder_image_pins, _IMAGE_WALK) if images else None)
     if found is None:
         return TargetRelease()
     return _resolve_pins(found, known)
+
+
+def _with_newest(target: TargetRelease, vague: str, known: Sequence[str]) -> TargetRelease:
+    """A file's images that name releases, beside some naming none (``latest``): those stand for
+    the newest known release too."""
+    if not known or not target.releases:
+        return target
+    releases = tuple(sorted(set(target.releases) | {known[-1]}, key=version_key))
+    return TargetRelease(releases, f"{target.reason}; {vague}: a tag that names no release, the newest ({known[-1]})")
 
 
 # ---- the installed release, and the walk (cached: many files share a project) ----
@@ -192,6 +227,7 @@ class Pin:
     requirement: str  # as written: sglang[all]==0.5.6
     clauses: tuple[tuple[str, str], ...]  # (operator, version): (("==", "0.5.6"),)
     where: str  # the file it is in (an image's or a script's: path:line)
+    built: str = ""  # a nightly image's day (then no clauses): judged by the releases around it
 
     @property
     def text(self) -> str:
@@ -246,11 +282,14 @@ def folder_image_pins(folder: str) -> tuple[Pin, ...]:
     """The releases the container images and setup scripts of this one folder name, as pins."""
     if folder not in _IMAGE_FOLDER:
 
-        _IMAGE_FOLDER[folder] = tuple(
-            Pin(named.text, (("==", named.release),), named.where) for named in folder_releases(folder)
-            if RELEASE_PATTERN.match(named.release)
-        )
+        _IMAGE_FOLDER[folder] = tuple(_image_pin(named) for named in folder_releases(folder)
+                                      if named.built or RELEASE_PATTERN.match(named.release))
     return _IMAGE_FOLDER[folder]
+
+
+def _image_pin(named: NamedRelease) -> Pin:
+    """An image's release as a pin (``==``), or a nightly's day (``built``)."""
+    return Pin(named.text, () if named.built else (("==", named.release),), named.where, named.built)
 
 
 # ---- the project files ----
@@ -453,6 +492,8 @@ def _lowest(clauses: Sequence[tuple[str, str]]) -> str | None:
 
 
 def _resolve(pin: Pin, known: Sequence[str]) -> TargetRelease:
+    if pin.built:
+        return _nightly(pin, known)
     clauses = pin.clauses
     if len(clauses) == 1 and clauses[0][0] in ("==", "===") and not clauses[0][1].endswith(".*"):
         return _exact(clauses[0][1], pin.text, known)
@@ -463,6 +504,24 @@ def _resolve(pin: Pin, known: Sequence[str]) -> TargetRelease:
     if known and lowest is not None and _key(lowest) > _key(known[-1]):
         return _newer(pin.text, known)
     return TargetRelease((), f"{pin.text}: no release the catalog knows is in it; the newest rules")
+
+
+def _nightly(pin: Pin, known: Sequence[str]) -> TargetRelease:
+    """A nightly image of day ``pin.built``: built from sglang's main branch between two releases,
+    it is judged by both and every known release between them (a finding fails on all of them)."""
+    days = upload_days()
+    lower, upper = releases_around(pin.built, days)
+    if lower is None and upper is None:
+        return TargetRelease((), f"{pin.text}: a nightly of {pin.built}, and no release dates to place it; "
+                                 "the newest rules")
+    ends = " and ".join(f"{end} ({days[end]})" for end in (lower, upper) if end)
+    reason = f"{pin.text}: a nightly of {pin.built}, {'between' if lower and upper else 'next to'} sglang {ends}"
+    if known and (upper is None or _key(upper) > _key(known[-1])) and (lower is None or _key(lower) >= _key(known[-1])):
+        return _newer(reason, known)
+    span = [release for release in known if (lower is None or _key(lower) <= _key(release))
+            and (upper is None or _key(release) <= _key(upper))]
+    releases = {end for end in (lower, upper) if end and (not known or _key(end) < _key(known[0]))} | set(span)
+    return TargetRelease(tuple(sorted(releases, key=version_key)), reason)
 
 
 def _resolve_pins(pins: Sequence[Pin], known: Sequence[str]) -> TargetRelease:

@@ -261,6 +261,10 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             from sglang_lint.derive.startup_table import merge_startup
 
             merge_startup(rules_dir, derivation.version, root, alone=True)
+        if merging is not None and args.release:  # (a release from pip's index: its upload day is there)
+            from sglang_lint.derive.release_dates import write_release_dates
+
+            write_release_dates(rules_dir)
         if merging is not None:
             out.write(f"sglang {derivation.version} merged into the catalog of sglang {first} to {last}: "
                       f"{len(merging) + 1} releases ({first} to {derivation.version}); rules from "
@@ -296,6 +300,7 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     from sglang_lint.derive import releases as history
     from sglang_lint.derive.api_table import write_api
     from sglang_lint.derive.merge import release_facts, write_merged
+    from sglang_lint.derive.release_dates import write_release_dates
     from sglang_lint.derive.sampling_table import write_sampling
     from sglang_lint.derive.startup_table import write_startup
 
@@ -318,6 +323,7 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     written, _ = write_merged(derivation, rules_dir, facts)
     err.write("start-up validation of each release (cached after its first run)\n")
     write_startup(rules_dir, chosen)
+    write_release_dates(rules_dir)  # the day each release reached PyPI: it dates nightly images
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
     out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
     return 0

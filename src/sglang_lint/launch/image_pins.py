@@ -13,17 +13,21 @@ In one folder (:func:`folder_releases`), and in its ``docker``, ``scripts``, ``d
   after ``export``, ``readonly``, ``declare``, ``local``, ``env``) and image words
   (``docker run lmsysorg/sglang:v0.5.4 ...``), with the script's earlier assignments put in.
 
-Only ``lmsysorg/sglang`` images whose tag names a release count: ``v0.5.4``, ``v0.5.4-cu126``,
-``v0.5.4.post1``, ``v0.5.5rc0``; ``latest``, ``dev``, ``nightly-...`` and a bare digest do not. A
-value with a variable this reading does not know is no pin. Nothing is run or imported: files are
-read as text, each one's first :data:`MAX_BYTES` bytes, at most :data:`MAX_FILES` files a folder
-(Dockerfiles first, then Compose files, scripts, other YAML), and only those naming sglang are
-parsed.
+Only ``lmsysorg/sglang`` images count. A tag names a release (``v0.5.4``, ``v0.5.4-cu126``,
+``v0.5.4.post1``, ``v0.5.5rc0``), or the day of a build from sglang's main branch
+(``nightly-dev-20251215-1a2b3c4d``, ``nightly-dev-cu13-20260511-044bb88a``: catalog/target.py
+judges it by the releases around that day), or neither (``latest``, ``dev``, ``dev-cu13``, no tag,
+a bare digest): :func:`file_images` reports those too, for a file's own images; a folder's are
+only those that name a release or a day. A value with a variable this reading does not know is
+no image. Nothing is run or imported: files are read as text, each one's first
+:data:`MAX_BYTES` bytes, at most :data:`MAX_FILES` files a folder (Dockerfiles first, then
+Compose files, scripts, other YAML), and only those naming sglang are parsed.
 """
 
 from __future__ import annotations
 
 import bisect
+import datetime
 import os
 import re
 from typing import Iterator, NamedTuple, Optional
@@ -42,6 +46,8 @@ _IMAGE = re.compile(r"(?:(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)
                     r"(?::([\w][\w.-]*))?(?:@sha256:[0-9a-f]+)?")
 # A tag that names a release: the release, then a build's suffix (v0.5.4.post1-cu126-amd64).
 _TAG_RELEASE = re.compile(r"v?([0-9]+\.[0-9]+\.[0-9]+(?:\.?(?:post|rc|a|b|dev)[0-9]+)?)(?:-[\w.-]*)?", re.I)
+# A build of main: nightly-dev-20251215-<sha>, nightly-dev-cu13-20260511-<sha>, dev-20250820.
+_BUILD_DAY = re.compile(r"(?:nightly|dev)(?:-[\w.]+)*?-([0-9]{4})([0-9]{2})([0-9]{2})(?:-[\w.-]*)?", re.I)
 _EXPANSION = re.compile(r"\$(?:\{([A-Za-z_]\w*)(?:(:?[-=])([^{}$]*))?\}|([A-Za-z_]\w*))")
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)=(.*)", re.S)
 _YAML_IMAGE = re.compile(r"^[ \t]*(?:-[ \t]+)*([\"']?)(?:image|container|uses)\1[ \t]*:[ \t]+"
@@ -51,14 +57,27 @@ _MENTIONS_SGLANG = re.compile(rb"(?i)sglang")
 
 class NamedRelease(NamedTuple):
     text: str  # as reported: "the image lmsysorg/sglang:v0.5.4-cu126", "SGLANG_VERSION=0.5.4"
-    release: str  # "0.5.4"
+    release: str  # "0.5.4"; "" for a tag that names no release
     where: str  # "/path/Dockerfile:3"
+    built: str = ""  # a nightly's day, "2025-12-15" (its tag names no release)
 
 
 def tag_release(tag: str) -> Optional[str]:
     """The release a tag or a version variable's value names (``v0.5.4-cu126``: 0.5.4), or None."""
     match = _TAG_RELEASE.fullmatch(tag.strip())
     return match.group(1).lower() if match else None
+
+
+def build_day(tag: str) -> str:
+    """The day a nightly or dev tag was built, ``YYYY-MM-DD`` (``nightly-dev-20251215-1a2b3c4d``:
+    2025-12-15), or "" (no full date in it: ``dev``, ``nightly-dev-cu13``, ``dev-nightly-0820``)."""
+    match = _BUILD_DAY.fullmatch(tag.strip())
+    if match is None:
+        return ""
+    try:
+        return datetime.date(*map(int, match.group(1, 2, 3))).isoformat()
+    except ValueError:  # 20251315
+        return ""
 
 
 def image_release(reference: str) -> Optional[str]:
@@ -88,21 +107,25 @@ def expand(text: str, variables: dict[str, str]) -> Optional[str]:
 
 
 def folder_releases(folder: str) -> tuple[NamedRelease, ...]:
-    """The releases the images and scripts of this folder (and its SUBFOLDERS) name, each file's
-    first mention of each release."""
-    found: list[NamedRelease] = []
-    for _, path in _candidates(folder)[:MAX_FILES]:
-        text = _read(path)
-        if text is None:
-            continue
-        kind = _kind(os.path.basename(path))
-        reader = _dockerfile if kind == "dockerfile" else _shell if kind == "shell" else _yaml
-        seen: set[str] = set()
-        for line, text_of, release in reader(text):
-            if release not in seen:
-                seen.add(release)
-                found.append(NamedRelease(text_of, release, f"{path}:{line}"))
-    return tuple(found)
+    """The releases and nightly days the images and scripts of this folder (and its SUBFOLDERS)
+    name, each file's first mention of each."""
+    return tuple(named for _, path in _candidates(folder)[:MAX_FILES] for named in file_images(path)
+                 if named.release or named.built)
+
+
+def file_images(path: str) -> tuple[NamedRelease, ...]:
+    """The sglang images (and version variables) one Dockerfile, YAML file or shell script names,
+    each tag's first mention, those naming no release or day included; () for any other file."""
+    kind = _kind(os.path.basename(path))
+    text = _read(path) if kind is not None else None
+    if text is None:
+        return ()
+    reader = _dockerfile if kind == "dockerfile" else _shell if kind == "shell" else _yaml
+    found: dict[tuple[str, str], NamedRelease] = {}
+    for line, text_of, release, built in reader(text):
+        key = (release, built) if release or built else ("", text_of)
+        found.setdefault(key, NamedRelease(text_of, release, f"{path}:{line}", built))
+    return tuple(found.values())
 
 
 def _kind(name: str) -> Optional[str]:
@@ -154,13 +177,19 @@ def _read(path: str) -> Optional[str]:
     return data.decode("utf-8", errors="replace")
 
 
-def _image(reference: Optional[str]) -> Optional[tuple[str, str]]:
-    release = image_release(reference) if reference is not None else None
-    return (f"the image {reference}", release) if release else None
+def _image(reference: Optional[str]) -> Optional[tuple[str, str, str]]:
+    """(text, release, day built) of an ``lmsysorg/sglang`` image, release and day "" when its tag
+    names neither; None for another image."""
+    match = _IMAGE.fullmatch(reference.strip()) if reference is not None else None
+    if match is None:
+        return None
+    tag = match.group(1) or ""
+    release = tag_release(tag) if tag else None
+    return f"the image {reference}", release or "", "" if release else build_day(tag)
 
 
-def _dockerfile(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line, text, release) of each FROM naming an sglang release."""
+def _dockerfile(text: str) -> Iterator[tuple[int, str, str, str]]:
+    """(line, text, release, day built) of each FROM naming an sglang image."""
     variables: dict[str, str] = {}
     seen_from = False
     for line, content in _logical_lines(text):
@@ -199,8 +228,9 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
         yield start, " ".join(parts)
 
 
-def _yaml(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line, text, release) of each ``image:``/``container:``/``uses:`` naming an sglang release."""
+def _yaml(text: str) -> Iterator[tuple[int, str, str, str]]:
+    """(line, text, release, day built) of each ``image:``/``container:``/``uses:`` naming an
+    sglang image."""
     for match in _YAML_IMAGE.finditer(text):
         value = next(v for v in match.group(2, 3, 4) if v is not None).strip()
         found = _image(expand(value.removeprefix("docker://"), {}))
@@ -208,9 +238,10 @@ def _yaml(text: str) -> Iterator[tuple[int, str, str]]:
             yield (text.count("\n", 0, match.start()) + 1, *found)
 
 
-def _shell(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line, text, release) of each SGLANG_VERSION/SGLANG_TAG assignment and image word naming an
-    sglang release, read in order with the script's assignments put in."""
+def _shell(text: str) -> Iterator[tuple[int, str, str, str]]:
+    """(line, text, release, day built) of each SGLANG_VERSION/SGLANG_TAG assignment naming a
+    release and each image word naming an sglang image, read in order with the script's
+    assignments put in."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     variables: dict[str, str] = {}
     for command in shell_words(text):
@@ -230,6 +261,6 @@ def _shell(text: str) -> Iterator[tuple[int, str, str]]:
                 continue
             variables[name] = value
             release = tag_release(value) if name in VARIABLES else None
-            found = (f"{name}={value}", release) if release else _image(value)
+            found = (f"{name}={value}", release, "") if release else _image(value)
             if found:
                 yield (line, *found)
