@@ -62,7 +62,7 @@ def test_command_and_flake8_report_the_same(path: Path, command_output, flake8_o
 
 # --- outside Python: the command only -------------------------------------------------------------
 TEXT_FIXTURES = [LAUNCH / "launch_server.sh", LAUNCH / "README.md", LAUNCH / "k8s.yaml", LAUNCH / "bin" / "serve",
-                 LAUNCH / "prefixed_flags.sh", LAUNCH / "bench_scripts.sh", LAUNCH / "BENCHMARKS.md"]
+                 LAUNCH / "bench_scripts.sh", LAUNCH / "BENCHMARKS.md"]
 TEXT_EXPECTED = {
     # line 18: # noqa; 22-23: a diffusion server's flags (sglang serve); 25: a benchmark's; 26: sglang generate
     "launch_server.sh": {(10, 5, "SGL009"), (11, 25, "SGL007"), (17, 36, "SGL009"), (25, 56, "SGL009"),
@@ -72,9 +72,6 @@ TEXT_EXPECTED = {
     "README.md": {(7, 3, "SGL009"), (11, 76, "SGL009"), (24, 70, "SGL009"), (28, 31, "SGL009")},
     "k8s.yaml": {(13, 15, "SGL009"), (23, 34, "SGL006"), (23, 38, "SGL009")},  # command + args joined; sh -c
     "serve": {(2, 53, "SGL009")},  # no suffix: a shell shebang
-    # slime's --sglang-<flag>: in a bash array and on the trainer's line; not its own, withheld or echoed ones
-    "prefixed_flags.sh": {(8, 31, "SGL007"), (9, 4, "SGL009"), (10, 4, "SGL009"), (13, 4, "SGL007"),
-                          (15, 60, "SGL006")},
     # sglang's scripts: 6 a typo, 7-8 their flags and the server's, 9 prefixes ambiguous once the
     # benchmark's flags join the server's, 11 a module 0.5.21 removed, 12 a stub still there, 13 a
     # server flag the serving benchmark's own parser does not take

@@ -14,9 +14,11 @@ bracket that closes the line's first open one; each ``--flag`` word after the la
 a flag (``--flag=value`` split). The parser is sglang's own (``ServerArgs.add_cli_args``, built
 from the release's wheel by tests/startup/parser_choices.py): a flag is rejected when it is
 neither one of its option strings nor a prefix of exactly one (argparse's abbreviations).
-Prefixed flags (``--sglang-x`` of slime, rules/prefixes.toml) are every such word of a shell
-script, Markdown code block or YAML file but the framework's own and those it withholds, each
-standing for ``--x``. Only SGL009 is compared (the parser's own verdict).
+Prefixed flags (``--sglang-x`` of slime, rules/prefixes.toml), in a project that is the prefix's
+framework (catalog/frameworks.py), are every such word of a shell script, Markdown code block or
+YAML file but the framework's own and those it withholds, each standing for ``--x`` (a flag a
+framework may hand to the diffusion server too is not counted). Only SGL009 is compared (the
+parser's own verdict).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ sys.path.insert(0, str(HERE.parent / "startup"))
 
 from parser_choices import parser_choices  # noqa: E402
 
-from sglang_lint.launch.prefixes import shipped_prefixes  # noqa: E402
+from sglang_lint.catalog.frameworks import project_frameworks  # noqa: E402
+from sglang_lint.launch.prefixes import file_prefixes, shipped_prefixes  # noqa: E402
 
 SUFFIXES = {".sh", ".bash", ".md", ".yaml", ".yml", ".py", ".slurm"}
 LAUNCH = re.compile(r"sglang\.launch_server\b|\bsglang\s+serve\b")
@@ -126,7 +129,9 @@ def measure(project: Path, release: str | None) -> dict:
                 if all(rejected(flag, options) for options in parsers):
                     expected.add((str(path.relative_to(project)), line, flag.split("=", 1)[0]))
     prefixed = 0
-    for prefix in shipped_prefixes():
+    for prefix in file_prefixes([], (), project_frameworks(str(project / "."))):
+        if prefix.backend:
+            continue  # (the diffusion server's flags: not this parser's to judge)
         withheld = {"--" + name.replace("_", "-") for name in prefix.withheld}
         for path in sorted(p for p in project.rglob("*") if p.suffix in SUFFIXES - {".py"} and p.is_file()):
             for number, line in _code_lines(path):

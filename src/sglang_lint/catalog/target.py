@@ -262,20 +262,27 @@ def _walk(folder: str, pins_of: Callable[[str], tuple[Pin, ...]],
 def folder_pins(folder: str) -> tuple[Pin, ...]:
     """The sglang requirements with a version in the project files of this one folder."""
     if folder not in _FOLDER:
-        pins: list[Pin] = []
-        for name in PROJECT_FILES:
-            path = os.path.join(folder, name)
-            if os.path.isfile(path):
-                pins += _READERS[name](path)
-        try:
-            names = sorted(n for n in os.listdir(folder) if n.startswith("requirements") and n.endswith(".txt"))
-        except OSError:
-            names = []
-        seen: set[str] = set()
-        for name in names:
-            pins += _requirements_txt(os.path.join(folder, name), seen, 0)
+        pins = [pin for text, where in folder_requirements(folder) if (pin := parse_requirement(text, where))]
         _FOLDER[folder] = tuple(dict.fromkeys(pins))
     return _FOLDER[folder]
+
+
+def folder_requirements(folder: str) -> list[tuple[str, str]]:
+    """Every requirement the project files of this one folder list, as written, with the file
+    it is in (a requirements file's includes too)."""
+    found: list[tuple[str, str]] = []
+    for name in PROJECT_FILES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            found += [(text, path) for text in _READERS[name](path)]
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith("requirements") and n.endswith(".txt"))
+    except OSError:
+        names = []
+    seen: set[str] = set()
+    for name in names:
+        found += _requirements_txt(os.path.join(folder, name), seen, 0)
+    return found
 
 
 def folder_image_pins(folder: str) -> tuple[Pin, ...]:
@@ -303,7 +310,7 @@ def parse_requirement(text: str, where: str) -> Pin | None:
     a URL, or a specifier this reader does not understand."""
     text = text.split(";", 1)[0].strip()  # environment markers: not judged
     match = _NAME.match(text)
-    if match is None or re.sub(r"[-_.]+", "-", match.group(1)).lower() != "sglang":
+    if match is None or requirement_name(text) != "sglang":
         return None
     rest = match.group(3).strip()
     if rest.startswith("(") and rest.endswith(")"):
@@ -322,17 +329,17 @@ def parse_requirement(text: str, where: str) -> Pin | None:
     return Pin(text, tuple(clauses), where)
 
 
-def _requirements(texts: Iterable, where: str) -> list[Pin]:
-    found = []
-    for text in texts:
-        if isinstance(text, str):
-            pin = parse_requirement(text, where)
-            if pin is not None:
-                found.append(pin)
-    return found
+def requirement_name(text: str) -> str | None:
+    """The project a requirement names (PEP 503-normalised: ``Slime_RL`` -> ``slime-rl``), or None."""
+    match = _NAME.match(text.split(";", 1)[0])
+    return re.sub(r"[-_.]+", "-", match.group(1)).lower() if match is not None else None
 
 
-def _pyproject(path: str) -> list[Pin]:
+def _strings(texts: Iterable) -> list[str]:
+    return [text for text in texts if isinstance(text, str)]
+
+
+def _pyproject(path: str) -> list[str]:
     try:
         data = tomllib.loads(read_regular(path).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -342,10 +349,10 @@ def _pyproject(path: str) -> list[Pin]:
     for table in (project.get("optional-dependencies"), data.get("dependency-groups")):
         if isinstance(table, dict):
             lists += list(table.values())
-    return [pin for items in lists if isinstance(items, list) for pin in _requirements(items, path)]
+    return [text for items in lists if isinstance(items, list) for text in _strings(items)]
 
 
-def _setup_cfg(path: str) -> list[Pin]:
+def _setup_cfg(path: str) -> list[str]:
     parser = configparser.RawConfigParser()
     try:
         parser.read_string(read_regular(path).decode("utf-8"), path)
@@ -356,10 +363,10 @@ def _setup_cfg(path: str) -> list[Pin]:
         values.append(parser.get("options", "install_requires"))
     if parser.has_section("options.extras_require"):
         values += [value for _, value in parser.items("options.extras_require")]
-    return _requirements((line for value in values for line in value.splitlines()), path)
+    return [line for value in values for line in value.splitlines()]
 
 
-def _setup_py(path: str) -> list[Pin]:
+def _setup_py(path: str) -> list[str]:
     """The string literals of the list, tuple and set literals of setup.py (what
     ``install_requires=[...]``, ``extras_require={...: [...]}`` and ``REQUIRES = [...]``
     hold); the file is parsed, never run."""
@@ -367,15 +374,14 @@ def _setup_py(path: str) -> list[Pin]:
         tree = ast.parse(read_regular(path), path)
     except (OSError, SyntaxError, ValueError):
         return []
-    texts = [
+    return [
         item.value for node in ast.walk(tree) if isinstance(node, (ast.List, ast.Tuple, ast.Set))
         for item in node.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)
     ]
-    return _requirements(texts, path)
 
 
-def _requirements_txt(path: str, seen: set[str], depth: int) -> list[Pin]:
-    """One requirements file's pins, and those of the files it includes (``-r``/``-c`` with a
+def _requirements_txt(path: str, seen: set[str], depth: int) -> list[tuple[str, str]]:
+    """One requirements file's requirements, and those of the files it includes (``-r``/``-c`` with a
     plain relative or absolute path; a URL or a variable is not followed)."""
     path = os.path.abspath(path)
     if path in seen or depth > MAX_INCLUDE_DEPTH:
@@ -385,7 +391,7 @@ def _requirements_txt(path: str, seen: set[str], depth: int) -> list[Pin]:
         text = read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return []
-    found: list[Pin] = []
+    found: list[tuple[str, str]] = []
     for line in re.sub(r"\\\r?\n", " ", text).splitlines():
         line = re.sub(r"(^|\s)#.*$", "", line).strip()
         include = re.match(r"^(?:-r|-c|--requirement|--constraint)(?:\s*=\s*|\s+|(?=[^\s-]))(\S+)$", line)
@@ -397,9 +403,8 @@ def _requirements_txt(path: str, seen: set[str], depth: int) -> list[Pin]:
         if line.startswith("-"):
             continue  # -e, --index-url, ...
         line = re.split(r"\s+--?[a-z]", line, maxsplit=1)[0]  # per-requirement options: --hash=...
-        pin = parse_requirement(line, path)
-        if pin is not None:
-            found.append(pin)
+        if line:
+            found.append((line, path))
     return found
 
 

@@ -18,12 +18,15 @@ import bisect
 import re
 from dataclasses import replace
 
+from sglang_lint.catalog.frameworks import project_frameworks
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.server_args.flags import HOLE, ArgWord, Launch, shell_arg_word
 from sglang_lint.core.model import Diagnostic, Edit, Finding, Span
 from sglang_lint.engine.ruletable import RuleSet
 from sglang_lint.launch.commands import LAUNCHER_WORDS
-from sglang_lint.launch.prefixes import Prefix, all_prefixes, mentions_prefix, prefixed_commands
+from sglang_lint.launch.prefixes import (
+    Prefix, all_prefixes, file_commands, file_prefixes, mentions_prefix, prefixed_commands,
+)
 from sglang_lint.launch.shell_env import launch_commands_in_file_with_env
 from sglang_lint.text.noqa import filter_noqa
 from sglang_lint.text.pynames import line_starts
@@ -33,10 +36,11 @@ LAUNCHED = "launch commands read"
 
 def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = True) -> tuple[list[Diagnostic], str]:
     """The findings of the rules that judge launch flags on every sglang launch in the file, and
-    on the server flags a framework takes under its prefix (launch/prefixes.py)."""
-    prefixes = all_prefixes(ruleset.prefixes)
+    on the server flags a framework takes under its prefix, where the file is that framework's
+    (launch/prefixes.py, catalog/frameworks.py)."""
     launched = LAUNCHER_WORDS.search(text)
-    if not launched and not mentions_prefix(text, prefixes):
+    prefixed = mentions_prefix(text, all_prefixes(ruleset.prefixes))
+    if not launched and not prefixed:
         return [], "no sglang launcher named"
     judges = [(rule, check, CHECK_KINDS[check.kind].run_text) for rule in ruleset.rules for check in rule.checks
               if CHECK_KINDS[check.kind].run_text is not None]
@@ -50,8 +54,11 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
         for rule, check, judge in judges:
             for finding in judge(check, launch):
                 found.append(_diagnostic(starts, rule, finding, span))
-    for command in prefixed_commands(path, text, prefixes):
-        launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld)
+    commands = file_commands(path, text) if prefixed else []
+    prefixes = file_prefixes(commands, ruleset.prefixes, project_frameworks(path)) if prefixed else ()
+    for command in prefixed_commands(path, text, prefixes, commands):
+        launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld,
+                        backend=command.prefix.backend)
         span = (_line_col(starts, command.words[0].start)[0], _line_col(starts, command.words[-1].end)[0])
         for rule, check, judge in judges:
             if getattr(check.params, "aspect", None) in PREFIXED_ASPECTS:

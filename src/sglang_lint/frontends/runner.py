@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from sglang_lint.catalog.frameworks import project_frameworks
 from sglang_lint.core.gcpolicy import keep_for_good
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.engine.lint import analyse
@@ -47,13 +48,13 @@ _WORKER_RULESET: RuleSet | None = None
 
 
 def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = (),
-                  project_targets: tuple = ()) -> None:
+                  project_targets: tuple = (), prefixes: tuple = ()) -> None:
     """Under ``spawn`` (no fork), load the same rule files again in the worker, narrowed to
-    the same sglang releases, with the same project helpers."""
+    the same sglang releases, with the same project helpers and configured prefixes."""
     global _WORKER_RULESET
     if rule_files is not None:
         rules = [load_rule_file(Path(path)) for path in rule_files]
-        _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases)
+        _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases).with_prefixes(prefixes)
 
 
 def _work(item: tuple[str, bytes]) -> FileResult:
@@ -77,7 +78,7 @@ def lint_jobs(
             except OSError as exc:
                 results[index] = FileResult(FileResult.UNREADABLE, message=f"cannot read: {exc.strerror or exc}")
                 continue
-        key = file_key(data, module_name_for(job.display)) if cache is not None else None
+        key = file_key(data, _keyed(job.display, data)) if cache is not None else None
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
             results[index] = dataclasses.replace(cached, stage=FROM_CACHE) if cached.status == FileResult.OK else cached
@@ -95,7 +96,7 @@ def lint_jobs(
         context = multiprocessing.get_context("fork" if fork else "spawn")
         _WORKER_RULESET = ruleset
         rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
-        initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets)
+        initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets, ruleset.prefixes)
         # Biggest files first, in small chunks: a worker left with one long chunk of big
         # files (sglang's models sit together) at the end could keep the others waiting.
         order = sorted(range(len(items)), key=lambda at: -len(items[at][1]))
@@ -111,6 +112,13 @@ def lint_jobs(
         if cache is not None and outcome.cacheable:
             cache.put(key, outcome)
     return results
+
+
+def _keyed(display: str, data: bytes) -> tuple:
+    """What a file's result depends on besides its bytes and the rules: its module name, and for
+    a launch file the frameworks its project is (whose prefixed flags it reads: catalog/frameworks.py)."""
+    module = module_name_for(display)
+    return (module, sorted(project_frameworks(display))) if is_launch_file(display, data[:256]) else module
 
 
 def triggered(ruleset: RuleSet, items: Sequence[tuple[str, bytes]]) -> RuleSet:

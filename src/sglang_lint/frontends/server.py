@@ -29,7 +29,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from sglang_lint.analysis.reparse import Reparser
-from sglang_lint.catalog import target
+from sglang_lint.catalog import frameworks, target
 from sglang_lint.core.model import Diagnostic, Edit, SourceError
 from sglang_lint.core.places import docs_file
 from sglang_lint.core.rulefile import RuleFileError
@@ -182,6 +182,7 @@ def initialize(ls: SglangLintServer, params: types.InitializeParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: SglangLintServer, params: types.DidOpenTextDocumentParams) -> None:
     target.clear_cache()  # the project files may have changed since: read them again
+    frameworks.clear_cache()
     _schedule(ls, params.text_document.uri, 0)
 
 

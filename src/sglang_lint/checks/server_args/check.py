@@ -511,8 +511,8 @@ def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
     for launch in launches:
         if launch is None or script_skipped(params.aspect, params.table, launch):
             continue
-        found = command_uses(launch, params.table) if launch.command else script_uses(launch, params.table) \
-            if launch.module else flag_uses(launch.words, params.table)
+        found = command_uses(launch, params.table) if launch.command or launch.backend \
+            else script_uses(launch, params.table) if launch.module else flag_uses(launch.words, params.table)
         for use in found:
             key = (id(use.element), id(use.value_node))
             if use.field is not None and use.field.name in launch.withheld:
@@ -534,13 +534,15 @@ def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
     """The findings of this aspect on the flags of a command, however it was written."""
     for use in uses:
         for finding in _judge_use(params, use):
-            if use.parser == "serve" and use.llm_verdict and (use.known or use.ambiguous):
+            if use.parser in BOTH and use.llm_verdict and (use.known or use.ambiguous):
                 # the LLM server's verdict; a diffusion model fails on the flag too
-                finding = dataclasses.replace(finding, message=finding.message + SERVE_TOO)
+                finding = dataclasses.replace(finding, message=finding.message + BOTH[use.parser])
             yield finding
 
 
-SERVE_TOO = "; the diffusion server of `sglang serve` has no such flag"
+# the LLM server's verdict where the diffusion server was asked too (`sglang serve`, a framework's flags)
+BOTH = {"serve": "; the diffusion server of `sglang serve` has no such flag",
+        "framework": "; sglang's diffusion server has no such flag either"}
 
 
 def _judge_use(params: ServerArgsCheck, use: FlagUse):
@@ -548,9 +550,9 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
         found = params.table.deprecates(use.flag)
         if found is not None:
             fix = replacement_fix(use.element, use.alone, found, params.table)
-            text = deprecated_text(found, params.table, fix, valued=use.value is not None)
-            severity = "error" if found.stops(use.value is not None) else ""
-            yield Finding(use.element, f"launch flag {use.flag}: {text}", fix, severity)
+            valued = use.value is not None
+            yield Finding(use.element, f"launch flag {use.flag}: {deprecated_text(found, params.table, fix, valued)}",
+                          fix, "error" if found.stops(valued) else "")
             return
     if params.aspect == "deprecated" and use.field is None:
         return
@@ -603,7 +605,7 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
     hint, fix = removed_hint(use, table)
     if not hint:  # (not removed, or sglang said nothing: no fix of it either)
         hint, fix = foreign_hint(foreign, use.flag, table, node)
-    diffusion = use.parser == "serve"  # both servers of `sglang serve` were asked
+    diffusion = use.parser in BOTH  # both servers were asked
     if not hint:
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
         hint, fix = unexplained_hint(use.flag, change, table, options, node)

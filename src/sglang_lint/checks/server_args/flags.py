@@ -76,7 +76,9 @@ class Launch:
     environment variables certainly set for a launch read from a shell script, Markdown or YAML
     (launch_text.LaunchCommand.env, filled by shell_env); a variable not in it is unknown. A
     launch from Python leaves it empty: launch_env.python_launch_env reads the call's. A
-    framework's prefixed flags (launch/prefixes.py) are a launch too, less the fields it withholds."""
+    framework's prefixed flags (launch/prefixes.py) are a launch too, less the fields it withholds,
+    and ``backend`` names the server they reach where it is not the LLM server alone: "diffusion",
+    or "auto" (either: a flag is the line's error only where neither takes it)."""
 
     words: list
     command: str = ""
@@ -86,6 +88,7 @@ class Launch:
     module: str = ""
     module_node: object = None
     withheld: frozenset = frozenset()  # fields a framework passing its prefixed flags on sets itself
+    backend: str = ""  # the server a framework's prefixed flags reach: "" the LLM server, "diffusion", "auto"
 
     @staticmethod
     def after(launcher: str, words: list, env: dict | None = None, node: object = None) -> "Launch":
@@ -188,7 +191,11 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
     model that is not a diffusion one), either of them. A flag the diffusion server does not
     take fails the line there, so the LLM server's verdict on it (its field, an ambiguous
     prefix) is the line's (``parser`` "serve"); one the diffusion server takes is only known,
-    its value left to the backend the model picks."""
+    its value left to the backend the model picks.
+
+    A framework's prefixed flags (``launch.backend``) reach the server it names; where that may
+    be either (``parser`` "framework"), as after ``sglang serve``; none where the releases have no
+    diffusion server to judge them by."""
     commands = table.commands
     uses = flag_uses(launch.words, table)
     if commands is None:
@@ -196,12 +203,15 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
     if launch.command == "generate":
         return [_judged(use, commands.generate.takes(use.flag), "generate") for use in uses] \
             if commands.generate is not None else []
-    backend = _backend(uses, commands)
+    if launch.backend and commands.diffusion is None:
+        return []
+    backend = launch.backend or _backend(uses, commands)
     if backend is None:
         return []
+    both = "framework" if launch.backend else "serve"
     found = []
     for use in uses:
-        if use.flag in commands.selector:
+        if use.flag in commands.selector and not launch.backend:
             found.append(_judged(use, True, "serve"))
         elif backend == "llm":
             found.append(use)
@@ -212,9 +222,9 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
         elif "llm" not in commands.backends:
             found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
         elif commands.diffusion.takes(use.flag):
-            found.append(_judged(use, True, "serve"))
+            found.append(_judged(use, True, both))
         else:
-            found.append(replace(use, parser="serve"))
+            found.append(replace(use, parser=both))
     return found
 
 
