@@ -550,9 +550,8 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
         found = params.table.deprecates(use.flag)
         if found is not None:
             fix = replacement_fix(use.element, use.alone, found, params.table)
-            valued = use.value is not None
-            yield Finding(use.element, f"launch flag {use.flag}: {deprecated_text(found, params.table, fix, valued)}",
-                          fix, "error" if found.stops(valued) else "")
+            text = deprecated_text(found, params.table, fix, valued=use.value is not None)
+            yield Finding(use.element, f"launch flag {use.flag}: {text}", fix, found.severity(use.value is not None))
             return
     if params.aspect == "deprecated" and use.field is None:
         return

@@ -207,11 +207,11 @@ class Deprecation:
     says: str | None = None
     span: tuple = EVERY_RELEASE
 
-    def stops(self, valued: bool) -> bool:
-        """Does the launch stop on the flag (``valued``: written with a value)? It does where
-        sglang raises on it, and where it ignores a flag that takes no value but one is given
-        (argparse rejects the value); otherwise sglang warns and goes on."""
-        return self.effect == "stops" or (self.effect == "ignored" and valued)
+    def severity(self, valued: bool) -> str:
+        """"error" where the launch stops on the flag (``valued``: written with a value): sglang
+        raises on it, or ignores a flag that takes no value but one is given (argparse rejects
+        the value); "" (the rule's: a warning) where sglang warns and goes on."""
+        return "error" if self.effect == "stops" or (self.effect == "ignored" and valued) else ""
 
     def certain_rename(self) -> str | None:
         """The replacement, when writing it instead changes nothing else: a plain flag, and an
