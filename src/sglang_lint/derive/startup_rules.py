@@ -126,7 +126,7 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
             continue
         condition = queries_kept_where_repeated(site.condition)
         shown = [s for s in site.shown if s is not None]
-        text, values, shown_texts = written(condition, shown)
+        text, values, shown_texts = written_with(condition, shown)
         read = {n.id for root in (condition, *shown) for n in nodes(root) if isinstance(n, ast.Name)}
         written_shown = iter(shown_texts)
         rule = Rule(site.module, site.function, site.exception, site.message, text,
@@ -162,7 +162,12 @@ def value_name(text: str) -> str:
     return VALUE_PREFIX + hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
 
-def written(condition: ast.expr, shown: list | tuple = ()) -> tuple[str, tuple, list]:
+def written(condition: ast.expr) -> tuple[str, tuple]:
+    """The condition as a rule writes it (:func:`written_with`, no message placeholders)."""
+    return written_with(condition)[:2]
+
+
+def written_with(condition: ast.expr, shown: list | tuple = ()) -> tuple[str, tuple, list]:
     """The condition as a rule writes it: its text, and its values ``((name, text), ...)``
     sorted by name, and the texts of the ``shown`` expressions (a message's placeholders,
     written over the same values): each part the derivation shares (one value read by several later checks
