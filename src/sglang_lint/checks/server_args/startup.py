@@ -272,7 +272,13 @@ class Launch:
 def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset()) -> dict:
     """The values the check's condition reads: the launch's settings and environment, and
     the defaults of the fields it leaves out (but ``left_out``'s)."""
-    expression, names, named, _ = check.parsed
+    _, names, named, _ = check.parsed
+    return launch_values(check, launch, names, named, left_out)
+
+
+def launch_values(check: StartupCheck, launch: Launch, names, named: dict, left_out: frozenset = frozenset()) -> dict:
+    """``names`` bound to the launch's settings and environment, and the defaults of the
+    fields it leaves out (but ``left_out``'s), beside the ``named`` values."""
     bound: dict = {**named, SHARED: launch.worth}
     for name in names:
         if name in launch.settings:
@@ -447,15 +453,7 @@ def shown_message(check: StartupCheck, launch: Launch) -> str:
         if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name) \
                 and expression.func.id in SHOWN_WRAPPERS and expression.args:
             how, expression = expression, expression.args[0]
-        env: dict = {**named, SHARED: launch.worth}
-        for name in names:
-            if name in launch.settings:
-                env[name] = launch.settings[name].value
-            elif name in launch.environ:
-                env[name] = launch.environ[name]
-            elif launch.complete and name in check.defaults:
-                env[name] = check.defaults[name]
-        return shown_as(evaluate(expression, {k: v for k, v in env.items() if v is not UNKNOWN}), how)
+        return shown_as(evaluate(expression, launch_values(check, launch, names, named)), how)
 
     return filled(check.message, value_of)
 
