@@ -90,7 +90,8 @@ def run(site, rule, check, target):
         if known.via and guarded_on(site, known.via[0]):
             continue
         message = (
-            f"{show_call(site, target, known)}: {with_argument(params.summary, rule.raise_site.parameter, known.value)}; "
+            f"{show_call(site, target, known)}: "
+            f"{with_argument(params.summary, rule.raise_site.parameter, known.value)}; "
             f"expected one of {', '.join(params.shown())}"
         )
         fix = None

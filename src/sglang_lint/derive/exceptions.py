@@ -64,7 +64,8 @@ def _field(value: ast.expr) -> ast.expr | None:
         parts = value.format_spec.values if isinstance(value.format_spec, ast.JoinedStr) else [None]
         if value.conversion != -1 or not all(isinstance(p, ast.Constant) for p in parts):
             return None  # (both, or a spec computed at run time: not written)
-        shown = ast.Call(ast.Name("format", ast.Load()), [value.value, ast.Constant("".join(p.value for p in parts))], [])
+        spec = ast.Constant("".join(p.value for p in parts))
+        shown = ast.Call(ast.Name("format", ast.Load()), [value.value, spec], [])
     elif value.conversion in (ord("r"), ord("a")):
         shown = ast.Call(ast.Name("repr" if value.conversion == ord("r") else "ascii", ast.Load()), [value.value], [])
     else:

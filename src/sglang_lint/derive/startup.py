@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from sglang_lint.checks.fails_when.conditions import is_query, query_root
 from sglang_lint.checks.fails_when.grammar import BUILTINS
+from sglang_lint.checks.messages import SHOWN_WRAPPERS
 from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
 from sglang_lint.derive.expressions import negate
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
@@ -58,11 +59,10 @@ from sglang_lint.derive.tree import Module, walk_local
 
 MAX_DEPTH = 12  # calls run in place inside one another
 MODEL_CONFIG = "hf_config"  # the model's config, one for a launch however sglang reached it
-HOOK_RUNNERS = frozenset({"run_hook"})
+HOOK_RUNNERS = frozenset({"run_hook"})  # run_hook(step, server_args) runs step(server_args)
 # The calls a placeholder of a message may make for its value to be written (builtins whose
 # result the evaluator knows; anything else may run sglang's code or read the machine).
 SHOWN_CALLS = frozenset({"len", "str", "int", "float", "bool", "abs", "round", "min", "max", "sorted", "list", "tuple"})
-SHOWN_WRAPPERS = frozenset({"repr", "ascii", "format"})  # how an f-string shows a value (checks/messages.py)  # run_hook(step, server_args) runs step(server_args)
 
 
 @dataclass

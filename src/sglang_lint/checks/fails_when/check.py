@@ -402,7 +402,8 @@ def run(site, rule, check, target):
         return
     shown = "; ".join(f"{name} = {value!r}" for name, value in env.items())
     prefix = "." if target.kind in ("method", "attribute") else ""
-    yield Finding(site.node, f"{prefix}{target.display}(...) fails at run time: {with_argument(params.summary)} ({shown}; "
+    said = with_argument(params.summary)
+    yield Finding(site.node, f"{prefix}{target.display}(...) fails at run time: {said} ({shown}; "
                              f"sglang raises this when {params.when}, unless an earlier check raises first)")
 
 
