@@ -25,6 +25,7 @@ from sglang_lint.checks.base import (
     suggest,
     target_trigger,
 )
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.core.model import Finding
 from sglang_lint.screen.calls import value_screen
 from sglang_lint.text.pynames import Ref, literal_in
@@ -89,7 +90,8 @@ def run(site, rule, check, target):
         if known.via and guarded_on(site, known.via[0]):
             continue
         message = (
-            f"{show_call(site, target, known)}: {params.summary}; "
+            f"{show_call(site, target, known)}: "
+            f"{with_argument(params.summary, rule.raise_site.parameter, known.value)}; "
             f"expected one of {', '.join(params.shown())}"
         )
         fix = None

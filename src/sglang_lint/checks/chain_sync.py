@@ -15,6 +15,7 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.syntax import dotted_name
 from sglang_lint.checks.base import CheckKind, Trigger
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.core.model import Finding
 from sglang_lint.text.pynames import ast_dotted_name
 
@@ -190,7 +191,7 @@ def run(site, rule, check, target):
         yield Finding(
             head,
             f"{name}() tests {p.subject}.{_show(predicates)} but {replay_names}() tests "
-            f"{_show(replayed)} ({'; '.join(detail)}): {p.summary}",
+            f"{_show(replayed)} ({'; '.join(detail)}): {with_argument(p.summary)}",
         )
 
 

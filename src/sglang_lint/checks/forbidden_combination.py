@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sglang_lint.checks.allowed_values import SCALARS
 from sglang_lint.checks.base import CheckKind, argument_values, show_value, target_trigger
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.core.model import Finding
 
 
@@ -64,7 +65,7 @@ def run(site, rule, check, target):
             yield Finding(
                 known.node,
                 f"{target.display}({', '.join(shown)}, {key}={passed}): "
-                f"{params.summary}",
+                f"{with_argument(params.summary)}",
             )
 
 

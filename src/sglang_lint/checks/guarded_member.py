@@ -14,6 +14,7 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.syntax import dotted_name, literal_value
 from sglang_lint.checks.base import CheckKind, argument_of, mentions, target_trigger
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.core.model import Finding
 from sglang_lint.screen.calls import ScopedFacts, may_be_made
 
@@ -125,7 +126,7 @@ def run(site, rule, check, target):
     name = dotted_name(receiver) or owner
     yield Finding(
         member,
-        f"{shown} on a {owner} built with {params.flag}=True: {params.summary}; "
+        f"{shown} on a {owner} built with {params.flag}=True: {with_argument(params.summary)}; "
         f"check `{name}.{params.guard_attribute} is not None` first",
     )
 

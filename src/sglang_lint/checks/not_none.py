@@ -19,6 +19,7 @@ from sglang_lint.checks.base import (
     show_call,
     target_trigger,
 )
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.core.model import Finding
 from sglang_lint.screen.calls import value_screen
 
@@ -51,7 +52,7 @@ def run(site, rule, check, target):
             continue
         if known.via and guarded_on(site, known.via[0]):
             continue
-        message = f"{show_call(site, target, known)}: {params.summary}"
+        message = f"{show_call(site, target, known)}: {with_argument(params.summary, rule.raise_site.parameter, None)}"
         if params.hint:
             message += f"; {params.hint}"
         yield Finding(known.node, message)

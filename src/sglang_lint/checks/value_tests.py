@@ -12,6 +12,8 @@ Each judges only values the resolver knows at the call (every reaching binding).
 
 from __future__ import annotations
 
+import dataclasses
+
 import functools
 import operator
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from sglang_lint.checks.base import (
     show_value,
     target_trigger,
 )
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.core.model import Finding
 from sglang_lint.screen.calls import value_screen
 from sglang_lint.text.pynames import Ref, literal_in
@@ -160,7 +163,9 @@ def _checker(fails, explain):
             if known.via and guarded_on(site, known.via[0]):
                 continue
             node = known.written if known.default else known.node
-            yield Finding(node, f"{show_call(site, target, known)}: {explain(params, known.value)}")
+            said = dataclasses.replace(params, summary=with_argument(params.summary, rule.raise_site.parameter,
+                                                                     known.value))
+            yield Finding(node, f"{show_call(site, target, known)}: {explain(said, known.value)}")
 
     return run
 

@@ -41,6 +41,39 @@ def message_text(node: ast.expr) -> str:
     return "{...}"
 
 
+def message_fields(node: ast.expr | None) -> list:
+    """The expression of each ``{...}`` placeholder :func:`message_text` writes, in order, as
+    sglang's f-string shows it (``!r`` as ``repr(x)``, a literal format spec as
+    ``format(x, ".2f")``); None for one with no such expression (a message that is a name,
+    a nested spec)."""
+    if node is None or isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return []
+    if isinstance(node, ast.JoinedStr):
+        return [_field(v) for v in node.values if not isinstance(v, ast.Constant)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return message_fields(node.left) + message_fields(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return message_fields(node.func.value)
+    return [None]
+
+
+def _field(value: ast.expr) -> ast.expr | None:
+    if not isinstance(value, ast.FormattedValue):
+        return None
+    if value.format_spec is not None:
+        parts = value.format_spec.values if isinstance(value.format_spec, ast.JoinedStr) else [None]
+        if value.conversion != -1 or not all(isinstance(p, ast.Constant) for p in parts):
+            return None  # (both, or a spec computed at run time: not written)
+        spec = ast.Constant("".join(p.value for p in parts))
+        shown = ast.Call(ast.Name("format", ast.Load()), [value.value, spec], [])
+    elif value.conversion in (ord("r"), ord("a")):
+        shown = ast.Call(ast.Name("repr" if value.conversion == ord("r") else "ascii", ast.Load()), [value.value], [])
+    else:
+        return value.value
+    shown.shown = True  # type: ignore[attr-defined]  (the f-string's way of showing, not sglang's call)
+    return shown
+
+
 def raises_again(handler: ast.ExceptHandler) -> bool:
     return bool(handler.body) and isinstance(handler.body[-1], ast.Raise)
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from sglang_lint.derive.releases import cache_dir, fetch_tree
 from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_validation
-from sglang_lint.derive.startup_table import table_history, table_text
+from sglang_lint.derive.startup_table import row_rule, rule_row, table_history, table_text
 from sglang_lint.derive.tree import LazyTree, no_gc
 
-SAMPLING_FORMAT = "v1"  # bump when the derivation changes what a release's rules hold
+SAMPLING_FORMAT = "v2"  # bump when the derivation changes what a release's rules hold
 TABLE = "sampling.toml"
 MODULE = "sglang.srt.sampling.sampling_params"
 CLASS = "SamplingParams"
@@ -107,13 +107,10 @@ def release_sampling(version: str) -> tuple:
         data = json.loads(path.read_text(encoding="utf-8"))
     else:
         rules, why, count, fields = tree_sampling(fetch_tree(version))
-        data = {"rules": [[r.module, r.function, r.exception, r.message, r.condition, repr(r.defaults),
-                           [list(v) for v in r.values]] for r in rules], "skipped": why, "sites": count,
-                "fields": list(fields)}
+        data = {"rules": [rule_row(r) for r in rules], "skipped": why, "sites": count, "fields": list(fields)}
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data), encoding="utf-8")
-    rules = [Rule(m, f, e, msg, c, tuple(tuple(p) for p in ast.literal_eval(d)), tuple(tuple(v) for v in values))
-             for m, f, e, msg, c, d, values in data["rules"]]
+    rules = [row_rule(row) for row in data["rules"]]
     return rules, data["skipped"], data["sites"], tuple(data["fields"])
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from sglang_lint.checks.fails_when.conditions import is_query, query_root
 from sglang_lint.checks.fails_when.grammar import BUILTINS
+from sglang_lint.checks.messages import SHOWN_WRAPPERS
 from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
 from sglang_lint.derive.expressions import negate
 from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
@@ -45,9 +46,9 @@ from sglang_lint.derive.call_effects import (
 from sglang_lint.derive.declarations import (
     Declarations, _Terminated, bound_declaration, declarable, decorator_name, with_key,
 )
-from sglang_lint.derive.exceptions import caught, exception_of
+from sglang_lint.derive.exceptions import caught, exception_of, message_fields
 from sglang_lint.derive.symbolic import (
-    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_displays, one_of,
+    MAX_CONDITION, SERVER, bounded, reasons, collapse, conjunction, if_else, is_unknown, merge_displays, one_of,
     query, size, unknown, with_launch_text,
 )
 from sglang_lint.derive.startup_flow import Flow
@@ -59,6 +60,9 @@ from sglang_lint.derive.tree import Module, walk_local
 MAX_DEPTH = 12  # calls run in place inside one another
 MODEL_CONFIG = "hf_config"  # the model's config, one for a launch however sglang reached it
 HOOK_RUNNERS = frozenset({"run_hook"})  # run_hook(step, server_args) runs step(server_args)
+# The calls a placeholder of a message may make for its value to be written (builtins whose
+# result the evaluator knows; anything else may run sglang's code or read the machine).
+SHOWN_CALLS = frozenset({"len", "str", "int", "float", "bool", "abs", "round", "min", "max", "sorted", "list", "tuple"})
 
 
 @dataclass
@@ -73,6 +77,7 @@ class Site:
     condition: ast.expr | None  # None: see skip
     skip: str = ""
     node: ast.stmt | None = field(default=None, repr=False)
+    shown: tuple = ()  # the value of each ``{...}`` of the message there (None: not known)
 
 
 @dataclass
@@ -446,8 +451,36 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         condition = conjunction(path) if path else ast.Constant(True)
         if not skip and size(condition) > MAX_CONDITION:
             skip = "the path to it is too long to write out"
+        shown = () if skip else self._shown(statement)
         self.sites.append(Site(frame.module.name, _qualified(frame), statement.lineno, exception, message,
-                               None if skip else condition, skip, statement))
+                               None if skip else condition, skip, statement, shown))
+
+    def _shown(self, statement: ast.Raise | ast.Assert) -> tuple:
+        """The value each ``{...}`` placeholder of the message shows, over the fields (None
+        where it reads anything the run does not know, or calls anything but a builtin)."""
+        if isinstance(statement, ast.Assert):
+            node = statement.msg
+        else:
+            exc = statement.exc
+            node = exc.args[0] if isinstance(exc, ast.Call) and exc.args else None
+        shown = []
+        for expression in message_fields(node):
+            value = None
+            wrapper = None
+            if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name) \
+                    and expression.func.id in SHOWN_WRAPPERS and getattr(expression, "shown", False):
+                wrapper, expression = expression, expression.args[0]  # (message_fields' own: !r, a spec)
+            if expression is not None and all(
+                    not isinstance(n, ast.Call) or isinstance(n.func, ast.Name) and n.func.id in SHOWN_CALLS
+                    for n in ast.walk(expression)) and not any(
+                    isinstance(n, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield)) for n in ast.walk(expression)):
+                value = self.expr(expression)
+                if reasons(value) or size(value) > MAX_CONDITION:
+                    value = None
+                elif wrapper is not None:
+                    value = ast.Call(wrapper.func, [value, *wrapper.args[1:]], [])
+            shown.append(value)
+        return tuple(shown)
 
     # --- assignments --------------------------------------------------------------------
     def _assignment(self, statement: ast.stmt) -> None:

@@ -100,10 +100,11 @@ class Rule:
     condition: str
     defaults: tuple  # ((field, default), ...) of the fields it reads that have a literal default
     values: tuple = ()  # ((name, expression), ...): the parts the condition reads in several places
+    shown: tuple = ()  # the expression each ``{...}`` of the message shows ("" where not known)
 
     def __hash__(self) -> int:  # (a default may be a list)
         return hash((self.module, self.function, self.exception, self.message, self.condition, repr(self.defaults),
-                     self.values))
+                     self.values, self.shown))
 
 
 def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str], int]:
@@ -124,10 +125,13 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
             skipped.setdefault(key, f"depends on {unknowable(why) if why else 'nothing a launch sets'}")
             continue
         condition = queries_kept_where_repeated(site.condition)
-        text, values = written(condition)
-        read = {n.id for n in nodes(condition) if isinstance(n, ast.Name)}
+        shown = [s for s in site.shown if s is not None]
+        text, values, shown_texts = written_with(condition, shown)
+        read = {n.id for root in (condition, *shown) for n in nodes(root) if isinstance(n, ast.Name)}
+        written_shown = iter(shown_texts)
         rule = Rule(site.module, site.function, site.exception, site.message, text,
-                    tuple(sorted((name, defaults[name]) for name in read if name in defaults)), values)
+                    tuple(sorted((name, defaults[name]) for name in read if name in defaults)), values,
+                    tuple("" if s is None else next(written_shown) for s in site.shown) if shown else ())
         rules[(key, text, values)] = rule
     made = {key for key, _, _ in rules}
     why = [reason for key, reason in skipped.items() if key not in made]
@@ -159,15 +163,21 @@ def value_name(text: str) -> str:
 
 
 def written(condition: ast.expr) -> tuple[str, tuple]:
+    """The condition as a rule writes it (:func:`written_with`, no message placeholders)."""
+    return written_with(condition)[:2]
+
+
+def written_with(condition: ast.expr, shown: list | tuple = ()) -> tuple[str, tuple, list]:
     """The condition as a rule writes it: its text, and its values ``((name, text), ...)``
-    sorted by name: each part the derivation shares (one value read by several later checks
+    sorted by name, and the texts of the ``shown`` expressions (a message's placeholders,
+    written over the same values): each part the derivation shares (one value read by several later checks
     and rewrites) and each large part is written once, under a name the text and the other
     values read (:func:`value_name`). Written out in full, a field rewritten by a chain of
     steps that each test it doubles at every step, and the long values of one field would be
     repeated by every rule that reads it."""
     refs: Counter = Counter()
-    seen = {id(condition)}
-    todo = [condition]
+    seen = {id(condition), *(id(s) for s in shown)}
+    todo = [condition, *shown]
     while todo:
         node = todo.pop()
         if isinstance(node, _SCOPES):
@@ -214,4 +224,5 @@ def written(condition: ast.expr) -> tuple[str, tuple]:
         return made
 
     text = ast.unparse(ast.fix_missing_locations(out(condition, top=True)))
-    return text, tuple(sorted(values.items()))
+    texts = [ast.unparse(ast.fix_missing_locations(out(s, top=True))) for s in shown]
+    return text, tuple(sorted(values.items())), texts

@@ -19,7 +19,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v23"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v24"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
@@ -61,7 +61,7 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
         return version_key(min(having[rule], key=version_key))
 
     ordered = sorted(having, key=lambda r: (r.module, r.function, r.message, first(r), r.condition,
-                                            repr(r.defaults), r.values))
+                                            repr(r.defaults), r.values, r.shown))
     for rule in ordered:
         runs = presence_runs([r in having[rule] for r in releases], releases)
         lines += [
@@ -70,6 +70,10 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
             f"site = {toml_string(f'{rule.module}: {rule.function}')}",
             f"exception = {toml_string(rule.exception)}",
             f"message = {toml_string(rule.message)}",
+        ]
+        if rule.shown:  # the value of each {...} of the message, in order ("": not known)
+            lines.append(f"shown = [{', '.join(toml_string(text) for text in rule.shown)}]")
+        lines += [
             f"fails_when = {toml_string(rule.condition)}",
             f"releases = [{', '.join(f'[{toml_string(a)}, {toml_string(b)}]' for a, b in runs)}]",
         ]
@@ -153,8 +157,9 @@ def table_history(path: Path, header: tuple[str, ...]) -> dict[str, tuple] | Non
         for check in data.get("check", []):
             module, function = check["site"].split(": ", 1)
             defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
+            shown = tuple(check.get("shown", ()))
             rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
-                        value_closure(check["fails_when"], pool))
+                        value_closure(" ".join((check["fails_when"], *shown)), pool), shown)
             for release in in_runs(check["releases"], releases):
                 per_release[release][0].append(rule)
         if "fields" in data:
@@ -191,13 +196,22 @@ def release_startup(version: str, covered: frozenset = frozenset()) -> tuple[lis
         data = json.loads(path.read_text(encoding="utf-8"))
     else:
         rules, why, count = tree_startup(fetch_tree(version))
-        data = {"rules": [[r.module, r.function, r.exception, r.message, r.condition, repr(r.defaults),
-                           [list(v) for v in r.values]] for r in rules], "skipped": why, "sites": count}
+        data = {"rules": [rule_row(r) for r in rules], "skipped": why, "sites": count}
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data), encoding="utf-8")
-    rules = [Rule(m, f, e, msg, c, _defaults(d), tuple(tuple(v) for v in values))
-             for m, f, e, msg, c, d, values in data["rules"]]
+    rules = [row_rule(row) for row in data["rules"]]
     return _uncovered(rules, data["skipped"], data["sites"], covered)
+
+
+def rule_row(rule: Rule) -> list:
+    """A rule as the per-release cache keeps it (JSON)."""
+    return [rule.module, rule.function, rule.exception, rule.message, rule.condition, repr(rule.defaults),
+            [list(v) for v in rule.values], list(rule.shown)]
+
+
+def row_rule(row: list) -> Rule:
+    m, f, e, msg, c, d, values, shown = row
+    return Rule(m, f, e, msg, c, _defaults(d), tuple(tuple(v) for v in values), tuple(shown))
 
 
 def _uncovered(rules: list[Rule], why: list[str], sites: int, covered: frozenset) -> tuple:

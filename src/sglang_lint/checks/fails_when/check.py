@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
+from sglang_lint.checks.messages import with_argument
 from sglang_lint.checks.fails_when.screen_values import MAYBE, AstValues, TextValues
 from sglang_lint.checks.fails_when.makers import (
     BUILTIN_DICT,
@@ -401,7 +402,8 @@ def run(site, rule, check, target):
         return
     shown = "; ".join(f"{name} = {value!r}" for name, value in env.items())
     prefix = "." if target.kind in ("method", "attribute") else ""
-    yield Finding(site.node, f"{prefix}{target.display}(...) fails at run time: {params.summary} ({shown}; "
+    said = with_argument(params.summary)
+    yield Finding(site.node, f"{prefix}{target.display}(...) fails at run time: {said} ({shown}; "
                              f"sglang raises this when {params.when}, unless an earlier check raises first)")
 
 

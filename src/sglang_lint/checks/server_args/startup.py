@@ -26,7 +26,8 @@ from pathlib import Path
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.grammar import WhenError
-from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
+from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, evaluate, holds, names_read, parse_when
+from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as
 from sglang_lint.core.model import Finding
 from sglang_lint.core.places import cache_home, keep_marshal, prune_kept
 from sglang_lint.core.rulefile import read_toml
@@ -46,6 +47,8 @@ class StartupCheck:
     releases: tuple  # ((since, until), ...)
     defaults: dict = field(compare=False, hash=False)
     values: tuple = ()  # ((name, expression text), ...): the parts the condition reads by name
+    shown: tuple = ()  # the expression each ``{...}`` of the message shows ("": not known)
+    shown_values: tuple = ()  # ((name, expression text), ...): the parts those read by name
 
     @property
     def parsed(self) -> Parsed:
@@ -115,7 +118,7 @@ def load_startup(path: Path) -> StartupTable:
     return _table(rows, releases)
 
 
-ROWS_FORMAT = 1  # the shape of a kept row: (site, exception, message, fails_when, releases, defaults, values)
+ROWS_FORMAT = 2  # a kept row: (site, exception, message, fails_when, releases, defaults, values, shown, shown_values)
 KEEP_TABLES = 4  # kept start-up tables (other releases of the linter, edits), newest first
 
 
@@ -134,9 +137,13 @@ def _rows(path: Path) -> tuple[list, tuple]:
     for index, row in enumerate(data.get("check", [])):
         where = f"{path}: check #{index + 1}"
         try:
+            shown = tuple(row.get("shown", ()))
+            if not all(isinstance(text, str) for text in shown):
+                raise ValueError("shown: a list of expressions")
             rows.append((row["site"], row["exception"], row["message"], row["fails_when"],
                          tuple(tuple(pair) for pair in row["releases"]), _defaults(row.get("defaults", "{}")),
-                         value_closure(row["fails_when"], pool, inner)))
+                         value_closure(row["fails_when"], pool, inner), shown,
+                         value_closure(" ".join(shown), pool, inner)))
         except (KeyError, ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"{where}: {error}") from None
     return rows, tuple(data.get("releases", ()))
@@ -265,7 +272,13 @@ class Launch:
 def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset()) -> dict:
     """The values the check's condition reads: the launch's settings and environment, and
     the defaults of the fields it leaves out (but ``left_out``'s)."""
-    expression, names, named, _ = check.parsed
+    _, names, named, _ = check.parsed
+    return launch_values(check, launch, names, named, left_out)
+
+
+def launch_values(check: StartupCheck, launch: Launch, names, named: dict, left_out: frozenset = frozenset()) -> dict:
+    """``names`` bound to the launch's settings and environment, and the defaults of the
+    fields it leaves out (but ``left_out``'s), beside the ``named`` values."""
     bound: dict = {**named, SHARED: launch.worth}
     for name in names:
         if name in launch.settings:
@@ -417,7 +430,7 @@ def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
     module, _, function = check.site.partition(": ")
     where = module.removeprefix("sglang.").replace(".", "/") + ".py"
     message = (f"{said}: sglang {version} raises {check.exception} {when} ({where}: {function}): "
-               f"{_quoted(check.message)}")
+               f"{_quoted(shown_message(check, launch))}")
     return _to_change(check, launch, involved), message
 
 
@@ -438,6 +451,29 @@ def _to_change(check: StartupCheck, launch: Launch, involved: list) -> object:
         if _holds(check, expression, values(check, Launch(undone, launch.complete, launch.environ))) is False:
             return setting.node
     return involved[0].node
+
+
+def shown_message(check: StartupCheck, launch: Launch) -> str:
+    """sglang's message as this launch makes it: each ``{...}`` whose expression the check
+    records, evaluated over the launch's values (its settings, its environment, the defaults of
+    what it leaves out), where certain (checks/messages.py)."""
+    if not check.shown or check.message.count(ANONYMOUS) != len(check.shown):
+        return filled(check.message, lambda index, expr: UNKNOWN)
+
+    def value_of(index: int, expr: str) -> object:
+        text = check.shown[index] if index >= 0 else ""
+        if not text:
+            return UNKNOWN
+        expression, names, named, _ = _parsed(text, check.shown_values)
+        if expression is None:
+            return UNKNOWN
+        how = None
+        if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name) \
+                and expression.func.id in SHOWN_WRAPPERS and expression.args:
+            how, expression = expression, expression.args[0]
+        return shown_as(evaluate(expression, launch_values(check, launch, names, named)), how)
+
+    return filled(check.message, value_of)
 
 
 def _joined(parts: list[str]) -> str:

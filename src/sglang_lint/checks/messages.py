@@ -1,0 +1,100 @@
+"""sglang's message as it would print it for the call or launch judged: each placeholder of
+the raise's f-string replaced by the value it takes there, where that value is certain.
+
+A rule records the message as the deriver read it: an f-string's placeholder is ``{...}``
+where the deriver kept its value apart (the start-up and sampling tables: the k-th ``{...}``
+is the k-th of the row's ``shown`` expressions), or ``{expr}`` with sglang's own expression
+(the derived rules of one call, and ``str.format`` templates). A placeholder whose value is not
+certain stays visibly one, never as f-string syntax: ``<expr>`` (sglang's expression), or
+``<?>`` where the message records none.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable
+
+from sglang_lint.checks.fails_when.values import UNKNOWN
+
+ANONYMOUS = "{...}"  # a placeholder whose expression the message does not record
+UNKNOWN_SHOWN = "<?>"  # how an anonymous placeholder whose value is not known is shown
+# How an f-string shows a value, as a rule writes it around the value's expression: ``repr(x)``
+# for ``{x!r}``, ``ascii(x)`` for ``{x!a}``, ``format(x, ".2f")`` for ``{x:.2f}``.
+SHOWN_WRAPPERS = frozenset({"repr", "ascii", "format"})
+_FIELD = re.compile(r"\{([^{}]*)\}")
+
+
+def filled(message: str, value_of: Callable[[int, str], object]) -> str:
+    """``message`` with each placeholder replaced: ``value_of(k, expr)`` (k counts the
+    anonymous ``{...}`` placeholders, ``expr`` is ``...`` for those) gives the text to show,
+    or UNKNOWN (then ``<expr>``, ``<?>`` for an anonymous one)."""
+    if "{" not in message:
+        return message
+    count = [0]
+
+    def one(match: re.Match) -> str:
+        expr = match.group(1).strip()
+        if expr == "...":
+            index = count[0]
+            count[0] += 1
+            shown = value_of(index, expr)
+            return UNKNOWN_SHOWN if shown is UNKNOWN else str(shown)
+        shown = value_of(-1, expr)
+        return f"<{expr or '?'}>" if shown is UNKNOWN else str(shown)
+
+    return _FIELD.sub(one, message)
+
+
+def as_text(value: object) -> object:
+    """A value as an f-string's plain placeholder shows it (``str()``), for the values whose
+    text Python fixes: None, bools, ints, floats, strings; UNKNOWN for any other (a tensor,
+    an enum member, a record: their text is their class's)."""
+    if value is None or type(value) in (bool, int, float, str):
+        return str(value)
+    if type(value) in (list, tuple, dict) and _plain(value):
+        return str(value)
+    return UNKNOWN
+
+
+def shown_as(value: object, how: ast.Call | None = None) -> object:
+    """The text an f-string shows for ``value`` (``how``: the wrapper of SHOWN_WRAPPERS the
+    rule writes around it, None for a plain placeholder), or UNKNOWN."""
+    if value is UNKNOWN or as_text(value) is UNKNOWN:
+        return UNKNOWN
+    if how is None:
+        return as_text(value)
+    name = how.func.id if isinstance(how.func, ast.Name) else ""
+    if name in ("repr", "ascii") and len(how.args) == 1:
+        return repr(value) if name == "repr" else ascii(value)
+    if name == "format" and len(how.args) == 2 and isinstance(how.args[1], ast.Constant) \
+            and isinstance(how.args[1].value, str) and type(value) is not dict:
+        try:
+            return format(value, how.args[1].value)
+        except (ValueError, TypeError):
+            return UNKNOWN
+    return UNKNOWN
+
+
+def _plain(value: object, depth: int = 0) -> bool:
+    if depth > 8:
+        return False
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    if type(value) in (list, tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def with_argument(summary: str, parameter: str | None = None, value: object = UNKNOWN) -> str:
+    """A derived rule's summary (sglang's message with ``{expr}`` placeholders, as
+    derive/guards.py writes them) for a call whose checked ``parameter`` has ``value``: a
+    placeholder that is the parameter itself shows the value where its text cannot depend on
+    the f-string's conversion or format (the message as written keeps neither): None, a bool,
+    an int. Every other placeholder is shown as ``<expr>``."""
+    if "{" not in summary:
+        return summary
+    text = str(value) if value is None or type(value) in (bool, int) else UNKNOWN
+    return filled(summary, lambda index, expr: text if parameter is not None and expr == parameter else UNKNOWN)
