@@ -692,7 +692,7 @@ class ForeignRun:
 def lint_foreign(paths: list[str]) -> ForeignRun:
     """Lint ``paths`` as a user runs the command on a project, reading no configuration file
     (the code is not ours) and no result cache (every result is computed now)."""
-    from sglang_lint.frontends.cli import python_files
+    from sglang_lint.frontends.inputs import python_files
 
     start = time.perf_counter()
     result = subprocess.run(

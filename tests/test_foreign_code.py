@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from sglang_corpus import check_foreign, foreign_paths, lint_foreign
-from sglang_lint.frontends.cli import python_files
+from sglang_lint.frontends.inputs import python_files
 
 # Two bugs sglang raises on: a curated server-argument rule and a derived method rule whose
 # receiver is shown to be sglang's class (a name bound to a call of it).

@@ -2,7 +2,7 @@
 one where sglang warns and goes on (a deprecated flag or value it still takes, SGL011) is a
 warning, in the command's JSON, SARIF and GitHub outputs and in the language server. flake8
 has one level: the code is the same there. Golden outputs beside the fixtures
-(``tests/fixtures/severity.<format>.out``, the command over ``tests/fixtures/severity/`` at
+(``tests/fixtures/severity/<format>.out``, the command over that folder at
 sglang 0.5.18)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def command(*args: str):
 def test_the_golden_outputs(fmt, update_golden):
     result = command("--format", fmt)
     assert (result.returncode, result.stderr) == (1, "")
-    check_golden(FIXTURES / f"severity.{fmt}.out", result.stdout, update_golden)
+    check_golden(FOLDER / f"{fmt}.out", result.stdout, update_golden)
 
 
 def test_json_gives_each_finding_its_severity():
@@ -47,9 +47,10 @@ def test_json_gives_each_finding_its_severity():
 def test_sarif_levels_per_result_and_per_rule():
     log = json.loads(command("--format", "sarif").stdout)
     (run_,) = log["runs"]
-    assert [r["level"] for r in run_["results"]] == ["warning", "error", "error", "warning", "error", "warning", "error"]
-    levels = {rule["id"]: rule["defaultConfiguration"]["level"] for rule in run_["tool"]["driver"]["rules"]}
-    assert levels == {"SGL007": "error", "SGL009": "error", "SGL011": "warning"}
+    levels = ["warning", "error", "error", "warning", "error", "warning", "error"]
+    assert [r["level"] for r in run_["results"]] == levels
+    defaults = {rule["id"]: rule["defaultConfiguration"]["level"] for rule in run_["tool"]["driver"]["rules"]}
+    assert defaults == {"SGL007": "error", "SGL009": "error", "SGL011": "warning"}
 
 
 def test_text_and_flake8_keep_one_level_and_the_same_codes():

@@ -679,4 +679,3 @@ def _resolve(func: ast.expr, module: Module) -> str | None:
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in module.imports:
         return f"{module.imports[func.value.id]}.{func.attr}"
     return None
-

@@ -9,7 +9,6 @@ import argparse
 import difflib
 import os
 import re
-import stat
 import sys
 from collections import Counter
 from pathlib import Path
@@ -19,7 +18,6 @@ from sglang_lint.core.version import __version__
 
 from sglang_lint.analysis.source import decode_with_encoding
 from sglang_lint.catalog.target import TargetRelease, release_argument
-from sglang_lint.core.files import read_regular
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import RuleFileError
@@ -31,28 +29,15 @@ from sglang_lint.frontends.config import (
     Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
 )
 from sglang_lint.frontends.indexes import new_run
+from sglang_lint.frontends.inputs import Skipped, inputs
 from sglang_lint.frontends.runner import Job, default_workers, lint_jobs
 from sglang_lint.frontends.subcommands import SUBCOMMANDS, subcommand
-from sglang_lint.launch.paths import is_launch_file
 
-# Folders never walked into (a path named on the command line is always linted).
-SKIPPED_DIRS = frozenset(
-    {
-        ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules",
-        ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "site-packages",
-        "__pypackages__", ".eggs", ".sglang_lint_cache",
-    }
-)
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
 
 
 class UsageError(Exception):
     pass
-
-
-class Skipped(str):
-    """Why a file met in a folder is left alone without being an error (a named pipe, a
-    socket, a device: opening one could block forever, and it holds no source)."""
 
 
 def code_prefixes(text: str) -> list[str]:
@@ -61,57 +46,6 @@ def code_prefixes(text: str) -> list[str]:
         if not CODE_PREFIX.match(prefix):
             raise argparse.ArgumentTypeError(f"{prefix!r} is not a code prefix like SGL or SGL001")
     return prefixes
-
-
-def _launch_file(path: str) -> bool:
-    """A shell script, Markdown or YAML file whose sglang launch commands are judged (a file
-    without a suffix: by its shebang)."""
-    name = os.path.basename(path)
-    if "." in name:
-        return is_launch_file(path)
-    try:
-        return is_launch_file(path, read_regular(path, 128))
-    except OSError:
-        return False
-
-
-_SPECIAL_FILES = (
-    (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-)
-
-
-def _special_file(path: str) -> str | None:
-    """What ``path`` is when it exists but is not a regular file (None for a regular file, and
-    for one that cannot be looked at: reading it then says why)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    return next((what for test, what in _SPECIAL_FILES if test(mode)), None)
-
-
-def python_files(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
-    """(path, problem) for every file to lint; folders are walked for ``*.py`` and the files
-    that may hold launch commands (shell scripts, Markdown, YAML). A problem is an error
-    string, or ``Skipped`` for a file of a folder that is not a regular file (a path named on
-    the command line is always read: ``<(cat x.py)`` is a pipe)."""
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info"))
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    special = _special_file(full)
-                    if special is not None:
-                        if name.endswith(".py") or "." not in name or is_launch_file(full):
-                            yield full, Skipped(f"skipped: not a regular file ({special})")
-                    elif name.endswith(".py") or _launch_file(full):
-                        yield full, None
-        elif os.path.exists(path):
-            yield path, None
-        else:
-            yield path, "no such file or directory"
 
 
 def list_rules(stream) -> int:
@@ -424,7 +358,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     run = Run(args, ruleset, out, err, config)
     jobs = []
-    for path, problem in _inputs(args.paths or ["."]):
+    for path, problem in inputs(args.paths or ["."]):
         display = args.stdin_filename if path == "-" and args.stdin_filename else path
         if (path != "-" or args.stdin_filename) and config.excluded(display):
             if path == "-" and (args.fix or args.diff):
@@ -717,14 +651,6 @@ def unified_diff(old: str, new: str, display: str) -> Iterator[str]:
             yield line
         else:
             yield line + "\n\\ No newline at end of file\n"
-
-
-def _inputs(paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
-    for path in paths:
-        if path == "-":
-            yield "-", None
-        else:
-            yield from python_files([path])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -122,6 +122,9 @@ def _range(document, line: int, col: int, end_line: int, end_col: int) -> types.
     return document.range_to_client_units(server_range)
 
 
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
+
+
 def _to_lsp(document, diagnostic: Diagnostic) -> types.Diagnostic:
     rule = next((r for r in default_ruleset().rules if r.code == diagnostic.code), None)
     href = f"{server.docs_url}#{rule_anchor(rule)}" if rule else server.docs_url
@@ -129,7 +132,7 @@ def _to_lsp(document, diagnostic: Diagnostic) -> types.Diagnostic:
         range=_range(document, diagnostic.line, diagnostic.col, diagnostic.end_line or diagnostic.line,
                      diagnostic.end_col or diagnostic.col),
         message=diagnostic.message,
-        severity=types.DiagnosticSeverity.Warning if diagnostic.severity == "warning" else types.DiagnosticSeverity.Error,
+        severity=_SEVERITY[diagnostic.severity],
         code=diagnostic.code,
         code_description=types.CodeDescription(href=href),
         source=SOURCE,
