@@ -61,7 +61,8 @@ class Target:
     exclude: tuple[str, ...] = ()
     # takes = "flags": the program they are handed to, as the word that names it after the
     # launcher (flags.Launch.after): "" the server launcher, "serve" or "generate" the ``sglang``
-    # command's, a module run with ``python -m`` (``sglang.bench_one_batch``: its own parser)
+    # command's, a module run with ``python -m`` (``sglang.bench_one_batch``: its own parser).
+    # Set for the helpers of a linted file (engine/reach.py) or project (frontends/project.py).
     program: str = ""
 
     @property
@@ -102,12 +103,9 @@ def parse_target(fields: Fields) -> Target:
         omitted=fields.bool("omitted", required=False) or False,
         takes=fields.str("takes", required=False),
         exclude=tuple(fields.strings("exclude", required=False, pattern=IDENTIFIER_PATTERN) or ()),
-        program=fields.str("program", required=False) or "",
     )
     if target.takes is not None and target.takes not in TAKES:
         raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
-    if target.program and target.takes != "flags":
-        raise fields.error("program", "only a target that takes flags hands them to a program of its own")
     if target.exclude and target.takes != "keywords":
         raise fields.error("exclude", "only a target that takes keywords keeps some of them for itself")
     if target.takes in ("flags", "command", "shell", "mapping") and target.argument is None and target.position is None:

@@ -4,7 +4,7 @@ never imported; the table (``launchers.toml``) lets a check judge the literal li
 passes there as launch flags.
 
 A parameter takes flags when its value, unchanged, lands in a command list that also holds the
-launcher (``-m sglang.launch_server`` or ``sglang serve``) and that command goes to
+launcher (``-m sglang.launch_server`` or ``sglang serve``: the program the flags go to) and that command goes to
 ``subprocess`` or to a function that runs commands; or when it is parsed by a parser that
 ``ServerArgs.add_cli_args`` filled. Then, to a fixpoint, a parameter passed unchanged as the
 flags of an entry point found so far takes flags too. "Unchanged" allows what keeps the user's
@@ -50,7 +50,9 @@ class EntryPoint:
     takes: str  # "flags" | "command"
     evidence: str  # path/to/module.py:LINE of the launch it reaches
     receivers: tuple[str, ...] = ()  # a method: the class it is of (a call needs evidence of it)
-    program: str = ""  # flags: "" the server launcher's, "serve" those of `sglang serve` (catalog.Target.program)
+    # flags: "" the server launcher's, "serve" those of `sglang serve` (catalog.Target.program; a
+    # project's helpers only: launchers_text leaves it out)
+    program: str = ""
 
     @property
     def sort_key(self) -> tuple:
@@ -570,7 +572,11 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
                    keywords: list = (), scripts: bool = False) -> str:
     """launchers.toml; with the tree's launch subcommands (``commands``, when it has any), the
     ``[serve]`` table naming the table of their flags (derive/serve.py writes it); ``keywords``:
-    the classes and functions whose ``**`` keywords build ServerArgs (keyword_launchers.py)."""
+    the classes and functions whose ``**`` keywords build ServerArgs (keyword_launchers.py).
+    An entry's program is not written: the table stands for every release, and what sglang's own
+    helpers run changed (``popen_launch_server`` runs ``sglang serve`` from 0.5.10, the launcher
+    before), so their flags are judged as the launcher's in all of them; a project's own helpers
+    keep theirs (frontends/project.py)."""
     lines = [
         GENERATED_MARK,
         f"# The functions of sglang {version} that take launch flags in a parameter and hand them to the",
@@ -587,10 +593,7 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
             lines.append(f"position = {entry.position}")
         if entry.receivers:
             lines.append("receivers = [" + ", ".join(toml_string(r) for r in entry.receivers) + "]")
-        lines.append(f"takes = {toml_string(entry.takes)}")
-        if entry.program:
-            lines.append(f"program = {toml_string(entry.program)}")
-        lines.append(f"evidence = {toml_string(entry.evidence)}")
+        lines += [f"takes = {toml_string(entry.takes)}", f"evidence = {toml_string(entry.evidence)}"]
     if keywords:
         lines += ["", "# The classes and functions whose ** keywords build ServerArgs (takes = \"keywords\"): their",
                   "# keywords are server arguments, but for those they keep for themselves (exclude)."]
