@@ -217,8 +217,7 @@ def _display_judge(params: ServerArgsCheck, program: str = ""):
     word of no step)? A name the reader shows can have no value the engine evaluates is an
     unknown word. None where the engine may know more (a name it may follow to a string, a
     ``*`` it expands). Relations: yes where a word sets a field of a relation to a number
-    that may break it (:func:`_may_break_relation`). ``program``: the one the target hands
-    the flags to (catalog.Target.program), whose parser judges them.
+    that may break it (:func:`_may_break_relation`). ``program``: catalog.Target.program's.
     ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
     the screen can tell, and the source text of an f-string."""
     def judge(elements: list[ast.expr], reader=None) -> bool | None:
@@ -241,15 +240,12 @@ def _display_judge(params: ServerArgsCheck, program: str = ""):
             text = element.value if isinstance(element, ast.Constant) and isinstance(element.value, str) else None
             # each word its own place (the findings are counted, never shown)
             words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
-        launch = Launch.after(program, words)
         if params.aspect == "startup":
-            if not reaches_server_args(launch, params.table):
-                return False
             return startup.may_fail(startup.load_startup(params.startup),
                                     startup.flag_launch(flag_uses(words, params.table), words, {}),
                                     startup.file_text(reader.facts) if reader is not None else None,
                                     params.table.releases or (params.table.version,))  # (the engine's: judge)
-        uses = _unique_uses(params, [launch])
+        uses = _unique_uses(params, [Launch.after(program, words)])
         if params.aspect == "relations":
             return any(use.field is not None and server_relations.may_break_relation(params, use.field.name, use.value)
                        for use in uses)
@@ -410,13 +406,10 @@ def _takes(target) -> str:
 
 
 def wrappers(site, check, target):
-    """(parameter, how it is read, the program it is handed to) for each parameter of the
-    function the site is in that may reach this launch (reach.parameter_wrapper decides whether
-    it does): extra flags spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``,
-    or the whole list), judged by the program the command runs (catalog.Target.program: the
-    words after the launcher, ``sglang serve``, or ``python -m sglang.<module>`` with the
-    module's own parser, which judges nothing where the scripts table does not know it whole);
-    ``**kwargs`` or a dict passed on to the engine."""
+    """(parameter, how it is read, catalog.Target.program) for each parameter of the function the
+    site is in that may reach this launch (reach.parameter_wrapper decides whether it does): extra
+    flags spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``, or the whole list),
+    for the program it runs to judge, ``**kwargs`` or a dict passed on to the engine."""
     if check.params.aspect in ("relations", "startup", "module") or not isinstance(site.node, cst.Call):
         return []
     takes = _takes(target)
@@ -505,9 +498,7 @@ def _launches(site, params: ServerArgsCheck, target) -> list:
     return [_launch(words, params, takes, target) for words in python_words(site, arg.value)]
 
 
-def _launch(words, params: ServerArgsCheck, takes: str, target) -> Launch | None:
-    """The launch of a command's words (None: it starts no sglang program), or of the flags a
-    target hands to its program (catalog.Target.program: the server launcher unless it names another)."""
+def _launch(words, params: ServerArgsCheck, takes: str, target) -> Launch | None:  # (flags: to target.program)
     return after_launcher(words, params.marker) if takes == "command" else Launch.after(target.program, words)
 
 
