@@ -140,10 +140,16 @@ def test_a_file_that_is_not_utf8_is_a_source_error(tmp_path):
     assert result.returncode != 0 and "not UTF-8" in result.stdout + result.stderr
 
 
-def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_path):
+def mypkg(tmp_path: Path) -> Path:
+    """A package ``mypkg`` of the project in ``tmp_path``, its helpers' modules yet to write."""
     package = tmp_path / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
+    return package
+
+
+def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_path):
+    package = mypkg(tmp_path)
     (package / "launch.py").write_text(
         "import subprocess\nimport sys\n\nfrom sglang.test.test_utils import popen_launch_server\n\n\n"
         "def start_server(model, extra_flags=()):\n"
@@ -196,10 +202,7 @@ def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_
 def test_a_helper_of_another_file_is_judged_by_the_program_it_runs(tmp_path):
     # sglang serve's helper: a diffusion server's flag is taken, a typo is reported as serve reports it;
     # the comparator's helper (a program whose parser the scripts table does not know): nothing judged
-    package = tmp_path / "mypkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "run.py").write_text(
+    (mypkg(tmp_path) / "run.py").write_text(
         "import subprocess\nimport sys\n\n\n"
         "def serve(model, extra):\n"
         "    return subprocess.Popen(['sglang', 'serve', '--model-path', model, *extra])\n\n\n"
