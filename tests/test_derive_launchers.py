@@ -103,6 +103,9 @@ def test_a_launch_with_the_parameter_spliced_in_makes_an_entry_point(tmp_path):
     }
     assert entries[(name + "splat", "other_args")].evidence == "sglang/test/launch.py:11"
     assert entries[(name + "extended", "flags")].evidence == "sglang/test/launch.py:22"
+    # the program the flags go to: `sglang serve`'s (its parsers judge them), else the launcher's
+    assert {key[0][len(name):] for key, e in entries.items() if e.program == "serve"} == {"served"}
+    assert {e.program for e in entries.values()} == {"", "serve"}
 
 
 NOT_LAUNCHED = """\
@@ -230,7 +233,27 @@ def test_a_parameter_passed_on_unchanged_takes_flags_too(tmp_path):
     }
     launch = "sglang/test/test_utils.py:11"  # where popen_launch_server hands its command on
     assert {e.evidence for key, e in entries.items() if e.takes == "flags"} == {launch}
+    # ... to `sglang serve`, whose parsers judge them wherever they are handed on from
+    assert {e.program for e in entries.values() if e.takes == "flags"} == {"serve"}
     assert entries[(utils + "_popen", "command")].evidence == "sglang/test/test_utils.py:5"
+
+
+def test_a_command_that_may_run_the_launcher_or_sglang_serve_hands_its_flags_to_sglang_serve(tmp_path):
+    # (serve's verdicts are the launcher's too: its LLM server's, where the diffusion server lacks the flag)
+    either = """\
+        import subprocess
+
+
+        def start(extra, diffusion=False):
+            cmd = ["sglang", "serve"] if diffusion else ["python3", "-m", "sglang.launch_server"]
+            subprocess.Popen(cmd + extra)
+    """
+    entries = entries_of(tmp_path, {"sglang/test/either.py": either})
+    assert [(shape(e), e.program) for e in entries.values()] == [(("function", 0, "flags"), "serve")]
+    # (sglang's own table leaves it out: it stands for every release, and popen_launch_server ran the
+    # launcher before 0.5.10; a project's helpers keep it, frontends/project.py)
+    text = launchers_text(list(entries.values()), "0.5.23")
+    assert 'takes = "flags"\nevidence = "sglang/test/either.py:6"' in text and "program" not in text
 
 
 def test_a_command_runner_makes_the_flags_around_it_an_entry_point(tmp_path):

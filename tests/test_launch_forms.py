@@ -137,10 +137,16 @@ def test_a_file_that_is_not_utf8_is_a_source_error(tmp_path):
     assert result.returncode != 0 and "not UTF-8" in result.stdout + result.stderr
 
 
-def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_path):
+def mypkg(tmp_path: Path) -> Path:
+    """A package ``mypkg`` of the project in ``tmp_path``, its helpers' modules yet to write."""
     package = tmp_path / "mypkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
+    return package
+
+
+def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_path):
+    package = mypkg(tmp_path)
     (package / "launch.py").write_text(
         "import subprocess\nimport sys\n\nfrom sglang.test.test_utils import popen_launch_server\n\n\n"
         "def start_server(model, extra_flags=()):\n"
@@ -188,3 +194,31 @@ def test_the_command_follows_a_launch_helper_of_another_file_of_the_project(tmp_
     # One file alone: the helper's file is not read (its own helpers are followed by the engine).
     alone = run_lint("--no-cache", "--isolated", "tests/test_a.py", cwd=tmp_path)
     assert (alone.returncode, alone.stdout) == (0, "")
+
+
+def test_a_helper_of_another_file_is_judged_by_the_program_it_runs(tmp_path):
+    # sglang serve's helper: a diffusion server's flag is taken, a typo is reported as serve reports it;
+    # the comparator's helper (a program whose parser the scripts table does not know): nothing judged
+    (mypkg(tmp_path) / "run.py").write_text(
+        "import subprocess\nimport sys\n\n\n"
+        "def serve(model, extra):\n"
+        "    return subprocess.Popen(['sglang', 'serve', '--model-path', model, *extra])\n\n\n"
+        "def compare(extra):\n"
+        "    cmd = [sys.executable, '-m', 'sglang.srt.debug_utils.comparator', '--baseline-path', 'a']\n"
+        "    cmd.extend(extra)\n"
+        "    return subprocess.run(cmd)\n\n\n"
+        "def launch(model, extra):\n"
+        "    return subprocess.Popen(['python3', '-m', 'sglang.launch_server', '--model-path', model, *extra])\n"
+    )
+    (tmp_path / "test_run.py").write_text(
+        "from mypkg.run import compare, launch, serve\n\n"
+        "serve('m', ['--vae-precision', 'fp16', '--tp-sise', '2'])\n"
+        "compare(['--token-aligner', 'concat_steps', '--end-step', '0'])\n"
+        "launch('m', ['--vae-precision', 'fp16'])\n"
+    )
+    result = run_lint("--no-cache", "--isolated", "--sglang-version", "0.5.23", ".", cwd=tmp_path)
+    assert result.stdout.splitlines() == [
+        "./test_run.py:3:40: SGL009 launch flag --tp-sise: sglang 0.5.23 has no such server argument and its diffusion "
+        "server no such flag (did you mean '--tp-size'? fixable with `sglang-lint --fix --unsafe-fixes`)",
+        "./test_run.py:5:14: SGL009 launch flag --vae-precision: sglang 0.5.23 has no such server argument",
+    ], result.stderr

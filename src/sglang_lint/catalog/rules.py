@@ -59,6 +59,11 @@ class Target:
     # the engine's keywords). None: as the check reads its targets.
     takes: str | None = None
     exclude: tuple[str, ...] = ()
+    # takes = "flags": the program they are handed to, as the word that names it after the
+    # launcher (flags.Launch.after): "" the server launcher, "serve" or "generate" the ``sglang``
+    # command's, a module run with ``python -m`` (``sglang.bench_one_batch``: its own parser).
+    # Set for the helpers of a linted file (engine/reach.py) or project (frontends/project.py).
+    program: str = ""
 
     @property
     def last_name(self) -> str:

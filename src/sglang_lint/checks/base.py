@@ -61,9 +61,10 @@ class CheckKind:
     through_wrappers: bool = False
     # (Check) -> how its findings are fixed, for the rule docs ("" when they are not).
     fix_safety: Callable = lambda check: ""
-    # (Site, Check, Target) -> [(name, takes)]: the names at this site that may be parameters of
-    # its function, handed on in a way of the kind's own (a launch helper's extra flags, its
-    # **kwargs); reach.parameter_wrapper makes the wrapper where one is.
+    # (Site, Check, Target) -> [(name, takes, program)]: the names at this site that may be
+    # parameters of its function, handed on in a way of the kind's own (a launch helper's extra
+    # flags, and the program they go to; its **kwargs); reach.parameter_wrapper makes the wrapper
+    # where one is.
     wrappers: Callable | None = None
     # (Check, launch_flags.Launch) -> Iterable[Finding]: judge a launch command found outside
     # Python (shell scripts, Markdown, YAML); None for kinds that judge Python calls only.

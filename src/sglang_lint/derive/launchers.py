@@ -4,7 +4,7 @@ never imported; the table (``launchers.toml``) lets a check judge the literal li
 passes there as launch flags.
 
 A parameter takes flags when its value, unchanged, lands in a command list that also holds the
-launcher (``-m sglang.launch_server`` or ``sglang serve``) and that command goes to
+launcher (``-m sglang.launch_server`` or ``sglang serve``: the program the flags go to) and that command goes to
 ``subprocess`` or to a function that runs commands; or when it is parsed by a parser that
 ``ServerArgs.add_cli_args`` filled. Then, to a fixpoint, a parameter passed unchanged as the
 flags of an entry point found so far takes flags too. "Unchanged" allows what keeps the user's
@@ -50,6 +50,9 @@ class EntryPoint:
     takes: str  # "flags" | "command"
     evidence: str  # path/to/module.py:LINE of the launch it reaches
     receivers: tuple[str, ...] = ()  # a method: the class it is of (a call needs evidence of it)
+    # flags: "" the server launcher's, "serve" those of `sglang serve` (catalog.Target.program; a
+    # project's helpers only: launchers_text leaves it out)
+    program: str = ""
 
     @property
     def sort_key(self) -> tuple:
@@ -59,12 +62,13 @@ class EntryPoint:
 @dataclass(frozen=True)
 class Value:
     """What an expression of a function holds: the parameters whose (unchanged) list is part of
-    it, those its list starts with, whether it holds the launcher words, the strings it may be (if
-    literals), and whether it is an argument parser that ServerArgs filled."""
+    it, those its list starts with, the launchers whose words it holds (the program each runs, as
+    EntryPoint.program), the strings it may be (if literals), and whether it is an argument parser
+    that ServerArgs filled."""
 
     params: frozenset = frozenset()
     heads: frozenset = frozenset()
-    launcher: bool = False
+    launcher: frozenset = frozenset()
     texts: frozenset = frozenset()  # the strings it may be
     parser: bool = False
     # a command string: the parameters whose text it starts with (``f"{command} --port {port}"``)
@@ -74,13 +78,13 @@ class Value:
 
     def join(self, other: Value) -> Value:
         """Either one (a value after an ``if`` that may or may not have rebound it)."""
-        return Value(self.params | other.params, self.heads | other.heads, self.launcher or other.launcher,
+        return Value(self.params | other.params, self.heads | other.heads, self.launcher | other.launcher,
                      self.texts | other.texts, self.parser or other.parser, self.line | other.line,
                      self.split | other.split)
 
     def plus(self, other: Value) -> Value:
         """This list with the other appended (``a + b``, ``a.extend(b)``)."""
-        return Value(self.params | other.params, self.heads, self.launcher or other.launcher)
+        return Value(self.params | other.params, self.heads, self.launcher | other.launcher)
 
 
 EMPTY = Value()
@@ -111,6 +115,7 @@ class Function:
 class Found:
     takes: str
     evidence: str
+    program: str = ""
 
 
 class Tree:
@@ -203,7 +208,7 @@ def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
     found: dict[tuple, dict[str, Found]] = {}  # callee key -> parameter -> what it takes
     for seed in seeds:
         if seed.kind == "function":
-            found.setdefault((seed.kind, seed.name), {})[seed.argument] = Found(seed.takes, seed.evidence)
+            found.setdefault((seed.kind, seed.name), {})[seed.argument] = Found(seed.takes, seed.evidence, seed.program)
             tree.seed_positions.setdefault((seed.kind, seed.name), {})[seed.argument] = seed.position
     launching: set[tuple] = set()  # command runners that sglang hands a launch command to
     forwards: dict[tuple, set[tuple]] = {}  # runner -> runners it hands its command on to
@@ -229,9 +234,9 @@ def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
             for runner, targets in flow.forwards.items():
                 forwards.setdefault(runner, set()).update(targets)
             mine = found.setdefault(function.key, {})
-            for param, (takes, evidence) in flow.found.items():
+            for param, (takes, evidence, program) in flow.found.items():
                 if param not in mine or (mine[param].takes == "command" and takes == "flags"):
-                    mine[param] = Found(takes, evidence)
+                    mine[param] = Found(takes, evidence, program)
                     changed.add(function.key[1].rpartition(".")[2])
         wanted = screen = changed
     reached = set(launching)
@@ -255,7 +260,7 @@ def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
                 continue  # the diffusion server's own flags: another parser than ServerArgs's
             receivers = (function.owner,) if key[0] == "method" and function.owner else ()
             entries.append(EntryPoint(key[0], key[1], param, function.params[param], what.takes, what.evidence,
-                                      receivers))
+                                      receivers, what.program))
     return sorted(entries, key=lambda e: e.sort_key)
 
 
@@ -269,7 +274,7 @@ class Flow:
         self.module = function.module
         self.known = known
         self.by_key = by_key
-        self.found: dict[str, tuple[str, str]] = {}
+        self.found: dict[str, tuple[str, str, str]] = {}  # param -> (takes, evidence, program)
         self.launching: set[tuple] = set()
         self.forwards: dict[tuple, set[tuple]] = {}
         self.local = {n.id for n in walk_local(function.node) if isinstance(n, ast.Name)
@@ -422,20 +427,21 @@ class Flow:
 
     def sequence(self, elements: list[ast.expr], env: dict[str, Value], depth: int) -> Value:
         """A list or tuple literal: the parameters splatted into it, and the launcher words."""
-        params, heads, launcher, words = set(), frozenset(), False, []
+        params, heads, launcher, words = set(), frozenset(), frozenset(), []
         for index, element in enumerate(elements):
             if isinstance(element, ast.Starred):
                 inner = self.value(element.value, env, depth)
                 params |= inner.params
                 heads = inner.heads if index == 0 else heads
-                launcher = launcher or inner.launcher
+                launcher |= inner.launcher
                 words.append(frozenset())
             else:
                 words.append(self.value(element, env, depth).texts)
-        launcher = launcher or any(
-            ("-m" in first and second & LAUNCH_MODULES) or ("sglang" in first and "serve" in second)
-            for first, second in zip(words, words[1:])
-        )
+        for first, second in zip(words, words[1:]):
+            if "-m" in first and second & LAUNCH_MODULES:
+                launcher |= {""}
+            if "sglang" in first and "serve" in second:
+                launcher |= {"serve"}
         return Value(frozenset(params), heads, launcher)
 
     def comprehension(self, node: ast.ListComp | ast.GeneratorExp, env: dict[str, Value], depth: int) -> Value:
@@ -490,7 +496,7 @@ class Flow:
         line = f"{source_path(self.module)}:{call.lineno}"
         if (isinstance(func, ast.Attribute) and func.attr in PARSE_METHODS and isinstance(func.value, ast.Name)
                 and env.get(func.value.id, EMPTY).parser):
-            self.take(self.value(_argument(call, "args", 0) or ast.Constant(None), env).params, "flags", line)
+            self.take(self.value(_argument(call, "args", 0) or ast.Constant(None), env).params, "flags", line, "")
             return
         callee = self.tree.callee(call, self.module, self.local)
         if callee is None:
@@ -498,17 +504,17 @@ class Flow:
         kind, name = callee
         targets = []
         if kind == "function" and name in RUNNERS:
-            targets.append((RUNNERS[name], "command", line))
+            targets.append((RUNNERS[name], "command", line, ""))
         elif name.rpartition(".")[2] in RUNNER_NAMES:
-            targets.append((RUNNER_NAMES[name.rpartition(".")[2]], "command", line))
+            targets.append((RUNNER_NAMES[name.rpartition(".")[2]], "command", line, ""))
         callee_function = self.by_key.get(callee)
         outside = self.tree.seed_positions.get(callee, {}) if callee_function is None else {}
         for param, what in self.known.get(callee, {}).items():
             if callee_function is not None and param in callee_function.params:
-                targets.append(((param, callee_function.params[param]), what.takes, what.evidence))
+                targets.append(((param, callee_function.params[param]), what.takes, what.evidence, what.program))
             elif param in outside:
-                targets.append(((param, outside[param]), what.takes, what.evidence or line))
-        for (param, position), takes, evidence in targets:
+                targets.append(((param, outside[param]), what.takes, what.evidence or line, what.program))
+        for (param, position), takes, evidence, program in targets:
             argument = _argument(call, param, position)
             if argument is None:
                 continue
@@ -517,19 +523,21 @@ class Flow:
                 self.take(value.split if takes != "shell" else value.line, "shell", evidence)
                 continue
             if takes == "flags":
-                self.take(value.params, "flags", evidence)
+                self.take(value.params, "flags", evidence, program)
             elif value.launcher:
-                self.take(value.params, "flags", line)
+                # a command that may run either: `sglang serve`'s verdicts (its LLM server's where the
+                # diffusion server lacks the flag) are the launcher's too
+                self.take(value.params, "flags", line, "serve" if "serve" in value.launcher else "")
                 self.launching.add(callee)
             else:
                 self.take(value.heads, "command", evidence)
                 if value.heads:
                     self.forwards.setdefault(self.function.key, set()).add(callee)
 
-    def take(self, params, takes: str, evidence: str) -> None:
+    def take(self, params, takes: str, evidence: str, program: str = "") -> None:
         for param in sorted(params):
             if param not in self.found or (self.found[param][0] == "command" and takes == "flags"):
-                self.found[param] = (takes, evidence)
+                self.found[param] = (takes, evidence, program)
 
 
 def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
@@ -564,7 +572,11 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
                    keywords: list = (), scripts: bool = False) -> str:
     """launchers.toml; with the tree's launch subcommands (``commands``, when it has any), the
     ``[serve]`` table naming the table of their flags (derive/serve.py writes it); ``keywords``:
-    the classes and functions whose ``**`` keywords build ServerArgs (keyword_launchers.py)."""
+    the classes and functions whose ``**`` keywords build ServerArgs (keyword_launchers.py).
+    An entry's program is not written: the table stands for every release, and what sglang's own
+    helpers run changed (``popen_launch_server`` runs ``sglang serve`` from 0.5.10, the launcher
+    before), so their flags are judged as the launcher's in all of them; a project's own helpers
+    keep theirs (frontends/project.py)."""
     lines = [
         GENERATED_MARK,
         f"# The functions of sglang {version} that take launch flags in a parameter and hand them to the",

@@ -133,15 +133,15 @@ class Dispatcher:
     def _wrapper_jobs(self, job: Job) -> list[Job]:
         kind = job.entry.kind
         if kind.wrappers is not None:
-            wrappers = [parameter_wrapper(job.target, job.site, name, takes)
-                        for name, takes in kind.wrappers(job.site, job.entry.check, job.target)]
+            wrappers = [parameter_wrapper(job.target, job.site, name, takes, program)
+                        for name, takes, program in kind.wrappers(job.site, job.entry.check, job.target)]
         else:
             wrappers = [wrapper_at(job.target, job.site)]
         jobs = []
         for wrapper in wrappers:
             if wrapper is None:
                 continue
-            key = (id(wrapper.function), wrapper.target.argument, job.entry.rule.code)
+            key = (id(wrapper.function), wrapper.target.argument, wrapper.target.program, job.entry.rule.code)
             if key in self._followed:
                 continue
             self._followed.add(key)

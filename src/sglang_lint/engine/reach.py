@@ -45,11 +45,12 @@ def wrapper_at(target: Target, site: Site) -> Wrapper | None:
     return parameter_wrapper(target, site, arg.value.value)
 
 
-def parameter_wrapper(target: Target, site: Site, name: str, takes: str | None = None) -> Wrapper | None:
+def parameter_wrapper(target: Target, site: Site, name: str, takes: str | None = None,
+                      program: str = "") -> Wrapper | None:
     """The function the site is in, when ``name`` is one of its parameters, unchanged and
     unchecked at the site: its calls hand the value on to ``target``. ``takes``: how the
     value is read there (see :class:`~sglang_lint.catalog.rules.Target`); ``"keywords"`` for its
-    ``**kwargs``."""
+    ``**kwargs``; ``program``: the one flags are handed to (``Target.program``)."""
     if guarded_on(site, name):
         return None
     if takes == "keywords":
@@ -83,6 +84,7 @@ def parameter_wrapper(target: Target, site: Site, name: str, takes: str | None =
         via=f"{function.name.value}() passes {name} on to {target.display}()",
         takes=takes,
         exclude=exclude,
+        program=program,
     )
     return Wrapper(function, owner.class_info if method else None, wrapped)
 

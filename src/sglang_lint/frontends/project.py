@@ -63,7 +63,7 @@ def project_targets(paths: Iterable[str],
                 continue
     if not texts:
         return ()
-    seeds = [EntryPoint("function", t.name, t.argument, t.position, t.takes, "")
+    seeds = [EntryPoint("function", t.name, t.argument, t.position, t.takes, "", program=t.program)
              for t in (shipped() if callable(shipped) else shipped)
              if t.kind == "function" and t.argument and t.takes in ("flags", "command")]
     words = [re.escape(seed.name.rpartition(".")[2].encode()) for seed in seeds]
@@ -93,6 +93,6 @@ def project_targets(paths: Iterable[str],
         launcher, called = None, _calls_of([re.escape(n.encode()) for n in sorted(names)])
     return tuple(
         Target(kind=entry.kind, name=entry.name, argument=entry.argument, position=entry.position, takes=entry.takes,
-               receivers=entry.receivers)
+               receivers=entry.receivers, program=entry.program)
         for entry in entries
     )

@@ -171,7 +171,7 @@ def _screen(params: ServerArgsCheck, target):
     if target.argument is not None or target.position is not None:
         if _takes(target) in ("command", "shell"):
             return argv_screen(target.argument, target.position, params.marker)
-        return argv_screen(target.argument, target.position, judge=_display_judge(params))
+        return argv_screen(target.argument, target.position, judge=_display_judge(params, target.program))
     if params.aspect == "module":
         return lambda call, facts: False  # keywords name no module
     fields = params.table.fields
@@ -209,7 +209,7 @@ def _screen(params: ServerArgsCheck, target):
     return screen
 
 
-def _display_judge(params: ServerArgsCheck):
+def _display_judge(params: ServerArgsCheck, program: str = ""):
     """For a list of flags written as a display (``other_args=["--tp", "2"]``): does this aspect
     find anything in its words, read as the engine reads them (launch_flags._word: a string
     literal is its text, an f-string its literal prefix, a name the value it evaluates to,
@@ -217,7 +217,7 @@ def _display_judge(params: ServerArgsCheck):
     word of no step)? A name the reader shows can have no value the engine evaluates is an
     unknown word. None where the engine may know more (a name it may follow to a string, a
     ``*`` it expands). Relations: yes where a word sets a field of a relation to a number
-    that may break it (:func:`_may_break_relation`).
+    that may break it (:func:`_may_break_relation`). ``program``: catalog.Target.program's.
     ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
     the screen can tell, and the source text of an f-string."""
     def judge(elements: list[ast.expr], reader=None) -> bool | None:
@@ -245,7 +245,7 @@ def _display_judge(params: ServerArgsCheck):
                                     startup.flag_launch(flag_uses(words, params.table), words, {}),
                                     startup.file_text(reader.facts) if reader is not None else None,
                                     params.table.releases or (params.table.version,))  # (the engine's: judge)
-        uses = _unique_uses(params, [Launch(words)])
+        uses = _unique_uses(params, [Launch.after(program, words)])
         if params.aspect == "relations":
             return any(use.field is not None and server_relations.may_break_relation(params, use.field.name, use.value)
                        for use in uses)
@@ -406,10 +406,10 @@ def _takes(target) -> str:
 
 
 def wrappers(site, check, target):
-    """(parameter, how it is read) for each parameter of the function the site is in that may
-    reach this launch (reach.parameter_wrapper decides whether it does): extra flags
-    spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``, or the whole
-    list), ``**kwargs`` or a dict passed on to the engine."""
+    """(parameter, how it is read, catalog.Target.program) for each parameter of the function the
+    site is in that may reach this launch (reach.parameter_wrapper decides whether it does): extra
+    flags spliced into the command (``*extra``, ``+ extra``, ``.extend(extra)``, or the whole list),
+    for the program it runs to judge, ``**kwargs`` or a dict passed on to the engine."""
     if check.params.aspect in ("relations", "startup", "module") or not isinstance(site.node, cst.Call):
         return []
     takes = _takes(target)
@@ -420,24 +420,24 @@ def wrappers(site, check, target):
             return []
         split = split_string(site, arg.value) if takes == "command" else None
         if isinstance(split, cst.Name):
-            found.append((split.value, "shell"))  # run(cmd): Popen(cmd.split())
+            found.append((split.value, "shell", ""))  # run(cmd): Popen(cmd.split())
         if isinstance(arg.value, cst.Name):
-            found.append((arg.value.value, "shell" if takes == "shell" or shell_true(site) else takes))
+            how = "shell" if takes == "shell" or shell_true(site) else takes
+            found.append((arg.value.value, how, target.program if how == "flags" else ""))
         if takes == "shell":
             return found
         for words in python_words(site, arg.value):
-            launch = after_launcher(words, check.params.marker) if takes == "command" else None
-            rest = launch.words if launch is not None else words if takes != "command" else ()
-            for word in rest:
+            launch = _launch(words, check.params, takes, target)
+            for word in launch.words if launch is not None else ():
                 if word.param:
-                    found.append((word.param, "flags"))
+                    found.append((word.param, "flags", launch.command or launch.module))
         return found
     for arg in site.node.args:
         if arg.star == "**" and isinstance(arg.value, cst.Name):
             function = site.scope.node
             star = function.params.star_kwarg if isinstance(function, cst.FunctionDef) else None
             is_star = isinstance(star, cst.Param) and star.name.value == arg.value.value
-            found.append((arg.value.value, "keywords" if is_star else "mapping"))
+            found.append((arg.value.value, "keywords" if is_star else "mapping", ""))
     return found
 
 
@@ -495,11 +495,11 @@ def _launches(site, params: ServerArgsCheck, target) -> list:
     split = split_string(site, arg.value) if takes == "command" else None
     if split is not None:
         return shell_launches(site, split, params.marker)
-    return [_launch(words, params, takes) for words in python_words(site, arg.value)]
+    return [_launch(words, params, takes, target) for words in python_words(site, arg.value)]
 
 
-def _launch(words, params: ServerArgsCheck, takes: str) -> Launch | None:
-    return after_launcher(words, params.marker) if takes == "command" else Launch(words)
+def _launch(words, params: ServerArgsCheck, takes: str, target) -> Launch | None:  # (flags: to target.program)
+    return after_launcher(words, params.marker) if takes == "command" else Launch.after(target.program, words)
 
 
 def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
