@@ -27,6 +27,7 @@ from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.grammar import WhenError
 from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, holds, names_read, parse_when
+from sglang_lint.checks.precedence import also, first_raised
 from sglang_lint.core.model import Finding
 from sglang_lint.core.places import cache_home, keep_marshal, prune_kept
 from sglang_lint.core.rulefile import read_toml
@@ -46,6 +47,10 @@ class StartupCheck:
     releases: tuple  # ((since, until), ...)
     defaults: dict = field(compare=False, hash=False)
     values: tuple = ()  # ((name, expression text), ...): the parts the condition reads by name
+    # its place in the table, whose checks are in the order sglang's validation meets them in
+    # every release (derive/startup_table.py): of two checks of one release, it runs the
+    # one of the lower rank first
+    rank: int = field(default=0, compare=False)
 
     @property
     def parsed(self) -> Parsed:
@@ -120,7 +125,7 @@ KEEP_TABLES = 4  # kept start-up tables (other releases of the linter, edits), n
 
 
 def _table(rows: list, releases: tuple) -> StartupTable:
-    return StartupTable(tuple(StartupCheck(*row) for row in rows), tuple(releases))
+    return StartupTable(tuple(StartupCheck(*row, rank=rank) for rank, row in enumerate(rows)), tuple(releases))
 
 
 def _rows(path: Path) -> tuple[list, tuple]:
@@ -378,9 +383,11 @@ def file_text(facts) -> bytes:
 
 def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = (),
              refused: frozenset = frozenset(), when: str = "at start-up"):
-    """(node, message) for each check that certainly fails in every one of ``releases``
-    (but those whose message begins as one of ``elsewhere``, and those that read a field in
-    ``refused``: a value outside its choices, which the choice rules report)."""
+    """(node, message) for the check that certainly fails in every one of ``releases`` and that
+    sglang runs first, and each later one that reads nothing an earlier one reads (it fails
+    whichever way those are fixed: checks/precedence.py); but those whose message begins as
+    one of ``elsewhere`` and those that read a field in ``refused`` (a value outside its
+    choices), which other rules report."""
     model = launch.settings.get("model_path")
     if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
         return
@@ -391,19 +398,22 @@ def findings(table: StartupTable, launch: Launch, releases: tuple, version: str,
             verdicts[check] = fails(check, launch)
         return verdicts[check]
 
+    failing = []  # the first release's check of each site that fails in every release
     for key, checks in table.by_site(releases).items():
-        if key[2].startswith(elsewhere):
-            continue
-        failing = []
+        hits = []
         for release in releases:
             here = [c for c in checks if c.in_release(release)]
             hit = next((c for c in here if failed(c)), None)
             if hit is None:
                 break
-            failing.append(hit)
+            hits.append(hit)
         else:
-            if not refused & failing[0].parsed.names:
-                yield _finding(failing[0], launch, version, when)
+            failing.append(hits[0])
+    failing.sort(key=lambda check: check.rank)
+    for check, later in first_raised(failing, lambda check: check.parsed.names):
+        if not check.message.startswith(elsewhere) and not refused & check.parsed.names:
+            node, message = _finding(check, launch, version, when)
+            yield node, also(message) if later else message
 
 
 def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
