@@ -21,7 +21,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT, ReleaseFixtures, run_lint
 from sglang_lint.checks.precedence import ALSO, first_raised
-from sglang_lint.derive.startup_order import OrderError, merged_order
+from sglang_lint.derive.startup_order import merged_order
 
 HELD = ROOT / "tests" / "precedence"
 PRECEDENCE = FIXTURES / "precedence"
@@ -57,10 +57,11 @@ def test_merged_order_keeps_every_release_s_order():
     assert order == ["a", "b", "c", "d", "e"][:2] + ["c", "e", "d"]
 
 
-def test_merged_order_counts_an_item_where_it_is_first_met_and_refuses_opposite_orders():
+def test_merged_order_counts_an_item_where_it_is_first_met_and_keeps_the_newer_of_opposite_orders():
     assert merged_order([["a", "b", "a"]], key=lambda item: (item,)) == ["a", "b"]
-    with pytest.raises(OrderError, match="opposite orders"):
-        merged_order([["a", "b"], ["b", "a"]], key=lambda item: (item,))
+    # the newest release comes first: where an older one met two checks the other way, its order goes
+    assert merged_order([["b", "a"], ["a", "b", "c"]], key=lambda item: (item,)) == ["b", "a", "c"]
+    assert merged_order([["c", "a"], ["a", "b", "c"]], key=lambda item: (item,)) == ["c", "a", "b"]
 
 
 # --- the fixtures ------------------------------------------------------------------------------

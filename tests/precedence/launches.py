@@ -17,6 +17,7 @@ import random
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -53,13 +54,12 @@ def candidates() -> list[tuple[list[str], dict]]:
 
 def certain(argv: list[str], env: dict, linter: str) -> list[str]:
     """The messages of the SGL012 findings ``linter`` (a command) reports for the launch."""
-    folder = HERE / ".scratch"
-    folder.mkdir(exist_ok=True)
-    script = folder / "launch.sh"
     inline = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
-    script.write_text(f"{inline}python -m sglang.launch_server {shlex.join(argv)}\n", encoding="utf-8")
-    out = subprocess.run([*shlex.split(linter), "--no-cache", "--sglang-version", RELEASE, str(script)],
-                         capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "launch.sh"
+        script.write_text(f"{inline}python -m sglang.launch_server {shlex.join(argv)}\n", encoding="utf-8")
+        out = subprocess.run([*shlex.split(linter), "--no-cache", "--sglang-version", RELEASE, str(script)],
+                             capture_output=True, text=True).stdout
     return [line.split(" at start-up ", 1)[1] for line in out.splitlines() if " SGL012 " in line]
 
 

@@ -61,9 +61,9 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
     def first(rule: Rule):
         return version_key(min(having[rule], key=version_key))
 
-    # in the order sglang meets them (each release's list is), the least of several that may
-    # come next first
-    ordered = merged_order((per_release[release][0] for release in releases), key=lambda r: (
+    # in the order sglang meets them (each release's list is; a newer release's where two
+    # disagree), the least of several that may come next first
+    ordered = merged_order((per_release[release][0] for release in reversed(releases)), key=lambda r: (
         r.module, r.function, r.message, first(r), r.condition, repr(r.defaults), r.values))
     for rule in ordered:
         runs = presence_runs([r in having[rule] for r in releases], releases)
