@@ -74,6 +74,14 @@ NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
         ("a.device != b.device", {"a": tensor(1, device="cuda"), "b": tensor(1)}, True),
         ("a.device != b.device", {"a": tensor(1), "b": tensor(1)}, False),
         # dicts, kwargs, containers, builtins
+        # getattr with a default: a namespace made at the call has no attribute but its keywords;
+        # an instance of a record class may have methods and class attributes besides its fields
+        ("getattr(a, 'api', None) == 'x'", {"a": Record("types.SimpleNamespace", (("api", "x"),))}, True),
+        ("getattr(a, 'api', None) == 'x'", {"a": NAMESPACE_8}, False),
+        ("getattr(a, 'window', 0) > 4", {"a": NAMESPACE_8}, True),
+        ("getattr(a, 'api', None) is None", {"a": Record("sglang.x.Config", (("window", 8),))}, UNKNOWN),
+        ("getattr(a, 'window', None) > 4", {"a": Record("sglang.x.Config", (("window", 8),))}, True),
+        ("getattr(a, 'api', None) is None", {"a": UNKNOWN}, UNKNOWN),
         ("cfg.get('norm', 'rms') != 'rms'", {"cfg": {"norm": "layer"}}, True),
         ("cfg.get('norm', 'rms') != 'rms'", {"cfg": {}}, False),
         ("bool(kwargs)", {"kwargs": {"extra": 1}}, True),

@@ -46,6 +46,18 @@ def filled(message: str, value_of: Callable[[int, str], object]) -> str:
     return _FIELD.sub(one, message)
 
 
+# A ``str.format`` field (``{name}``, ``{0}``, ``{name!r:>8}``): in a message whose f-string
+# fields are all ``{...}`` (the start-up and sampling tables), other braces are sglang's own text
+# (``--kv-canary in {log, raise}``).
+_TEMPLATE_FIELD = re.compile(r"^(?:[A-Za-z_]\w*(?:\.\w+|\[\w+\])*|\d*)(?:![rsa])?(?::[^{}]*)?$")
+
+
+def template_field(expr: str) -> object:
+    """A ``{expr}`` of a message whose f-string fields are all ``{...}``: UNKNOWN (shown
+    ``<expr>``) for a ``str.format`` field, the braces as they stand for anything else."""
+    return UNKNOWN if _TEMPLATE_FIELD.match(expr) else "{" + expr + "}"
+
+
 def as_text(value: object) -> object:
     """A value as an f-string's plain placeholder shows it (``str()``), for the values whose
     text Python fixes: None, bools, ints, floats, strings; UNKNOWN for any other (a tensor,

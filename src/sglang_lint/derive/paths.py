@@ -29,7 +29,7 @@ import copy
 from sglang_lint.checks.fails_when.check import Parameter
 from sglang_lint.checks.value_tests import KNOWN_TYPES
 from sglang_lint.checks.fails_when.language import (
-    AGGREGATES, BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when,
+    AGGREGATES, BUILTINS, PATH_BUILTINS, TENSOR_METHODS, VALUE_METHODS, WhenError, names_read, parse_when,
 )
 from sglang_lint.derive.constants import folded_constant, imported_constant, is_literal
 from sglang_lint.derive.expressions import (
@@ -55,6 +55,8 @@ _GONE = None  # env value of a name whose value the derivation does not follow
 
 class _Path:
     """The symbolic run of one function down to one raise."""
+
+    builtins = PATH_BUILTINS  # the builtins a call of which is kept in the path
 
     def __init__(self, module: Module, function: ast.FunctionDef, parameters: list[str], self_name: str | None):
         self.module = module
@@ -137,7 +139,7 @@ class _Path:
         constant = folded_constant(ast.Name(name, ast.Load()), self.module, self._modules())
         if constant is not None:
             return constant
-        if name in BUILTINS and name not in self.module.definitions and name not in self.module.imports:
+        if name in self.builtins and name not in self.module.definitions and name not in self.module.imports:
             return ast.Name(name, ast.Load())
         qualified = self.module.imports.get(name) or (name if name in _plain_imports(self.module) else None)
         if qualified in ("torch", "math"):
@@ -174,7 +176,7 @@ class _Path:
         keywords = [ast.keyword(k.arg, self.expr(k.value)) for k in node.keywords]
         if isinstance(func, ast.Name):
             callee = self._name(func.id)
-            if isinstance(callee, ast.Name) and callee.id in BUILTINS:
+            if isinstance(callee, ast.Name) and callee.id in self.builtins:
                 return ast.Call(callee, args, keywords)
             raise _Unknown(f"calls {func.id}")
         if isinstance(func, ast.Attribute):
@@ -474,7 +476,7 @@ class _Path:
     def _known_call(self, call: ast.Call) -> bool:
         func = call.func
         if isinstance(func, ast.Name):
-            return func.id in BUILTINS and func.id not in self.module.definitions
+            return func.id in self.builtins and func.id not in self.module.definitions
         return isinstance(func, ast.Attribute) and func.attr in KNOWN_METHODS
 
     def _pure_helper(self, call: ast.Call) -> bool:

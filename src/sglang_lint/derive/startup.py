@@ -101,6 +101,8 @@ class _Frame:
 class StartupRun(Flow, Declarations, CallEffects, _Path):
     """The symbolic run of one release's start-up validation."""
 
+    builtins = BUILTINS  # (its own getattr of the arguments: _getattr_of_server)
+
     def __init__(self, modules: dict[str, Module], fields: list[str], envs: dict[str, str], classes=None,
                  immutable: frozenset = frozenset()):
         self.modules = modules

@@ -15,6 +15,7 @@ from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
 from sglang_lint.derive.server_args import derive_server_fields
+from sglang_lint.derive.startup_order import merged_order
 from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
@@ -44,8 +45,8 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
 
 
 def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
-    """The table of a validation's rules each release has (release -> (rules, skip reasons,
-    sites), and, where a release says which fields the class takes, (..., fields): written
+    """The table of a validation's rules each release has (release -> (rules, in the order the
+    release meets them; skip reasons; sites), and, where a release says which fields the class takes, (..., fields): written
     under ``[fields]`` with their runs of releases), each rule with its runs of releases."""
     releases = sorted(per_release, key=version_key)
     having: dict[Rule, set] = {}
@@ -60,8 +61,10 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
     def first(rule: Rule):
         return version_key(min(having[rule], key=version_key))
 
-    ordered = sorted(having, key=lambda r: (r.module, r.function, r.message, first(r), r.condition,
-                                            repr(r.defaults), r.values, r.shown))
+    # in the order sglang meets them (each release's list is; a newer release's where two
+    # disagree), the least of several that may come next first
+    ordered = merged_order((per_release[release][0] for release in reversed(releases)), key=lambda r: (
+        r.module, r.function, r.message, first(r), r.condition, repr(r.defaults), r.values, r.shown))
     for rule in ordered:
         runs = presence_runs([r in having[rule] for r in releases], releases)
         lines += [

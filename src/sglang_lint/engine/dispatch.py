@@ -22,6 +22,7 @@ from sglang_lint.analysis.sites import SiteCollector
 from sglang_lint.catalog.rules import Target
 from sglang_lint.checks.base import conditions_hold, omitted_at
 from sglang_lint.core.model import Fix
+from sglang_lint.engine.precedence import Place, place, preempted
 from sglang_lint.engine.reach import calls_of, field_sites, parameter_wrapper, subclass_calls, wrapper_at
 from sglang_lint.engine.ruletable import Entry, RuleSet
 
@@ -36,6 +37,7 @@ class Reported:
     fix: Fix | None
     call: cst.CSTNode  # the call (or class) it is in: where a ``# noqa`` also counts
     severity: str = "error"
+    place: Place | None = None  # where the rule's raise is in sglang (engine/precedence.py)
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ class Dispatcher:
                 self._guarded(entry, self._check, Job(entry, None, site))
             for entry in self.ruleset.fields:
                 self._guarded(entry, self._check_fields, entry, site)
+        self.reported = preempted(self.reported)  # what sglang raises first, of each call
 
     def _instance_calls(self) -> list[Job]:
         """``m(x)`` where ``m`` is a name bound once to a call of a class whose method runs when
@@ -120,7 +123,7 @@ class Dispatcher:
                 return
             message = f"{finding.message} ({job.via})" if job.via else finding.message
             self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, site.node,
-                                          finding.severity or entry.rule.severity))
+                                          finding.severity or entry.rule.severity, place(entry.rule, entry.check)))
         target = job.target
         if target is not None and target.omitted and job.via is None and omitted_at(site, target):
             if deliberate(self.guards, site):
@@ -128,7 +131,8 @@ class Dispatcher:
             summary = getattr(entry.check.params, "summary", "")
             prefix = "." if target.kind == "method" else ""
             message = f"{prefix}{target.display}(...): omitting `{target.argument or target.position}` fails: {summary}"
-            self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node, entry.rule.severity))
+            self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node,
+                                          entry.rule.severity, place(entry.rule, entry.check)))
 
     def _wrapper_jobs(self, job: Job) -> list[Job]:
         kind = job.entry.kind

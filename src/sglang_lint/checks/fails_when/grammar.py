@@ -21,6 +21,9 @@ AGGREGATES = frozenset({"tuple", "list", "set", "sorted", "sum", "min", "max"})
 BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
                       "any", "all", "sum", "sorted", "set", "round", "dict", "type", "bytes", "bytearray",
                       "complex", "frozenset", "object"})
+# The builtins a function's path (derive/paths.py) may call besides: ``getattr(x, "name", default)``
+# (the start-up run reads its own getattr of the arguments: derive/startup.py).
+PATH_BUILTINS = BUILTINS | {"getattr"}
 # How sglang parses an environment variable's text (start-up rules: derive/startup.py). The
 # variable itself is a parameter named as it is (``env_bool(SGLANG_X)``), unknown where unset.
 ENVIRON_PARSERS = frozenset({"env_bool", "env_truthy", "env_int", "env_float", "env_str"})
@@ -49,7 +52,7 @@ def parse_when(text: str, parameters) -> ast.expr:
     read = {node.id for node in nodes if type(node) is ast.Name} - looped
     if parameters is None:
         parameters = read
-    allowed = set(parameters) | BUILTINS | MODULES | ENVIRON_PARSERS
+    allowed = set(parameters) | PATH_BUILTINS | MODULES | ENVIRON_PARSERS
     if looped & allowed:
         raise WhenError(f"a generator's variable {sorted(looped & allowed)[0]!r} hides a parameter or builtin")
     # a generator is read as the one argument of an aggregate; a starred name inside a display

@@ -37,11 +37,11 @@ from sglang_lint.checks.fails_when.values import (  # (the values, re-exported f
 )
 from sglang_lint.checks.fails_when.instances import is_instance
 from sglang_lint.checks.fails_when.members import (  # (re-exported for the checks and the deriver)
-    MORE_VALUE_METHODS, TENSOR_METHODS, VALUE_METHODS, Method, attribute, known, method, reshaped,
+    MORE_VALUE_METHODS, TENSOR_METHODS, VALUE_METHODS, Method, attribute, attribute_or, known, method, reshaped,
 )
 from sglang_lint.checks.fails_when.members import index as value_at
 from sglang_lint.checks.fails_when.grammar import (
-    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, WhenError, names_read, parse_when,
+    AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, PATH_BUILTINS, WhenError, names_read, parse_when,
 )
 from sglang_lint.checks.fails_when.conditions import Bound, _case_key, questions, repeated_tests, test_key
 from sglang_lint.text.pynames import Ref
@@ -210,7 +210,7 @@ def _eval(node: ast.expr, env: dict) -> object:
         if node.id in env:
             value = env[node.id]
             return _bound(value, env) if type(value) is Bound else value
-        if node.id in MODULES or node.id in BUILTINS or node.id in ENVIRON_PARSERS:
+        if node.id in MODULES or node.id in PATH_BUILTINS or node.id in ENVIRON_PARSERS:
             return Ref(node.id)
         return UNKNOWN
     if kind is ast.BoolOp:
@@ -524,6 +524,8 @@ def _call(node: ast.Call, env: dict) -> object:
         return {**base, **keywords}
     if keywords:
         return UNKNOWN
+    if name == "getattr" and len(args) in (2, 3) and isinstance(args[1], str):
+        return attribute(args[0], args[1]) if len(args) == 2 else attribute_or(args[0], args[1], args[2])
     if name in ENVIRON_PARSERS:
         return _environ(name, args[0]) if len(args) == 1 and isinstance(args[0], str) else UNKNOWN
     if name == "len" and len(args) == 1:

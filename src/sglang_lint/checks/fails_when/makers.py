@@ -8,11 +8,10 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.checks.fails_when.language import UNKNOWN, Device, Record, Tensor, dtype_ref, is_dtype, reshaped
+from sglang_lint.checks.fails_when.values import NAMESPACES
 from sglang_lint.text.pynames import NOT_LITERAL, Ref
 
 MAX_DEPTH = 6  # nested displays and name hops before a value is unknown
-# Classes whose instances' attributes are the keywords they are made with.
-NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 # The arithmetic operators the engine computes with (``when.arithmetic``), by LibCST's class
 # name (the table is made before LibCST is imported); the :mod:`ast` side reads the values.
 CST_OPERATORS = {

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 from sglang_lint.checks.fails_when.values import (
-    FLOAT_DTYPES, UNKNOWN, Device, Member, Record, Tensor, TruthOnly, dtype_ref,
+    FLOAT_DTYPES, NAMESPACES, UNKNOWN, Device, Member, Record, Tensor, TruthOnly, dtype_ref,
 )
 from sglang_lint.text.pynames import Ref
 
@@ -68,6 +68,18 @@ def attribute(value: object, name: str) -> object:
         return value.type if name == "type" else value.index if name == "index" else UNKNOWN
     if isinstance(value, (dict, str, tuple, list)) and (name in VALUE_METHODS or name in MORE_VALUE_METHODS):
         return Method(value, name)
+    return UNKNOWN
+
+
+def attribute_or(value: object, name: str, default: object) -> object:
+    """``getattr(value, name, default)``: a record's attribute, or the default where a namespace
+    made at the call (which has no attribute but the keywords it was made with) lacks it; else
+    unknown (a record class's instance has methods and class attributes besides its fields)."""
+    if isinstance(value, Record):
+        if any(field == name for field, _ in value.attributes):
+            return value.attribute(name)
+        if value.kind in NAMESPACES and not name.startswith("__"):
+            return default
     return UNKNOWN
 
 

@@ -85,6 +85,10 @@ class Tensor:
         return f"tensor of shape {shape}, {dtype} on {self.device.type if self.device.type is not UNKNOWN else '?'}"
 
 
+# Classes whose instances' attributes are the keywords they are made with.
+NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+
+
 @dataclass(frozen=True)
 class Record:
     """An object made at the call whose attributes are the arguments it was made with:

@@ -27,7 +27,8 @@ from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.grammar import WhenError
 from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, evaluate, holds, names_read, parse_when
-from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as
+from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as, template_field
+from sglang_lint.checks.precedence import also, first_raised
 from sglang_lint.core.model import Finding
 from sglang_lint.core.places import cache_home, keep_marshal, prune_kept
 from sglang_lint.core.rulefile import read_toml
@@ -49,6 +50,10 @@ class StartupCheck:
     values: tuple = ()  # ((name, expression text), ...): the parts the condition reads by name
     shown: tuple = ()  # the expression each ``{...}`` of the message shows ("": not known)
     shown_values: tuple = ()  # ((name, expression text), ...): the parts those read by name
+    # its place in the table, whose checks are in the order sglang's validation meets them in
+    # every release (derive/startup_table.py): of two checks of one release, it runs the
+    # one of the lower rank first
+    rank: int = field(default=0, compare=False)
 
     @property
     def parsed(self) -> Parsed:
@@ -123,7 +128,7 @@ KEEP_TABLES = 4  # kept start-up tables (other releases of the linter, edits), n
 
 
 def _table(rows: list, releases: tuple) -> StartupTable:
-    return StartupTable(tuple(StartupCheck(*row) for row in rows), tuple(releases))
+    return StartupTable(tuple(StartupCheck(*row, rank=rank) for rank, row in enumerate(rows)), tuple(releases))
 
 
 def _rows(path: Path) -> tuple[list, tuple]:
@@ -391,9 +396,11 @@ def file_text(facts) -> bytes:
 
 def findings(table: StartupTable, launch: Launch, releases: tuple, version: str, elsewhere: tuple = (),
              refused: frozenset = frozenset(), when: str = "at start-up"):
-    """(node, message) for each check that certainly fails in every one of ``releases``
-    (but those whose message begins as one of ``elsewhere``, and those that read a field in
-    ``refused``: a value outside its choices, which the choice rules report)."""
+    """(node, message) for the check that certainly fails in every one of ``releases`` and that
+    sglang runs first, and each later one that reads nothing an earlier one reads (it fails
+    whichever way those are fixed: checks/precedence.py); but those whose message begins as
+    one of ``elsewhere`` and those that read a field in ``refused`` (a value outside its
+    choices), which other rules report."""
     model = launch.settings.get("model_path")
     if model is not None and isinstance(model.value, str) and model.value.lower() in DUMMY_MODELS:
         return
@@ -404,19 +411,22 @@ def findings(table: StartupTable, launch: Launch, releases: tuple, version: str,
             verdicts[check] = fails(check, launch)
         return verdicts[check]
 
+    failing = []  # the first release's check of each site that fails in every release
     for key, checks in table.by_site(releases).items():
-        if key[2].startswith(elsewhere):
-            continue
-        failing = []
+        hits = []
         for release in releases:
             here = [c for c in checks if c.in_release(release)]
             hit = next((c for c in here if failed(c)), None)
             if hit is None:
                 break
-            failing.append(hit)
+            hits.append(hit)
         else:
-            if not refused & failing[0].parsed.names:
-                yield _finding(failing[0], launch, version, when)
+            failing.append(hits[0])
+    failing.sort(key=lambda check: check.rank)
+    for check, later in first_raised(failing, lambda check: check.parsed.names):
+        if not check.message.startswith(elsewhere) and not refused & check.parsed.names:
+            node, message = _finding(check, launch, version, when)
+            yield node, also(message) if later else message
 
 
 def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
@@ -458,10 +468,12 @@ def shown_message(check: StartupCheck, launch: Launch) -> str:
     records, evaluated over the launch's values (its settings, its environment, the defaults of
     what it leaves out), where certain (checks/messages.py)."""
     if not check.shown or check.message.count(ANONYMOUS) != len(check.shown):
-        return filled(check.message, lambda index, expr: UNKNOWN)
+        return filled(check.message, lambda index, expr: UNKNOWN if index >= 0 else template_field(expr))
 
     def value_of(index: int, expr: str) -> object:
-        text = check.shown[index] if index >= 0 else ""
+        if index < 0:
+            return template_field(expr)
+        text = check.shown[index]
         if not text:
             return UNKNOWN
         expression, names, named, _ = _parsed(text, check.shown_values)
