@@ -46,8 +46,9 @@ def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> s
 
 def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
     """The table of a validation's rules each release has (release -> (rules, in the order the
-    release meets them; skip reasons; sites), and, where a release says which fields the class takes, (..., fields): written
-    under ``[fields]`` with their runs of releases), each rule with its runs of releases."""
+    release meets them; skip reasons; sites), and, where a release says which fields the class
+    takes, (..., fields): written under ``[fields]`` with their runs of releases), each rule with
+    its runs of releases."""
     releases = sorted(per_release, key=version_key)
     having: dict[Rule, set] = {}
     for release in releases:
