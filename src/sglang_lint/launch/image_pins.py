@@ -52,7 +52,9 @@ _EXPANSION = re.compile(r"\$(?:\{([A-Za-z_]\w*)(?:(:?[-=])([^{}$]*))?\}|([A-Za-z
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)=(.*)", re.S)
 _YAML_IMAGE = re.compile(r"^[ \t]*(?:-[ \t]+)*([\"']?)(?:image|container|uses)\1[ \t]*:[ \t]+"
                          r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s#]\S*))", re.M)
-_MENTIONS_SGLANG = re.compile(rb"(?i)sglang")
+# What a file must hold to name an image or a version variable: sglang's images are lmsysorg's
+# (the launch scripts of a project mention sglang everywhere; few name its image).
+_MAY_NAME_ONE = re.compile(rb"lmsysorg|SGLANG_VERSION|SGLANG_TAG")
 
 
 class NamedRelease(NamedTuple):
@@ -167,12 +169,12 @@ def _candidates(folder: str) -> list[tuple[tuple, str]]:
 
 
 def _read(path: str) -> Optional[str]:
-    """The start of a text file that names sglang, or None (unreadable, binary, or no mention)."""
+    """The start of a text file that may name an image, or None (unreadable, binary, or no mention)."""
     try:
         data = read_regular(path, MAX_BYTES)
     except OSError:
         return None
-    if b"\0" in data or not _MENTIONS_SGLANG.search(data):
+    if b"\0" in data or not _MAY_NAME_ONE.search(data):
         return None
     return data.decode("utf-8", errors="replace")
 
