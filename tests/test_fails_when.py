@@ -179,6 +179,21 @@ def test_a_named_part_no_case_changes_is_worth_one_evaluation(monkeypatch, a, ex
     assert evaluated.count(True) == 1
 
 
+def test_a_value_shown_reads_each_named_part_once_however_many_paths_reach_it(monkeypatch):
+    """A message's value (evaluate, no cases) reads a chain of named parts each read twice
+    by the next: one evaluation per part, not one per path (2**20 here)."""
+    from sglang_lint.checks.fails_when import language
+
+    env = {"a": 3}
+    for k in range(1, 21):
+        env[f"_v{k}"] = Bound(f"_v{k}", parse_when(f"_v{k - 1} + _v{k - 1}" if k > 1 else "a + a",
+                                                   ["a", f"_v{k - 1}"]), None, ("a",))
+    evaluated, evaluate_node = [], language._eval
+    monkeypatch.setattr(language, "_eval", lambda node, e: evaluated.append(node) or evaluate_node(node, e))
+    assert language.evaluate(parse_when("_v20", ["_v20"]), env) == 3 * 2 ** 20
+    assert len(evaluated) < 200
+
+
 @pytest.mark.parametrize(
     "text, problem",
     [

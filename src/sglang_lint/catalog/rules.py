@@ -73,6 +73,16 @@ class Target:
     def display(self) -> str:
         return self.last_name
 
+    @property
+    def handed_as(self) -> str:
+        """How the call hands on server arguments (``takes``, or where a rule leaves it out,
+        read from the target: its keywords, a command line for ``subprocess``, else flags)."""
+        if self.takes:
+            return self.takes
+        if self.argument is None and self.position is None:
+            return "keywords"
+        return "command" if self.name.startswith("subprocess.") else "flags"
+
 
 TARGET_KINDS = ("function", "class", "method", "attribute")
 TAKES = ("flags", "command", "shell", "keywords", "mapping")

@@ -41,9 +41,20 @@ def filled(message: str, value_of: Callable[[int, str], object]) -> str:
             shown = value_of(index, expr)
             return UNKNOWN_SHOWN if shown is UNKNOWN else str(shown)
         shown = value_of(-1, expr)
-        return f"<{expr or '?'}>" if shown is UNKNOWN else str(shown)
+        return f"<{_written(expr) or '?'}>" if shown is UNKNOWN else str(shown)
 
     return _FIELD.sub(one, message)
+
+
+# A placeholder's expression, conversion and format spec (``x!r``, ``x:.2f``), where the
+# expression is a name or a dotted name (then neither ``!`` nor ``:`` can be part of it).
+_NAMED_FIELD = re.compile(r"^([A-Za-z_][\w.]*)(?:!([rsa]))?(?::([^{}]*))?$")
+
+
+def _written(expr: str) -> str:
+    """A placeholder as a finding shows it when its value is not known: the expression alone."""
+    named = _NAMED_FIELD.match(expr)
+    return named.group(1) if named else expr
 
 
 # A ``str.format`` field (``{name}``, ``{0}``, ``{name!r:>8}``): in a message whose f-string
@@ -101,12 +112,23 @@ def _plain(value: object, depth: int = 0) -> bool:
 
 
 def with_argument(summary: str, parameter: str | None = None, value: object = UNKNOWN) -> str:
-    """A derived rule's summary (sglang's message with ``{expr}`` placeholders, as
-    derive/guards.py writes them) for a call whose checked ``parameter`` has ``value``: a
-    placeholder that is the parameter itself shows the value where its text cannot depend on
-    the f-string's conversion or format (the message as written keeps neither): None, a bool,
-    an int. Every other placeholder is shown as ``<expr>``."""
+    """A derived rule's summary (sglang's message with ``{expr}`` placeholders, their
+    conversion and format spec kept, as derive/guards.py writes them) for a call whose checked
+    ``parameter`` has ``value``: a placeholder that is the parameter itself shows the value as
+    the f-string would (shown_as). Every other placeholder is shown as ``<expr>``."""
     if "{" not in summary:
         return summary
-    text = str(value) if value is None or type(value) in (bool, int) else UNKNOWN
-    return filled(summary, lambda index, expr: text if parameter is not None and expr == parameter else UNKNOWN)
+
+    def value_of(index: int, expr: str) -> object:
+        named = _NAMED_FIELD.match(expr)
+        if parameter is None or named is None or named.group(1) != parameter:
+            return UNKNOWN
+        conversion, spec = named.group(2), named.group(3)
+        if conversion in ("r", "a"):
+            how = ast.Call(ast.Name("repr" if conversion == "r" else "ascii", ast.Load()), [ast.Name("v")], [])
+            return shown_as(value, how) if spec is None else UNKNOWN
+        if spec:
+            return shown_as(value, ast.Call(ast.Name("format", ast.Load()), [ast.Name("v"), ast.Constant(spec)], []))
+        return shown_as(value)
+
+    return filled(summary, value_of)

@@ -465,7 +465,9 @@ def ends_in_raise(body: list[ast.stmt]) -> bool:
     )
 
 
-def raise_message(raise_node: ast.Raise) -> tuple[str, str]:
+def raise_message(raise_node: ast.Raise, plain: bool = False) -> tuple[str, str]:
+    """The exception's name and its message as written, each f-string placeholder with its
+    conversion and format spec (``plain``: the expression alone, as rule keys and names read it)."""
     exc = raise_node.exc
     if exc is None:
         return "raise", ""
@@ -476,13 +478,23 @@ def raise_message(raise_node: ast.Raise) -> tuple[str, str]:
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             return name, first.value
         if isinstance(first, ast.JoinedStr):
-            text = "".join(
-                v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
-                for v in first.values
-            )
-            return name, text
+            return name, "".join(v.value if isinstance(v, ast.Constant) else _field(v, plain) for v in first.values)
         return name, ast.unparse(first)
     return name, ""
+
+
+def _field(value: ast.FormattedValue, plain: bool = False) -> str:
+    """An f-string's placeholder as written, its conversion and format kept (``{x!r}``,
+    ``{x:.2f}``): how the value is shown depends on them."""
+    if plain:
+        return "{" + ast.unparse(value.value) + "}"
+    conversion = f"!{chr(value.conversion)}" if value.conversion > 0 else ""
+    spec = ""
+    if value.format_spec is not None:
+        parts = value.format_spec.values
+        # a spec computed at run time (``{x:{width}}``) is written as one no value takes
+        spec = ":" + ("".join(p.value for p in parts) if all(isinstance(p, ast.Constant) for p in parts) else "?")
+    return "{" + ast.unparse(value.value) + conversion + spec + "}"
 
 
 def normalize_message(text: str) -> str:

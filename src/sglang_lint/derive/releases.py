@@ -404,7 +404,7 @@ def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
     return found
 
 
-RULES_FORMAT = "v7"  # bump when the deriver changes what a release's rules hold
+RULES_FORMAT = "v8"  # bump when the deriver changes what a release's rules hold
 PLACEHOLDER_CODE = "SGL000"
 
 

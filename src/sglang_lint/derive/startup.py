@@ -48,7 +48,7 @@ from sglang_lint.derive.declarations import (
 )
 from sglang_lint.derive.exceptions import caught, exception_of, message_fields
 from sglang_lint.derive.symbolic import (
-    MAX_CONDITION, SERVER, bounded, reasons, collapse, conjunction, if_else, is_unknown, merge_displays, one_of,
+    MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_displays, one_of,
     query, size, unknown, with_launch_text,
 )
 from sglang_lint.derive.startup_flow import Flow
@@ -477,7 +477,9 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
                     for n in ast.walk(expression)) and not any(
                     isinstance(n, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield)) for n in ast.walk(expression)):
                 value = self.expr(expression)
-                if reasons(value) or size(value) > MAX_CONDITION:
+                # A value unknown on some paths only is kept: the finding shows it where the
+                # launch takes a known path, and <?> where it takes another.
+                if is_unknown(value) or size(value) > MAX_CONDITION:
                     value = None
                 elif wrapper is not None:
                     value = ast.Call(wrapper.func, [value, *wrapper.args[1:]], [])

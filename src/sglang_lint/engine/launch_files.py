@@ -58,7 +58,7 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
     prefixes = file_prefixes(commands, ruleset.prefixes, project_frameworks(path)) if prefixed else ()
     for command in prefixed_commands(path, text, prefixes, commands):
         launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld,
-                        backend=command.prefix.backend)
+                        backend=command.prefix.backend, own_build=bool(command.prefix.fork))
         span = (_line_col(starts, command.words[0].start)[0], _line_col(starts, command.words[-1].end)[0])
         for rule, check, judge in judges:
             if getattr(check.params, "aspect", None) in PREFIXED_ASPECTS:

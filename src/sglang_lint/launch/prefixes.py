@@ -47,6 +47,10 @@ class Prefix:
     servers: frozenset = frozenset({"llm"})  # the sglang servers its flags may reach (SERVERS)
     packages: frozenset = frozenset()  # the names of the framework's project (a requirement, a package folder)
     entry_points: tuple = ()  # its scripts as another project runs them ("slime/train.py")
+    # where the framework runs sglang built from its own branch (miles: its image checks out
+    # sglang-miles), the flags that build adds are unknown to every release: a flag no release
+    # takes is reported under the prefix only as a misspelling of one that does
+    fork: str = ""
 
     def server_flag(self, flag: str) -> str:
         """``--sglang-x`` -> ``--x``."""
@@ -89,7 +93,8 @@ def shipped_prefixes(rules_dir: str | None = None) -> tuple[Prefix, ...]:
             raise ValueError(f"{path}: prefix[{index}].server: must be one of {', '.join(SERVERS)}, got {server!r}")
         found.append(Prefix(text, str(entry.get("framework", "")), frozenset(entry.get("own", ())),
                             frozenset(entry.get("withheld", ())), frozenset({server}),
-                            frozenset(entry.get("packages", ())), tuple(entry.get("entry_points", ()))))
+                            frozenset(entry.get("packages", ())), tuple(entry.get("entry_points", ())),
+                            str(entry.get("fork", ""))))
     return tuple(found)
 
 
@@ -119,7 +124,8 @@ def _merged(group: list[Prefix]) -> Prefix:
         return group[0]
     names = list(dict.fromkeys(p.framework for p in group))
     return Prefix(group[0].text, " or ".join(names), frozenset().union(*(p.own for p in group)),
-                  frozenset().union(*(p.withheld for p in group)), frozenset().union(*(p.servers for p in group)))
+                  frozenset().union(*(p.withheld for p in group)), frozenset().union(*(p.servers for p in group)),
+                  fork="; ".join(p.fork for p in group if p.fork))
 
 
 def _runs(commands: list[list[Word]], entry_points: tuple) -> bool:

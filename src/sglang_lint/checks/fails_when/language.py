@@ -85,7 +85,7 @@ def evaluate(expr: ast.expr, env: dict[str, object]) -> object:
     """The value of ``expr`` with the parameters bound as ``env`` says (a missing one is
     UNKNOWN). Never raises: what Python would refuse is UNKNOWN."""
     try:
-        return _eval(expr, env)
+        return _eval(expr, {**env, _MEMO: {}})
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError, AttributeError,
             RecursionError):
         return UNKNOWN
@@ -158,10 +158,22 @@ _RUNNING = object()  # a named part being evaluated (one that reads itself is un
 SHARED = "<shared>"  # the env's key for the worth of named parts across checks of one launch
 
 
+_MEMO = "<memo>"  # the env's key for the named parts one evaluation without cases has read
+
+
 def _bound(value: Bound, env: dict) -> object:
     cases = env.get(_CASES)
     if cases is None:
-        return _eval(value.expression, {**env, value.name: UNKNOWN})
+        # each named part once per evaluation: a part read in several places, each reading
+        # other parts, is a graph whose paths multiply
+        memo = env.get(_MEMO)
+        if memo is None:
+            return _eval(value.expression, {**env, value.name: UNKNOWN})
+        if value.name not in memo:
+            memo[value.name] = _RUNNING
+            memo[value.name] = _eval(value.expression, env)
+        found = memo[value.name]
+        return UNKNOWN if found is _RUNNING else found
     if value.name in cases.values:
         found = cases.values[value.name]
         return UNKNOWN if found is _RUNNING else found

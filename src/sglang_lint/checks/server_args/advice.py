@@ -36,9 +36,12 @@ def deprecated_text(found: Deprecation, table: Table, fix: Fix | None = None, va
     argparse rejects it, as an unrecognized argument, or ``--x=v``'s explicit one)."""
     since = found.span[0] or f"{table.first_release()} or earlier"
     removed = f", removed in sglang {found.span[1]}" if found.span[1] else ""
-    ignored = f"; sglang {table.version} ignores it" + (
-        " but takes no value: argparse stops the launch on the value given" if valued else "")
-    effect = {"stops": f"; sglang {table.version} stops the launch on it", "ignored": ignored}.get(found.effect, "")
+    stops = found.severity(valued) == "error"  # the finding's severity and its words agree
+    if found.effect == "ignored":
+        effect = f"; sglang {table.version} ignores it" + (
+            " but takes no value: argparse stops the launch on the value given" if stops else "")
+    else:
+        effect = f"; sglang {table.version} stops the launch on it" if stops else ""
     return f"deprecated since sglang {since}{removed}{effect}{_advice(found, fix, now=True)}"
 
 

@@ -155,7 +155,7 @@ def triggers(check):
     for target in check.targets:
         module = target.name.rpartition(".")[0]
         also = (Identifier(module.rpartition(".")[2]),)
-        if _takes(target) in ("command", "shell") and params.marker:
+        if target.handed_as in ("command", "shell") and params.marker:
             also += (LAUNCHER_WORDS,)  # a command line must name the launcher to start a server
         if params.aspect == "relations":
             # Both spellings (speculative_x= and --speculative-x) share the field's first word.
@@ -169,7 +169,7 @@ def _screen(params: ServerArgsCheck, target):
     """A call may fire when it passes a keyword no field has (unknown names), or a value the
     engine may know and this aspect may reject; an argv target, when its list may be known."""
     if target.argument is not None or target.position is not None:
-        if _takes(target) in ("command", "shell"):
+        if target.handed_as in ("command", "shell"):
             return argv_screen(target.argument, target.position, params.marker)
         return argv_screen(target.argument, target.position, judge=_display_judge(params, target.program))
     if params.aspect == "module":
@@ -396,15 +396,6 @@ def _keys(site, node, exclude):
                 yield entry
 
 
-def _takes(target) -> str:
-    """How a target's call hands on server arguments (see catalog.Target.takes)."""
-    if target.takes:
-        return target.takes
-    if target.argument is None and target.position is None:
-        return "keywords"
-    return "command" if target.name.startswith("subprocess.") else "flags"
-
-
 def wrappers(site, check, target):
     """(parameter, how it is read, catalog.Target.program) for each parameter of the function the
     site is in that may reach this launch (reach.parameter_wrapper decides whether it does): extra
@@ -412,7 +403,7 @@ def wrappers(site, check, target):
     for the program it runs to judge, ``**kwargs`` or a dict passed on to the engine."""
     if check.params.aspect in ("relations", "startup", "module") or not isinstance(site.node, cst.Call):
         return []
-    takes = _takes(target)
+    takes = target.handed_as
     found = []
     if takes in ("flags", "command", "shell"):
         arg = argument_of(site.node, target.argument, target.position, site)
@@ -489,7 +480,7 @@ def _launches(site, params: ServerArgsCheck, target) -> list:
     arg = argument_of(site.node, target.argument, target.position, site)
     if arg is None:
         return []
-    takes = _takes(target)
+    takes = target.handed_as
     if takes == "shell" or (takes == "command" and shell_true(site)):
         return shell_launches(site, arg.value, params.marker)
     split = split_string(site, arg.value) if takes == "command" else None
@@ -519,7 +510,7 @@ def _unique_uses(params: ServerArgsCheck, launches) -> list[FlagUse]:
                 continue  # a framework that sets it itself never hands it on
             if key not in seen:
                 seen.add(key)
-                uses.append(use)
+                uses.append(dataclasses.replace(use, own_build=True) if launch.own_build else use)
     return uses
 
 
@@ -569,7 +560,7 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
         return
     if use.field is None:
         if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
-            yield _unknown_flag(use, params.table, params.foreign)
+            yield from _unknown_flag(use, params.table, params.foreign)
         return
     if use.field.nargs and use.field.choices and use.items:
         words = zip(use.items, use.item_nodes)  # a list flag: each word, as argparse judges each item
@@ -585,21 +576,25 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
             yield Finding(node, *judged)
 
 
-def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
+def _unknown_flag(use: FlagUse, table: Table, foreign: dict):
     """SGL009 on a launch flag no parser it reaches takes. The hint: for a flag sglang removed,
     what it said to do instead while it deprecated it (never a guess at a like-spelled flag);
     for another engine's flag, sglang's for it; else the nearest flag of those parsers (only a
-    literal that is the flag alone is rewritten, not ``--flag=value``)."""
+    literal that is the flag alone is rewritten, not ``--flag=value``). Under a framework's own
+    build of sglang, only where there is such a hint."""
     node = use.element if use.alone else None
     commands = table.commands
     if "." in use.parser:  # a script's parser (launch_flags.script_uses)
-        return script_unknown(use, table, node)
+        yield script_unknown(use, table, node)
+        return
     if use.parser in ("diffusion", "generate"):
         parser = commands.diffusion if use.parser == "diffusion" else commands.generate
         hint, fix = rename_hint(use.flag, parser.flags, node)
         where = (f"sglang {table.version}'s diffusion server has" if use.parser == "diffusion"
                  else f"`sglang generate` of sglang {table.version} has")
-        return Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
+        if hint or not use.own_build:
+            yield Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
+        return
     change = table.flag_change(use.flag)
     hint, fix = removed_hint(use, table)
     if not hint:  # (not removed, or sglang said nothing: no fix of it either)
@@ -608,18 +603,15 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict) -> Finding:
     if not hint:
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
         hint, fix = unexplained_hint(use.flag, change, table, options, node)
-    return Finding(
-        use.element,
-        f"launch flag {use.flag}: sglang {table.version} has no such server argument{change}"
-        f"{' and its diffusion server no such flag' if diffusion else ''}{hint}",
-        fix,
-    )
+    if hint or not use.own_build:
+        yield Finding(use.element, f"launch flag {use.flag}: sglang {table.version} has no such server argument{change}"
+                      f"{' and its diffusion server no such flag' if diffusion else ''}{hint}", fix)
 
 
 def _settings(site, params: ServerArgsCheck, target) -> dict:
     """field -> (number, node) for each field set to one literal number at this call."""
     found = {}
-    if _takes(target) in ("keywords", "mapping"):
+    if target.handed_as in ("keywords", "mapping"):
         for keyword in _keywords(site, target):
             if not keyword.certain or keyword.value is None or keyword.key not in params.table.fields:
                 continue
@@ -642,7 +634,7 @@ def run(site, rule, check, target):
     if params.aspect == "relations":
         yield from _run_relations(site, params, target)
         return
-    if _takes(target) in ("keywords", "mapping"):
+    if target.handed_as in ("keywords", "mapping"):
         if params.aspect != "module":  # (keywords name no module)
             yield from _run_keywords(site, params, target)
     else:
@@ -671,7 +663,7 @@ def run_text(check, launch: Launch):
 
 def _run_startup(site, params: ServerArgsCheck, target):
     environ = python_launch_env(site, target)
-    if _takes(target) in ("keywords", "mapping"):
+    if target.handed_as in ("keywords", "mapping"):
         complete = target.takes != "mapping" and all(arg.star == "" for arg in site.node.args)
         launches = [startup.keyword_launch(site, _keywords(site, target), params.table.fields, complete, environ)]
     else:

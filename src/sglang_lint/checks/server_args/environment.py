@@ -419,7 +419,7 @@ def python_launch_env(site, target=None) -> dict[str, str]:
 
 def _launch_env(file: _File, site, target) -> dict[str, str]:
     call = site.node
-    takes = _takes(target)
+    takes = target.handed_as if target is not None else "keywords"
     env = next((a for a in call.args if a.keyword is not None and a.keyword.value == "env"), None)
     child = takes in ("command", "shell") or env is not None or (
         target is not None and target.name.startswith(CHILD_CALLS))
@@ -565,17 +565,6 @@ def _ancestors(root, target) -> list | None:
 
 
 # --- the command's own --------------------------------------------------------------------------
-
-def _takes(target) -> str:
-    """How a target's call hands on the launch (as checks/server_args/check.py reads catalog.Target.takes)."""
-    if target is None:
-        return "keywords"
-    if target.takes:
-        return target.takes
-    if target.argument is None and target.position is None:
-        return "keywords"
-    return "command" if target.name.startswith("subprocess.") else "flags"
-
 
 def _command(site, target, takes: str, inherited: dict[str, str]) -> dict[str, str]:
     """The variables certain for every launch the call's command may be: ``inherited``, changed

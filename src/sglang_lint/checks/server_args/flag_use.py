@@ -30,3 +30,4 @@ class FlagUse:
     # the LLM server's verdict on the flag (and its value) is the line's: it reaches that server
     # alone, or (serve) the diffusion server lacks it, failing the line there
     llm_verdict: bool = True
+    own_build: bool = False  # the command's Launch.own_build

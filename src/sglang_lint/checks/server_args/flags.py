@@ -89,6 +89,9 @@ class Launch:
     module_node: object = None
     withheld: frozenset = frozenset()  # fields a framework passing its prefixed flags on sets itself
     backend: str = ""  # the server a framework's prefixed flags reach: "" the LLM server, "diffusion", "auto"
+    # the framework runs its own build of sglang (launch/prefixes.py Prefix.fork): a flag no
+    # release has may be the build's, and is reported only as a misspelling of one
+    own_build: bool = False
 
     @staticmethod
     def after(launcher: str, words: list, env: dict | None = None, node: object = None) -> "Launch":

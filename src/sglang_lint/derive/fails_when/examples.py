@@ -311,6 +311,7 @@ class PathSite:
     # (binding) -> is the receiver its examples make accepted by its own constructor? (None: not read)
     accept: Callable | None = field(default=None, repr=False, compare=False)
     enums: tuple = ()  # the sglang enums (checks.fails_when.EnumClass) whose members the path reads
+    plain_message: str = ""  # the message with its placeholders as bare expressions (raise_message plain)
 
     @functools.cached_property
     def expression(self) -> ast.expr:
@@ -329,4 +330,10 @@ class PathSite:
 
     @property
     def key(self) -> str:
-        return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.message}"
+        return f"{self.module}:{self.function}:fails-when:{self.exception}:{self.named_by}"
+
+    @property
+    def named_by(self) -> str:
+        """The message as the rule's key and name read it: placeholders without their
+        conversion and format spec, so showing a value another way keeps the code."""
+        return self.plain_message or self.message

@@ -50,7 +50,7 @@ def _example(site: PathSite, env: dict) -> str:
 
 def path_rule_name(site: PathSite) -> str:
     words = f"{site.function.split('.')[-1] if not site.function.endswith('__init__') else site.function} " \
-            f"{site.message or site.exception}"
+            f"{site.named_by or site.exception}"
     slug = "-".join(w for w in "".join(c.lower() if c.isalnum() else " " for c in words).split() if w not in ("init",))
     return slug[:60].rstrip("-") or "raise"
 

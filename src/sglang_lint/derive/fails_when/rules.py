@@ -70,10 +70,11 @@ def _raise_points(function: ast.FunctionDef):
     for node in walk_local(function):
         if isinstance(node, ast.Raise) and node.exc is not None:
             exception, message = raise_message(node)
-            yield node, exception, message
+            yield node, exception, message, raise_message(node, plain=True)[1]
         elif isinstance(node, ast.Assert):
             # read as the other derived rules and `catalog verify` read an assert's message
-            yield node, "AssertionError", raise_message(assert_as_raise(node))[1]
+            raised = assert_as_raise(node)
+            yield node, "AssertionError", raise_message(raised)[1], raise_message(raised, plain=True)[1]
 
 
 _REASONS = (  # the derivation's reasons with the names taken out, to count them
@@ -143,7 +144,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                     parameters += tuple(p for p in state.parameters if p.name not in own)
                     attributes = {key: value if value is None or not names_read(value) & own else None
                                   for key, value in state.attributes.items()}
-                for raise_node, exception, message in points:
+                for raise_node, exception, message, plain in points:
                     try:
                         covered = _covered(ruled.get((module.name, qualname, raise_node.lineno), ()), (kind, name))
                         when = derive_path(module, function, owner, raise_node, list(parameters), post_init, classes,
@@ -152,7 +153,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                         skipped[_reason(str(skip))] += 1
                         continue
                     site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
-                                    (kind, name))
+                                    (kind, name), plain_message=plain)
                     site.enums = enums_read(site.expression, classes)
                     if state is not None:
                         site.accept = _made_by(site, f"{module.name}.{owner.name}", found, one_param)
