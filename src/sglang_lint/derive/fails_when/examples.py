@@ -140,10 +140,12 @@ def _namespaces(name: str, expression: ast.expr, attributes: list[str], most: in
 NAMESPACE = "types.SimpleNamespace"
 
 
-def find_examples(site: PathSite, tries: int = 3000, accept: Callable | None = None) -> tuple[dict, dict] | None:
+def find_examples(site: PathSite, tries: int = 3000, accept: Callable | None = None,
+                  first: Callable | None = None) -> tuple[dict, dict] | None:
     """A binding of the parameters the expression reads that makes it certainly true (the bad
     call) and one, as close to it as can be found, that makes it certainly false (the good);
-    ``accept(binding)``: what both must also be (a receiver its own constructor accepts)."""
+    ``accept(binding)``: what both must also be (a receiver its own constructor accepts);
+    ``first(binding)``: what the bad one must also be (no earlier raise of the function certain)."""
     expression = site.expression
     parameters = [p for p in site.parameters if p.name in site.read]
     extra = frozenset(_default_items(parameters))
@@ -157,7 +159,7 @@ def find_examples(site: PathSite, tries: int = 3000, accept: Callable | None = N
     attempts = 0  # bad bindings whose every neighbour fails too (the path hardly depends on them)
     for combo in combos:
         env = dict(zip((p.name for p in parameters), combo))
-        if holds(expression, env) is True and (accept is None or accept(env)):
+        if holds(expression, env) is True and (accept is None or accept(env)) and (first is None or first(env)):
             good = _nearest_false(site, env, parameters, pools, rng, accept=accept)
             if good is not None:
                 return env, good

@@ -144,6 +144,7 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                     parameters += tuple(p for p in state.parameters if p.name not in own)
                     attributes = {key: value if value is None or not names_read(value) & own else None
                                   for key, value in state.attributes.items()}
+                written = []  # (the raise, its path site): every path of the function, before any example
                 for raise_node, exception, message, plain in points:
                     try:
                         covered = _covered(ruled.get((module.name, qualname, raise_node.lineno), ()), (kind, name))
@@ -152,12 +153,18 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                     except Skip as skip:
                         skipped[_reason(str(skip))] += 1
                         continue
-                    site = PathSite(module.name, qualname, exception, message, raise_node.lineno, when, parameters,
-                                    (kind, name), plain_message=plain)
+                    written.append((raise_node, PathSite(module.name, qualname, exception, message, raise_node.lineno,
+                                                         when, parameters, (kind, name), plain_message=plain)))
+                guards = [o for o in one_param.get((kind, name), ())
+                          if o.module == module.name and o.function == qualname and o.caller is None]
+                for raise_node, site in written:
                     site.enums = enums_read(site.expression, classes)
                     if state is not None:
                         site.accept = _made_by(site, f"{module.name}.{owner.name}", found, one_param)
-                    examples = find_examples(site, accept=site.accept)
+                    first = _raised_first(site, [other for _, other in written if other.line < site.line],
+                                          [o for o in guards if o.line < site.line])
+                    examples = find_examples(site, accept=site.accept, first=first) if first else None
+                    examples = examples or find_examples(site, accept=site.accept)
                     examples = examples and tuple(_defaults_left_out(parameters, e) for e in examples)
                     if examples is None or not all(representable(v) for e in examples for v in e.values()):
                         skipped["no call found that the path certainly fails (or passes)"] += 1
@@ -193,6 +200,20 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
         if binding and not receiver:
             passing[kind, name] = binding
     return sorted(kept, key=lambda s: s.key), skipped, passing
+
+
+def _raised_first(site: PathSite, paths: list[PathSite], guards: list):
+    """For a site's bad example: is no raise on an earlier line of its function (``paths``, the
+    one-parameter ``guards``) certain on the binding? Else sglang raises there first, and the
+    example shows that raise, not its own. None where there is none to pass."""
+    if not paths and not guards:
+        return None
+
+    def passes_earlier(env: dict) -> bool:
+        called = path_called(site, env)
+        return all(holds(p.expression, path_called(p, env)) is not True for p in paths) and not any(
+            _may_fail(g, called) for g in guards)
+    return passes_earlier
 
 
 def _made_by(site: PathSite, owner: str, found: dict, one_param: dict):
