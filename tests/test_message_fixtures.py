@@ -25,3 +25,24 @@ def test_the_command_quotes_sglang_with_the_values(release, update_golden):
 @pytest.mark.parametrize("release", RELEASES)
 def test_flake8_quotes_the_same(release):
     FIXTURES_AT.check_flake8(release)
+
+
+@pytest.mark.parametrize("summary, values, expected", [
+    # each placeholder as the f-string prints it: its conversion and format spec kept
+    ("got {mode!r}", ["fp9"], "got 'fp9'"),
+    ("got {mode}", ["fp9"], "got fp9"),
+    ("ratio {r:.2f} of {n}", [0.5, 3], "ratio 0.50 of 3"),
+    ("layers {ids}", [[1, 2]], "layers [1, 2]"),
+    # a value not known, or one no plain text stands for, stays the expression
+    ("got {args.eval_name} and {n}", [None, 2], "got <args.eval_name> and 2"),
+    ("got {x:.2f}", ["text"], "got <x>"),
+    ("got {len(x)!r}", [3], "got 3"),
+    ("got {x[1:2]} {a != b}", [None, True], "got <x[1:2]> True"),
+    ("got {f(x)!r:>8}", [None], "got <f(x)>"),
+    # values that do not pair with the placeholders show none
+    ("got {a} and {b}", [1], "got <a> and <b>"),
+])
+def test_a_derived_message_shows_each_value_as_sglang_prints_it(summary, values, expected):
+    from sglang_lint.checks.messages import with_values
+
+    assert with_values(summary, values) == expected

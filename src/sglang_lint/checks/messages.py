@@ -46,15 +46,31 @@ def filled(message: str, value_of: Callable[[int, str], object]) -> str:
     return _FIELD.sub(one, message)
 
 
-# A placeholder's expression, conversion and format spec (``x!r``, ``x:.2f``), where the
-# expression is a name or a dotted name (then neither ``!`` nor ``:`` can be part of it).
-_NAMED_FIELD = re.compile(r"^([A-Za-z_][\w.]*)(?:!([rsa]))?(?::([^{}]*))?$")
+_TAIL = re.compile(r"(?:!([rsa]))?(?::([^{}]*))?")
+
+
+def _split(expr: str) -> tuple[str, str | None, str | None]:
+    """A placeholder's text as (expression, conversion, format spec), cut where an f-string's
+    expression ends: the first ``!`` or ``:`` before which the text is an expression."""
+    for index, char in enumerate(expr):
+        if char in "!:" and index and (char != "!" or expr[index + 1:index + 2] != "="):
+            tail = _TAIL.fullmatch(expr[index:])
+            if tail is not None and _is_expression(expr[:index]):
+                return expr[:index], tail.group(1), tail.group(2)
+    return expr, None, None
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _written(expr: str) -> str:
     """A placeholder as a finding shows it when its value is not known: the expression alone."""
-    named = _NAMED_FIELD.match(expr)
-    return named.group(1) if named else expr
+    return _split(expr)[0]
 
 
 # A ``str.format`` field (``{name}``, ``{0}``, ``{name!r:>8}``): in a message whose f-string
@@ -111,6 +127,34 @@ def _plain(value: object, depth: int = 0) -> bool:
     return False
 
 
+def with_values(summary: str, values: list) -> str:
+    """A derived rule's summary with its k-th placeholder (``{expr}``, its conversion and spec
+    kept) showing ``values[k]`` as the f-string would, where known (None or UNKNOWN: ``<expr>``).
+    Values that do not pair one to one with the placeholders show none."""
+    fields = _FIELD.findall(summary)
+    if not values or len(fields) != len(values):
+        return with_argument(summary)
+    count = [0]
+
+    def value_of(index: int, expr: str) -> object:
+        value = values[count[0]]
+        count[0] += 1
+        return UNKNOWN if value is None else _as_written(expr, value)
+
+    return filled(summary, value_of)
+
+
+def _as_written(expr: str, value: object) -> object:
+    """``value`` as the placeholder ``{expr}`` prints it (its conversion and spec), or UNKNOWN."""
+    _, conversion, spec = _split(expr)
+    if conversion in ("r", "a"):
+        how = ast.Call(ast.Name("repr" if conversion == "r" else "ascii", ast.Load()), [ast.Name("v")], [])
+        return shown_as(value, how) if spec is None else UNKNOWN
+    if spec:
+        return shown_as(value, ast.Call(ast.Name("format", ast.Load()), [ast.Name("v"), ast.Constant(spec)], []))
+    return shown_as(value)
+
+
 def with_argument(summary: str, parameter: str | None = None, value: object = UNKNOWN) -> str:
     """A derived rule's summary (sglang's message with ``{expr}`` placeholders, their
     conversion and format spec kept, as derive/guards.py writes them) for a call whose checked
@@ -120,15 +164,8 @@ def with_argument(summary: str, parameter: str | None = None, value: object = UN
         return summary
 
     def value_of(index: int, expr: str) -> object:
-        named = _NAMED_FIELD.match(expr)
-        if parameter is None or named is None or named.group(1) != parameter:
+        if parameter is None or _split(expr)[0] != parameter:
             return UNKNOWN
-        conversion, spec = named.group(2), named.group(3)
-        if conversion in ("r", "a"):
-            how = ast.Call(ast.Name("repr" if conversion == "r" else "ascii", ast.Load()), [ast.Name("v")], [])
-            return shown_as(value, how) if spec is None else UNKNOWN
-        if spec:
-            return shown_as(value, ast.Call(ast.Name("format", ast.Load()), [ast.Name("v"), ast.Constant(spec)], []))
-        return shown_as(value)
+        return _as_written(expr, value)
 
     return filled(summary, value_of)

@@ -613,13 +613,14 @@ def enums_read(expression: ast.expr, classes) -> tuple:
 
 def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, raise_node: ast.stmt,
                 parameters: list[Parameter], fields: bool = False, classes=None, excluding: tuple = (),
-                state: dict | None = None) -> str:
+                state: dict | None = None, shown: list | None = None) -> str:
     """The fails-when expression of ``raise_node`` in ``function`` (Skip with the reason).
     ``fields``: the parameters are the dataclass fields ``self.<name>`` a ``__post_init__`` reads;
     ``excluding``: what one-parameter rules of the same raise report (Python expressions), left
     out of the path (``path and not (...)``) so no call is reported twice; ``state``: what the
     receiver's ``__init__`` stored (``self.a`` -> an expression over the receiver parameters
-    among ``parameters``, derive/state.py)."""
+    among ``parameters``, derive/state.py); ``shown``: given, gets the value each placeholder of
+    the raise's f-string message shows, in order, over the parameters ("" where not written)."""
     method = owner is not None and not any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
     all_args = [*function.args.posonlyargs, *function.args.args]
     self_name = all_args[0].arg if method and all_args else None
@@ -637,6 +638,8 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
         raise Skip("the path to the raise is too deep") from None
     if not runner.path:
         raise Skip("raises on every call")
+    if shown is not None:
+        shown.extend(_placeholders(runner, raise_node, [p.name for p in parameters]))
     expression = runner.path[0] if len(runner.path) == 1 else ast.BoolOp(ast.And(), runner.path)
     if excluding:
         others = [ast.parse(text, mode="eval").body for text in excluding]
@@ -667,3 +670,26 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     if len(shown) > 600:
         raise Skip("the path to the raise is too long to read")
     return text
+
+
+def _placeholders(runner: _Path, raise_node: ast.stmt, names: list[str]) -> list[str]:
+    """Each top-level placeholder of the raise's f-string message, as the path's run knows it
+    at the raise: an expression over the parameters (in the fails-when grammar), else ""."""
+    if isinstance(raise_node, ast.Assert):
+        message = raise_node.msg
+    else:
+        exc = getattr(raise_node, "exc", None)
+        message = exc.args[0] if isinstance(exc, ast.Call) and exc.args else None
+    if not isinstance(message, ast.JoinedStr):
+        return []
+    found = []
+    for value in message.values:
+        if not isinstance(value, ast.FormattedValue):
+            continue
+        try:
+            text = ast.unparse(ast.fix_missing_locations(runner.expr(value.value)))
+            parse_when(text, names)
+        except (_Unknown, WhenError, RecursionError, Skip):
+            text = ""
+        found.append(text if len(text) <= 300 else "")
+    return found

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.checks.base import CheckKind, Trigger, find_in_call, guarded_on, target_trigger
-from sglang_lint.checks.messages import with_argument
+from sglang_lint.checks.messages import with_values
 from sglang_lint.checks.fails_when.screen_values import MAYBE, AstValues, TextValues
 from sglang_lint.checks.fails_when.makers import (
     BUILTIN_DICT,
@@ -41,6 +41,7 @@ from sglang_lint.checks.fails_when.language import (
     WhenError,
     arithmetic,
     equal,
+    evaluate,
     holds,
     names_read,
     parse_when,
@@ -107,6 +108,8 @@ class FailsWhen:
     parameters: tuple[Parameter, ...]
     records: tuple[tuple[str, RecordClass], ...] = ()  # (qualified class, its fields)
     enums: tuple[EnumClass, ...] = ()
+    # the value each placeholder of the message shows, over the parameters (None: not known)
+    shown: tuple = ()
 
 
 def parse(fields, targets):
@@ -162,7 +165,17 @@ def parse(fields, targets):
         raise fields.error("when", str(error)) from None
     if not names_read(expression) & {p.name for p in parameters}:
         raise fields.error("when", "reads no parameter: it would fail every call")
-    return FailsWhen(fields.str("summary"), text, expression, tuple(parameters), tuple(records), tuple(enums))
+    shown = []
+    written_all = fields.any("shown", required=False) or []
+    if not isinstance(written_all, list) or not all(isinstance(t, str) for t in written_all):
+        raise fields.error("shown", "must be a list of expressions (\"\" for a value not known)")
+    for written in written_all:
+        try:
+            shown.append(parse_when(written, [p.name for p in parameters]) if written else None)
+        except WhenError as error:
+            raise fields.error("shown", f"{written!r}: {error}") from None
+    return FailsWhen(fields.str("summary"), text, expression, tuple(parameters), tuple(records), tuple(enums),
+                     tuple(shown))
 
 
 # --- the values a call passes ---------------------------------------------------------------
@@ -402,7 +415,7 @@ def run(site, rule, check, target):
         return
     shown = "; ".join(f"{name} = {value!r}" for name, value in env.items())
     prefix = "." if target.kind in ("method", "attribute") else ""
-    said = with_argument(params.summary)
+    said = with_values(params.summary, [None if e is None else evaluate(e, env) for e in params.shown])
     yield Finding(site.node, f"{prefix}{target.display}(...) fails at run time: {said} ({shown}; "
                              f"sglang raises this when {params.when}, unless an earlier check raises first)")
 

@@ -314,6 +314,7 @@ class PathSite:
     accept: Callable | None = field(default=None, repr=False, compare=False)
     enums: tuple = ()  # the sglang enums (checks.fails_when.EnumClass) whose members the path reads
     plain_message: str = ""  # the message with its placeholders as bare expressions (raise_message plain)
+    shown: tuple = ()  # each placeholder's value over the parameters, in order ("": not known)
 
     @functools.cached_property
     def expression(self) -> ast.expr:

@@ -146,15 +146,17 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                                   for key, value in state.attributes.items()}
                 written = []  # (the raise, its path site): every path of the function, before any example
                 for raise_node, exception, message, plain in points:
+                    shown: list = []
                     try:
                         covered = _covered(ruled.get((module.name, qualname, raise_node.lineno), ()), (kind, name))
                         when = derive_path(module, function, owner, raise_node, list(parameters), post_init, classes,
-                                           covered, attributes if state is not None else None)
+                                           covered, attributes if state is not None else None, shown)
                     except Skip as skip:
                         skipped[_reason(str(skip))] += 1
                         continue
                     written.append((raise_node, PathSite(module.name, qualname, exception, message, raise_node.lineno,
-                                                         when, parameters, (kind, name), plain_message=plain)))
+                                                         when, parameters, (kind, name), plain_message=plain,
+                                                         shown=tuple(shown) if any(shown) else ())))
                 guards = [o for o in one_param.get((kind, name), ())
                           if o.module == module.name and o.function == qualname and o.caller is None]
                 for raise_node, site in written:
