@@ -128,24 +128,20 @@ def _plain(value: object, depth: int = 0) -> bool:
 
 
 def with_values(summary: str, values: list) -> str:
-    """A derived rule's summary with its k-th placeholder (``{expr}``, its conversion and spec
-    kept) showing ``values[k]`` as the f-string would, where known (None or UNKNOWN: ``<expr>``).
-    Values that do not pair one to one with the placeholders show none."""
-    fields = _FIELD.findall(summary)
-    if not values or len(fields) != len(values):
-        return with_argument(summary)
-    count = [0]
-
-    def value_of(index: int, expr: str) -> object:
-        value = values[count[0]]
-        count[0] += 1
-        return UNKNOWN if value is None else _as_written(expr, value)
-
-    return filled(summary, value_of)
+    """A derived rule's summary (sglang's message with ``{expr}`` placeholders, their
+    conversion and format spec kept, as derive/guards.py writes them) with its k-th placeholder
+    showing ``values[k]`` as the f-string would, where known (UNKNOWN: ``<expr>``). Values that
+    do not pair one to one with the placeholders show none."""
+    if "{" not in summary:
+        return summary
+    paired = iter(values if len(values) == len(_FIELD.findall(summary)) else ())
+    return filled(summary, lambda index, expr: _as_written(expr, next(paired, UNKNOWN)))
 
 
 def _as_written(expr: str, value: object) -> object:
     """``value`` as the placeholder ``{expr}`` prints it (its conversion and spec), or UNKNOWN."""
+    if value is UNKNOWN:
+        return UNKNOWN
     _, conversion, spec = _split(expr)
     if conversion in ("r", "a"):
         how = ast.Call(ast.Name("repr" if conversion == "r" else "ascii", ast.Load()), [ast.Name("v")], [])
@@ -156,16 +152,7 @@ def _as_written(expr: str, value: object) -> object:
 
 
 def with_argument(summary: str, parameter: str | None = None, value: object = UNKNOWN) -> str:
-    """A derived rule's summary (sglang's message with ``{expr}`` placeholders, their
-    conversion and format spec kept, as derive/guards.py writes them) for a call whose checked
-    ``parameter`` has ``value``: a placeholder that is the parameter itself shows the value as
-    the f-string would (shown_as). Every other placeholder is shown as ``<expr>``."""
-    if "{" not in summary:
-        return summary
-
-    def value_of(index: int, expr: str) -> object:
-        if parameter is None or _split(expr)[0] != parameter:
-            return UNKNOWN
-        return _as_written(expr, value)
-
-    return filled(summary, value_of)
+    """with_values for a call whose checked ``parameter`` has ``value``: the placeholders that
+    are the parameter itself show it, every other is shown as ``<expr>``."""
+    return with_values(summary, [value if parameter is not None and _split(field)[0] == parameter else UNKNOWN
+                                 for field in _FIELD.findall(summary)])

@@ -35,7 +35,7 @@ from sglang_lint.derive.constants import folded_constant, imported_constant, is_
 from sglang_lint.derive.expressions import (
     classes_only_tested, conjuncts, held_by_self, immutable, negate, rooted_at_torch,
 )
-from sglang_lint.derive.guards import Skip
+from sglang_lint.derive.guards import Skip, assert_as_raise
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_all, walk_local
 
 # Methods whose call the evaluator knows (checks/fails_when/language.py): a receiver's method outside this set
@@ -620,7 +620,8 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     out of the path (``path and not (...)``) so no call is reported twice; ``state``: what the
     receiver's ``__init__`` stored (``self.a`` -> an expression over the receiver parameters
     among ``parameters``, derive/state.py); ``shown``: given, gets the value each placeholder of
-    the raise's f-string message shows, in order, over the parameters ("" where not written)."""
+    the raise's f-string message shows, in order, over the parameters the path reads (the rule's
+    own: "" where it is not written so)."""
     method = owner is not None and not any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
     all_args = [*function.args.posonlyargs, *function.args.args]
     self_name = all_args[0].arg if method and all_args else None
@@ -638,8 +639,6 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
         raise Skip("the path to the raise is too deep") from None
     if not runner.path:
         raise Skip("raises on every call")
-    if shown is not None:
-        shown.extend(_placeholders(runner, raise_node, [p.name for p in parameters]))
     expression = runner.path[0] if len(runner.path) == 1 else ast.BoolOp(ast.And(), runner.path)
     if excluding:
         others = [ast.parse(text, mode="eval").body for text in excluding]
@@ -663,6 +662,8 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
         raise Skip("the path to the raise reads no parameter")
     if read & {p.name for p in parameters if p.var == "*"}:
         raise Skip("the path to the raise reads *args (a call's are never known)")
+    if shown is not None:
+        shown.extend(_placeholders(runner, raise_node, [p.name for p in parameters], read))
     # (how long it reads: sglang's classes by their own names)
     shown = text
     for enum in enums:
@@ -672,14 +673,12 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     return text
 
 
-def _placeholders(runner: _Path, raise_node: ast.stmt, names: list[str]) -> list[str]:
-    """Each top-level placeholder of the raise's f-string message, as the path's run knows it
-    at the raise: an expression over the parameters (in the fails-when grammar), else ""."""
-    if isinstance(raise_node, ast.Assert):
-        message = raise_node.msg
-    else:
-        exc = getattr(raise_node, "exc", None)
-        message = exc.args[0] if isinstance(exc, ast.Call) and exc.args else None
+def _placeholders(runner: _Path, raise_node: ast.stmt, names: list[str], read: set) -> list[str]:
+    """Each top-level placeholder of the raise's f-string message (as raise_message writes the
+    message), as the path's run knows it at the raise: an expression in the fails-when grammar
+    over the parameters the path reads (``read``), else ""."""
+    exc = getattr(assert_as_raise(raise_node) if isinstance(raise_node, ast.Assert) else raise_node, "exc", None)
+    message = exc.args[0] if isinstance(exc, ast.Call) and exc.args else None
     if not isinstance(message, ast.JoinedStr):
         return []
     found = []
@@ -688,8 +687,9 @@ def _placeholders(runner: _Path, raise_node: ast.stmt, names: list[str]) -> list
             continue
         try:
             text = ast.unparse(ast.fix_missing_locations(runner.expr(value.value)))
-            parse_when(text, names)
+            if len(text) > 300 or not names_read(parse_when(text, names)) <= read:
+                text = ""
         except (_Unknown, WhenError, RecursionError, Skip):
             text = ""
-        found.append(text if len(text) <= 300 else "")
+        found.append(text)
     return found

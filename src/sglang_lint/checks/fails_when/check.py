@@ -415,7 +415,7 @@ def run(site, rule, check, target):
         return
     shown = "; ".join(f"{name} = {value!r}" for name, value in env.items())
     prefix = "." if target.kind in ("method", "attribute") else ""
-    said = with_values(params.summary, [None if e is None else evaluate(e, env) for e in params.shown])
+    said = with_values(params.summary, [UNKNOWN if e is None else evaluate(e, env) for e in params.shown])
     yield Finding(site.node, f"{prefix}{target.display}(...) fails at run time: {said} ({shown}; "
                              f"sglang raises this when {params.when}, unless an earlier check raises first)")
 

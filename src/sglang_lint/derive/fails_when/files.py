@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 
-from sglang_lint.checks.fails_when.language import WhenError, names_read, parse_when
 from sglang_lint.derive.fails_when.examples import write_value
 from sglang_lint.derive.fails_when.examples import PathSite
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
@@ -49,19 +48,6 @@ def _example(site: PathSite, env: dict) -> str:
     return "\n\n".join([*first, f"from {module} import {callee}", f"{callee}({shown})"])
 
 
-def _shown(site: PathSite) -> list[str]:
-    """The placeholders' values the rule keeps: those over the parameters its path reads (the
-    rule's own; a value of another is shown as sglang's expression)."""
-    kept = []
-    for text in site.shown:
-        try:
-            kept.append(text if text and names_read(parse_when(text, [p.name for p in site.parameters]))
-                        <= site.read else "")
-        except WhenError:
-            kept.append("")
-    return kept
-
-
 def path_rule_name(site: PathSite) -> str:
     words = f"{site.function.split('.')[-1] if not site.function.endswith('__init__') else site.function} " \
             f"{site.named_by or site.exception}"
@@ -97,7 +83,7 @@ def path_rule_text(site: PathSite, code: str, version: str, since: str | None = 
         "kind = \"fails-when\"",
         f"summary = {toml_string(summary)}",
         f"when = {toml_string(site.when)}",
-        *([f"shown = [{', '.join(toml_string(t) for t in _shown(site))}]"] if any(_shown(site)) else []),
+        *([f"shown = [{', '.join(toml_string(t) for t in site.shown)}]"] if site.shown else []),
         "",
         "[[check.target]]",
         f"{kind} = {toml_string(name)}",
