@@ -372,7 +372,7 @@ def test_a_merged_catalog_keeps_each_release_s_check(tmp_path, derivation):
     source = ("from sglang.modes.capture import allowed_tuple, legacy_only\n"
               "allowed_tuple(t, mode='post_rope')\nlegacy_only(3)\n")
     assert [(d.line, d.message) for d in lint(source, "x.py", ruleset.for_releases(["0.5.2"]))] == [
-        (2, "allowed_tuple(mode='post_rope'): ValueError: unsupported mode: <mode>; expected one of 'pre_rope'"
+        (2, "allowed_tuple(mode='post_rope'): ValueError: unsupported mode: post_rope; expected one of 'pre_rope'"
             " (did you mean 'pre_rope'? fixable with `sglang-lint --fix --unsafe-fixes`)"),
         (3, "legacy_only(level=3): ValueError: level; expected one of 1, 2"),
     ]

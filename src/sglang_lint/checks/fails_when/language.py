@@ -585,12 +585,23 @@ _AGGREGATE = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorte
               "list": list, "set": frozenset}
 
 
+class SetOrderList(list):
+    """``list(s)`` of a set: its items are known, their order is not (Python's order of a set
+    of strings changes from run to run), so no text of it is certain (checks/messages.py)."""
+
+
+class SetOrderTuple(tuple):
+    """``tuple(s)`` of a set (SetOrderList)."""
+
+
 def _aggregate(name: str, items: object) -> object:
     """``sum(items)``, ``tuple(items)``... of a sequence (or a dict's keys) whose every item is known."""
     if isinstance(items, dict):
         items = list(items)
     if not isinstance(items, (tuple, list, frozenset)) or not known(list(items)):
         return UNKNOWN
+    if isinstance(items, frozenset) and name in ("list", "tuple") and len(items) > 1:
+        return (SetOrderList if name == "list" else SetOrderTuple)(items)
     return _AGGREGATE[name](items)
 
 
