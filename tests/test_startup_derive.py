@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.checks.server_args import startup
-from sglang_lint.derive.startup_rules import unshared, value_name, written
+from sglang_lint.derive.startup_rules import unshared, value_name, written, written_with
 from sglang_lint.derive.startup_table import startup_text, tree_startup
 
 TREE = Path(__file__).resolve().parent / "startup_tree"
@@ -107,6 +107,26 @@ def test_a_method_is_written_with_its_call_never_named_alone():
     text, values = written(condition)
     name = value_name(ast.unparse(backend))
     assert text == f"{name}.startswith('lora') and {name} != 'x'" and [n for n, _ in values] == [name]
+
+
+def test_a_placeholder_never_changes_how_the_condition_is_written():
+    """A part the condition reads once and the message shows too stays in the condition's
+    text (named for the message only): named because of the message, it would split the
+    condition into other values, read by other cases, and each launch would evaluate more."""
+    backend = ast.parse("'b1' if tp > 1 else 'b2' if tp > 2 else backend", mode="eval").body
+    condition = ast.Compare(backend, [ast.NotIn()], [ast.Tuple([ast.Constant("x"), ast.Constant("y")], ast.Load())])
+    shown = [ast.Call(ast.Name("repr", ast.Load()), [backend], [])]
+    name = value_name(ast.unparse(backend))
+    text, values, texts = written_with(condition, shown)
+    assert written(condition) == (f"({ast.unparse(backend)}) not in ('x', 'y')", ())
+    assert text == written(condition)[0]
+    assert texts == [f"repr({name})"] and values == ((name, ast.unparse(backend)),)
+    # a part the condition itself reads twice is named there, and the message reads that name
+    twice = ast.BoolOp(ast.And(), [condition, ast.Compare(backend, [ast.NotEq()], [ast.Constant("z")])])
+    text, values, texts = written_with(twice, shown)
+    assert (text, values) == written(twice) == (f"{name} not in ('x', 'y') and {name} != 'z'",
+                                                ((name, ast.unparse(backend)),))
+    assert texts == [f"repr({name})"]
 
 
 def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):

@@ -175,18 +175,14 @@ def written_with(condition: ast.expr, shown: list | tuple = ()) -> tuple[str, tu
     values read (:func:`value_name`). Written out in full, a field rewritten by a chain of
     steps that each test it doubles at every step, and the long values of one field would be
     repeated by every rule that reads it."""
+    # the condition's parts are named by how often the condition reads them, never by the
+    # placeholders: a part named only because a message shows it would split the condition
+    # into other values, which the evaluator reads by other cases (so a launch costs more)
     refs: Counter = Counter()
-    seen = {id(condition), *(id(s) for s in shown)}
-    todo = [condition, *shown]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, _SCOPES):
-            continue  # (a part inside a generator may read its variable: never named)
-        for child in ast.iter_child_nodes(node):
-            refs[id(child)] += 1
-            if id(child) not in seen:
-                seen.add(id(child))
-                todo.append(child)
+    seen: set = set()
+    _count_refs([condition], refs, seen)
+    shown_refs = refs.copy()
+    _count_refs(shown, shown_refs, seen)
     names: dict[int, str] = {}
     values: dict[str, str] = {}
     written_size: dict[int, tuple] = {}  # id(part as written) -> (its nodes as written, the part)
@@ -215,7 +211,7 @@ def written_with(condition: ast.expr, shown: list | tuple = ()) -> tuple[str, tu
         count = 1 + sum(written_size[id(c)][0] if id(c) in written_size else 1 for c in ast.iter_child_nodes(made))
         written_size[id(made)] = (count, made)
         if not top and isinstance(node, ast.expr) and not isinstance(node, (ast.Name, ast.Constant, ast.Starred)) \
-                and (count >= POOLED_SIZE or (refs[id(node)] > 1 and size(node) >= NAMED_SIZE)):
+                and (count >= POOLED_SIZE or (counted[0][id(node)] > 1 and size(node) >= NAMED_SIZE)):
             body = ast.unparse(ast.fix_missing_locations(made))
             name = value_name(body)
             values[name] = body
@@ -223,6 +219,24 @@ def written_with(condition: ast.expr, shown: list | tuple = ()) -> tuple[str, tu
             return ast.Name(name, ast.Load())
         return made
 
+    counted = [refs]
     text = ast.unparse(ast.fix_missing_locations(out(condition, top=True)))
+    counted[0] = shown_refs  # (the condition's parts keep their names; the placeholders' own shared parts are named)
     texts = [ast.unparse(ast.fix_missing_locations(out(s, top=True))) for s in shown]
     return text, tuple(sorted(values.items())), texts
+
+
+def _count_refs(roots: list, refs: Counter, seen: set) -> None:
+    """Add to ``refs`` how many parents each part under ``roots`` has (a part already in
+    ``seen`` is counted, not walked again)."""
+    todo = [root for root in roots if id(root) not in seen]
+    seen.update(id(root) for root in todo)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _SCOPES):
+            continue  # (a part inside a generator may read its variable: never named)
+        for child in ast.iter_child_nodes(node):
+            refs[id(child)] += 1
+            if id(child) not in seen:
+                seen.add(id(child))
+                todo.append(child)
