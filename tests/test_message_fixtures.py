@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import FIXTURES, ReleaseFixtures
-from sglang_lint.checks.fails_when.language import SetOrderList
+from sglang_lint.checks.fails_when.operations import SetOrderList
 from sglang_lint.checks.fails_when.values import UNKNOWN
 from sglang_lint.checks.messages import with_values
 

@@ -26,9 +26,10 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
     literal must name it (``sglang.launch_server``) to start an sglang server. ``judge``: the
     check's own verdict on a display's elements (True, False, or None: not sure), for a list
-    of flags whose words analysis/built.py reads from displays (server_args.py ``_display_judge``)."""
+    of flags whose words analysis/built.py reads from displays (server_args.py ``_display_judge``),
+    or with ``marker`` on a command line's words."""
     flags = ListReading(judge, follow=True)
-    command = ListReading(None, follow=False)
+    command = ListReading(judge if marker is not None else None, follow=False)
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
         found = argument(call, name, position, facts)
@@ -45,7 +46,7 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
         if marker is None:  # a list of flags (no command line, no shell string): analysis/built.py's reading only
             return flags.may_know(found, facts)
         if isinstance(found, ast.List):
-            return _may_name_launcher(found.elts, marker)
+            return _may_name_launcher(found.elts, marker) and (judge is None or command.may_know(found, facts))
         if isinstance(found, (ast.BinOp, ast.Call, ast.Subscript)):
             return True  # analysis/built.py follows copies (list(x), x.copy(), x[:]) and concatenations
         # (a command line: its words are judged after the launcher, wherever that is written)

@@ -40,6 +40,7 @@ from sglang_lint.checks.fails_when.language import (
     Tensor,
     WhenError,
     arithmetic,
+    certain,
     equal,
     evaluate,
     holds,
@@ -411,7 +412,7 @@ def run(site, rule, check, target):
     params: FailsWhen = check.params
     values = CallValues(site, params.records, params.enums, getattr(target, "receivers", ()))
     env = bind(params, values.found, values.value, values.extra_keywords, values.from_receiver)
-    if holds(params.expression, env) is not True:
+    if not certain(params.expression, env, True):
         return
     shown = "; ".join(f"{name} = {value!r}" for name, value in env.items())
     prefix = "." if target.kind in ("method", "attribute") else ""
@@ -475,7 +476,7 @@ def _screen(params: FailsWhen, constructor: bool = False):
             if isinstance(facts, ScopedFacts) and not facts.syntax.bound_name_called(call, facts.scopes[-1]):
                 return False  # no m(...) of an m this call makes: the engine runs no method of it
             env = bind(params, lambda name, position: NOT_FOUND, value_of, lambda named: UNKNOWN, from_receiver)
-            return holds(params.expression, env) is not False  # the method's arguments are not here
+            return not certain(params.expression, env, False)  # the method's arguments are not here
         verdict = holds(params.expression, bind(params, found, value_of, extra_keywords, from_receiver))
         if verdict is not UNKNOWN:
             return verdict
@@ -506,7 +507,7 @@ def _may_hold(expression: ast.expr, values: AstValues, bind_with) -> bool:
         return True
     for combination in combinations:
         given = iter(combination)
-        if holds(expression, bind_with(lambda node: next(given))) is True:
+        if certain(expression, bind_with(lambda node: next(given)), True):
             return True
     return False
 

@@ -14,7 +14,7 @@ would too.
 Values: None, bools, numbers, strings, tuples, lists, dicts (of values), and those of
 checks/fails_when/values.py: tensors and MLX arrays built at the call (shape, dtype, device), devices,
 objects made at the call (:class:`Record`), and :class:`~sglang_lint.text.pynames.Ref` (a dotted
-name such as ``torch.bfloat16``).
+name such as ``torch.bfloat16``); the operations on them are checks/fails_when/operations.py's.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from sglang_lint.checks.fails_when.values import (  # (the values, re-exported f
     TruthOnly,
     dtype_ref,
     is_dtype,
-    member_equal,
 )
 from sglang_lint.checks.fails_when.instances import is_instance
 from sglang_lint.checks.fails_when.members import (  # (re-exported for the checks and the deriver)
@@ -44,6 +43,9 @@ from sglang_lint.checks.fails_when.grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, PATH_BUILTINS, WhenError, names_read, parse_when,
 )
 from sglang_lint.checks.fails_when.conditions import Bound, _case_key, questions, repeated_tests, test_key
+from sglang_lint.checks.fails_when.operations import (  # (equal, arithmetic: re-exported for the checks)
+    AGGREGATE_FUNCTIONS, aggregate, arithmetic, contains, environ, equal, identical, orderable,
+)
 from sglang_lint.text.pynames import Ref
 
 __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", "Member", "Record", "Tensor",
@@ -58,12 +60,6 @@ __all__ = ["BUILTINS", "MODULES", "FLOAT_DTYPES", "UNKNOWN", "Bound", "Device", 
 _COMPARE = {
     ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
 }
-_ARITHMETIC = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-}
-_BITWISE = {ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
-            ast.RShift: operator.rshift}
 
 
 def truth(value: object) -> object:
@@ -101,8 +97,31 @@ def holds(expr: ast.expr, env: dict[str, object]) -> object:
     first (a chain of them, ``a if u else b if v else c``, takes one case per value), at most
     ``SPLIT_DEPTH`` tests on one line of cases and ``SPLIT_CASES`` cases in all. A test of a
     query (``unknown_`` names: the platform, the model) is one test wherever it is written, in a
-    conditional or as an operand of ``and``/``or``/``not`` (``a not in b`` is ``a in b``)."""
-    return _by_cases(expr, env, {}, 0, [SPLIT_CASES], repeated_tests(expr, env))
+    conditional or as an operand of ``and``/``or``/``not`` (``a not in b`` is ``a in b``).
+
+    Before the cases, a few worlds (:func:`_worlds`): where two give different truths, or one
+    none, no line of cases can be certain, and the verdict is UNKNOWN at once."""
+    return _decide(expr, env, None)
+
+
+def certain(expr: ast.expr, env: dict[str, object], answer: bool) -> bool:
+    """Is ``holds(expr, env) is answer``? The same verdict, but a world of another truth ends
+    it: a condition that is false in one world is never certainly true, however long the cases
+    it would take to say it is unknown rather than false."""
+    return _decide(expr, env, answer) is answer
+
+
+def _decide(expr: ast.expr, env: dict, hoped: object) -> object:
+    """holds, or with ``hoped`` (True, False) UNKNOWN wherever the verdict is not that."""
+    repeated = _Repeated(expr, env)
+    budget = [SPLIT_CASES - 1]
+    cases = _Cases({}, repeated)
+    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
+    if verdict is not UNKNOWN or not cases.pending:
+        return verdict
+    if _worlds(expr, env, hoped) is UNKNOWN:
+        return UNKNOWN
+    return _split(expr, env, {}, cases.pending[0], 0, budget, repeated)
 
 
 SPLIT_DEPTH = 24  # (a chain of tests of the model's architecture, one per family, is one line)
@@ -136,11 +155,82 @@ def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list
     verdict = truth(evaluate(expr, {**env, _CASES: cases}))
     if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH or budget[0] < 2:
         return verdict
-    key = cases.pending[0]
+    return _split(expr, env, assumed, cases.pending[0], depth, budget, repeated)
+
+
+def _split(expr: ast.expr, env: dict, assumed: dict, key: object, depth: int, budget: list,
+           repeated: frozenset) -> object:
+    """The case ``assumed`` decided by the two cases of the test ``key``."""
     first = _by_cases(expr, env, {**assumed, key: True}, depth + 1, budget, repeated)
     if first is UNKNOWN:
         return UNKNOWN
     return first if _by_cases(expr, env, {**assumed, key: False}, depth + 1, budget, repeated) is first else UNKNOWN
+
+
+def _worlds(expr: ast.expr, env: dict, hoped: object = None) -> object:
+    """The truth ``expr`` has in every world (UNKNOWN where one gives none, or two differ; with
+    ``hoped``, where one gives another). A world answers every test the cases would split
+    (all false; all true; then alternately, in the order the evaluation asks them), so it is a
+    case some line of cases ends in, or a more certain one: a truth the cases find certain is
+    the truth of every world. One evaluation each."""
+    agreed = UNKNOWN
+    for answers in WORLDS:
+        found = truth(evaluate(expr, {**env, _CASES: _Cases(_World(answers), _EVERY)}))
+        if found is UNKNOWN or (agreed is not UNKNOWN and found is not agreed) \
+                or (hoped is not None and found is not hoped):
+            return UNKNOWN
+        agreed = found
+    return agreed
+
+
+class _Repeated:
+    """The keys of the query tests ``expr`` reads in two places or more (repeated_tests), worked
+    out when a case first asks (most conditions are decided before any test of a query)."""
+
+    __slots__ = ("expr", "env", "keys")
+
+    def __init__(self, expr: ast.expr, env: dict):
+        self.expr, self.env, self.keys = expr, env, None
+
+    def __contains__(self, key) -> bool:
+        if self.keys is None:
+            self.keys = repeated_tests(self.expr, self.env)
+        return key in self.keys
+
+
+WORLDS = ((False,), (True,), (True, False), (False, True))  # each world's answers, repeated in turn
+
+
+class _World(dict):
+    """An answer for every test of a case, given the first time it is asked (one world)."""
+
+    __slots__ = ("answers", "asked")
+
+    def __init__(self, answers: tuple):
+        super().__init__()
+        self.answers = answers
+        self.asked = 0
+
+    def get(self, key, default=None):
+        return self[key]
+
+    def __contains__(self, key) -> bool:
+        return True
+
+    def __missing__(self, key):
+        answer = self[key] = self.answers[self.asked % len(self.answers)]
+        self.asked += 1
+        return answer
+
+
+class _Every(frozenset):
+    """Every test counts as read twice (a world answers each)."""
+
+    def __contains__(self, key) -> bool:
+        return True
+
+
+_EVERY = _Every()
 
 
 def _answers(cases: _Cases, asked: dict) -> frozenset:
@@ -178,6 +268,8 @@ def _bound(value: Bound, env: dict) -> object:
         found = cases.values[value.name]
         return UNKNOWN if found is _RUNNING else found
     shared = env.get(SHARED) if value.meaning is not None else None
+    if shared is not None and type(cases.assumed) is _World and questions(value, env):
+        shared = None  # (a world answers the part's tests as they come: its worth is that world's)
     key = None
     if shared is not None:  # read already over the same inputs and the same answers of the case
         key = (value.meaning, tuple(env.get(name, UNKNOWN) for name in value.leaves),
@@ -315,74 +407,6 @@ def _bool_op(node: ast.BoolOp, env: dict) -> object:
     return UNKNOWN if unknown else value
 
 
-def equal(a: object, b: object) -> object:
-    """``a == b``: True, False or UNKNOWN (the check also compares the values bindings give)."""
-    if a is UNKNOWN or b is UNKNOWN or isinstance(a, TruthOnly) or isinstance(b, TruthOnly):
-        return UNKNOWN
-    if isinstance(a, Tensor) or isinstance(b, Tensor):
-        return UNKNOWN  # elementwise in torch
-    if isinstance(a, Device) or isinstance(b, Device):
-        return _same_device(a, b)
-    if isinstance(a, Member) or isinstance(b, Member):
-        member, other = (a, b) if isinstance(a, Member) else (b, a)
-        same = member_equal(member, other)
-        return UNKNOWN if same is None else same
-    if isinstance(a, Ref) or isinstance(b, Ref):
-        if isinstance(a, Ref) and isinstance(b, Ref):
-            if a == b:
-                return True
-            return False if is_dtype(a) and is_dtype(b) else UNKNOWN  # two enum members' names may be aliases
-        if isinstance(a, Ref) and isinstance(b, str) or isinstance(b, Ref) and isinstance(a, str):
-            return UNKNOWN  # a str enum member equals its value
-        return False if (a is None or b is None) else UNKNOWN
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        if type(a) is not type(b) or len(a) != len(b):
-            return False
-        result: object = True
-        for x, y in zip(a, b):
-            same = equal(x, y)
-            if same is False:
-                return False
-            if same is UNKNOWN:
-                result = UNKNOWN
-        return result
-    if not (known(a) and known(b)):
-        return UNKNOWN
-    return a == b
-
-
-def _same_device(a: object, b: object) -> object:
-    """Devices: of other types, unequal; both the CPU, equal. Two of one accelerator type are
-    unknown (``torch.device("cuda")`` is not a tensor's ``cuda:0``), and so is a device against a
-    string."""
-    if a is None or b is None:
-        return False
-    if not (isinstance(a, Device) and isinstance(b, Device)) or a.type is UNKNOWN or b.type is UNKNOWN:
-        return UNKNOWN
-    if a.type != b.type:
-        return False
-    return True if a.type == "cpu" else UNKNOWN
-
-
-def _contains(container: object, item: object) -> object:
-    if container is UNKNOWN or isinstance(container, (Tensor, Ref)):
-        return UNKNOWN
-    if isinstance(container, str):
-        return container.__contains__(item) if isinstance(item, str) else UNKNOWN
-    if isinstance(container, dict):
-        container = list(container)
-    if not isinstance(container, (tuple, list, frozenset)):
-        return UNKNOWN
-    result: object = False
-    for element in container:
-        same = equal(element, item)
-        if same is True:
-            return True
-        if same is UNKNOWN:
-            result = UNKNOWN
-    return result
-
-
 def _compare(node: ast.Compare, env: dict) -> object:
     if len(node.ops) == 1:
         counted = _counted_compare(node, env)
@@ -398,15 +422,15 @@ def _compare(node: ast.Compare, env: dict) -> object:
             if value is not UNKNOWN and kind is ast.NotEq:
                 value = not value
         elif kind in (ast.In, ast.NotIn):
-            value = _contains(right, left)
+            value = contains(right, left)
             if value is not UNKNOWN and kind is ast.NotIn:
                 value = not value
         elif kind in (ast.Is, ast.IsNot):
-            value = _identical(left, right)
+            value = identical(left, right)
             if value is not UNKNOWN and kind is ast.IsNot:
                 value = not value
         else:
-            if not (_orderable(left, right)):
+            if not (orderable(left, right)):
                 value = UNKNOWN
             else:
                 value = _COMPARE[kind](left, right)
@@ -449,53 +473,8 @@ def _counted_compare(node: ast.Compare, env: dict) -> object:
     return at_low if at_low == at_high and low != high else UNKNOWN
 
 
-def _identical(a: object, b: object) -> object:
-    """``a is b`` where it is certain: against None or a bool (the only identities sglang tests)."""
-    if a is UNKNOWN or b is UNKNOWN:
-        return UNKNOWN
-    for x, y in ((a, b), (b, a)):
-        if isinstance(x, TruthOnly):  # a true value is no None and no False; a false one may be either
-            return False if x.truth and (y is None or y is False) else UNKNOWN
-    if a is None or b is None or isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    # (enum members are singletons: identity is equality)
-    return equal(a, b) if isinstance(a, (Ref, Member)) and isinstance(b, (Ref, Member)) else UNKNOWN
-
-
-def _orderable(a: object, b: object) -> bool:
-    numbers = (int, float)
-    if isinstance(a, numbers) and isinstance(b, numbers):
-        return True
-    if isinstance(a, str) and isinstance(b, str):
-        return True
-    return isinstance(a, tuple) and isinstance(b, tuple) and known(a) and known(b)
-
-
 def _binary(node: ast.BinOp, env: dict) -> object:
     return arithmetic(type(node.op), _eval(node.left, env), _eval(node.right, env))
-
-
-def arithmetic(op_type: type, left: object, right: object) -> object:
-    """``left <op> right`` for an :mod:`ast` operator class, on known numbers (and ``+`` of
-    sequences); UNKNOWN for anything else, or a result too big or failing to compute."""
-    if left is UNKNOWN or right is UNKNOWN:
-        return UNKNOWN
-    bitwise = _BITWISE.get(op_type)
-    if bitwise is not None:  # on ints only (on bools and tensors these are logical or elementwise)
-        if type(left) is int and type(right) is int and not (op_type is ast.LShift and right > 64):
-            return bitwise(left, right)
-        return UNKNOWN
-    op = _ARITHMETIC.get(op_type)
-    if op is None:
-        return UNKNOWN
-    numbers = (int, float)
-    if isinstance(left, numbers) and isinstance(right, numbers):
-        if op_type is ast.Pow and abs(right) > 64 or op_type in (ast.Div, ast.FloorDiv, ast.Mod) and right == 0:
-            return UNKNOWN  # sglang fails another way (ZeroDivisionError), not at the raise
-        return op(left, right)
-    if op_type is ast.Add and type(left) is type(right) and isinstance(left, (str, tuple, list)):
-        return op(left, right)
-    return UNKNOWN  # (``str % args`` is formatting: the message, not the test)
 
 
 def _subscript(value: object, index: ast.expr, env: dict) -> object:
@@ -539,15 +518,15 @@ def _call(node: ast.Call, env: dict) -> object:
     if name == "getattr" and len(args) in (2, 3) and isinstance(args[1], str):
         return attribute(args[0], args[1]) if len(args) == 2 else attribute_or(args[0], args[1], args[2])
     if name in ENVIRON_PARSERS:
-        return _environ(name, args[0]) if len(args) == 1 and isinstance(args[0], str) else UNKNOWN
+        return environ(name, args[0]) if len(args) == 1 and isinstance(args[0], str) else UNKNOWN
     if name == "len" and len(args) == 1:
         value = args[0]
         if isinstance(value, Tensor):
             shape = value.shape
             return shape[0] if shape is not UNKNOWN and shape else UNKNOWN
         return len(value) if isinstance(value, (tuple, list, dict, str, frozenset)) else UNKNOWN
-    if name in _AGGREGATE and len(args) >= 1:
-        return _aggregate(name, args if len(args) > 1 else args[0])
+    if name in AGGREGATE_FUNCTIONS and len(args) >= 1:
+        return aggregate(name, args if len(args) > 1 else args[0])
     if name in ("abs", "int", "float", "bool", "str", "round") and len(args) == 1 and known(args[0]):
         value = args[0]
         if name == "str" and not isinstance(value, (str, int, float)) or name != "str" and isinstance(value, Ref):
@@ -561,48 +540,6 @@ def _call(node: ast.Call, env: dict) -> object:
     if name == "math.prod" and len(args) == 1 and isinstance(args[0], (tuple, list)) and known(args[0]):
         return math.prod(args[0])
     return UNKNOWN
-
-
-def _environ(parser: str, text: str) -> object:
-    """An environment variable's text as sglang reads it: ``envs.X`` of EnvBool / EnvInt /
-    EnvFloat / EnvStr, or ``get_bool_env_var`` (true and 1 only). Text sglang would refuse
-    is unknown (it fails another way)."""
-    lowered = text.strip().lower()
-    if parser == "env_str":
-        return text
-    if parser == "env_bool":
-        return True if lowered in ("true", "1", "yes", "y") else False if lowered in ("false", "0", "no", "n") \
-            else UNKNOWN
-    if parser == "env_truthy":
-        return lowered in ("true", "1")
-    try:
-        return int(text) if parser == "env_int" else float(text)
-    except ValueError:
-        return UNKNOWN
-
-
-_AGGREGATE = {"min": min, "max": max, "sum": sum, "any": any, "all": all, "sorted": sorted, "tuple": tuple,
-              "list": list, "set": frozenset}
-
-
-class SetOrderList(list):
-    """``list(s)`` of a set: its items are known, their order is not (Python's order of a set
-    of strings changes from run to run), so no text of it is certain (checks/messages.py)."""
-
-
-class SetOrderTuple(tuple):
-    """``tuple(s)`` of a set (SetOrderList)."""
-
-
-def _aggregate(name: str, items: object) -> object:
-    """``sum(items)``, ``tuple(items)``... of a sequence (or a dict's keys) whose every item is known."""
-    if isinstance(items, dict):
-        items = list(items)
-    if not isinstance(items, (tuple, list, frozenset)) or not known(list(items)):
-        return UNKNOWN
-    if isinstance(items, frozenset) and name in ("list", "tuple") and len(items) > 1:
-        return (SetOrderList if name == "list" else SetOrderTuple)(items)
-    return _AGGREGATE[name](items)
 
 
 def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
@@ -626,7 +563,7 @@ def _over(how: str, generator: ast.GeneratorExp, env: dict) -> object:
                 return UNKNOWN
             if all(kept):
                 made.append(_eval(generator.elt, inner))
-        return _aggregate(how, made)
+        return aggregate(how, made)
     if how not in ("any", "all"):
         return UNKNOWN
     neutral = how == "all"  # the result of no items

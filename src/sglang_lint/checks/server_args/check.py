@@ -170,7 +170,8 @@ def _screen(params: ServerArgsCheck, target):
     engine may know and this aspect may reject; an argv target, when its list may be known."""
     if target.argument is not None or target.position is not None:
         if target.handed_as in ("command", "shell"):
-            return argv_screen(target.argument, target.position, params.marker)
+            return argv_screen(target.argument, target.position, params.marker, judge=_display_judge(
+                params, marker=params.marker) if target.handed_as == "command" else None)
         return argv_screen(target.argument, target.position, judge=_display_judge(params, target.program))
     if params.aspect == "module":
         return lambda call, facts: False  # keywords name no module
@@ -209,7 +210,7 @@ def _screen(params: ServerArgsCheck, target):
     return screen
 
 
-def _display_judge(params: ServerArgsCheck, program: str = ""):
+def _display_judge(params: ServerArgsCheck, program: str = "", marker: str | None = None):
     """For a list of flags written as a display (``other_args=["--tp", "2"]``): does this aspect
     find anything in its words, read as the engine reads them (launch_flags._word: a string
     literal is its text, an f-string its literal prefix, a name the value it evaluates to,
@@ -219,7 +220,10 @@ def _display_judge(params: ServerArgsCheck, program: str = ""):
     ``*`` it expands). Relations: yes where a word sets a field of a relation to a number
     that may break it (:func:`_may_break_relation`). ``program``: catalog.Target.program's.
     ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
-    the screen can tell, and the source text of an f-string."""
+    the screen can tell, and the source text of an f-string. With ``marker``, a command line
+    (``[sys.executable, "-m", "sglang.launch_server", "--tp", "2"]``): the words after its
+    launcher (flags.after_launcher), none where it names none; None where another program
+    (``sglang serve``, a script) takes them."""
     def judge(elements: list[ast.expr], reader=None) -> bool | None:
         words = []
         for element in elements:
@@ -240,12 +244,15 @@ def _display_judge(params: ServerArgsCheck, program: str = ""):
             text = element.value if isinstance(element, ast.Constant) and isinstance(element.value, str) else None
             # each word its own place (the findings are counted, never shown)
             words.append(ArgWord(text, text is not None, Span(0, 0, text or "", False)))
+        launch = Launch.after(program, words) if marker is None else after_launcher(words, marker)
+        if launch is None or launch.command or launch.module:
+            return None if launch is not None else False
         if params.aspect == "startup":
             return startup.may_fail(startup.load_startup(params.startup),
-                                    startup.flag_launch(flag_uses(words, params.table), words, {}),
+                                    startup.flag_launch(flag_uses(launch.words, params.table), launch.words, {}),
                                     startup.file_text(reader.facts) if reader is not None else None,
                                     params.table.releases or (params.table.version,))  # (the engine's: judge)
-        uses = _unique_uses(params, [Launch.after(program, words)])
+        uses = _unique_uses(params, [launch])
         if params.aspect == "relations":
             return any(use.field is not None and server_relations.may_break_relation(params, use.field.name, use.value)
                        for use in uses)

@@ -26,7 +26,7 @@ from pathlib import Path
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.grammar import WhenError
-from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, evaluate, holds, names_read, parse_when
+from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, certain, evaluate, names_read, parse_when
 from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as, template_field
 from sglang_lint.checks.precedence import also, first_raised
 from sglang_lint.core.model import Finding
@@ -303,7 +303,7 @@ def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
                   and n in check.defaults and launch.complete)
     dropped: set = set()
     for name in used:
-        if _holds(check, expression, values(check, launch, frozenset(dropped | {name}))) is True:
+        if _certain(check, expression, values(check, launch, frozenset(dropped | {name})), True):
             dropped.add(name)
     return [n for n in used if n not in dropped]
 
@@ -313,27 +313,28 @@ def fails(check: StartupCheck, launch: Launch) -> bool:
         return False  # (the names it reads are among its words: nothing of it is set)
     expression, names, _, _ = check.parsed
     return expression is not None and _touched(names, launch) \
-        and _holds(check, expression, values(check, launch)) is True
+        and _certain(check, expression, values(check, launch), True)
 
 
-_VERDICTS: dict = {}  # (condition, values, inputs) -> verdict: launches of a run share most inputs
+_VERDICTS: dict = {}  # (condition, values, inputs, answer) -> verdict: launches of a run share most inputs
 _MOST_VERDICTS = 100_000
 
 
-def _holds(check: StartupCheck, expression: ast.expr, env: dict) -> object:
-    """``holds`` of the check's condition over ``env``, kept by what decides it: the condition,
-    its values and the inputs it reads (the screen and the engine ask again for each launch,
-    and the launches of a file or a project mostly repeat a few settings)."""
+def _certain(check: StartupCheck, expression: ast.expr, env: dict, answer: bool) -> bool:
+    """Is the check's condition certainly ``answer`` over ``env`` (language.certain)? Kept by
+    what decides it: the condition, its values and the inputs it reads (the screen and the
+    engine ask again for each launch, and the launches of a file or a project mostly repeat
+    a few settings)."""
     try:
         key = (check.fails_when, check.values,
-               tuple(sorted((k, v) for k, v in env.items() if k != SHARED and type(v) is not Bound)))
+               tuple(sorted((k, v) for k, v in env.items() if k != SHARED and type(v) is not Bound)), answer)
         found = _VERDICTS.get(key, _VERDICTS)
     except TypeError:  # (a list among the inputs)
-        return holds(expression, env)
+        return certain(expression, env, answer)
     if found is _VERDICTS:
         if len(_VERDICTS) >= _MOST_VERDICTS:
             _VERDICTS.clear()
-        found = _VERDICTS[key] = holds(expression, env)
+        found = _VERDICTS[key] = certain(expression, env, answer)
     return found
 
 
@@ -356,8 +357,8 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None, rel
         variables = [name for name in variables if text is None or name.encode() in text]
         if expression is None or not (variables or _touched(names, launch)):
             continue
-        verdict = _holds(check, expression, values(check, launch))
-        if verdict is True or (verdict is not False and variables):
+        env = values(check, launch)
+        if _certain(check, expression, env, True) or (variables and not _certain(check, expression, env, False)):
             return True
     return False
 
@@ -458,7 +459,7 @@ def _to_change(check: StartupCheck, launch: Launch, involved: list) -> object:
         if name not in check.defaults:
             continue
         undone = {**launch.settings, name: Setting(check.defaults[name], setting.node, setting.shown)}
-        if _holds(check, expression, values(check, Launch(undone, launch.complete, launch.environ))) is False:
+        if _certain(check, expression, values(check, Launch(undone, launch.complete, launch.environ)), False):
             return setting.node
     return involved[0].node
 
