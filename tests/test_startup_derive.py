@@ -393,6 +393,9 @@ def test_a_table_whose_values_are_not_expressions_is_refused_naming_the_row(tmp_
     with pytest.raises(ValueError, match=r"startup.toml: check #1: fails_when reads _v0123456789, which \[values\] "
                                          r"does not hold"):
         load_startup(path)
+    path.write_text(row.replace("_v0123456789", "tp") + "needs = [3]\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"startup.toml: check #1: needs: a list of field names"):
+        load_startup(path)
 
 
 def test_a_condition_read_in_two_places_is_written_with_each_place_s_parentheses():

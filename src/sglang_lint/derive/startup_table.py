@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
-from sglang_lint.checks.server_args.startup import value_closure
+from sglang_lint.checks.server_args.startup import needed_fields, value_closure
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.releases import cache_dir, fetch_tree, in_runs, presence_runs
@@ -34,21 +34,23 @@ HEADER = (
     "# certainly reach: `fails_when` over the fields (and environment variables by name),",
     "# `defaults` the literal defaults of the fields it reads. A part several places read,",
     "# or a long one, is written once in [values] under a name made from its text (_v and ten",
-    "# hex digits) and read by that name, by checks and other values alike. Read by SGL012.",
+    "# hex digits) and read by that name, by checks and other values alike. `needs`: the",
+    "# fields a launch must set away from their defaults for the check to fail (each, left at",
+    "# its default, makes the condition false whatever else). Read by SGL012.",
 )
 
 
 def startup_text(per_release: dict[str, tuple[list[Rule], list[str], int]]) -> str:
     """The table of the rules each release has (release -> (rules, skip reasons, sites)),
     each rule with the runs of releases that have it."""
-    return table_text(per_release, HEADER)
+    return table_text(per_release, HEADER, needs=True)
 
 
-def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
+def table_text(per_release: dict[str, tuple], header: tuple[str, ...], needs: bool = False) -> str:
     """The table of a validation's rules each release has (release -> (rules, in the order the
     release meets them; skip reasons; sites), and, where a release says which fields the class
     takes, (..., fields): written under ``[fields]`` with their runs of releases), each rule with
-    its runs of releases."""
+    its runs of releases; with ``needs``, the fields it cannot fail without (startup.needed_fields)."""
     releases = sorted(per_release, key=version_key)
     having: dict[Rule, set] = {}
     for release in releases:
@@ -83,6 +85,10 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...]) -> str:
         ]
         if rule.defaults:
             lines.append(f"defaults = {toml_string(repr(dict(rule.defaults)))}")
+        needed = needed_fields(rule.condition, value_closure(rule.condition, dict(rule.values)),
+                               dict(rule.defaults)) if needs else ()
+        if needed:
+            lines.append(f"needs = [{', '.join(toml_string(name) for name in needed)}]")
     pool = value_pool(ordered)
     if pool:
         lines += ["", "[values]"]
@@ -144,11 +150,12 @@ def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]]
     """Each release of ``rules/derived/startup.toml`` as :func:`startup_text` took it (release ->
     (rules, skip reasons, sites)); None where there is no table. ValueError where the table does
     not read back as itself (edited by hand, or written by another deriver)."""
-    return table_history(rules / "derived" / TABLE, HEADER)
+    return table_history(rules / "derived" / TABLE, HEADER, needs=True)
 
 
-def table_history(path: Path, header: tuple[str, ...]) -> dict[str, tuple] | None:
-    """Each release of the table at ``path`` as :func:`table_text` took it, with ``header``."""
+def table_history(path: Path, header: tuple[str, ...], needs: bool = False) -> dict[str, tuple] | None:
+    """Each release of the table at ``path`` as :func:`table_text` took it, with ``header``
+    (and ``needs``)."""
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8")
@@ -174,7 +181,7 @@ def table_history(path: Path, header: tuple[str, ...]) -> dict[str, tuple] | Non
             per_release = {r: (*v, tuple(taken[r])) for r, v in per_release.items()}
     except (KeyError, ValueError, TypeError, SyntaxError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(f"{path} does not read back as its releases ({type(exc).__name__}: {exc})") from None
-    if sorted(per_release, key=version_key) != releases or table_text(per_release, header) != text:
+    if sorted(per_release, key=version_key) != releases or table_text(per_release, header, needs) != text:
         raise ValueError(f"{path} is not what the rules of the releases it records write")
     return per_release
 

@@ -26,7 +26,9 @@ from pathlib import Path
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.grammar import WhenError
-from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, certain, evaluate, names_read, parse_when
+from sglang_lint.checks.fails_when.language import (
+    SHARED, UNKNOWN, Bound, certain, evaluate, names_read, parse_when, truth,
+)
 from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as, template_field
 from sglang_lint.checks.precedence import also, first_raised
 from sglang_lint.core.model import Finding
@@ -50,6 +52,9 @@ class StartupCheck:
     values: tuple = ()  # ((name, expression text), ...): the parts the condition reads by name
     shown: tuple = ()  # the expression each ``{...}`` of the message shows ("": not known)
     shown_values: tuple = ()  # ((name, expression text), ...): the parts those read by name
+    # the fields it cannot fail without (the table's ``needs``: :func:`needed_fields`): a
+    # launch that leaves one of them at its default, or unknown, is not evaluated
+    needs: tuple = ()
     # its place in the table, whose checks are in the order sglang's validation meets them in
     # every release (derive/startup_table.py): of two checks of one release, it runs the
     # one of the lower rank first
@@ -123,7 +128,8 @@ def load_startup(path: Path) -> StartupTable:
     return _table(rows, releases)
 
 
-ROWS_FORMAT = 2  # a kept row: (site, exception, message, fails_when, releases, defaults, values, shown, shown_values)
+ROWS_FORMAT = 3  # a kept row: (site, exception, message, fails_when, releases, defaults, values, shown, shown_values,
+#                  needs)
 KEEP_TABLES = 4  # kept start-up tables (other releases of the linter, edits), newest first
 
 
@@ -145,10 +151,13 @@ def _rows(path: Path) -> tuple[list, tuple]:
             shown = tuple(row.get("shown", ()))
             if not all(isinstance(text, str) for text in shown):
                 raise ValueError("shown: a list of expressions")
+            needs = tuple(row.get("needs", ()))
+            if not all(isinstance(name, str) for name in needs):
+                raise ValueError("needs: a list of field names")
             rows.append((row["site"], row["exception"], row["message"], row["fails_when"],
                          tuple(tuple(pair) for pair in row["releases"]), _defaults(row.get("defaults", "{}")),
                          value_closure(row["fails_when"], pool, inner), shown,
-                         value_closure(" ".join(shown), pool, inner)))
+                         value_closure(" ".join(shown), pool, inner), needs))
         except (KeyError, ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"{where}: {error}") from None
     return rows, tuple(data.get("releases", ()))
@@ -308,7 +317,36 @@ def defaults_needed(check: StartupCheck, launch: Launch) -> list[str]:
     return [n for n in used if n not in dropped]
 
 
+def needed_fields(condition: str, values: tuple, defaults: dict) -> tuple:
+    """The fields the condition cannot be true without, sorted: each, at its default with every
+    other input unknown, makes it certainly false (one evaluation, no cases: what is false so
+    is false whatever the others are). The deriver writes them into the table (``needs``)."""
+    expression, names, named, _ = _parsed(condition, values)
+    if expression is None:
+        return ()
+    return tuple(sorted(name for name in defaults if name in names
+                        and truth(evaluate(expression, {**named, name: defaults[name]})) is False))
+
+
+def _may_fire(check: StartupCheck, launch: Launch) -> bool:
+    """Does the launch set every field the check needs, to a known value other than its default?
+    (One it leaves at its default or unknown keeps the condition false, or unknown, whatever
+    the rest: never certainly true.)"""
+    for name in check.needs:
+        setting = launch.settings.get(name)
+        if setting is None or setting.value is UNKNOWN or _same(setting.value, check.defaults.get(name)):
+            return False
+    return True
+
+
+def _same(value: object, default: object) -> bool:
+    """The default itself, to the evaluator (``1.0`` is not the default ``1``: isinstance tells)."""
+    return type(value) is type(default) and repr(value) == repr(default)
+
+
 def fails(check: StartupCheck, launch: Launch) -> bool:
+    if check.needs and not _may_fire(check, launch):
+        return False
     if not _touched(check.words, launch):
         return False  # (the names it reads are among its words: nothing of it is set)
     expression, names, _, _ = check.parsed
@@ -350,6 +388,8 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None, rel
     where it reads one the file's ``text`` names (None: any), unless certainly not (the engine
     may know the variable's value where the file writes it)."""
     for check in table.of_releases(releases):
+        if check.needs and not _may_fire(check, launch):
+            continue  # (never certainly true: the engine reports nothing of it)
         if not _touched(check.words, launch) and not any(
                 w.isupper() and (text is None or w.encode() in text) for w in check.words):
             continue  # (nothing it may read is set, nor a variable the file names)
