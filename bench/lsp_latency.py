@@ -81,6 +81,18 @@ class _Client:
                 self.process.kill()
 
 
+def _started(python: Path, folder: Path) -> _Client:
+    """``sglang-lint server`` started in ``folder`` and initialized (debounce 0)."""
+    client = _Client([str(python), "-m", "sglang_lint", "server"], folder)
+    client.send({"id": 1, "method": "initialize", "params": {
+        "processId": None, "rootUri": folder.as_uri(), "capabilities": {},
+        "initializationOptions": {"debounce": 0},
+    }})
+    client.wait(lambda m: m.get("id") == 1)
+    client.send({"method": "initialized", "params": {}})
+    return client
+
+
 def pick_document(tree: Path, lines: int = 2000) -> Path:
     """The file of the tree whose length is closest to ``lines`` (ties: the first by path)."""
     files = sorted((tree / "sglang").rglob("*.py"))
@@ -92,14 +104,8 @@ def change_latencies(python: Path, folder: Path, text_of, changes: int) -> list[
     path = folder / "document.py"
     path.write_text(text_of(0))
     uri = path.as_uri()
-    client = _Client([str(python), "-m", "sglang_lint", "server"], folder)
+    client = _started(python, folder)
     try:
-        client.send({"id": 1, "method": "initialize", "params": {
-            "processId": None, "rootUri": folder.as_uri(), "capabilities": {},
-            "initializationOptions": {"debounce": 0},
-        }})
-        client.wait(lambda m: m.get("id") == 1)
-        client.send({"method": "initialized", "params": {}})
 
         def published(version: int):
             return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
@@ -119,6 +125,26 @@ def change_latencies(python: Path, folder: Path, text_of, changes: int) -> list[
         return found
     finally:
         client.close()
+
+
+def open_latencies(python: Path, folder: Path, text: str, runs: int) -> list[float]:
+    """Seconds from a ``didOpen`` of ``text`` to its diagnostics, in a server already started
+    and initialized (a new server each run: the first file an editor opens)."""
+    path = folder / "launch.py"
+    path.write_text(text)
+    found = []
+    for _ in range(runs):
+        client = _started(python, folder)
+        try:
+            time.sleep(0.5)  # (the server is up and idle: what it loads before the first file is its own)
+            sent = client.send({"method": "textDocument/didOpen", "params": {
+                "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": text}}})
+            arrived, _ = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                     and m["params"]["uri"] == path.as_uri())
+            found.append(arrived - sent)
+        finally:
+            client.close()
+    return found
 
 
 def lsp_rows(python: Path, tree: Path, folder: Path, changes: int = 20) -> list[tuple[str, str, float]]:
