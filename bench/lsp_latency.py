@@ -136,7 +136,7 @@ def open_latencies(python: Path, folder: Path, text: str, runs: int) -> list[flo
     for _ in range(runs):
         client = _started(python, folder)
         try:
-            time.sleep(0.5)  # (the server is up and idle: what it loads before the first file is its own)
+            time.sleep(3)  # (the server is up and idle: what it loads before the first file is its start)
             sent = client.send({"method": "textDocument/didOpen", "params": {
                 "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": text}}})
             arrived, _ = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"

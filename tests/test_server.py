@@ -312,3 +312,19 @@ def test_a_deprecated_value_sglang_still_takes_is_a_warning(tmp_path: Path):
         assert client.shutdown() == 0
     finally:
         client.kill()
+
+
+def test_the_server_loads_its_rules_before_the_first_document(tmp_path: Path):
+    """Once initialized, the worker thread lints a small launch file of the workspace: the
+    rules narrowed to its release target are made before any document is opened, nothing is
+    written, and its findings go nowhere."""
+    from sglang_lint.checks.server_args.startup import load_startup
+    from sglang_lint.frontends import server as lsp
+
+    lsp.server.rulesets.clear()
+    load_startup.cache_clear()
+    lsp._warm_up((tmp_path / "sglang_lint_warm_up.py").as_uri())
+    assert list(lsp.server.rulesets) == [None]  # (no pyproject.toml above the folder)
+    assert lsp.server.rulesets[None][3]  # the rules of the target release(s)
+    assert load_startup.cache_info().currsize == 1  # the start-up table, read
+    assert list(tmp_path.iterdir()) == [] and lsp.server.documents == {}

@@ -1,5 +1,7 @@
 """``sglang-lint server``: a Language Server Protocol server over stdio, built on pygls.
 
+* Once initialized, the rules and the target release's tables are loaded (a small launch
+  file linted in the worker thread), so the first document opened is linted at once.
 * Diagnostics when a document is opened, saved, and changed (after a pause in typing:
   ``initializationOptions.debounce`` seconds, default 0.3), each with its rule code and a
   link to the rule's docs.
@@ -180,6 +182,30 @@ def initialize(ls: SglangLintServer, params: types.InitializeParams) -> None:
     if isinstance(options, dict):
         ls.debounce = float(options.get("debounce", ls.debounce))
         ls.docs_url = str(options.get("docsUrl", ls.docs_url))
+
+
+# What the server lints once it is initialized, in its worker thread and before any document:
+# a launch in Python and an argv launch, one of them wrong, so that the rules, the target
+# release's tables and the engine's path to a finding are loaded before the first file opens.
+WARM_UP = ("import subprocess\nimport sys\n\nimport sglang\n\n"
+           "sglang.Engine(model_path='m', tp_size=2, attention_backend='triton', port='x')\n"
+           "subprocess.Popen([sys.executable, '-m', 'sglang.launch_server', '--model-path', 'm', '--tp', '2'])\n")
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: SglangLintServer, params: types.InitializedParams) -> None:
+    root = ls.workspace.root_path
+    uri = (Path(root) / "sglang_lint_warm_up.py").as_uri() if root else "untitled:sglang_lint_warm_up.py"
+    ls.executor.submit(_warm_up, uri)
+
+
+def _warm_up(uri: str) -> None:
+    """In the worker thread: :data:`WARM_UP` linted as a file of the workspace (its findings,
+    and any error, dropped: the first document reports its own)."""
+    try:
+        _lint(uri, WARM_UP)
+    except Exception as exc:  # (a broken configuration: the documents will say so)
+        log.info("warm-up not done: %s", exc)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
