@@ -105,24 +105,21 @@ def holds(expr: ast.expr, env: dict[str, object]) -> object:
 
 
 def certain(expr: ast.expr, env: dict[str, object], answer: bool) -> bool:
-    """Is ``holds(expr, env) is answer``? The same verdict, but the worlds come first and one of
-    another truth ends it: a condition false in one world is never certainly true, however
-    long the cases would take to say it is unknown rather than false (and most end in the
-    first world, one evaluation, before the tests worth a case are worked out)."""
+    """Is ``holds(expr, env) is answer``? The same verdict, but a world of another truth ends
+    it: a condition false in one world is never certainly true, however long the cases would
+    take to say it is unknown rather than false."""
     return _decide(expr, env, answer) is answer
 
 
 def _decide(expr: ast.expr, env: dict, hoped: object) -> object:
     """holds, or with ``hoped`` (True, False) UNKNOWN wherever the verdict is not that."""
-    if hoped is not None and _worlds(expr, env, hoped) is UNKNOWN:
-        return UNKNOWN  # (a world of another truth: most conditions end here, in one evaluation)
     repeated = _Repeated(expr, env)
     budget = [SPLIT_CASES - 1]
     cases = _Cases({}, repeated)
     verdict = truth(evaluate(expr, {**env, _CASES: cases}))
     if verdict is not UNKNOWN or not cases.pending:
         return verdict
-    if hoped is None and _worlds(expr, env) is UNKNOWN:
+    if _worlds(expr, env, hoped) is UNKNOWN:
         return UNKNOWN
     return _split(expr, env, {}, cases.pending[0], 0, budget, repeated)
 
