@@ -267,6 +267,17 @@ def private_result_cache(tmp_path_factory):
     os.environ["SGLANG_LINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("result-cache"))
 
 
+@pytest.fixture(autouse=True)
+def no_kept_verdicts():
+    """Each test starts with no verdict kept (an in-process run of the command keeps them
+    beside its results until told otherwise): what a test counts is evaluated."""
+    from sglang_lint.core import verdict_log
+
+    verdict_log.keep_in(None)
+    yield
+    verdict_log.keep_in(None)
+
+
 @pytest.fixture(scope="session")
 def sglang_tree() -> Path:
     """sglang 0.5.23's unpacked wheel, fetched through pip once and cached."""

@@ -20,6 +20,7 @@ from sglang_lint.analysis.resolve import FileModel
 from sglang_lint.analysis.sites import SiteCollector
 from sglang_lint.analysis.source import MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
 from sglang_lint.analysis.walk import walk
+from sglang_lint.core import verdict_log
 from sglang_lint.core.gcpolicy import few_collections
 from sglang_lint.core.model import Diagnostic, Edit, SourceError
 from sglang_lint.engine.diagnostics import diagnostics as to_diagnostics
@@ -68,8 +69,11 @@ def analyse(
     reparser=None,
 ) -> tuple[list[Diagnostic], str]:
     """:func:`lint`, and how far the file went: why it was skipped, or :data:`PARSED`."""
-    with few_collections():
-        return _analyse(source, path, ruleset, noqa, tree, reparser)
+    try:
+        with few_collections():
+            return _analyse(source, path, ruleset, noqa, tree, reparser)
+    finally:
+        verdict_log.flush()  # (after each file: a worker may end without running atexit)
 
 
 def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnostic], str]:

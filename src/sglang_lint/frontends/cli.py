@@ -18,6 +18,7 @@ from sglang_lint.core.version import __version__
 
 from sglang_lint.analysis.source import decode_with_encoding
 from sglang_lint.catalog.target import TargetRelease, release_argument
+from sglang_lint.core import verdict_log
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import RuleFileError
@@ -302,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
     parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                         help="worker processes for the files that must be parsed (default: one per core)")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (nor the kept verdicts of launches)")
     parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                         help="where the result cache lives (default: ~/.cache/sglang-lint/results)")
     parser.add_argument("--verbose", action="store_true",
@@ -443,8 +444,10 @@ class Run:
             cache = None
             if not self.args.no_cache:
                 fingerprint = ruleset_fingerprint(ruleset, releases)
-                cache = ResultCache(self.args.cache_dir or default_cache_dir(), fingerprint)
+                folder = self.args.cache_dir or default_cache_dir()
+                cache = ResultCache(folder, fingerprint)
                 caches.append(cache)
+                verdict_log.keep_in(folder)  # (the launches' verdicts beside the results: cold with them)
             found = lint_jobs([jobs[i] for i in indices], ruleset, cache, self.args.jobs or default_workers(), releases)
             for index, result in zip(indices, found):
                 results[index], rulesets[index] = result, ruleset

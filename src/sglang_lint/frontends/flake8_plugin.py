@@ -136,8 +136,11 @@ class SglangLintPlugin:
                 from sglang_lint.core.places import results_folder
                 from sglang_lint.frontends.plugin_cache import PluginCache, folder_fingerprint
 
+                from sglang_lint.core import verdict_log
+
                 base = cls.cache_dir or os.path.join(results_folder(), "flake8")
                 cls.cache = PluginCache(os.path.join(base, folder_fingerprint(cls.loaded_index().key)))
+                verdict_log.keep_in(base)  # (the launches' verdicts beside the results: cold with them)
         return cls.cache or None
 
     @classmethod

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from sglang_lint.catalog.frameworks import project_frameworks
+from sglang_lint.core import verdict_log
 from sglang_lint.core.gcpolicy import keep_for_good
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.engine.lint import analyse
@@ -48,10 +49,12 @@ _WORKER_RULESET: RuleSet | None = None
 
 
 def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = (),
-                  project_targets: tuple = (), prefixes: tuple = ()) -> None:
+                  project_targets: tuple = (), prefixes: tuple = (), verdicts: str | None = None) -> None:
     """Under ``spawn`` (no fork), load the same rule files again in the worker, narrowed to
-    the same sglang releases, with the same project helpers and configured prefixes."""
+    the same sglang releases, with the same project helpers and configured prefixes, keeping
+    verdicts where the parent does."""
     global _WORKER_RULESET
+    verdict_log.keep_in(verdicts)
     if rule_files is not None:
         rules = [load_rule_file(Path(path)) for path in rule_files]
         _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases).with_prefixes(prefixes)
@@ -96,7 +99,8 @@ def lint_jobs(
         context = multiprocessing.get_context("fork" if fork else "spawn")
         _WORKER_RULESET = ruleset
         rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
-        initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets, ruleset.prefixes)
+        initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets, ruleset.prefixes,
+                    verdict_log.folder())
         # Biggest files first, in small chunks: a worker left with one long chunk of big
         # files (sglang's models sit together) at the end could keep the others waiting.
         order = sorted(range(len(items)), key=lambda at: -len(items[at][1]))

@@ -33,7 +33,8 @@ from pygls.uris import to_fs_path
 from sglang_lint.analysis.reparse import Reparser
 from sglang_lint.catalog import frameworks, target
 from sglang_lint.core.model import Diagnostic, Edit, SourceError
-from sglang_lint.core.places import docs_file
+from sglang_lint.core import verdict_log
+from sglang_lint.core.places import docs_file, results_folder
 from sglang_lint.core.rulefile import RuleFileError
 from sglang_lint.core.version import __version__
 from sglang_lint.engine.fixes import FixResult, fix_text
@@ -196,6 +197,7 @@ WARM_UP = ("import subprocess\nimport sys\n\nimport sglang\n\n"
 def initialized(ls: SglangLintServer, params: types.InitializedParams) -> None:
     root = ls.workspace.root_path
     uri = (Path(root) / "sglang_lint_warm_up.py").as_uri() if root else "untitled:sglang_lint_warm_up.py"
+    verdict_log.keep_in(results_folder())  # (a launch judged in an earlier session is not judged again)
     ls.executor.submit(_warm_up, uri)
 
 

@@ -31,6 +31,7 @@ from sglang_lint.checks.fails_when.language import (
 )
 from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as, template_field
 from sglang_lint.checks.precedence import also, first_raised
+from sglang_lint.checks.server_args.kept_verdicts import kept
 from sglang_lint.core.model import Finding
 from sglang_lint.core.places import cache_home, keep_marshal, prune_kept
 from sglang_lint.core.rulefile import read_toml
@@ -59,6 +60,7 @@ class StartupCheck:
     # every release (derive/startup_table.py): of two checks of one release, it runs the
     # one of the lower rank first
     rank: int = field(default=0, compare=False)
+    table: str = field(default="", compare=False)  # the table's checksum ("": its verdicts are not kept)
 
     @property
     def parsed(self) -> Parsed:
@@ -70,6 +72,12 @@ class StartupCheck:
         literal's words too), read without parsing, to pass over a check whose fields and
         variables the launch does not touch before parsing it."""
         return _words(self.fails_when, self.values)
+
+    @property
+    def input_words(self) -> tuple:
+        """Its words that may be a field or an environment variable, sorted: what keys its
+        verdict on a launch (:func:`_kept_key`)."""
+        return _input_words(self.fails_when, self.values)
 
     @property
     def key(self) -> tuple:
@@ -119,13 +127,13 @@ def load_startup(path: Path) -> StartupTable:
     kept = cache_home() / "tables" / f"startup-{key}.marshal"
     try:
         rows, releases = marshal.loads(kept.read_bytes())
-        return _table(rows, releases)
+        return _table(rows, releases, key)
     except (OSError, ValueError, EOFError, TypeError):
         pass  # not kept yet, or by another format: made again
     rows, releases = _rows(path)
     if keep_marshal(kept, (rows, releases)):
         prune_kept(kept, "startup-", ".marshal", KEEP_TABLES)
-    return _table(rows, releases)
+    return _table(rows, releases, key)
 
 
 ROWS_FORMAT = 3  # a kept row: (site, exception, message, fails_when, releases, defaults, values, shown, shown_values,
@@ -133,8 +141,9 @@ ROWS_FORMAT = 3  # a kept row: (site, exception, message, fails_when, releases, 
 KEEP_TABLES = 4  # kept start-up tables (other releases of the linter, edits), newest first
 
 
-def _table(rows: list, releases: tuple) -> StartupTable:
-    return StartupTable(tuple(StartupCheck(*row, rank=rank) for rank, row in enumerate(rows)), tuple(releases))
+def _table(rows: list, releases: tuple, key: str = "") -> StartupTable:
+    return StartupTable(tuple(StartupCheck(*row, rank=rank, table=key) for rank, row in enumerate(rows)),
+                        tuple(releases))
 
 
 def _rows(path: Path) -> tuple[list, tuple]:
@@ -182,6 +191,11 @@ def _words(text: str, named: tuple = ()) -> frozenset:
 @lru_cache(maxsize=None)
 def _text_words(text: str) -> frozenset:
     return frozenset(_IDENTIFIER.findall(text))
+
+
+@lru_cache(maxsize=None)
+def _input_words(text: str, named: tuple = ()) -> tuple:
+    return tuple(sorted(w for w in _words(text, named) if not VALUE_NAME.fullmatch(w)))
 
 
 def value_closure(text: str, pool: dict, inner: dict | None = None) -> tuple:
@@ -349,6 +363,10 @@ def fails(check: StartupCheck, launch: Launch) -> bool:
         return False
     if not _touched(check.words, launch):
         return False  # (the names it reads are among its words: nothing of it is set)
+    return kept(check, launch, "fails", (), _fails)
+
+
+def _fails(check: StartupCheck, launch: Launch) -> bool:
     expression, names, _, _ = check.parsed
     return expression is not None and _touched(names, launch) \
         and _certain(check, expression, values(check, launch), True)
@@ -390,17 +408,23 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None, rel
     for check in table.of_releases(releases):
         if check.needs and not _may_fire(check, launch):
             continue  # (never certainly true: the engine reports nothing of it)
-        if not _touched(check.words, launch) and not any(
-                w.isupper() and (text is None or w.encode() in text) for w in check.words):
+        named = None if text is None else tuple(w for w in check.input_words if w.isupper() and w.encode() in text)
+        if not _touched(check.words, launch) and (named == () or named is None and not any(
+                w.isupper() for w in check.words)):
             continue  # (nothing it may read is set, nor a variable the file names)
-        expression, names, _, variables = check.parsed
-        variables = [name for name in variables if text is None or name.encode() in text]
-        if expression is None or not (variables or _touched(names, launch)):
-            continue
-        env = values(check, launch)
-        if _certain(check, expression, env, True) or (variables and not _certain(check, expression, env, False)):
+        if kept(check, launch, "may fail", (named,), lambda check, launch: _may_fail(check, launch, named)):
             return True
     return False
+
+
+def _may_fail(check: StartupCheck, launch: Launch, named: tuple | None) -> bool:
+    """:func:`may_fail` of one check; ``named``: the variables the file names (None: any)."""
+    expression, names, _, variables = check.parsed
+    variables = [name for name in variables if named is None or name in named]
+    if expression is None or not (variables or _touched(names, launch)):
+        return False
+    env = values(check, launch)
+    return _certain(check, expression, env, True) or bool(variables and not _certain(check, expression, env, False))
 
 
 def keyword_screen(path: Path, names: set, releases: tuple | None = None):
