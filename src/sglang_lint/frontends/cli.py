@@ -303,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
     parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                         help="worker processes for the files that must be parsed (default: one per core)")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (nor the kept verdicts of launches)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the result cache (nor the kept verdicts of launches)")
     parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                         help="where the result cache lives (default: ~/.cache/sglang-lint/results)")
     parser.add_argument("--verbose", action="store_true",
