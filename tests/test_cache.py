@@ -269,3 +269,35 @@ def test_parallel_workers_give_the_same_results(tmp_path: Path):
     parallel = run_lint("--no-cache", "-j", "2", str(folder))
     assert serial.stdout == parallel.stdout and serial.returncode == parallel.returncode == 1
     assert serial.stdout.count("\n") > 100
+
+
+BAD_LAUNCH = "import sglang as sgl\n\nsgl.Engine(model_path='m', enable_dp_attention=True, tp_size=4, dp_size=3)\n"
+
+
+def test_a_file_changed_between_its_two_readings_is_linted_as_it_is_then_and_not_kept(tmp_path: Path, monkeypatch):
+    """A run reads a file once for its cache key and again where it lints it (a tree's text is
+    never held at once): a file written in between is linted as the second reading finds it,
+    and its result is kept under neither text (the next run lints it again)."""
+    from sglang_lint.engine.ruletable import default_ruleset
+    from sglang_lint.frontends import runner
+
+    path = tmp_path / "launch.py"
+    path.write_text(BAD_LAUNCH.replace("dp_size=3", "dp_size=2"))  # 4 is divisible by 2
+    readings = []
+    read = runner._read
+
+    def read_then_edit(name):
+        readings.append(name)
+        if len(readings) == 2:
+            path.write_text(BAD_LAUNCH)  # (an editor saving the file while it is linted)
+        return read(name)
+
+    monkeypatch.setattr(runner, "_read", read_then_edit)
+    cache = ResultCache(tmp_path / "cache", "c" * 32)
+    (result,) = runner.lint_jobs([runner.Job(str(path), "launch.py")], default_ruleset(), cache, 1)
+    assert len(readings) == 2
+    assert [d.code for d in result.diagnostics] == ["SGL012"]
+    assert cache.entries == {}
+    path.unlink()
+    (gone,) = runner.lint_jobs([runner.Job(str(path), "launch.py")], default_ruleset(), cache, 1)
+    assert gone.status == FileResult.UNREADABLE

@@ -60,24 +60,48 @@ def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tu
         _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases).with_prefixes(prefixes)
 
 
-def _work(item: tuple[str, bytes]) -> FileResult:
-    return lint_one(item[0], item[1], _WORKER_RULESET)
+def _work(item: tuple) -> tuple[FileResult, bool]:
+    return _lint_item(item, _WORKER_RULESET)
+
+
+def _lint_item(item: tuple, ruleset: RuleSet) -> tuple[FileResult, bool]:
+    """:func:`lint_one` of a file to lint (display, path, its bytes where they were given, else
+    None: read here, and the stamp of the first reading), and whether the bytes linted are
+    those the result is to be kept under (a file changed since is linted, not kept)."""
+    display, path, data, stamp = item
+    if data is not None:
+        return lint_one(display, data, ruleset), True
+    try:
+        data, again = _read(path)
+    except OSError as exc:
+        return FileResult(FileResult.UNREADABLE, message=f"cannot read: {exc.strerror or exc}"), False
+    return lint_one(display, data, ruleset), again == stamp
+
+
+def _read(path: str) -> tuple[bytes, tuple]:
+    """The file's bytes, and its size and change time as it was read."""
+    with open(path, "rb") as stream:
+        status = os.fstat(stream.fileno())
+        return stream.read(), (status.st_size, status.st_mtime_ns)
 
 
 def lint_jobs(
     jobs: Sequence[Job], ruleset: RuleSet, cache: ResultCache | None, workers: int, releases: Sequence[str] = ()
 ) -> list[FileResult]:
     """One result per job, in order: those of :func:`lint_one`, or an unreadable file.
-    ``releases``: those ``ruleset`` was narrowed to (``for_releases``), for spawned workers."""
+    ``releases``: those ``ruleset`` was narrowed to (``for_releases``), for spawned workers.
+
+    A file is read twice: once for its cache key and the rules its text triggers, and again
+    where it is linted (the system keeps it, and a tree's text is not held at once)."""
     global _WORKER_RULESET
     results: list[FileResult | None] = [None] * len(jobs)
-    todo: list[tuple[int, bytes, bytes | None]] = []
+    todo: list[tuple[int, bytes | None, tuple]] = []  # (job, cache key, the stamp of its reading)
+    triggers = Triggers(ruleset)
     for index, job in enumerate(jobs):
-        data = job.data
+        data, stamp = job.data, None
         if data is None:
             try:
-                with open(job.path, "rb") as stream:
-                    data = stream.read()
+                data, stamp = _read(job.path)
             except OSError as exc:
                 results[index] = FileResult(FileResult.UNREADABLE, message=f"cannot read: {exc.strerror or exc}")
                 continue
@@ -86,11 +110,12 @@ def lint_jobs(
         if cached is not None:
             results[index] = dataclasses.replace(cached, stage=FROM_CACHE) if cached.status == FileResult.OK else cached
             continue
-        todo.append((index, data, key))
+        triggers.add(job.display, data)
+        todo.append((index, key, stamp))
 
-    items = [(jobs[index].display, data) for index, data, _ in todo]
+    items = [(jobs[index].display, jobs[index].path, jobs[index].data, stamp) for index, _, stamp in todo]
     if items:
-        ruleset = triggered(ruleset, items)
+        ruleset = triggers.ruleset()
         ruleset.compiled()  # read the rules once, here, not in each worker (nor at all when the cache knew every file)
         keep_for_good(collect=False)  # (nothing to free yet but what the imports left)
     workers = max(1, min(workers, len(items) // MIN_FILES_PER_WORKER))
@@ -103,17 +128,18 @@ def lint_jobs(
                     verdict_log.folder())
         # Biggest files first, in small chunks: a worker left with one long chunk of big
         # files (sglang's models sit together) at the end could keep the others waiting.
-        order = sorted(range(len(items)), key=lambda at: -len(items[at][1]))
+        sizes = [len(item[2]) if item[2] is not None else item[3][0] for item in items]
+        order = sorted(range(len(items)), key=lambda at: -sizes[at])
         with context.Pool(workers, _start_worker, initargs) as pool:
             done = pool.map(_work, [items[at] for at in order], chunksize=max(1, min(16, len(items) // (workers * 8))))
         outcomes = [None] * len(items)
         for at, outcome in zip(order, done):
             outcomes[at] = outcome
     else:
-        outcomes = [lint_one(display, data, ruleset) for display, data in items]
-    for (index, _, key), outcome in zip(todo, outcomes):
+        outcomes = [_lint_item(item, ruleset) for item in items]
+    for (index, key, _), (outcome, same) in zip(todo, outcomes):
         results[index] = outcome
-        if cache is not None and outcome.cacheable:
+        if cache is not None and same and outcome.cacheable:
             cache.put(key, outcome)
     return results
 
@@ -126,23 +152,36 @@ def _keyed(display: str, data: bytes) -> tuple:
 
 
 def triggered(ruleset: RuleSet, items: Sequence[tuple[str, bytes]]) -> RuleSet:
-    """The rule set narrowed to the rules these files trigger (``RuleSet.only``): those whose
+    """The rule set narrowed to the rules these files trigger (:class:`Triggers`)."""
+    triggers = Triggers(ruleset)
+    for display, data in items:
+        triggers.add(display, data)
+    return triggers.ruleset()
+
+
+class Triggers:
+    """The rules a run's files trigger, gathered file by file (``RuleSet.only``): those whose
     triggers a Python file's text holds, and for a launch file (shell, Markdown, YAML) the
     rules that judge launch flags. The same findings as the whole set: a rule none of them
     triggers finds nothing in them."""
-    folders = ruleset.unread_folders
-    if folders is None:
-        return ruleset
-    index = rule_index(folders)
-    screen = index_screen(index)
-    # the project's launch helpers are targets of the launch rules, named by no trigger of the index
-    codes: set[str] = set(index.launch_codes if ruleset.project_targets else ())
-    for display, data in items:
+
+    def __init__(self, ruleset: RuleSet):
+        self.whole = ruleset
+        self.index = None if ruleset.unread_folders is None else rule_index(ruleset.unread_folders)
+        self.screen = None if self.index is None else index_screen(self.index)
+        # the project's launch helpers are targets of the launch rules, named by no trigger of the index
+        self.codes: set[str] = set(self.index.launch_codes if self.index and ruleset.project_targets else ())
+
+    def add(self, display: str, data: bytes) -> None:
+        if self.index is None:
+            return
         if is_launch_file(display, data[:256]):  # (as engine/lint.py tells a launch file)
-            codes.update(index.launch_codes)
+            self.codes.update(self.index.launch_codes)
         else:
-            codes.update(screen.codes_for(data, module_name_for(display)[0]))
-    return ruleset.only(codes, index)
+            self.codes.update(self.screen.codes_for(data, module_name_for(display)[0]))
+
+    def ruleset(self) -> RuleSet:
+        return self.whole if self.index is None else self.whole.only(self.codes, self.index)
 
 
 def default_workers() -> int:
