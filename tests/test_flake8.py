@@ -103,3 +103,22 @@ def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
     out, analysed = flake8_with("--extend-ignore", "SGL001")
     # without SGL001, no rule's prefilter passes this file (its calls are all SGL001's)
     assert analysed == [] and " SGL001 " not in out
+
+
+def test_the_server_argument_table_is_narrowed_once_however_many_rule_sets_ask(monkeypatch):
+    """The plugin makes a rule set per set of codes a file triggers; the server-argument rules
+    of each share one table, narrowed to the file's releases once per process."""
+    from sglang_lint.checks.server_args.check import ServerArgsCheck
+    from sglang_lint.frontends.flake8_plugin import SglangLintPlugin
+
+    monkeypatch.setattr(SglangLintPlugin, "rulesets", {})
+    codes = sorted(SglangLintPlugin.loaded_index().launch_codes)
+    releases = ("0.5.23",)
+
+    def tables(some: list) -> set:
+        return {id(check.params.table) for rule in SglangLintPlugin.ruleset_for(releases, frozenset(some)).rules
+                for check in rule.checks if isinstance(check.params, ServerArgsCheck)}
+
+    every = tables(codes)
+    assert 1 <= len(every) < len(codes) / 2
+    assert tables(codes[:2]) | tables(codes[1:]) <= every

@@ -48,7 +48,7 @@ from sglang_lint.checks.server_args.advice import (
 )
 from sglang_lint.checks.server_args.scripts import gone_modules, script_ambiguous, script_skipped, script_unknown
 from sglang_lint.checks.server_args.table import (
-    Commands, Field, Scripts, Table, load_commands, load_scripts, load_table,
+    Commands, Field, Scripts, Table, load_commands, load_scripts, load_table, with_launchers,
 )
 from sglang_lint.screen.argv import argv_screen
 from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known
@@ -84,7 +84,7 @@ def parse(fields, targets):
     table = load_table(table_path)
     commands, scripts = _commands(fields), _scripts(fields)
     if commands is not None or scripts is not None:
-        table = dataclasses.replace(table, commands=commands, scripts=scripts)
+        table = with_launchers(table, commands, scripts)
     positive = fields.strings("positive", required=False) or ()
     pairs = []
     for text in fields.strings("at_least", required=False) or ():

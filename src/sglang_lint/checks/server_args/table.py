@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sglang_lint.catalog.rules import in_releases, version_key
+from sglang_lint.core.memo import by_identity, per_object
 from sglang_lint.core.rulefile import Fields, read_toml
 
 EVERY_RELEASE = ("", "")  # a range (since, until) with neither end: every release
@@ -44,6 +45,13 @@ class Field:
     def refuses(self, value) -> bool:
         """A text outside the field's choices (SGL006/SGL007 report it)."""
         return bool(self.choices) and isinstance(value, str) and value not in self.choices
+
+
+@by_identity
+def with_launchers(table: "Table", commands: "Commands | None", scripts: "Scripts | None") -> "Table":
+    """The table with these subcommands and scripts: one object for the rules that share
+    them, so that it is narrowed to a project's releases once (``Table.for_releases``)."""
+    return dataclasses.replace(table, commands=commands, scripts=scripts)
 
 
 def _span_of(ranges: tuple, item) -> tuple:
@@ -77,6 +85,7 @@ class Table:
     scripts: "Scripts | None" = field(default=None, compare=False)
     aliases: dict = field(default_factory=dict, compare=False)  # flag -> its argument, for flags of no field
 
+    @per_object
     def for_releases(self, releases) -> "Table":
         """The table of a project on these releases (one pinned release, or all of a range):
         a field, choice or flag is there if any of them has it, so that a finding means the
@@ -380,6 +389,7 @@ class Commands:
     generate: ParserTable | None = None
     history: dict = field(default_factory=dict, compare=False)  # see load_commands
 
+    @per_object
     def for_releases(self, releases) -> "Commands":
         releases = tuple(sorted(releases, key=version_key))
         history = self.history
@@ -501,6 +511,7 @@ class Scripts:
     def get(self, module: str) -> Script | None:
         return self.modules.get(module)
 
+    @per_object
     def for_releases(self, releases) -> "Scripts":
         releases = tuple(releases)
 
