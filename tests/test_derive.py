@@ -17,9 +17,10 @@ from sglang_lint import lint
 from sglang_lint.checks.server_args.table import load_table
 from sglang_lint.core.rulefile import read_toml
 from sglang_lint.engine.ruletable import RuleSet, load_rules
-from sglang_lint.derive import (
-    DERIVED_DIR, LOCK_FILE, SERVER_ARGS_TABLE, catalog_history, derive_sites, verify, write_catalog, write_over_history,
-)
+from sglang_lint.derive.drift import verify
+from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
+from sglang_lint.derive.sites import derive_sites
+from sglang_lint.derive.writing import DERIVED_DIR, LOCK_FILE, catalog_history, write_catalog, write_over_history
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.releases import (
     Run, fetch_tree, gone_rules, release_server_args, release_sites, rules_of, site_history, site_runs,
@@ -661,7 +662,7 @@ def _tree(tmp_path, files):
     ],
 )
 def test_sglang_version_of_a_tree(tmp_path, files, wheel, expected):
-    from sglang_lint.derive import sglang_version
+    from sglang_lint.derive.tree import sglang_version
 
     assert sglang_version(_tree(tmp_path, files), wheel) == expected
 

@@ -14,7 +14,9 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint.core.rulefile import read_toml
-from sglang_lint.derive import DERIVED_DIR, SERVER_ARGS_TABLE, catalog_history, derive_sites
+from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
+from sglang_lint.derive.sites import derive_sites
+from sglang_lint.derive.writing import DERIVED_DIR, catalog_history
 from sglang_lint.derive.api_table import merge_api
 from sglang_lint.derive.merge import catalog_facts, tree_facts, write_merged
 from sglang_lint.derive.releases import gone_rules, site_history, site_signature

@@ -21,7 +21,8 @@ from sglang_lint.checks.fails_when.language import (
     UNKNOWN, Bound, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
 )
 from sglang_lint.checks.fails_when.check import RecordClass
-from sglang_lint.derive import derive_sites, write_catalog
+from sglang_lint.derive.sites import derive_sites
+from sglang_lint.derive.writing import write_catalog
 from sglang_lint.derive.fails_when.examples import find_examples
 from sglang_lint.derive.fails_when.records import record_class
 from sglang_lint.engine.ruletable import RuleSet, load_rules

@@ -18,11 +18,14 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from sglang_lint.derive.commands import Commands
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.tree import Module, no_gc, source_path, walk_local
+
+if TYPE_CHECKING:  # (a launchers table names the subcommands the deriver read; the linter reads none)
+    from sglang_lint.derive.commands import Commands
 
 LAUNCHERS_TABLE = "launchers.toml"
 COMMANDS_TABLE = "serve.toml"  # the flags of `sglang serve`'s backends and of `sglang generate` (derive/serve.py)

@@ -91,7 +91,10 @@ def explain_command(argv: Sequence[str], out, err) -> int:
 
 def catalog_command(argv: Sequence[str], out, err) -> int:
     """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
-    from sglang_lint import derive
+    from sglang_lint.derive.drift import verify
+    from sglang_lint.derive.sites import derive_sites
+    from sglang_lint.derive.tree import UNKNOWN_VERSION, locate_sglang, sglang_version
+    from sglang_lint.derive.writing import DERIVED_DIR, catalog_history, write_catalog, write_over_history
 
     parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
     parser.add_argument("action", choices=["derive", "verify", "docs"])
@@ -142,7 +145,7 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         err.write("sglang-lint: error: --release fetches its own tree: not with --sglang or --wheel\n")
         return 2
     try:
-        root, wheel = _fetched(args.release) if args.release else (derive.locate_sglang(args.sglang), args.wheel)
+        root, wheel = _fetched(args.release) if args.release else (locate_sglang(args.sglang), args.wheel)
     except (FileNotFoundError, RuntimeError) as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
@@ -150,8 +153,8 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     # A catalog merged over releases keeps what it records of them: its newest release's tree
     # is written over it (each file as it was, on the tree it was made from), a newer release
     # is merged into it (derive/merge.py), an older one it merges changes nothing.
-    history = derive.catalog_history(rules_dir) if args.action == "derive" else None
-    version = derive.sglang_version(root, wheel)
+    history = catalog_history(rules_dir) if args.action == "derive" else None
+    version = sglang_version(root, wheel)
     merging = None  # the catalog's releases, read back, where the tree's release is merged into them
     if history is not None and version != history.releases[-1]:
         from sglang_lint.derive import merge
@@ -167,10 +170,10 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         except ValueError as exc:
             err.write(f"sglang-lint: error: {exc}\n")
             return 2
-    derivation = derive.derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
+    derivation = derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
     if args.action == "derive":
         try:
-            if history is None and derivation.version != derive.UNKNOWN_VERSION:  # (first: SGL013 reads its targets)
+            if history is None and derivation.version != UNKNOWN_VERSION:  # (first: SGL013 reads its targets)
                 from sglang_lint.derive.api_table import merge_api
                 from sglang_lint.derive.sampling_table import merge_sampling
 
@@ -179,20 +182,20 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             if merging is not None:
                 written, skipped = merge.merge_release(root, derivation, rules_dir, merging)
             elif history is not None:  # (its launch subcommands' table, merged too, stays as it is)
-                written, skipped = derive.write_over_history(derivation, rules_dir, history)
+                written, skipped = write_over_history(derivation, rules_dir, history)
             else:
-                written, skipped = derive.write_catalog(derivation, rules_dir)
+                written, skipped = write_catalog(derivation, rules_dir)
         except ValueError as exc:
             err.write(f"sglang-lint: error: {root}: {exc}\n")
             return 2
         if history is None:
             from sglang_lint.derive.serve import write_commands
 
-            write_commands(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.commands})
+            write_commands(rules_dir / DERIVED_DIR, {derivation.version: derivation.commands})
             if derivation.scripts:
                 from sglang_lint.derive.scripts_table import write_scripts
 
-                write_scripts(rules_dir / derive.DERIVED_DIR, {derivation.version: derivation.scripts})
+                write_scripts(rules_dir / DERIVED_DIR, {derivation.version: derivation.scripts})
             from sglang_lint.derive.startup_table import merge_startup
 
             merge_startup(rules_dir, derivation.version, root, alone=True)
@@ -206,12 +209,12 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
                       f"{derivation.version}\n")
         found = len(derivation.sites)
         out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
-        out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
+        out.write(f"{written} rules written to {rules_dir / DERIVED_DIR}\n")
         out.write(f"{sum(skipped.values())} skipped:\n")
         for reason, count in skipped.most_common():
             out.write(f"  {count:5d}  {reason}\n")
         return 0
-    drift = derive.verify(list(load_rules([rules_dir])), derivation)
+    drift = verify(list(load_rules([rules_dir])), derivation)
     out.write("".join(line + "\n" for line in drift.report(derivation.version)))
     return 1 if drift.any else 0
 
@@ -231,13 +234,15 @@ def _fetched(release: str) -> tuple[Path, Path | None]:
 
 def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
-    from sglang_lint import derive
     from sglang_lint.derive import releases as history
     from sglang_lint.derive.api_table import write_api
     from sglang_lint.derive.merge import release_facts, write_merged
     from sglang_lint.derive.release_dates import write_release_dates
     from sglang_lint.derive.sampling_table import write_sampling
+    from sglang_lint.derive.sites import derive_sites
     from sglang_lint.derive.startup_table import write_startup
+    from sglang_lint.derive.tree import UNKNOWN_VERSION
+    from sglang_lint.derive.writing import DERIVED_DIR
 
     try:
         chosen = history.releases_in(spec, history.available_releases())
@@ -245,8 +250,8 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
     newest = chosen[-1]
-    derivation = derive.derive_sites(history.fetch_tree(newest))
-    if derivation.version == derive.UNKNOWN_VERSION:
+    derivation = derive_sites(history.fetch_tree(newest))
+    if derivation.version == UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
     err.write("the public Python API of each release (cached after its first run)\n")
     write_api(rules_dir, chosen)  # (first: the signature rule reads its targets from it)
@@ -260,7 +265,7 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     write_startup(rules_dir, chosen)
     write_release_dates(rules_dir)  # the day each release reached PyPI: it dates nightly images
     out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
-    out.write(f"{written} rules written to {rules_dir / derive.DERIVED_DIR}\n")
+    out.write(f"{written} rules written to {rules_dir / DERIVED_DIR}\n")
     return 0
 
 
