@@ -1,0 +1,70 @@
+"""The held-out set of launch-flag words the launcher cannot convert (heldout.json), written
+before the check: its confirmation with each release's real parser, and what sglang-lint
+catches of it.
+
+    python tests/flag_types/heldout.py confirm    argparse's verdict on each case, both ways
+    python tests/flag_types/heldout.py measure    caught (SGL008 on the bad flag's line) and false alarms
+
+A case: the release, how the launch is written (shell, Markdown, YAML, a Python argv list or
+shell string, sglang's test helper), the file with the bad launch and its good twin, the line
+of the bad word, and the words after ``python -m sglang.launch_server`` both ways, with
+argparse's message on the bad ones (``confirmed``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent / "startup"))
+CASES = HERE / "heldout.json"
+
+
+def confirm() -> int:
+    from parser_types import parser_verdicts
+
+    data = json.loads(CASES.read_text())
+    wrong = 0
+    for release in sorted({case["release"] for case in data["cases"]}):
+        mine = [case for case in data["cases"] if case["release"] == release]
+        verdicts = parser_verdicts(release, [c["argv_bad"] for c in mine] + [c["argv_good"] for c in mine])
+        for case, bad, good in zip(mine, verdicts[:len(mine)], verdicts[len(mine):]):
+            ok = bool(bad) and not good
+            wrong += not ok
+            case["confirmed"] = bad
+            print(f"{'ok ' if ok else 'BAD'} {release:<13} {case['id']:<24} {bad or good or '(taken both ways)'}")
+    CASES.write_text(json.dumps(data, indent=1) + "\n")
+    return 1 if wrong else 0
+
+
+def measure() -> int:
+    from sglang_lint.engine.lint import lint
+    from sglang_lint.engine.ruletable import default_ruleset
+
+    data = json.loads(CASES.read_text())
+    caught, alarms = [], []
+    for case in data["cases"]:
+        ruleset = default_ruleset().for_releases((case["release"],))
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / case["file"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            found = {}
+            for side in ("bad", "good"):
+                path.write_text(case[side])
+                found[side] = [d for d in lint(case[side], str(path), ruleset) if d.code == "SGL008"]
+        if any(d.line == case["line"] for d in found["bad"]):
+            caught.append(case["id"])
+        if found["good"]:
+            alarms.append(case["id"])
+        print(f"{case['id']:<24} {case['release']:<13} bad: {[d.message for d in found['bad']] or 'missed'}"
+              f"{'  GOOD TWIN FLAGGED: ' + str([d.message for d in found['good']]) if found['good'] else ''}")
+    print(f"caught {len(caught)}/{len(data['cases'])}, good twins flagged {len(alarms)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit({"confirm": confirm, "measure": measure}[sys.argv[1]]())
