@@ -120,9 +120,12 @@ def test_an_edited_module_of_sglang_lint_starts_a_new_cache(tmp_path, monkeypatc
     (package / "engine.py").write_text("A = 1\n")
     (package / "checks" / "when.py").write_text("B = 1\n")
     monkeypatch.setattr(places, "_PACKAGE", str(package))
+    monkeypatch.setattr(places, "_package_stamp", None)  # (a new process: the package read again)
     before = folder_fingerprint("rules")
     assert "checks/when.py" in places.package_stamp()
     os.utime(package / "checks" / "when.py", ns=(1, 1))
+    assert folder_fingerprint("rules") == before  # (a process reads its package once)
+    monkeypatch.setattr(places, "_package_stamp", None)
     assert folder_fingerprint("rules") != before
 
 

@@ -5,6 +5,8 @@ cut short and its own growth."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sglang_lint.checks.fails_when import language
@@ -58,7 +60,7 @@ def test_a_launch_judged_by_an_earlier_run_is_neither_parsed_nor_evaluated_again
     first = _judged(PASSING)
     assert evaluations["nodes"] > 0
     verdict_log.flush()
-    assert (tmp_path / verdict_log.FILE).stat().st_size % verdict_log.RECORD == 0
+    assert Path(verdict_log.log().path).stat().st_size % verdict_log.RECORD == 0
 
     _new_process(tmp_path)
     evaluations["nodes"] = 0
@@ -113,7 +115,7 @@ def test_a_value_whose_text_may_not_tell_it_apart_keys_no_verdict(tmp_path):
 
 
 def test_two_processes_appending_at_once_keep_both_and_a_cut_record_is_left_out(tmp_path):
-    path = str(tmp_path / verdict_log.FILE)
+    path = str(tmp_path / "verdicts-0.bin")
     one, two = verdict_log.VerdictLog(path), verdict_log.VerdictLog(path)
     one.put(b"a" * 16, True)
     two.put(b"b" * 16, False)
@@ -127,7 +129,7 @@ def test_two_processes_appending_at_once_keep_both_and_a_cut_record_is_left_out(
 
 def test_a_log_grown_too_big_is_started_again(tmp_path, monkeypatch):
     monkeypatch.setattr(verdict_log, "MOST_BYTES", 3 * verdict_log.RECORD)
-    path = tmp_path / verdict_log.FILE
+    path = tmp_path / "verdicts-0.bin"
     log = verdict_log.VerdictLog(str(path))
     for index in range(4):
         log.put(bytes([index]) * 16, True)
@@ -154,11 +156,34 @@ def test_the_command_keeps_verdicts_beside_its_results_and_none_with_no_cache(tm
     assert main(["--cache-dir", str(kept), "--sglang-version", "0.5.23", str(source)]) == 1
     first = capsys.readouterr().out
     assert "SGL012 enable_dp_attention=True with tp_size=4 and dp_size=3" in first
-    assert (kept / verdict_log.FILE).stat().st_size > 0
+    (log,) = kept.glob("verdicts-*.bin")
+    assert log.stat().st_size > 0
     source.write_text(LAUNCH_FILE + "# edited\n")  # the file changed, its launch did not
     startup._VERDICTS.clear()
     assert main(["--cache-dir", str(kept), "--sglang-version", "0.5.23", str(source)]) == 1
     assert capsys.readouterr().out == first
     assert main(["--no-cache", "--cache-dir", str(not_kept), "--sglang-version", "0.5.23", str(source)]) == 1
     assert capsys.readouterr().out == first
-    assert not (not_kept / verdict_log.FILE).exists()
+    assert not list(not_kept.glob("verdicts-*"))
+
+
+def test_another_build_of_the_linter_keeps_its_own_log_and_the_oldest_go(tmp_path, monkeypatch):
+    """The log is named by the package's source files: an upgraded or edited sglang-lint,
+    which may evaluate otherwise, never reads another's verdicts; the two newest logs stay."""
+    import os
+
+    for age, name in enumerate(("verdicts-old1.bin", "verdicts-old2.bin", "verdicts-old3.bin")):
+        (tmp_path / name).write_bytes(b"")
+        os.utime(tmp_path / name, ns=(10**18 - age * 10**9,) * 2)
+    (tmp_path / "notes.txt").write_text("kept")
+    names = set()
+    for stamp in ("module.py 10 1", "module.py 11 2"):
+        monkeypatch.setattr(verdict_log, "package_stamp", lambda stamp=stamp: stamp)
+        verdict_log.keep_in(None)
+        verdict_log.keep_in(tmp_path)
+        log = verdict_log.log()
+        names.add(Path(log.path).name)
+        log.put(b"k" * 16, True)
+        verdict_log.flush()
+    assert len(names) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*names, "notes.txt"])

@@ -130,7 +130,18 @@ def prune_kept(path, prefix: str, suffix: str, count: int, folders: bool = False
 def package_stamp() -> str:
     """Every source file of this package (path, size, modification time), for the keys of the
     caches that hold what this code made: in a checkout installed for editing, an edited module
-    changes what the same version gives."""
+    changes what the same version gives. Read once per process (some 10 ms; the code running
+    is the code it was when the process imported it)."""
+    global _package_stamp
+    if _package_stamp is None:
+        _package_stamp = _stamp_of_package()
+    return _package_stamp
+
+
+_package_stamp: str | None = None
+
+
+def _stamp_of_package() -> str:
     stamps = []
     for folder, folders, names in os.walk(_PACKAGE):
         folders[:] = [name for name in folders if name != "__pycache__"]

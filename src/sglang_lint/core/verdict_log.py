@@ -4,7 +4,9 @@ launch gives it. A launch changes less often than its file, so a file edited and
 evaluating their checks again.
 
 One append-only file in the result cache's folder (the entry point names it; none: nothing is
-kept): fixed records, a key's 16-byte digest then the verdict's byte, each written with one
+kept), named by the package's source files (``places.package_stamp``: another release of
+sglang-lint, or an edited module, evaluates otherwise and starts its own log; the two newest
+are kept): fixed records, a key's 16-byte digest then the verdict's byte, each written with one
 ``O_APPEND`` write, so processes linting at once (flake8 ``-j``, ``sglang-lint -j``) add to it
 without a lock. A record cut short (a process killed while writing) leaves later keys
 misaligned: they match nothing and are evaluated again, never read wrong. A log grown past
@@ -13,9 +15,14 @@ misaligned: they match nothing and are evaluated again, never read wrong. A log 
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 
-FILE = "verdicts.bin"
+from sglang_lint.core.places import package_stamp, prune_kept
+
+PREFIX, SUFFIX = "verdicts-", ".bin"
+KEEP_LOGS = 2
 DIGEST = 16
 RECORD = DIGEST + 1
 MOST_BYTES = 1 << 21  # some 120,000 verdicts: read whole at a run's first use
@@ -32,6 +39,7 @@ class VerdictLog:
         self.path = path
         self.known: dict | None = None
         self.new: list = []
+        self.written = False
 
     def get(self, key: bytes) -> bool | None:
         if self.known is None:
@@ -58,7 +66,10 @@ class VerdictLog:
             finally:
                 os.close(handle)
         except OSError:
-            pass  # a cache that cannot be written only costs time
+            return  # a cache that cannot be written only costs time
+        if not self.written:
+            self.written = True
+            prune_kept(self.path, PREFIX, SUFFIX, KEEP_LOGS - 1)
 
     def _read(self) -> dict:
         try:
@@ -97,8 +108,14 @@ def log() -> VerdictLog | None:
     if _folder is None:
         return None
     if _log is None:
-        _log = VerdictLog(os.path.join(_folder, FILE))
+        _log = VerdictLog(os.path.join(_folder, log_name()))
     return _log
+
+
+def log_name() -> str:
+    """The log's file name: the package's source files and Python's version, as a digest."""
+    stamp = f"{package_stamp()}\0python {sys.version_info[:2]}"
+    return f"{PREFIX}{hashlib.blake2b(stamp.encode(), digest_size=8).hexdigest()}{SUFFIX}"
 
 
 def flush() -> None:
