@@ -167,20 +167,26 @@ class Triggers:
 
     def __init__(self, ruleset: RuleSet):
         self.whole = ruleset
-        self.index = None if ruleset.unread_folders is None else rule_index(ruleset.unread_folders)
-        self.screen = None if self.index is None else index_screen(self.index)
-        # the project's launch helpers are targets of the launch rules, named by no trigger of the index
-        self.codes: set[str] = set(self.index.launch_codes if self.index and ruleset.project_targets else ())
+        self.folders = ruleset.unread_folders
+        self.index = self.screen = None  # (read with the first file: a run the cache answers needs neither)
+        self.codes: set[str] = set()
 
     def add(self, display: str, data: bytes) -> None:
-        if self.index is None:
+        if self.folders is None:
             return
+        if self.index is None:
+            self.index = rule_index(self.folders)
+            self.screen = index_screen(self.index)
+            # the project's launch helpers are targets of the launch rules, named by no trigger of the index
+            if self.whole.project_targets:
+                self.codes.update(self.index.launch_codes)
         if is_launch_file(display, data[:256]):  # (as engine/lint.py tells a launch file)
             self.codes.update(self.index.launch_codes)
         else:
             self.codes.update(self.screen.codes_for(data, module_name_for(display)[0]))
 
     def ruleset(self) -> RuleSet:
+        """The rules the files added trigger (none added: the set as it is)."""
         return self.whole if self.index is None else self.whole.only(self.codes, self.index)
 
 

@@ -76,7 +76,7 @@ class StartupCheck:
     @property
     def input_words(self) -> tuple:
         """Its words that may be a field or an environment variable, sorted: what keys its
-        verdict on a launch (:func:`_kept_key`)."""
+        verdict on a launch (kept_verdicts.verdict_key)."""
         return _input_words(self.fails_when, self.values)
 
     @property
