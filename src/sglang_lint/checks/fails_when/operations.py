@@ -45,14 +45,7 @@ def equal(a: object, b: object) -> object:
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         if type(a) is not type(b) or len(a) != len(b):
             return False
-        result: object = True
-        for x, y in zip(a, b):
-            same = equal(x, y)
-            if same is False:
-                return False
-            if same is UNKNOWN:
-                result = UNKNOWN
-        return result
+        return _settled_by((equal(x, y) for x, y in zip(a, b)), False)
     if not (known(a) and known(b)):
         return UNKNOWN
     return a == b
@@ -80,12 +73,17 @@ def contains(container: object, item: object) -> object:
         container = list(container)
     if not isinstance(container, (tuple, list, frozenset)):
         return UNKNOWN
-    result: object = False
-    for element in container:
-        same = equal(element, item)
-        if same is True:
-            return True
-        if same is UNKNOWN:
+    return _settled_by((equal(element, item) for element in container), True)
+
+
+def _settled_by(answers, decisive: bool) -> object:
+    """Three-valued ``all`` (``decisive`` False) or ``any`` (True) of ``answers``, read until
+    one is ``decisive``: that one; else UNKNOWN where one was unknown; else ``not decisive``."""
+    result: object = not decisive
+    for answer in answers:
+        if answer is decisive:
+            return decisive
+        if answer is UNKNOWN:
             result = UNKNOWN
     return result
 
