@@ -10,32 +10,29 @@ import functools
 def per_object(method):
     """``method(self, releases)`` kept by the object's identity and ``tuple(releases)``: for an
     object never changed once made (a frozen dataclass), whose equality may be costly or
-    undefined (dict fields). The object is kept with its answer, so its identity is never
-    another's."""
-    kept: dict = {}
-
-    @functools.wraps(method)
-    def remembered(self, releases):
-        releases = tuple(releases)
-        found = kept.get((id(self), releases))
-        if found is None or found[0] is not self:
-            found = kept[id(self), releases] = (self, method(self, releases))
-        return found[1]
-
-    return remembered
+    undefined (dict fields)."""
+    remembered = _kept(lambda self, releases: method(self, tuple(releases)),
+                       lambda self, releases: (id(self), tuple(releases)))
+    return functools.wraps(method)(remembered)
 
 
 def by_identity(function):
-    """``function(*objects)`` kept by the objects' identities (each kept with the answer): for
-    objects never changed once made, such as the tables read once per process."""
+    """``function(*objects)`` kept by the objects' identities: for objects never changed once
+    made, such as the tables read once per process."""
+    return _kept(function, lambda *objects: tuple(map(id, objects)))
+
+
+def _kept(function, key_of):
+    """``function`` remembered under ``key_of`` its arguments. The arguments are kept with the
+    answer: an identity in a key is never another object's while the key is there."""
     kept: dict = {}
 
     @functools.wraps(function)
-    def remembered(*objects):
-        key = tuple(map(id, objects))
+    def remembered(*arguments):
+        key = key_of(*arguments)
         found = kept.get(key)
         if found is None:
-            found = kept[key] = (objects, function(*objects))
+            found = kept[key] = (arguments, function(*arguments))
         return found[1]
 
     return remembered
