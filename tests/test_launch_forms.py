@@ -62,7 +62,7 @@ def test_command_and_flake8_report_the_same(path: Path, command_output, flake8_o
 
 # --- outside Python: the command only -------------------------------------------------------------
 TEXT_FIXTURES = [LAUNCH / "launch_server.sh", LAUNCH / "README.md", LAUNCH / "k8s.yaml", LAUNCH / "bin" / "serve",
-                 LAUNCH / "bench_scripts.sh", LAUNCH / "BENCHMARKS.md"]
+                 LAUNCH / "bench_scripts.sh", LAUNCH / "BENCHMARKS.md", LAUNCH / "serve_lines.sh"]
 TEXT_EXPECTED = {
     # line 18: # noqa; 22-23: a diffusion server's flags (sglang serve); 25: a benchmark's; 26: sglang generate
     "launch_server.sh": {(10, 5, "SGL009"), (11, 25, "SGL007"), (17, 36, "SGL009"), (25, 56, "SGL009"),
@@ -78,6 +78,9 @@ TEXT_EXPECTED = {
     "bench_scripts.sh": {(6, 76, "SGL009"), (9, 60, "SGL009"), (9, 71, "SGL009"), (11, 11, "SGL015"),
                          (13, 71, "SGL009")},
     "BENCHMARKS.md": {(6, 11, "SGL015"), (13, 7, "SGL009"), (20, 88, "SGL009")},
+    # `sglang serve` lines whose own flags pick the server: 4 the LLM server's start-up check, 7 an
+    # LLM server's flag on a diffusion line; 5, 8 their good twins; 10 left to the model
+    "serve_lines.sh": {(4, 82, "SGL012"), (7, 69, "SGL009")},
 }
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent / "startup"))
+sys.path.insert(0, str(HERE.parent))
 CASES = HERE / "heldout.json"
 
 
@@ -42,27 +42,10 @@ def confirm() -> int:
 
 
 def measure() -> int:
-    from sglang_lint.engine.lint import lint
-    from sglang_lint.engine.ruletable import default_ruleset
+    from heldout_kit import measure as measured
 
-    data = json.loads(CASES.read_text())
-    caught, alarms = [], []
-    for case in data["cases"]:
-        ruleset = default_ruleset().for_releases((case["release"],))
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / case["file"]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            found = {}
-            for side in ("bad", "good"):
-                path.write_text(case[side])
-                found[side] = [d for d in lint(case[side], str(path), ruleset) if d.code == "SGL008"]
-        if any(d.line == case["line"] for d in found["bad"]):
-            caught.append(case["id"])
-        if found["good"]:
-            alarms.append(case["id"])
-        print(f"{case['id']:<24} {case['release']:<13} bad: {[d.message for d in found['bad']] or 'missed'}"
-              f"{'  GOOD TWIN FLAGGED: ' + str([d.message for d in found['good']]) if found['good'] else ''}")
-    print(f"caught {len(caught)}/{len(data['cases'])}, good twins flagged {len(alarms)}")
+    measured(json.loads(CASES.read_text())["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
+             lambda d: d.code == "SGL008")
     return 0
 
 

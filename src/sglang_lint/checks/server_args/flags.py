@@ -266,11 +266,28 @@ def _backend(uses: list[FlagUse], commands: Commands) -> str | None:
         return None
     chosen = [use for use in uses if use.flag in commands.selector]
     if not chosen or not commands.selects:
-        return "auto"
+        return _backend_by_flags(uses, commands)
     value = chosen[-1].value if chosen[-1].certain else None
     if value == "diffusion" and commands.diffusion is None:
         return None
     return value if value == "auto" or value in commands.backends else None
+
+
+def _backend_by_flags(uses: list[FlagUse], commands: Commands) -> str:
+    """The backend a line's own flags decide when it names none: a flag only the diffusion
+    server takes fails the LLM server, so the line runs (or fails) as a diffusion line; else a
+    flag of the LLM server's that the diffusion server refuses in every release fails it
+    there, so the line runs (or fails) as the LLM server's. "auto" where the model decides (or a parser ignores what it
+    does not know). Only flags written on every path decide."""
+    diffusion = commands.diffusion
+    if diffusion is None or diffusion.open or "llm" not in commands.backends:
+        return "auto"
+    certain = [use for use in uses if use.certain and use.flag not in commands.selector]
+    if any(not use.known and not use.ambiguous and diffusion.takes(use.flag) for use in certain):
+        return "diffusion"
+    if any(use.known and not use.ambiguous and not diffusion.takes(use.flag) for use in certain):
+        return "llm"
+    return "auto"
 
 
 def _judged(use: FlagUse, known: bool, parser: str) -> FlagUse:

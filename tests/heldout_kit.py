@@ -1,0 +1,34 @@
+"""What the held-out sets' ``measure`` share: each case's bad file and good twin linted at the
+case's release, a case caught where a finding the set asks for is on the bad side's line, a
+false alarm where its good twin gives any."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+
+def measure(cases: list[dict], texts, wanted) -> tuple[list[str], list[str]]:
+    """``texts(case)``: (file name, bad text, good text, line of the bad one's finding);
+    ``wanted(diagnostic)``: whether a finding counts. Prints each case; returns (caught, flagged)."""
+    from sglang_lint.engine.lint import lint
+    from sglang_lint.engine.ruletable import default_ruleset
+
+    caught, alarms = [], []
+    for case in cases:
+        ruleset = default_ruleset().for_releases((case["release"],))
+        name, bad, good, line = texts(case)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            found = {side: [d for d in lint(text.encode(), str(path), ruleset) if wanted(d)]
+                     for side, text in (("bad", bad), ("good", good))}
+        if any(d.line == line for d in found["bad"]):
+            caught.append(case["id"])
+        if found["good"]:
+            alarms.append(case["id"])
+        print(f"{case['id']:<24} {case['release']:<13} bad: "
+              f"{[d.code + ' ' + d.message for d in found['bad']] or 'missed'}"
+              f"{'  GOOD TWIN FLAGGED: ' + str([d.message for d in found['good']]) if found['good'] else ''}")
+    print(f"caught {len(caught)}/{len(cases)}, good twins flagged {len(alarms)}")
+    return caught, alarms
