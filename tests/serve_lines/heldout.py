@@ -41,8 +41,8 @@ def _diffusion(release: str, probes: list[str]) -> dict:
     from sglang_lint.derive.releases import fetch_tree
 
     script = ROOT / "tests" / "real_parsers.py"
-    done = subprocess.run([sys.executable, "-I", "-S", str(script), str(fetch_tree(release)), "serve", "probe", *probes],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-I", "-S", str(script), str(fetch_tree(release)), "serve", "probe",
+                           *probes], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 
