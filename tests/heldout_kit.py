@@ -8,15 +8,17 @@ import tempfile
 from pathlib import Path
 
 
-def measure(cases: list[dict], texts, wanted) -> tuple[list[str], list[str]]:
+def measure(cases: list[dict], texts, wanted, rules=None) -> tuple[list[str], list[str]]:
     """``texts(case)``: (file name, bad text, good text, line of the bad one's finding);
-    ``wanted(diagnostic)``: whether a finding counts. Prints each case; returns (caught, flagged)."""
+    ``wanted(diagnostic)``: whether a finding counts; ``rules(release)``: the rule folder to judge
+    a case of that release by (default: the shipped catalog). Prints each case; returns (caught, flagged)."""
     from sglang_lint.engine.lint import lint
-    from sglang_lint.engine.ruletable import default_ruleset
+    from sglang_lint.engine.ruletable import RuleSet, default_ruleset, load_rules
 
     caught, alarms = [], []
     for case in cases:
-        ruleset = default_ruleset().for_releases((case["release"],))
+        catalog = default_ruleset() if rules is None else RuleSet(load_rules([rules(case["release"])]))
+        ruleset = catalog.for_releases((case["release"],))
         name, bad, good, line = texts(case)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / name
