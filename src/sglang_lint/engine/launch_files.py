@@ -4,9 +4,11 @@
 ``command``/``args`` lists and strings of YAML files (Kubernetes, SkyPilot, docker-compose).
 
 launch/commands.py finds each command that starts an sglang server and splits it into words with
-their place in the file, and launch/shell_env.py the environment variables each certainly runs with
-(``Launch.env``); the check kinds that judge launch flags (``CheckKind.run_text``: the
-server-argument rules) judge those words exactly as they judge an argv list in Python. Findings
+their place in the file, launch/shell_arrays.py the launches bash arrays and split variables build,
+and launch/shell_env.py the environment variables each certainly runs with (``Launch.env``); the
+check kinds that judge launch flags (``CheckKind.run_text``: the server-argument rules) judge those
+words exactly as they judge an argv list in Python (a word's ``step``: the statement that wrote it,
+as in an argv list built in steps). Findings
 carry the file's own line and column, ``# noqa`` works in the file's comment syntax (on the
 reported line, or on the first or last line of the command), and fixes rewrite the word where its
 source is the word itself (not quoted, not escaped).
@@ -27,7 +29,7 @@ from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.launch.prefixes import (
     Prefix, all_prefixes, file_commands, file_prefixes, mentions_prefix, prefixed_commands,
 )
-from sglang_lint.launch.shell_env import launch_commands_in_file_with_env
+from sglang_lint.launch.shell_arrays import launch_commands_in_file
 from sglang_lint.text.noqa import filter_noqa
 from sglang_lint.text.pynames import line_starts
 
@@ -46,7 +48,7 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
               if CHECK_KINDS[check.kind].run_text is not None]
     starts = line_starts(text)
     found = []
-    for command in launch_commands_in_file_with_env(path, text, HOLE) if launched else ():
+    for command in launch_commands_in_file(path, text, HOLE) if launched else ():
         launch = Launch.after(command.launcher.text, [_word(word) for word in command.args], command.env,
                               _word(command.launcher).node)
         first = command.args[0].start if command.args else command.launcher.start
@@ -86,7 +88,9 @@ def _as_written(finding: Finding, prefix: Prefix) -> Finding:
 
 
 def _word(word) -> ArgWord:
-    return shell_arg_word(word, Span(word.start, word.end, word.text, word.exact and not word.opaque))
+    found = shell_arg_word(word, Span(word.start, word.end, word.text, word.exact and not word.opaque))
+    # a word of a launch built in pieces (launch/shell_arrays.py): the statement that wrote it
+    return replace(found, step=word.step, certain=word.certain) if word.step or not word.certain else found
 
 
 def _end(command, first: int) -> int:

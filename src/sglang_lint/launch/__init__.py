@@ -2,6 +2,7 @@
 YAML and Compose files, Dockerfiles. In: a file's text. Out: each launch command as words with
 their places (``commands``: the splitter and the finder), the commands that run one after
 them (``wrappers``: ``env``, ``nohup``, ``torchrun``), the environment a command runs with
-(``shell_env``, ``yaml_env``), a framework's prefixed flags (``prefixes``: slime's
+(``shell_env``, ``yaml_env``), the launches bash arrays and split variables build
+(``shell_arrays``), a framework's prefixed flags (``prefixes``: slime's
 ``--sglang-<flag>``), which files hold launches (``paths``) and the sglang release a
 project's images and setup scripts name (``image_pins``). No rule is judged here."""

@@ -27,6 +27,10 @@ class Word:
     end: int  # just past the word's source
     opaque: bool  # holds an expansion, an unterminated quote or a hole: the shell's value is unknown
     exact: bool  # text[start:end] == self.text: a fixer may replace that slice by a new word verbatim
+    # a word of a launch built in pieces (shell_arrays.py): the statement that wrote it, and whether that
+    # statement runs on every path (a flag takes a value of its own step, or both certain: flags.ArgWord)
+    step: int = 0
+    certain: bool = True
 
 
 @dataclass(frozen=True)

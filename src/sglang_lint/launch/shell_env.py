@@ -401,7 +401,8 @@ def _followed(ops: str) -> str:
 class _Reader:
     """Reads a text's commands in order: the environment each launch starts with."""
 
-    def __init__(self, start: Mapping[str, str], base_of: Callable[[Word], Mapping[str, str]]) -> None:
+    def __init__(self, start: Mapping[str, str], base_of: Callable[[Word], Mapping[str, str]],
+                 watch: Optional[Callable[[list], bool]] = None) -> None:
         self.main = _Shell(start)  # after each complete list of the top level
         self.local: Optional[_Shell] = None  # within an and-or list, where it differs from main
         self.base_of = base_of  # a command not of the text nor of a script in it (a here-doc's; YAML's)
@@ -412,6 +413,12 @@ class _Reader:
         self.elsewhere: set[str] = set()  # written in a nested script or a here-doc
         self.records: list[tuple] = []  # per command: (words, parent, snapshot, index, deferred)
         self.scripts: list[tuple[int, int, int]] = []  # (start, end, record) of the open `sh -c` scripts
+        # for shell_arrays (``watch`` given): per top-level command, where it stands (stack, parens, how it
+        # joins the one before, what follows it, where its command proper starts) and, for those ``watch``
+        # names, the variables certain before it (their environment is kept too)
+        self.watch = watch
+        self.places: dict[int, tuple] = {}
+        self.found: list[tuple[int, LaunchCommand]] = []  # (record, launch) of what read() returns
 
     def read(self, commands: Sequence[tuple[list, Optional[str]]], tail: str) -> list[LaunchCommand]:
         afters, following = [], tail
@@ -426,7 +433,8 @@ class _Reader:
             while self.scripts and self.scripts[-1][1] <= words[0].start:
                 self.scripts.pop()
             if ops is not None:
-                self.top_level(index, words, ops, after, found is not None or script is not None)
+                watched = self.watch is not None and self.watch(words)
+                self.top_level(index, words, ops, after, found is not None or script is not None or watched, watched)
             else:
                 self.nested(words)
             if script is not None:
@@ -438,9 +446,10 @@ class _Reader:
             words = self.records[index][0]
             end = next(k for k, w in enumerate(words) if w is found.launcher)
             out.append(replace(found, env=command_env(words, end, self.inherited(index))))
+            self.found.append((index, out[-1]))
         return out
 
-    def top_level(self, index: int, words: list, ops: str, after: str, kept: bool) -> None:
+    def top_level(self, index: int, words: list, ops: str, after: str, kept: bool, watched: bool = False) -> None:
         if "case" not in self.stack:
             self.parens = max(0, self.parens + ops.count("(") - ops.count(")"))
         joined = _joined(ops)
@@ -450,6 +459,9 @@ class _Reader:
         depth = len(self.stack) + self.parens
         state = self.local or self.main
         self.records.append((words, None, dict(state.env) if kept else {}, index, depth > 0))
+        if self.watch is not None:
+            self.places[index] = (tuple(self.stack), self.parens, joined, _followed(after), first,
+                                  dict(state.vars) if watched else None)
         alone = depth == 0 and _followed(after) == ""
         certain_main, certain_local = alone and joined == "", alone and joined in ("", "&&")
         effects = _effects(words[first:])
@@ -515,12 +527,15 @@ def yaml_launch_commands_with_env(text: str) -> list[LaunchCommand]:
     return _Reader({}, given).read([(words, None) for words in yaml_commands(text)], "")
 
 
-def launch_commands_in_file_with_env(path: str, text: str, hole: Optional[str] = None) -> list[LaunchCommand]:
-    """launch_text.launch_commands_in_file, each launch with ``env`` (see the module docstring)."""
+def launch_commands_in_file_with_env(path: str, text: str, hole: Optional[str] = None,
+                                     read: Optional[Callable[..., list[LaunchCommand]]] = None) -> list[LaunchCommand]:
+    """launch_text.launch_commands_in_file, each launch with ``env`` (see the module docstring); ``read``
+    reads each shell text of the file (by default :func:`launch_commands_with_env`)."""
     if path.lower().endswith(YAML_SUFFIXES):
         return yaml_launch_commands_with_env(text)
+    read = read or launch_commands_with_env
     return [_moved(found, region.start, text)
-            for region in shell_regions(path, text) for found in launch_commands_with_env(region.text, hole)]
+            for region in shell_regions(path, text) for found in read(region.text, hole)]
 
 
 def _moved(found: LaunchCommand, by: int, text: str) -> LaunchCommand:
