@@ -139,9 +139,11 @@ def _call(module, probe: dict, value: str) -> dict:
 
 
 def derive(out: Path) -> int:
-    """For each release of the set: the shipped folder's curated rules and tables, with the
-    derived rules of that release's own tree written over them (no other release's)."""
+    """For each release of the set: the shipped folder's curated rules and tables (its merged
+    server-argument table, which the curated rules read), with the derived rules of that
+    release's own tree written over them (no other release's)."""
     from sglang_lint.derive.releases import fetch_tree
+    from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
     from sglang_lint.derive.sites import derive_sites
     from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
 
@@ -154,7 +156,8 @@ def derive(out: Path) -> int:
             rule.unlink()
         derivation = derive_sites(fetch_tree(release), paths=False)
         derivation.version = release
-        written, _ = write_catalog(derivation, folder)
+        table = (folder / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
+        written, _ = write_catalog(derivation, folder, server_args_text=table)
         print(f"sglang {release}: {written} rules in {folder}")
     return 0
 

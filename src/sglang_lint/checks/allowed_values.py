@@ -1,7 +1,10 @@
 """allowed-values: an argument must be one of a fixed set of literals (or enum members).
 
-Mirrors ``if x not in (...): raise`` and ``if x == "a": ... elif x == "b": ... else: raise``.
-Only values the resolver knows are judged; anything else is left alone."""
+Mirrors ``if x not in (...): raise`` and ``if x == "a": ... elif x == "b": ... else: raise``, and
+a registry looked up by name (``MAP.get(x)`` then a raise when nothing is found): the values
+are its keys. ``fold``: sglang looks up the value's folded form (``MAP.get(x.lower())``), so a
+string is compared in that form and anything else is left alone. Only values the resolver
+knows are judged; anything else is left alone."""
 
 from __future__ import annotations
 
@@ -31,6 +34,14 @@ from sglang_lint.screen.calls import value_screen
 from sglang_lint.text.pynames import Ref, literal_in
 
 SCALARS = (str, int, float, bool)
+# How sglang may fold a name before it compares it: the fold's name in a rule file -> (the
+# string method, what a message says of it).
+FOLDS = {"lower": (str.lower, "lower-cased")}
+
+
+def folded(value: object, fold: str | None) -> object:
+    """The form sglang compares: a string folded as ``fold`` says (None: as it is)."""
+    return FOLDS[fold][0](value) if fold is not None and isinstance(value, str) else value
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,7 @@ class AllowedValues:
     enum: str | None = None  # qualified enum class; then ``values`` are member names
     none: bool = False  # None passes too
     strict: bool = False  # only values certain at the call: no parameter defaults
+    fold: str | None = None  # a key of FOLDS: a string is compared folded; any other value is not judged
 
     def allows(self, value: object) -> bool | None:
         """True/False when the value can be judged, None when it cannot (not our kind)."""
@@ -51,7 +63,9 @@ class AllowedValues:
             return None
         if value is None and self.none:
             return True
-        return literal_in(value, self.values)
+        if self.fold is not None and not isinstance(value, str):
+            return None
+        return literal_in(folded(value, self.fold), self.values)
 
     def shown(self) -> list[str]:
         if self.enum is not None:
@@ -74,7 +88,13 @@ def parse(fields, targets):
     require_argument(fields, targets)
     none = fields.bool("none", required=False) or False
     strict = fields.bool("strict", required=False) or False
-    return AllowedValues(summary=summary, values=tuple(values), enum=enum, none=none, strict=strict)
+    fold = fields.str("fold", required=False)
+    if fold is not None:
+        if fold not in FOLDS:
+            raise fields.error("fold", f"must be one of {', '.join(map(repr, FOLDS))}, got {fold!r}")
+        if enum is not None or not all(isinstance(value, str) for value in values):
+            raise fields.error("fold", "folds strings: every value must be a string, and no enum")
+    return AllowedValues(summary=summary, values=tuple(values), enum=enum, none=none, strict=strict, fold=fold)
 
 
 def fails(params: AllowedValues, value: object) -> bool:
@@ -89,13 +109,15 @@ def run(site, rule, check, target):
             continue
         if known.via and guarded_on(site, known.via[0]):
             continue
+        compared = folded(known.value, params.fold)
+        looked_up = f"sglang looks up {compared!r} ({FOLDS[params.fold][1]}): " if params.fold is not None else ""
         message = (
             f"{show_call(site, target, known)}: "
             f"{with_argument(params.summary, rule.raise_site.parameter, known.value)}; "
-            f"expected one of {', '.join(params.shown())}"
+            f"{looked_up}expected one of {', '.join(params.shown())}"
         )
         fix = None
-        suggestion = suggest(known.value, params.values)
+        suggestion = suggest(compared, params.values)
         if suggestion is not None:
             fix = _fix(known, suggestion, params)
             message += did_you_mean(params.shown()[params.values.index(suggestion.value)], fix)
@@ -120,7 +142,8 @@ def across_releases(checks):
     """For a project on releases whose allowed sets differ (checks newest first): a value is
     wrong only where no release allows it, so the union is allowed."""
     first = checks[0]
-    if any(c.params.enum != first.params.enum or c.params.none != first.params.none for c in checks):
+    if any((c.params.enum, c.params.none, c.params.fold) != (first.params.enum, first.params.none, first.params.fold)
+           for c in checks):
         return None
     values = tuple(dict.fromkeys(v for c in checks for v in c.params.values))
     same = [dataclasses.replace(c, params=dataclasses.replace(c.params, values=values, summary=first.params.summary))

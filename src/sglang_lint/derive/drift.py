@@ -193,7 +193,7 @@ def rule_constraint(rule: Rule) -> Constraint | None:
     check = rule.checks[0]
     params = check.params
     if isinstance(params, AllowedValues):  # allowed-values
-        return Constraint("allowed-values", params.values, params.none) if params.enum is None else None
+        return Constraint("allowed-values", params.values, params.none, params.fold) if params.enum is None else None
     if isinstance(params, NotNone):  # not-none
         return Constraint("not-none")
     if isinstance(params, ValueTest):  # forbidden-values (with values), must-be-none, truthy

@@ -14,6 +14,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from sglang_lint.checks.allowed_values import folded
 from sglang_lint.checks.base import condition_passes
 from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal, within_bounds
 from sglang_lint.derive.tree import Module, walk_all
@@ -34,11 +35,16 @@ class Constraint:
     # instance-of: (types it must be one of, types it must not be)
     values: tuple = ()
     none_allowed: bool = False
+    # allowed-values: how sglang folds a string before it compares it (checks/allowed_values.FOLDS:
+    # ``MAP.get(x.lower())``); anything but a string is then not judged
+    fold: str | None = None
 
     def fails(self, value: object) -> bool:
         """Does a literal value (NOT_LITERAL: unknown) certainly make the guard raise?"""
         if value is NOT_LITERAL:
             return False
+        if self.fold is not None:
+            return isinstance(value, str) and not literal_in(folded(value, self.fold), self.values)
         if self.kind == "instance-of":
             types, not_types = self.values
             return (bool(types) and is_instance_literal(value, types) is False) or (
@@ -60,6 +66,8 @@ class Constraint:
         """A Python expression of ``parameter`` that is true where the guard raises (for a
         fails-when path to leave those calls to this rule); None for ``instance-of``."""
         values = _display(self.values) if self.kind in ("allowed-values", "forbidden-values") else ""
+        if self.fold is not None:
+            return f"isinstance({parameter}, str) and {parameter}.{self.fold}() not in {values}"
         if self.kind == "allowed-values":
             return f"{parameter} is not None and {parameter} not in {values}" if self.none_allowed \
                 else f"{parameter} not in {values}"
@@ -79,6 +87,8 @@ class Constraint:
         if self.kind == "number-range":
             return " and ".join(f"{parameter} {op} {bound!r}" for op, bound in self.values)
         shown = ", ".join(repr(v) for v in self.values)
+        if self.fold is not None:
+            parameter = f"{parameter}.{self.fold}()"
         return {
             "allowed-values": f"{parameter} in ({shown}{', None' if self.none_allowed else ''})",
             "forbidden-values": f"{parameter} not in ({shown})",
@@ -128,6 +138,32 @@ def _value_set(node: ast.expr, module: Module, depth: int = 0) -> tuple[tuple, b
     return tuple(dict.fromkeys(values)), none
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """``found = MAP.get(p)`` (or ``MAP.get(p.lower())``) on a parameter, before a guard that
+    raises when nothing is found: the allowed values are MAP's keys, less those whose value
+    fails the guard too. ``skipped``: why no rule can be made of such a guard."""
+
+    parameter: str
+    keys: tuple = ()
+    fold: str | None = None
+    falsy: tuple = ()  # keys whose value is certainly falsy (``if not found: raise`` raises on them)
+    none: tuple = ()  # keys whose value is None (``if found is None: raise`` raises on them)
+    skipped: str | None = None
+
+    def constraint(self, spelling: str) -> Constraint:
+        """What passes ``if not found`` (``spelling`` "falsy") or ``if found is None`` ("none")."""
+        if self.skipped is not None:
+            raise Skip(self.skipped)
+        failing = self.falsy if spelling == "falsy" else self.none
+        values = tuple(k for k in self.keys if not any(literal_in(k, (f,)) for f in failing))
+        none = None in values and self.fold is None  # (a folded None raises AttributeError)
+        values = tuple(v for v in values if v is not None)
+        if not values:
+            raise Skip("empty allowed set")
+        return Constraint("allowed-values", values, none, self.fold)
+
+
 @dataclass
 class Params:
     """What a function's parameters are, and what stands for them at a statement."""
@@ -138,6 +174,18 @@ class Params:
     dead: set[str]
     # In a helper the function calls: the helper's parameter -> the function's it was given.
     renames: dict[str, str] = field(default_factory=dict)
+    # A local name bound to a registry lookup on a parameter (derive/lookups.py) -> the lookup
+    lookups: dict[str, Lookup] = field(default_factory=dict)
+
+    def looked_up(self, test: ast.expr, raising: bool = True) -> tuple[str, Constraint] | None:
+        """A test of a looked-up value: (parameter, what passes) where ``test`` holding raises
+        (``not found``, ``found is None``), or, ``raising=False``, where it failing raises
+        (``if found: ... else: raise``); None for any other test."""
+        name, spelling = _lookup_test(test, raising)
+        lookup = self.lookups.get(name) if name is not None else None
+        if lookup is None:
+            return None
+        return lookup.parameter, lookup.constraint(spelling)
 
     def subject(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name) and node.id in self.renames:
@@ -153,6 +201,22 @@ class Params:
         return set(self.positional) | set(self.keyword_only)
 
 
+def _lookup_test(test: ast.expr, raising: bool) -> tuple[str | None, str]:
+    """(the name tested, "falsy" or "none") of ``not found`` / ``found is None`` (``raising``),
+    or ``found`` / ``found is not None``; (None, "") for any other test."""
+    if raising and isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
+            and isinstance(test.operand, ast.Name):
+        return test.operand.id, "falsy"
+    if not raising and isinstance(test, ast.Name):
+        return test.id, "falsy"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+            and is_none(test.comparators[0]):
+        nothing = (ast.Is, ast.Eq) if raising else (ast.IsNot, ast.NotEq)
+        if isinstance(test.ops[0], nothing):
+            return test.left.id, "none"
+    return None, ""
+
+
 def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
     """(parameter, what it must satisfy) for ``if test: raise``; Skip otherwise."""
     subject, constraint = _constraint_of(test, params, module)
@@ -162,6 +226,9 @@ def constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, 
 
 
 def _constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str, Constraint]:
+    looked_up = params.looked_up(test)
+    if looked_up is not None:  # ``found = MAP.get(p)`` before it
+        return looked_up
     checked = _isinstance_of(test, params, module)
     if checked is not None:  # raises when it is one of these types
         return checked[0], Constraint("instance-of", ((), checked[1]))
@@ -414,6 +481,11 @@ def is_none(node: ast.expr) -> bool:
 
 def chain_constraint(statement: ast.If, params: Params, module: Module) -> tuple[str, Constraint] | None:
     """``if p == a: ... elif p in (b, c): ... else: raise``: p must be one of a, b, c."""
+    looked_up = params.looked_up(statement.test, raising=False)
+    if looked_up is not None:  # ``if found: ... else: raise`` after ``found = MAP.get(p)``
+        if len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.If):
+            raise Skip("an if/elif chain tests a registry lookup and more")
+        return looked_up if ends_in_raise(statement.orelse) else None
     subject, values, none = None, [], False
     current: ast.stmt = statement
     while isinstance(current, ast.If):

@@ -89,3 +89,16 @@ class Hierarchy:
             return True
         return any(base is None or self._defines_above(base, method, depth + 1)
                    for base in self.bases[qualified])
+
+    def defined_below(self, owner: str, name: str) -> bool:
+        """Does an sglang class below ``owner`` (at any depth) bind ``name`` in its body (its own
+        registry where ``owner``'s methods read ``self.name``)?"""
+        todo, seen = [owner], {owner}
+        while todo:
+            for sub in self._below.get(todo.pop(), ()):
+                if sub not in seen:
+                    if _defines(self.classes[sub], name):
+                        return True
+                    seen.add(sub)
+                    todo.append(sub)
+        return False

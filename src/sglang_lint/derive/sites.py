@@ -43,6 +43,7 @@ from sglang_lint.derive.fails_when.rules import derive_paths
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.keyword_launchers import keyword_launchers
 from sglang_lint.derive.launchers import launch_entry_points
+from sglang_lint.derive.lookups import Registries, remember
 from sglang_lint.derive.scripts import tree_scripts
 from sglang_lint.derive.server_args import (
     ServerField,
@@ -138,10 +139,11 @@ def _is_dataclass(cls: ast.ClassDef) -> bool:
 
 def analyse_function(
     module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None, method_owners: Counter,
-    hierarchy: Hierarchy | None = None,
+    hierarchy: Hierarchy | None = None, registries: Registries = Registries(),
 ) -> list[GuardedRaise]:
     """Every raise site of a function whose guard tests one of its parameters (``hierarchy``:
-    the tree's classes, for a method's receivers; without it, its own class alone)."""
+    the tree's classes, for a method's receivers; without it, its own class alone; ``registries``:
+    what the tree writes of registries its lookups read, derive/lookups.py)."""
     calls_helpers = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in function.body)
     if not calls_helpers and not any(isinstance(node, (ast.Raise, ast.Assert)) for node in walk_local(function)):
         return []
@@ -242,19 +244,20 @@ def analyse_function(
                 match = match_constraint(statement, params)
                 if match is not None:
                     found = match, statement.cases[-1].body[-1]
-            elif isinstance(statement, ast.Assert) and _mentions(statement.test, all_params):
+            elif isinstance(statement, ast.Assert) and _mentions(statement.test, all_params | params.lookups.keys()):
                 found = constraint_of(negated(statement.test), params, module), assert_as_raise(statement)
         except Skip as skip:
             raise_node = assert_as_raise(statement) if isinstance(statement, ast.Assert) else _first_raise(statement)
             guard_shaped = isinstance(statement, (ast.Match, ast.Assert)) or (
                 isinstance(statement, ast.If) and (ends_in_raise(statement.body) or _chain_ends_in_raise(statement))
             )
-            if guard_shaped and raise_node is not None and _mentions(statement, all_params):
+            if guard_shaped and raise_node is not None and _mentions(statement, all_params | params.lookups.keys()):
                 sites.append(_site(module, qualname, raise_node, skipped=str(skip)))
                 placed.add(id(raise_node))
         if found is not None:
             (parameter, constraint), raise_node = found
             place(raise_node, parameter, constraint)
+        remember(statement, params, module, owner, registries)  # ``found = MAP.get(p)``, for the guards after it
         # What this statement does to the parameters for the statements after it.
         exits = False
         for node in walk_local(statement):
@@ -510,21 +513,22 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
 def _derive_sites(modules: list[Module]) -> list[GuardedRaise]:
     name_owners = method_owners(modules)
     hierarchy = Hierarchy(modules)
+    registries = Registries.of(modules, hierarchy)
     sites: list[GuardedRaise] = []
     for module in modules:
         top_level = set()
         for node in module.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 top_level.add(id(node))
-                sites += analyse_function(module, node, None, name_owners, hierarchy)
+                sites += analyse_function(module, node, None, name_owners, hierarchy, registries)
             elif isinstance(node, ast.ClassDef):
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         top_level.add(id(item))
-                        sites += analyse_function(module, item, node, name_owners, hierarchy)
+                        sites += analyse_function(module, item, node, name_owners, hierarchy, registries)
         for node in module.functions:
             if id(node) not in top_level:
-                for site in analyse_function(module, node, None, name_owners, hierarchy):
+                for site in analyse_function(module, node, None, name_owners, hierarchy, registries):
                     site.skipped = "a nested function: no name to call it by"
                     site.target = None
                     sites.append(site)

@@ -125,6 +125,11 @@ class Module:
     constants: dict[str, ast.expr] = field(default_factory=dict)
     definitions: set[str] = field(default_factory=set)  # top-level def and class names
     mutated: set[str] = field(default_factory=set)  # changed in place (X[k] = v, X.update()), or rebound (global)
+    # module constants changed in place at run time, here or by a module importing them (a registry)
+    extended: set[str] = field(default_factory=set)
+    # attribute names written anywhere (``x.NAME = v``, ``x.NAME[k] = v``, ``x.NAME.update()``): a
+    # class attribute or another module's constant of that name may be changed at run time
+    written_attributes: set[str] = field(default_factory=set)
     functions: list[ast.FunctionDef] = field(default_factory=list)  # every def, nested or not
     classes: list[ast.ClassDef] = field(default_factory=list)
 
@@ -152,7 +157,8 @@ def read_modules(root: Path) -> list[Module]:
     changed = {f"{m.name}.{name}" for m in modules for name in m.mutated}
     changed |= {origin(m.imports[name], by_name) for m in modules for name in m.mutated if name in m.imports}
     for module in modules:
-        module.constants = {k: v for k, v in module.constants.items() if f"{module.name}.{k}" not in changed}
+        module.extended = {k for k in module.constants if f"{module.name}.{k}" in changed}
+        module.constants = {k: v for k, v in module.constants.items() if k not in module.extended}
     return modules
 
 
@@ -207,11 +213,17 @@ def read_module(name: str, path: Path, source: str) -> Module | None:
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node.value, ast.Name):
                 module.mutated.add(node.value.id)
+            elif isinstance(node.value, ast.Attribute):
+                module.written_attributes.add(node.value.attr)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            module.written_attributes.add(node.attr)
         elif isinstance(node, ast.Global):
             module.mutated.update(node.names)  # rebound at run time (``global _SP; _SP = group``): no constant
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if isinstance(node.func.value, ast.Name) and node.func.attr in MUTATING_METHODS:
                 module.mutated.add(node.func.value.id)
+            elif isinstance(node.func.value, ast.Attribute) and node.func.attr in MUTATING_METHODS:
+                module.written_attributes.add(node.func.value.attr)
         elif isinstance(node, ast.ImportFrom):
             base = import_base(node, module.name, is_package)
             if base is None:

@@ -247,7 +247,7 @@ def _title(site: GuardedRaise) -> str:
     p = site.parameter
     if c.kind == "allowed-values":
         shown = ", ".join(repr(v) for v in c.values[:6]) + (", ..." if len(c.values) > 6 else "")
-        return f"{callee}: {p} must be one of {shown}"
+        return f"{callee}: {p}{f'.{c.fold}()' if c.fold else ''} must be one of {shown}"
     if c.kind == "number-range":
         return f"{callee}: {p} must be {' and '.join(f'{op} {b!r}' for op, b in c.values)}"
     if c.kind == "instance-of":
@@ -293,6 +293,8 @@ def rule_text(site: GuardedRaise, code: str, version: str, since: str | None = N
     ]
     if c.kind in ("allowed-values", "forbidden-values"):
         lines.append("values = [" + ", ".join(toml_value(v) for v in c.values) + "]")
+    if c.fold is not None:
+        lines.append(f"fold = {toml_string(c.fold)}")
     if c.kind == "number-range":
         lines.append("holds = [" + ", ".join(f"[{toml_string(op)}, {toml_value(b)}]" for op, b in c.values) + "]")
     if c.kind == "instance-of":

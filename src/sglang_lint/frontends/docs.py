@@ -40,6 +40,8 @@ def _check(check) -> str:
     if check.kind == "allowed-values":
         owner = params.enum.rsplit(".", 1)[-1] + "." if params.enum else ""
         detail = f"one of {', '.join(f'`{owner}{v}`' if owner else f'`{v!r}`' for v in values)}"
+        if params.fold is not None:
+            detail += f" (a string compared {params.fold}-cased)"
     elif check.kind == "forbidden-values":
         detail = f"not {', '.join(f'`{v!r}`' for v in values)}"
     elif check.kind == "server-args":
