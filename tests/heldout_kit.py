@@ -34,3 +34,21 @@ def measure(cases: list[dict], texts, wanted, rules=None) -> tuple[list[str], li
               f"{'  GOOD TWIN FLAGGED: ' + str([d.message for d in found['good']]) if found['good'] else ''}")
     print(f"caught {len(caught)}/{len(cases)}, good twins flagged {len(alarms)}")
     return caught, alarms
+
+
+def confirm(path: Path, verdict) -> int:
+    """Each case of the set at ``path`` both ways: ``verdict(case, side)`` is sglang's message on
+    its bad or good side ("" where sglang takes it); a case is right where the bad side fails
+    and its twin does not. The bad side's message is kept in the case (``confirmed``)."""
+    import json
+
+    data = json.loads(path.read_text())
+    wrong = 0
+    for case in data["cases"]:
+        bad, good = verdict(case, "bad"), verdict(case, "good")
+        ok = bool(bad) and not good
+        wrong += not ok
+        case["confirmed"] = bad
+        print(f"{'ok ' if ok else 'BAD'} {case['release']:<13} {case['id']:<26} {(bad or good)[:110]}")
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return 1 if wrong else 0

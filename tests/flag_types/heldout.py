@@ -25,20 +25,10 @@ CASES = HERE / "heldout.json"
 
 
 def confirm() -> int:
+    from heldout_kit import confirm as confirmed
     from parser_types import parser_verdicts
 
-    data = json.loads(CASES.read_text())
-    wrong = 0
-    for release in sorted({case["release"] for case in data["cases"]}):
-        mine = [case for case in data["cases"] if case["release"] == release]
-        verdicts = parser_verdicts(release, [c["argv_bad"] for c in mine] + [c["argv_good"] for c in mine])
-        for case, bad, good in zip(mine, verdicts[:len(mine)], verdicts[len(mine):]):
-            ok = bool(bad) and not good
-            wrong += not ok
-            case["confirmed"] = bad
-            print(f"{'ok ' if ok else 'BAD'} {release:<13} {case['id']:<24} {bad or good or '(taken both ways)'}")
-    CASES.write_text(json.dumps(data, indent=1) + "\n")
-    return 1 if wrong else 0
+    return confirmed(CASES, lambda case, side: parser_verdicts(case["release"], [case[f"argv_{side}"]])[0])
 
 
 def measure() -> int:

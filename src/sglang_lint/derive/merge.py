@@ -220,6 +220,9 @@ def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:
         has_choice = {c: order.runs(choice_ranges.get(str(c), ["", ""]), where) for c in choices}
         has_flag = {f: order.runs(flag_ranges.get(f, ["", ""]), where) for f in flags}
         open_choices = order.runs(entry.get("open_choices", []), where)
+        # each release's converter: the word whose run holds it, the narrowest where runs overlap
+        has_word = sorted(((order.runs(span, where), word) for word, span in entry.get("word_ranges", {}).items()),
+                          key=lambda run: len(run[0]))
         hooked = order.runs(entry["extensible_runs"], where) if "extensible_runs" in entry \
             else set(where) if entry.get("extensible", False) else set()
         for release in where:
@@ -229,6 +232,7 @@ def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:
                 release in hooked, tuple(f for f in flags if release in has_flag[f]),
                 entry.get("default"), nargs=entry.get("nargs"), item=entry.get("item"),
                 parse=entry.get("parse"),
+                word=next((word for there, word in has_word if release in there), entry.get("word", "")),
             ))
     manual_ranges = table.get("manual_flag_ranges", {})
     has_manual = {f: order.runs(manual_ranges.get(f, ["", ""]), releases) for f in table.get("manual_flags", ())}

@@ -141,6 +141,8 @@ class MergedField:
     open_choices: list = dataclasses.field(default_factory=list)  # Presence of each run with no fixed choices
     # Presence of each run whose list a plugin may extend, where that is some of the field's releases only
     extensible_runs: list = dataclasses.field(default_factory=list)
+    # converter -> Presence, where the releases of the field do not all convert its word alike
+    word_ranges: dict = dataclasses.field(default_factory=dict)
 
 
 def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -> tuple[list, dict, list[str]]:
@@ -164,14 +166,17 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
         hooked = [by_release[r][name].extensible for r in where]  # a plugin may extend it, per release
         field = ServerField(
             name, newest.type, newest.optional, tuple(choices), any(hooked), tuple(flags), newest.default,
-            nargs=newest.nargs, item=newest.item, parse=newest.parse,
+            nargs=newest.nargs, item=newest.item, parse=newest.parse, word=newest.word,
         )
+        words = list(dict.fromkeys(by_release[r][name].word for r in reversed(where)))
         merged.append(MergedField(
             field, presence([name in by_release[r] for r in releases], releases),
             {c: p for c, p in choice_ranges.items() if p != ("", "")},
             {f: p for f, p in flag_ranges.items() if p != ("", "")},
             presence_runs([not by_release[r][name].choices for r in where], where) if choices else [],
             presence_runs(hooked, where) if any(hooked) and not all(hooked) else [],
+            {w: presence([by_release[r][name].word == w for r in where], where) for w in words}
+            if len(words) > 1 else {},
         ))
     manual = sorted({f for _, flags in history.values() for f in flags})
     manual_ranges = {f: presence([f in history[r][1] for r in releases], releases) for f in manual}
@@ -278,7 +283,8 @@ def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str
                 lines.append(f"since = {toml_string(since)}")
             if until:
                 lines.append(f"until = {toml_string(until)}")
-            for key, ranges in (("choice_ranges", m.choice_ranges), ("flag_ranges", m.flag_ranges)):
+            for key, ranges in (("choice_ranges", m.choice_ranges), ("flag_ranges", m.flag_ranges),
+                                ("word_ranges", m.word_ranges)):
                 if ranges:
                     lines.append(f"{key} = {{ " + ", ".join(
                         f"{toml_string(str(k))} = {_range_text(p)}" for k, p in ranges.items()) + " }")
@@ -309,7 +315,7 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
     return fields, flags
 
 
-SERVER_ARGS_FORMAT = "v7"  # bump when derive_server_fields changes what it reads
+SERVER_ARGS_FORMAT = "v9"  # bump when derive_server_fields changes what it reads
 
 
 def release_sites(version: str) -> dict[str, str]:
@@ -404,7 +410,7 @@ def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
     return found
 
 
-RULES_FORMAT = "v8"  # bump when the deriver changes what a release's rules hold
+RULES_FORMAT = "v9"  # bump when the deriver changes what a release's rules hold
 PLACEHOLDER_CODE = "SGL000"
 
 

@@ -14,8 +14,11 @@ import ast
 import dataclasses
 from dataclasses import dataclass
 
+from sglang_lint.derive.field_types import (
+    MANY, container_default, converter_word, declared_word, item_of, list_item, parse_of, unwrap_type,
+)
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string, toml_value
-from sglang_lint.derive.guards import Skip, is_none
+from sglang_lint.derive.guards import Skip
 from sglang_lint.derive.tree import MUTATING_METHODS, Module, origin, walk_all
 from sglang_lint.text.pynames import NOT_LITERAL, SCALARS, ast_literal
 
@@ -40,56 +43,9 @@ class ServerField:
     nargs: str | None = None  # argparse's nargs of its flag ("*", "+"): the words after it are its items
     item: str | None = None  # what each item is converted to (int, float), where not a string
     parse: str | None = None  # how its flag's text is parsed where not as its type: "json" (json.loads)
-
-
-def _list_item(node: ast.expr) -> str | None:
-    """The item type of the list an annotation allows (``Optional[List[int]]``,
-    ``Union[set[str], List[str]]``): its name where a builtin scalar, "str" for another
-    item type, None where no list."""
-    for part in ast.walk(node):
-        if isinstance(part, ast.Subscript) and ast.unparse(part.value).rsplit(".", 1)[-1] in ("List", "list"):
-            name = ast.unparse(part.slice)
-            return name if name in ("int", "float") else "str"
-    return None
-
-
-def _unwrap_type(node: ast.expr) -> tuple[str, bool, tuple]:
-    """(base type, optional?, Literal values) of an annotation."""
-    optional = False
-    literal: tuple = ()
-    while isinstance(node, ast.Subscript):
-        head = ast.unparse(node.value).rsplit(".", 1)[-1]
-        inner = node.slice
-        if head == "Optional":
-            optional, node = True, inner
-        elif head == "Union":
-            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-            kept = [p for p in parts if not is_none(p) and ast.unparse(p) != "None"]
-            optional = optional or len(kept) < len(parts)
-            if len(kept) != 1:
-                return "other", optional, ()
-            node = kept[0]
-        elif head == "Literal":
-            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-            values = [ast_literal(p) for p in parts]
-            if any(v is NOT_LITERAL for v in values):
-                return "other", optional, ()
-            optional = optional or None in values
-            literal = tuple(v for v in values if v is not None)
-            kinds = {type(v).__name__ for v in literal}
-            return (kinds.pop() if len(kinds) == 1 else "other"), optional, literal
-        elif head in ("List", "list"):
-            return "list", optional, ()
-        else:
-            return "other", optional, ()
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left, right = node.left, node.right
-        if is_none(right) or ast.unparse(right) == "None":
-            base, _, lit = _unwrap_type(left)
-            return base, True, lit
-        return "other", optional, ()
-    name = ast.unparse(node)
-    return (name if name in ("str", "int", "float", "bool") else "other"), optional, literal
+    # What argparse converts the flag's word with: "int", "float", "json" (json.loads), "str"
+    # (any text), "other" (a converter of sglang's own); "" where the flag takes no word.
+    word: str = ""
 
 
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
@@ -482,7 +438,8 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
         parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
     else:
         parts = [annotation]
-    base, optional, choices = _unwrap_type(parts[0])
+    base, optional, choices = unwrap_type(parts[0])
+    literal = choices
     meta = parts[1] if len(parts) > 1 else None
     flags = ["--" + name.replace("_", "-")]
     grows = False
@@ -516,42 +473,12 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
         name, base, optional, tuple(choices), grows, tuple(flags) if cli else (),
         None if default is NOT_LITERAL else default,
         statement.value is not None and default is not NOT_LITERAL,
-        _container_default(statement.value),
+        container_default(statement.value),
         nargs if cli and nargs in MANY else None,
-        _item(_list_item(parts[0])) if cli and nargs in MANY else None,
-        _parse(given.get("type_parser")) if cli and isinstance(meta, ast.Call) else None,
+        item_of(list_item(parts[0])) if cli and nargs in MANY else None,
+        parse_of(given.get("type_parser")) if cli and isinstance(meta, ast.Call) else None,
+        declared_word(base, literal, list_item(parts[0]), given if isinstance(meta, ast.Call) else {}) if cli else "",
     )
-
-
-def _parse(node: ast.expr | None) -> str | None:
-    """"json" where a flag's text is parsed by ``json.loads``."""
-    return "json" if node is not None and ast.unparse(node) in ("json.loads", "loads") else None
-
-
-MANY = ("*", "+")  # the nargs that take the words after the flag as a list
-
-
-def _item(name: str | None) -> str | None:
-    return name if name in ("int", "float") else None
-
-
-_FACTORIES = {"list": [], "dict": {}, "tuple": (), "set": frozenset()}
-
-
-def _container_default(node: ast.expr | None) -> tuple:
-    """(value,) of a default that is a container of literals: ``[]``, ``("a", "b")``,
-    ``dataclasses.field(default_factory=list)``; () for any other."""
-    if isinstance(node, ast.Call) and ast.unparse(node.func) in ("field", "dataclasses.field") and not node.args:
-        factory = next((k.value for k in node.keywords if k.arg == "default_factory"), None)
-        if isinstance(factory, ast.Name) and factory.id in _FACTORIES:
-            return (_FACTORIES[factory.id],)
-        return ()
-    if isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
-        try:
-            return (ast.literal_eval(node),)
-        except (ValueError, TypeError, SyntaxError):
-            return ()
-    return ()
 
 
 def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader: ChoiceReader) -> None:
@@ -595,13 +522,14 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
                 unchecked.add(name)
             flags = tuple(dict.fromkeys(field.flags + tuple(spellings)))
             nargs, item = field.nargs, field.item
+            word = "" if plain_action else converter_word(keywords.get("type"))
             if isinstance(keywords.get("nargs"), ast.Constant):
                 nargs = str(keywords["nargs"].value) if keywords["nargs"].value in MANY else None
                 kind = keywords.get("type")
-                item = _item(kind.id) if nargs and isinstance(kind, ast.Name) else None
+                item = item_of(kind.id) if nargs and isinstance(kind, ast.Name) else None
             fields[name] = dataclasses.replace(field, choices=tuple(choices), extensible=grows, flags=flags,
                                                nargs=nargs, item=item,
-                                               parse=_parse(keywords.get("type")) or field.parse)
+                                               parse=parse_of(keywords.get("type")) or field.parse, word=word)
     for name in unchecked:
         fields[name] = dataclasses.replace(fields[name], choices=(), extensible=False)
 
@@ -681,6 +609,8 @@ def server_args_text(
             lines.append(f"item = {toml_string(f.item)}")
         if f.parse:
             lines.append(f"parse = {toml_string(f.parse)}")
+        if f.word:
+            lines.append(f"word = {toml_string(f.word)}")
         if f.default is not None:
             lines.append(f"default = {toml_value(f.default)}")
         lines.append("")

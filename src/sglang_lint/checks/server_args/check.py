@@ -39,7 +39,7 @@ from sglang_lint.checks.server_args.flags import (
     script_uses, shell_launches, shell_true, split_string,
 )
 from sglang_lint.analysis.resolve import Known
-from sglang_lint.checks.server_args import relations as server_relations, startup
+from sglang_lint.checks.server_args import flag_words, relations as server_relations, startup
 from sglang_lint.core.model import Finding, Fix, Span
 from sglang_lint.core.rulefile import Fields, read_toml
 from sglang_lint.text.pynames import Ref
@@ -161,7 +161,8 @@ def triggers(check):
             # Both spellings (speculative_x= and --speculative-x) share the field's first word.
             also += tuple(sorted({name.split("_")[0] for name in params.positive + sum(params.at_least, ())}))
         qualified = target.name if target.kind in ("function", "class") else None
-        found.append(Trigger(target.last_name, "callable", also, module, _screen(params, target), qualified))
+        shape = "config" if target.fields else "callable"  # (fields: flags a subclass's body sets)
+        found.append(Trigger(target.last_name, shape, also, module, _screen(params, target), qualified))
     return found
 
 
@@ -216,9 +217,8 @@ def _display_judge(params: ServerArgsCheck, program: str = "", marker: str | Non
     literal is its text, an f-string its literal prefix, a name the value it evaluates to,
     anything else an unknown word; analysis/built.py: ``*x`` of a list it knows nothing of, one unknown
     word of no step)? A name the reader shows can have no value the engine evaluates is an
-    unknown word. None where the engine may know more (a name it may follow to a string, a
-    ``*`` it expands). Relations: yes where a word sets a field of a relation to a number
-    that may break it (:func:`_may_break_relation`). ``program``: catalog.Target.program's.
+    unknown word. None where the engine may know more (a name it may follow to a string, a ``*``
+    it expands). ``program``: catalog.Target.program's.
     ``reader`` (argv_screen.DisplayReader): how many words the engine makes of ``*x`` where
     the screen can tell, and the source text of an f-string. With ``marker``, a command line
     (``[sys.executable, "-m", "sglang.launch_server", "--tp", "2"]``): the words after its
@@ -347,10 +347,8 @@ def _judge_value(
         )
         if wrong:
             kind = type(value).__name__
-            return (
-                f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {_a(field.type)}, "
-                f"not {_a(kind)}"
-            ), None
+            return (f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {_a(field.type)}, "
+                    f"not {_a(kind)}"), None
     return None
 
 
@@ -568,6 +566,9 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
     if use.field is None:
         if params.aspect == "unknown" and not use.known and not use.flag.startswith("--no-"):
             yield from _unknown_flag(use, params.table, params.foreign)
+        return
+    if params.aspect == "type":
+        yield from flag_words.findings(use, params.table.version)
         return
     if use.field.nargs and use.field.choices and use.items:
         words = zip(use.items, use.item_nodes)  # a list flag: each word, as argparse judges each item

@@ -220,6 +220,10 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
             found.append(use)
         elif backend == "diffusion":
             found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
+        elif backend == "diffusion line" and (use.known or commands.diffusion.takes(use.flag)):
+            found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
+        elif backend == "diffusion line":
+            found.append(replace(use, parser=both))  # no server takes it: as either reports it
         elif commands.diffusion is None:
             found.append(use)  # (a release whose `sglang serve` runs the LLM server alone)
         elif "llm" not in commands.backends:
@@ -275,7 +279,8 @@ def _backend(uses: list[FlagUse], commands: Commands) -> str | None:
 
 def _backend_by_flags(uses: list[FlagUse], commands: Commands) -> str:
     """The backend a line's own flags decide when it names none: a flag only the diffusion
-    server takes fails the LLM server, so the line runs (or fails) as a diffusion line; else a
+    server takes fails the LLM server, so the line runs (or fails) as a diffusion line ("diffusion
+    line": a flag no server takes is reported as after ``sglang serve``); else a
     flag of the LLM server's that the diffusion server refuses in every release fails it
     there, so the line runs (or fails) as the LLM server's. "auto" where the model decides (or a parser ignores what it
     does not know). Only flags written on every path decide."""
@@ -284,7 +289,7 @@ def _backend_by_flags(uses: list[FlagUse], commands: Commands) -> str:
         return "auto"
     certain = [use for use in uses if use.certain and use.flag not in commands.selector]
     if any(not use.known and not use.ambiguous and diffusion.takes(use.flag) for use in certain):
-        return "diffusion"
+        return "diffusion line"
     if any(use.known and not use.ambiguous and not diffusion.takes(use.flag) for use in certain):
         return "llm"
     return "auto"

@@ -41,6 +41,11 @@ class Field:
     nargs: str | None = None  # "*" or "+": the words after the flag are its items (argparse's nargs)
     item: str | None = None  # what each item is converted to ("int", "float"), where not a string
     parse: str | None = None  # "json": the flag's text is parsed by json.loads
+    # What argparse converts the flag's word with in the table's releases ("int", "float",
+    # "json", "str": any text, "other": sglang's own converter), and each one's releases
+    # where they do not all agree: ((word, (since, until)), ...).
+    words: tuple = ()
+    word_ranges: tuple = ()
 
     def refuses(self, value) -> bool:
         """A text outside the field's choices (SGL006/SGL007 report it)."""
@@ -105,7 +110,8 @@ class Table:
         for name, full in self.history.items():
             if not present(full.range):
                 continue
-            if not (full.choice_ranges or full.flag_ranges or full.open_choices or full.extensible_runs):
+            if not (full.choice_ranges or full.flag_ranges or full.open_choices or full.extensible_runs
+                    or full.word_ranges):
                 fields[name] = full  # every choice and flag of it in every release that has it
                 continue
             fixed = not any(present(span) for span in full.open_choices)
@@ -115,6 +121,7 @@ class Table:
                 flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
                 extensible=full.extensible and (not full.extensible_runs
                                                 or any(present(span) for span in full.extensible_runs)),
+                words=tuple(w for w, span in full.word_ranges if present(span)) if full.word_ranges else full.words,
             )
         manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
         by_flag = {flag: f for f in fields.values() for flag in f.flags}
@@ -306,6 +313,8 @@ def load_table(path: Path) -> Table:
         spec = table.sub(name)
         choices = tuple(spec.any("choices", required=False) or ())
         by_text = {str(c): c for c in choices}  # TOML keys are strings; the choice may be a number
+        word_ranges = _ranges(spec, "word_ranges")
+        word = spec.str("word", required=False) or ""  # (the newest release's; every one's where no ranges)
         fields[name] = Field(
             name=name,
             type=spec.str("type"),
@@ -323,6 +332,8 @@ def load_table(path: Path) -> Table:
             nargs=spec.str("nargs", required=False),
             item=spec.str("item", required=False),
             parse=spec.str("parse", required=False),
+            words=tuple(word for word, _ in word_ranges) or (word,),
+            word_ranges=word_ranges,
         )
         spec.any("default", required=False)
         spec.done()
