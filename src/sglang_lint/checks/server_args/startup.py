@@ -23,9 +23,11 @@ from functools import lru_cache
 from typing import NamedTuple
 from pathlib import Path
 
+from sglang_lint.analysis.kinds import non_empty_text, shown_kind
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.grammar import WhenError
+from sglang_lint.checks.fails_when.values import TruthOnly
 from sglang_lint.checks.fails_when.language import (
     SHARED, UNKNOWN, Bound, certain, evaluate, names_read, parse_when, truth,
 )
@@ -642,6 +644,8 @@ def keyword_launch(site, keywords, fields: dict, complete: bool, environ: dict |
         known = site.model.evaluate(keyword.value, keyword.scope, keyword.where) if keyword.certain else []
         value = known[0].value if len(known) == 1 else UNKNOWN
         shown = f"{keyword.key}={show_value(value)}" if value is not UNKNOWN else keyword.key
+        if value is UNKNOWN and keyword.certain and non_empty_text(keyword.value, site.model, keyword.scope):
+            value, shown = TruthOnly(True), f"{keyword.key}={shown_kind(keyword.value)}"
         settings[keyword.key] = Setting(value, keyword.key_node, shown)
     return Launch(settings, complete, dict(environ or {}), site.node)
 
