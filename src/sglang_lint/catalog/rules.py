@@ -51,6 +51,9 @@ class Target:
     any_receiver: bool = False
     via: str | None = None
     fields: bool = False  # a dataclass-like class: its fields' defaults (and a subclass's) are arguments
+    # fields of launch flags: the class's method that launches with them (a subclass that defines
+    # it again launches its own way)
+    launched_in: str = ""
     omitted: bool = False  # the parameter's default fails the check: a call that leaves it out fails
     # What the call hands on, for launch entry points (server-args checks): "flags" (a list of
     # launch flags), "command" (a whole command line, launcher included), "shell" (a command
@@ -110,6 +113,7 @@ def parse_target(fields: Fields) -> Target:
         any_receiver=fields.bool("any_receiver", required=False) or False,
         via=fields.str("via", required=False),
         fields=fields.bool("fields", required=False) or False,
+        launched_in=fields.str("launched_in", required=False, pattern=IDENTIFIER_PATTERN) or "",
         omitted=fields.bool("omitted", required=False) or False,
         takes=fields.str("takes", required=False),
         exclude=tuple(fields.strings("exclude", required=False, pattern=IDENTIFIER_PATTERN) or ()),

@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from sglang_lint.derive.class_launchers import attribute_launchers, call_argument
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.tree import Module, no_gc, source_path, walk_local
@@ -56,6 +57,8 @@ class EntryPoint:
     # flags: "" the server launcher's, "serve" those of `sglang serve` (catalog.Target.program; a
     # project's helpers only: launchers_text leaves it out)
     program: str = ""
+    # kind "class": the class's method that launches with the attribute (``argument``) a subclass sets
+    launched_in: str = ""
 
     @property
     def sort_key(self) -> tuple:
@@ -264,6 +267,16 @@ def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
             receivers = (function.owner,) if key[0] == "method" and function.owner else ()
             entries.append(EntryPoint(key[0], key[1], param, function.params[param], what.takes, what.evidence,
                                       receivers, what.program))
+    flags: dict[tuple, dict] = {}
+    for entry in entries:
+        if entry.takes == "flags" and entry.kind == "function":
+            flags.setdefault((entry.kind, entry.name), {})[entry.argument] = entry.position
+    for seed in seeds:
+        if seed.takes == "flags" and seed.kind == "function":
+            flags.setdefault((seed.kind, seed.name), {})[seed.argument] = seed.position
+    entries += [EntryPoint("class", owner, attribute, None, "flags", evidence, launched_in=method)
+                for owner, attribute, evidence, method in attribute_launchers(tree, modules, flags)
+                if not owner.startswith(DIFFUSION_PACKAGE)]
     return sorted(entries, key=lambda e: e.sort_key)
 
 
@@ -499,7 +512,7 @@ class Flow:
         line = f"{source_path(self.module)}:{call.lineno}"
         if (isinstance(func, ast.Attribute) and func.attr in PARSE_METHODS and isinstance(func.value, ast.Name)
                 and env.get(func.value.id, EMPTY).parser):
-            self.take(self.value(_argument(call, "args", 0) or ast.Constant(None), env).params, "flags", line, "")
+            self.take(self.value(call_argument(call, "args", 0) or ast.Constant(None), env).params, "flags", line, "")
             return
         callee = self.tree.callee(call, self.module, self.local)
         if callee is None:
@@ -518,7 +531,7 @@ class Flow:
             elif param in outside:
                 targets.append(((param, outside[param]), what.takes, what.evidence or line, what.program))
         for (param, position), takes, evidence, program in targets:
-            argument = _argument(call, param, position)
+            argument = call_argument(call, param, position)
             if argument is None:
                 continue
             value = self.value(argument, env)
@@ -541,22 +554,6 @@ class Flow:
         for param in sorted(params):
             if param not in self.found or (self.found[param][0] == "command" and takes == "flags"):
                 self.found[param] = (takes, evidence, program)
-
-
-def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
-    """The argument a call passes for a parameter (by keyword, or by position before any
-    ``*args``); ``**kwargs`` is not followed."""
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    if position is None:
-        return None
-    for index, argument in enumerate(call.args):
-        if isinstance(argument, ast.Starred):
-            return None
-        if index == position:
-            return argument
-    return None
 
 
 def _all_args(arguments: ast.arguments) -> list[ast.arg]:
@@ -596,6 +593,8 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
             lines.append(f"position = {entry.position}")
         if entry.receivers:
             lines.append("receivers = [" + ", ".join(toml_string(r) for r in entry.receivers) + "]")
+        if entry.launched_in:
+            lines += ["fields = true", f"launched_in = {toml_string(entry.launched_in)}"]
         lines += [f"takes = {toml_string(entry.takes)}", f"evidence = {toml_string(entry.evidence)}"]
     if keywords:
         lines += ["", "# The classes and functions whose ** keywords build ServerArgs (takes = \"keywords\"): their",

@@ -131,10 +131,12 @@ def subclass_calls(target: Target, site: Site, sites: SiteCollector) -> list[tup
 def field_sites(target: Target, site: Site) -> list[tuple[Target, Site]]:
     """A config class's own field default, or a subclass's, as a keyword of the class call:
     ``class MyArch(SanaWMArchConfig): gdn_backend: str = "cuda"`` is ``gdn_backend="cuda"``
-    for every ``MyArch()``."""
+    for every ``MyArch()``; a test class's ``other_args = [...]`` the flags its base class
+    launches with (``launched_in``)."""
     model = site.model
     info = model.classes[site.node]
-    if not model.class_is_a(info, frozenset({target.name})):
+    # (a class that defines the method that launches again launches its own way)
+    if not model.class_is_a(info, frozenset({target.name}), method=target.launched_in or None):
         return []
     scope = model.class_scopes.get(site.node)
     body = site.node.body

@@ -93,6 +93,7 @@ def project_targets(paths: Iterable[str],
         launcher, called = None, _calls_of([re.escape(n.encode()) for n in sorted(names)])
     return tuple(
         Target(kind=entry.kind, name=entry.name, argument=entry.argument, position=entry.position, takes=entry.takes,
-               receivers=entry.receivers, program=entry.program)
+               receivers=entry.receivers, program=entry.program, fields=bool(entry.launched_in),
+               launched_in=entry.launched_in)
         for entry in entries
     )
