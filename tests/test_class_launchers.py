@@ -13,7 +13,7 @@ from sglang_lint.engine.lint import lint
 from sglang_lint.engine.ruletable import RuleSet, default_rules
 from test_derive_launchers import entries_of
 
-FIXTURE = ROOT / "tests" / "fixtures" / "launch_classes" / "test_server_classes.py"
+FIXTURE = ROOT / "tests" / "fixtures" / "launch_classes" / "server_test_classes.py"
 
 FIXTURES_SOURCE = """\
 from sglang.test.test_utils import CustomTestCase, popen_launch_server

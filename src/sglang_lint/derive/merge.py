@@ -220,9 +220,8 @@ def _server_args_history(table: dict, order: _Order) -> tuple[dict, dict, dict]:
         has_choice = {c: order.runs(choice_ranges.get(str(c), ["", ""]), where) for c in choices}
         has_flag = {f: order.runs(flag_ranges.get(f, ["", ""]), where) for f in flags}
         open_choices = order.runs(entry.get("open_choices", []), where)
-        # each release's converter: the word whose run holds it, the narrowest where runs overlap
-        has_word = sorted(((order.runs(span, where), word) for word, span in entry.get("word_ranges", {}).items()),
-                          key=lambda run: len(run[0]))
+        # each release's converter: the word one of whose runs holds it
+        has_word = [(order.runs(runs, where), word) for word, runs in entry.get("word_ranges", {}).items()]
         hooked = order.runs(entry["extensible_runs"], where) if "extensible_runs" in entry \
             else set(where) if entry.get("extensible", False) else set()
         for release in where:

@@ -141,7 +141,8 @@ class MergedField:
     open_choices: list = dataclasses.field(default_factory=list)  # Presence of each run with no fixed choices
     # Presence of each run whose list a plugin may extend, where that is some of the field's releases only
     extensible_runs: list = dataclasses.field(default_factory=list)
-    # converter -> Presence, where the releases of the field do not all convert its word alike
+    # converter -> its runs of releases (Presence each), where the releases of the field do not
+    # all convert its word alike (runs, not a range: a converter may come back)
     word_ranges: dict = dataclasses.field(default_factory=dict)
 
 
@@ -175,7 +176,7 @@ def merge_server_args(history: dict[str, tuple[list[ServerField], list[str]]]) -
             {f: p for f, p in flag_ranges.items() if p != ("", "")},
             presence_runs([not by_release[r][name].choices for r in where], where) if choices else [],
             presence_runs(hooked, where) if any(hooked) and not all(hooked) else [],
-            {w: presence([by_release[r][name].word == w for r in where], where) for w in words}
+            {w: presence_runs([by_release[r][name].word == w for r in where], where) for w in words}
             if len(words) > 1 else {},
         ))
     manual = sorted({f for _, flags in history.values() for f in flags})
@@ -283,8 +284,11 @@ def merged_server_args_text(history: dict[str, tuple[list[ServerField], list[str
                 lines.append(f"since = {toml_string(since)}")
             if until:
                 lines.append(f"until = {toml_string(until)}")
-            for key, ranges in (("choice_ranges", m.choice_ranges), ("flag_ranges", m.flag_ranges),
-                                ("word_ranges", m.word_ranges)):
+            if m.word_ranges:
+                lines.append("word_ranges = { " + ", ".join(
+                    f"{toml_string(w)} = [" + ", ".join(_range_text(p) for p in runs) + "]"
+                    for w, runs in m.word_ranges.items()) + " }")
+            for key, ranges in (("choice_ranges", m.choice_ranges), ("flag_ranges", m.flag_ranges)):
                 if ranges:
                     lines.append(f"{key} = {{ " + ", ".join(
                         f"{toml_string(str(k))} = {_range_text(p)}" for k, p in ranges.items()) + " }")

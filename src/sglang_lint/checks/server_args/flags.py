@@ -218,6 +218,8 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
             found.append(_judged(use, True, "serve"))
         elif backend == "llm":
             found.append(use)
+        elif backend == "llm line":  # its flags pick the LLM server: the diffusion server's verdict is said too
+            found.append(use if commands.diffusion.takes(use.flag) else replace(use, parser=both))
         elif backend == "diffusion":
             found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
         elif backend == "diffusion line" and (use.known or commands.diffusion.takes(use.flag)):
@@ -258,7 +260,7 @@ def reaches_server_args(launch: Launch, table: Table) -> bool:
         return True
     if launch.command != "serve" or table.commands is None:
         return False
-    return _backend(flag_uses(launch.words, table), table.commands) == "llm"
+    return _backend(flag_uses(launch.words, table), table.commands) in ("llm", "llm line")
 
 
 def _backend(uses: list[FlagUse], commands: Commands) -> str | None:
@@ -282,8 +284,10 @@ def _backend_by_flags(uses: list[FlagUse], commands: Commands) -> str:
     server takes fails the LLM server, so the line runs (or fails) as a diffusion line ("diffusion
     line": a flag no server takes is reported as after ``sglang serve``); else a
     flag of the LLM server's that the diffusion server refuses in every release fails it
-    there, so the line runs (or fails) as the LLM server's. "auto" where the model decides (or a parser ignores what it
-    does not know). Only flags written on every path decide."""
+    there, so the line runs (or fails) as the LLM server's ("llm line": its start-up checks
+    run, and a verdict on a flag the diffusion server lacks says so). "auto" where the model
+    decides (or a parser ignores what it does not know). Only flags written on every path
+    decide."""
     diffusion = commands.diffusion
     if diffusion is None or diffusion.open or "llm" not in commands.backends:
         return "auto"
@@ -291,7 +295,7 @@ def _backend_by_flags(uses: list[FlagUse], commands: Commands) -> str:
     if any(not use.known and not use.ambiguous and diffusion.takes(use.flag) for use in certain):
         return "diffusion line"
     if any(use.known and not use.ambiguous and not diffusion.takes(use.flag) for use in certain):
-        return "llm"
+        return "llm line"
     return "auto"
 
 

@@ -42,8 +42,8 @@ class Field:
     item: str | None = None  # what each item is converted to ("int", "float"), where not a string
     parse: str | None = None  # "json": the flag's text is parsed by json.loads
     # What argparse converts the flag's word with in the table's releases ("int", "float",
-    # "json", "str": any text, "other": sglang's own converter), and each one's releases
-    # where they do not all agree: ((word, (since, until)), ...).
+    # "json", "str": any text, "other": sglang's own converter), and each one's runs of
+    # releases where they do not all agree: ((word, ((since, until), ...)), ...).
     words: tuple = ()
     word_ranges: tuple = ()
 
@@ -121,7 +121,8 @@ class Table:
                 flags=tuple(f for f in full.flags if present(_span_of(full.flag_ranges, f))),
                 extensible=full.extensible and (not full.extensible_runs
                                                 or any(present(span) for span in full.extensible_runs)),
-                words=tuple(w for w, span in full.word_ranges if present(span)) if full.word_ranges else full.words,
+                words=tuple(w for w, runs in full.word_ranges if any(map(present, runs))) if full.word_ranges
+                else full.words,
             )
         manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
         by_flag = {flag: f for f in fields.values() for flag in f.flags}
@@ -272,6 +273,14 @@ def _deprecation_runs(listed, flag: str) -> tuple:
     return tuple(dataclasses.replace(run, span=span) for run in runs)
 
 
+def _word_runs(spec) -> tuple:
+    """``word_ranges``: converter -> its runs of releases, ((word, ((since, until), ...)), ...)."""
+    found = spec.any("word_ranges", required=False) or {}
+    if not isinstance(found, dict) or not all(isinstance(runs, list) for runs in found.values()):
+        raise spec.error("word_ranges", "must be a table of converter = [[since, until], ...]")
+    return tuple((word, tuple(_span(spec, "word_ranges", span) for span in runs)) for word, runs in found.items())
+
+
 def _ranges(spec, key: str) -> tuple:
     found = spec.any(key, required=False) or {}
     if not isinstance(found, dict):
@@ -313,7 +322,7 @@ def load_table(path: Path) -> Table:
         spec = table.sub(name)
         choices = tuple(spec.any("choices", required=False) or ())
         by_text = {str(c): c for c in choices}  # TOML keys are strings; the choice may be a number
-        word_ranges = _ranges(spec, "word_ranges")
+        word_ranges = _word_runs(spec)
         word = spec.str("word", required=False) or ""  # (the newest release's; every one's where no ranges)
         fields[name] = Field(
             name=name,
