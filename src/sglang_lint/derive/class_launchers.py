@@ -16,13 +16,14 @@ from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.tree import Module, source_path, walk_local
 
 
-def attribute_launchers(tree, modules: list[Module], flags: dict) -> list[tuple[str, str, str, str]]:
+def attribute_launchers(tree, modules: list[Module], flags: dict,
+                        hierarchy: Hierarchy | None = None) -> list[tuple[str, str, str, str]]:
     """(class, attribute, evidence, the method that launches) of each class whose method hands
     ``cls.X``/``self.X`` to a launcher's flags parameter, and of each class below it that runs
     that method. ``tree``: launchers.Tree (how a call names its callee); ``flags``: callee key
-    -> {parameter: position} of the functions that take launch flags."""
+    -> {parameter: position} of the functions that take launch flags; ``hierarchy``: the tree's
+    classes (read here on first need where not given)."""
     words = {key[1].rpartition(".")[2] for key in flags}
-    hierarchy = None
     found = []
     for module in modules:
         if not any(word in module.source for word in words):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from sglang_lint.derive.class_launchers import attribute_launchers, call_argument
 from sglang_lint.derive.exports import package_exports
 from sglang_lint.derive.generated import GENERATED_MARK, toml_string
+from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.tree import Module, no_gc, source_path, walk_local
 
 if TYPE_CHECKING:  # (a launchers table names the subcommands the deriver read; the linter reads none)
@@ -200,16 +201,18 @@ class Tree:
         return None
 
 
-def launch_entry_points(modules: list[Module], seeds: list[EntryPoint] = ()) -> list[EntryPoint]:
+def launch_entry_points(modules: list[Module], seeds: list[EntryPoint] = (),
+                        hierarchy: Hierarchy | None = None) -> list[EntryPoint]:
     """Every function and method of the tree (a method only if no other class of it has one of
     its name) that takes launch flags, or a whole launch command, in a parameter. ``seeds``:
     entry points outside the tree its functions may hand their parameter on to (sglang's own,
-    for a user's project: sglang-lint's project pass)."""
+    for a user's project: sglang-lint's project pass). ``hierarchy``: the tree's classes, where
+    the caller has read them (else read where a class launches with one of its attributes)."""
     with no_gc():  # (a whole tree's nodes are alive: the collector would rescan them again and again)
-        return _entry_points(modules, seeds)
+        return _entry_points(modules, seeds, hierarchy)
 
 
-def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
+def _entry_points(modules: list[Module], seeds, hierarchy: Hierarchy | None) -> list[EntryPoint]:
     tree = Tree(modules)
     found: dict[tuple, dict[str, Found]] = {}  # callee key -> parameter -> what it takes
     for seed in seeds:
@@ -267,15 +270,12 @@ def _entry_points(modules: list[Module], seeds) -> list[EntryPoint]:
             receivers = (function.owner,) if key[0] == "method" and function.owner else ()
             entries.append(EntryPoint(key[0], key[1], param, function.params[param], what.takes, what.evidence,
                                       receivers, what.program))
-    flags: dict[tuple, dict] = {}
-    for entry in entries:
+    flags: dict[tuple, dict] = {}  # the functions that take launch flags (the tree's, the seeds) -> parameters
+    for entry in (*entries, *seeds):
         if entry.takes == "flags" and entry.kind == "function":
             flags.setdefault((entry.kind, entry.name), {})[entry.argument] = entry.position
-    for seed in seeds:
-        if seed.takes == "flags" and seed.kind == "function":
-            flags.setdefault((seed.kind, seed.name), {})[seed.argument] = seed.position
     entries += [EntryPoint("class", owner, attribute, None, "flags", evidence, launched_in=method)
-                for owner, attribute, evidence, method in attribute_launchers(tree, modules, flags)
+                for owner, attribute, evidence, method in attribute_launchers(tree, modules, flags, hierarchy)
                 if not owner.startswith(DIFFUSION_PACKAGE)]
     return sorted(entries, key=lambda e: e.sort_key)
 

@@ -488,7 +488,8 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
     rules, releases.release_rules, never read)."""
     with no_gc():
         modules = read_modules(root)
-        derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules))
+        hierarchy = Hierarchy(modules)  # (the raise sites' receivers and registries; the test base classes)
+        derivation = Derivation(sglang_version(root, wheel), _derive_sites(modules, hierarchy))
         if paths:
             derivation.paths, derivation.path_skipped, derivation.path_passing = derive_paths(
                 modules, derivation.rules)
@@ -500,7 +501,7 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
             if arguments else {}
         derivation.deprecated_values = deprecated_values(arguments)
         derivation.exports = package_exports(modules)
-        derivation.launch_entry_points = launch_entry_points(modules)
+        derivation.launch_entry_points = launch_entry_points(modules, hierarchy=hierarchy)
         derivation.keyword_launchers = keyword_launchers(LazyTree(root))
         derivation.commands = read_commands(modules)
         derivation.scripts = tree_scripts(root)
@@ -510,9 +511,8 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
         return derivation
 
 
-def _derive_sites(modules: list[Module]) -> list[GuardedRaise]:
+def _derive_sites(modules: list[Module], hierarchy: Hierarchy) -> list[GuardedRaise]:
     name_owners = method_owners(modules)
-    hierarchy = Hierarchy(modules)
     registries = Registries.of(modules, hierarchy)
     sites: list[GuardedRaise] = []
     for module in modules:

@@ -222,10 +222,9 @@ def command_uses(launch: Launch, table: Table) -> list[FlagUse]:
             found.append(use if commands.diffusion.takes(use.flag) else replace(use, parser=both))
         elif backend == "diffusion":
             found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
-        elif backend == "diffusion line" and (use.known or commands.diffusion.takes(use.flag)):
-            found.append(_judged(use, commands.diffusion.takes(use.flag), "diffusion"))
-        elif backend == "diffusion line":
-            found.append(replace(use, parser=both))  # no server takes it: as either reports it
+        elif backend == "diffusion line":  # (a flag no server takes: as either reports it)
+            takes = commands.diffusion.takes(use.flag)
+            found.append(_judged(use, takes, "diffusion") if use.known or takes else replace(use, parser=both))
         elif commands.diffusion is None:
             found.append(use)  # (a release whose `sglang serve` runs the LLM server alone)
         elif "llm" not in commands.backends:
