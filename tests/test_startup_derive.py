@@ -32,7 +32,7 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
     chain = dict(_rule(rules, "the b2 MoE backend needs page_size 1").values)
     ninth = next(name for name, text in chain.items() if text.startswith("'b9' if tp_size > 9"))
     assert ninth == value_name(chain[ninth])
-    assert sites == 16
+    assert sites == 20
     assert {(r.function, r.condition) for r in rules} == {
         ("_handle_parallelism", "enable_dp_attention and tp_size % dp_size != 0"),
         ("_handle_environment", "env_bool(SGLANG_ENABLE_WIDE_MODE) and page_size != 1"),
@@ -60,6 +60,13 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
         # the platform, asked twice, is one query: whichever it is, the launch fails
         ("_handle_platform", "attention_backend == 'fa3' and (('hip' if unknown_is_hip and kv_layout is None else "
                              "kv_layout) == 'hip' or not unknown_is_hip)"),
+        ("_handle_speculative", f"({TOPK} > 1 and page_size > 1) and speculative_algorithm is not None"),
+        ("_handle_speculative", f"({STEPS} is not None and {STEPS} > 8) and speculative_algorithm is not None"),
+        # None ordered against a number: a TypeError, on the first comparison of each value
+        ("_handle_moe_backend", "tp_size is None"),
+        ("check_server_args", "schedule_conservativeness is None"),
+        ("_handle_speculative", f"speculative_algorithm is not None and {TOPK} is None"),
+        ("_handle_speculative", f"speculative_algorithm is not None and {TOPK} > 1 and (page_size is None)"),
     }
     # the check that reads the model's architecture can never be certain; nor one whose value
     # an enclosing test named, once a call was handed the object it was read from
@@ -71,6 +78,8 @@ def test_each_certain_check_is_a_rule_over_the_launch_s_fields(derived):
     assert dict(_rule(rules, "{...} bucket values must not repeat").values) == {value_name(BUCKETS): BUCKETS}
 
 
+TOPK = "(1 if speculative_num_steps is None and speculative_eagle_topk is None else speculative_eagle_topk)"
+STEPS = value_name("3 if speculative_num_steps is None and speculative_eagle_topk is None else speculative_num_steps")
 BUCKETS = "list((float(x) for x in prompt_buckets[1:]))"  # a list comprehension, as the evaluator reads it
 
 
@@ -139,18 +148,21 @@ def test_a_rule_keeps_the_literal_defaults_of_the_fields_it_reads(derived):
 def test_the_table_lists_each_rule_with_its_releases_and_the_group_counts(derived):
     text = startup_text({"0.5.1": derived, "0.5.2": derived})
     assert 'releases = ["0.5.1", "0.5.2"]' in text
-    assert text.count("[[check]]") == 11
+    assert text.count("[[check]]") == 17
     assert 'fails_when = "not schedule_conservativeness >= 0"' in text
     assert 'releases = [["", ""]]' in text  # in every release of the table
     first = "'b1' if tp_size > 1 and moe_backend != 'b1' else moe_backend"
     assert "\n[values]\n" in text and f'\n{value_name(first)} = "{first}"\n' in text  # once, for every check
-    assert 'sites = 32\nrules = 22\nskipped = { "depends on the model\'s config" = 4, "depends on the GPU or ' \
+    assert 'sites = 40\nrules = 32\nskipped = { "depends on the model\'s config" = 4, "depends on the GPU or ' \
            'platform" = 2, "depends on the run\'s own state (a loop, a try, a value computed at run time)" = 2, ' \
            '"inside a loop" = 2 }' in text
 
 
 def _check(rules, message):
-    rule = _rule(rules, message)
+    return _as_check(_rule(rules, message))
+
+
+def _as_check(rule):
     return startup.StartupCheck(f"{rule.module}: {rule.function}", rule.exception, rule.message, rule.condition,
                                 (("", ""),), dict(rule.defaults), rule.values)
 
@@ -213,9 +225,23 @@ def test_a_check_fails_a_launch_only_where_it_certainly_raises(derived, message,
     assert startup.fails(check, _launch(complete, environ, **settings)) is fails
 
 
+@pytest.mark.parametrize("settings, complete, fails", [
+    # the companion left out: sglang fills neither, and orders None against 1
+    ({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}, True, True),
+    ({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}, False, False),  # may set topk elsewhere
+    ({"speculative_algorithm": "EAGLE"}, True, False),  # both left out: sglang fills both
+    ({"speculative_algorithm": "EAGLE", "speculative_num_steps": 3, "speculative_eagle_topk": 2}, True, False),
+    ({"speculative_num_steps": 3}, True, False),  # the comparison never runs
+])
+def test_none_ordered_against_a_number_fails_where_the_companion_is_left_out(derived, settings, complete, fails):
+    rule = next(r for r in derived[0] if r.function == "_handle_speculative" and r.condition.endswith(f"{TOPK} is None"))
+    assert (rule.exception, rule.message) == ("TypeError", "'>' not supported between instances of 'NoneType' and 'int'")
+    assert startup.fails(_as_check(rule), _launch(complete, {}, **settings)) is fails
+
+
 def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived):
     rules, _, _ = derived
-    checks = tuple(_check(rules, r.message) for r in rules)
+    checks = tuple(_as_check(r) for r in rules)
     table = startup.StartupTable(checks, ("0.5.9",))
     launch = _launch(True, {}, model_path="org/m", enable_dp_attention=True, tp_size=4, dp_size=3)
     found = [message for _, message in startup.findings(table, launch, ("0.5.9",), "0.5.9")]
@@ -223,6 +249,11 @@ def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived)
         "enable_dp_attention=True with tp_size=4 and dp_size=3: sglang 0.5.9 raises ValueError at start-up "
         '(srt/server_args.py: _handle_parallelism): "tp_size must be divisible by dp_size with DP attention"',
     ]
+    launch = _launch(True, {}, model_path="org/m", speculative_algorithm="EAGLE", speculative_num_steps=3)
+    assert [message for _, message in startup.findings(table, launch, ("0.5.9",), "0.5.9")] == [
+        "speculative_algorithm='EAGLE' with speculative_num_steps=3 (speculative_eagle_topk=None by default): "
+        "sglang 0.5.9 raises TypeError at start-up "
+        "(srt/server_args.py: _handle_speculative): \"'>' not supported between instances of 'NoneType' and 'int'\""]
     # a dummy model skips the checks
     dummy = _launch(True, {}, model_path="dummy", enable_dp_attention=True, tp_size=4, dp_size=3)
     assert list(startup.findings(table, dummy, ("0.5.9",), "0.5.9")) == []
@@ -424,8 +455,12 @@ def test_the_resolution_hooks_leave_the_fields_they_cannot_write_known(resolved)
     a read-only view handed to a plugin's function, backends renamed in a loop over names,
     and a declaration of computed ``watermark_*`` keys: each changes only what it may."""
     rules, skipped, sites = resolved
-    assert sites == 7
-    assert {r.message: r.condition for r in rules} == {
+    assert sites == 8  # (a TypeError on the assert's line)
+    assert [r.condition for r in rules if r.exception == "TypeError"] == [  # (None ordered against 0)
+        "(schedule_conservativeness * 0.3 if enable_dp_attention and torch.cuda.device_count() > 1 "
+        "else schedule_conservativeness) is None",
+        "(watermark_delta if watermark_config is None else unknown) is None"]
+    assert {r.message: r.condition for r in rules if r.exception != "TypeError"} == {
         # the variable sglang sets for some models is the launch's text on the other way
         "Spec v2 only supports topk 1":
             "env_bool((str(True) if not env_bool(SGLANG_ENABLE_SPEC_V2) else SGLANG_ENABLE_SPEC_V2) if "

@@ -51,6 +51,7 @@ from sglang_lint.derive.symbolic import (
     MAX_CONDITION, SERVER, bounded, collapse, conjunction, if_else, is_unknown, merge_displays, one_of,
     query, size, unknown, with_launch_text,
 )
+from sglang_lint.derive.none_compared import NoneCompared
 from sglang_lint.derive.startup_flow import Flow
 from sglang_lint.derive.startup_inputs import (
     ALL_VARIABLES, dummy_model_test, variable_read, variable_write,
@@ -98,7 +99,7 @@ class _Frame:
     narrowed: dict = field(default_factory=dict)
 
 
-class StartupRun(Flow, Declarations, CallEffects, _Path):
+class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
     """The symbolic run of one release's start-up validation."""
 
     builtins = BUILTINS  # (its own getattr of the arguments: _getattr_of_server)
@@ -368,6 +369,7 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
             self.statement(statement)
 
     def statement(self, statement: ast.stmt) -> None:
+        self.none_compared(statement)
         if isinstance(statement, (ast.Raise, ast.Assert)):
             self._site(statement)
             always = isinstance(statement, ast.Raise) or (
@@ -456,6 +458,11 @@ class StartupRun(Flow, Declarations, CallEffects, _Path):
         shown = () if skip else self._shown(statement)
         self.sites.append(Site(frame.module.name, _qualified(frame), statement.lineno, exception, message,
                                None if skip else condition, skip, statement, shown))
+
+    def add_site(self, statement: ast.stmt, line: int, exception: str, message: str, condition: ast.expr) -> None:
+        """A failure that is no raise statement (derive/none_compared.py)."""
+        self.sites.append(Site(self.frames[-1].module.name, _qualified(self.frames[-1]), line, exception, message,
+                               condition, "", statement, ()))
 
     def _shown(self, statement: ast.Raise | ast.Assert) -> tuple:
         """The value each ``{...}`` placeholder of the message shows, over the fields (None

@@ -63,6 +63,9 @@ class ServerArgs:
     prompt_buckets: Optional[List[str]] = None
     mm_limits: Optional[dict] = None
     kv_layout: Optional[str] = None
+    speculative_algorithm: Optional[str] = None
+    speculative_num_steps: Optional[int] = None
+    speculative_eagle_topk: Optional[int] = None
 
     def __post_init__(self):
         if self.served_model_name is None:
@@ -75,6 +78,7 @@ class ServerArgs:
         self._handle_environment()
         self._handle_moe_backend()
         self._handle_platform()
+        self._handle_speculative()
 
     def _handle_memory(self):
         if self.chunked_prefill_size is None:
@@ -145,6 +149,18 @@ class ServerArgs:
             raise ValueError("fa3 needs a CUDA machine and the default KV layout")
         if is_hip() and self.tp_size > 8:
             raise ValueError("at most 8 GPUs on ROCm")
+
+    def _handle_speculative(self):
+        if self.speculative_algorithm is None:
+            return
+        if self.speculative_num_steps is None and self.speculative_eagle_topk is None:
+            self.speculative_num_steps, self.speculative_eagle_topk = 3, 1
+        # a companion left out stays None: ordering it against a number raises TypeError
+        if self.speculative_eagle_topk > 1 and self.page_size > 1:
+            raise ValueError("topk > 1 needs page_size 1")
+        # tested for None first: no TypeError
+        if self.speculative_num_steps is not None and self.speculative_num_steps > 8:
+            raise ValueError("at most 8 speculative steps")
 
     def check_server_args(self):
         assert self.schedule_conservativeness >= 0, "schedule_conservativeness must be non-negative"
