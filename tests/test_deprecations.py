@@ -91,6 +91,58 @@ def test_each_deprecated_flag_with_what_its_action_does_and_what_sglang_says():
     }  # not --fp4-backend: its help names a deprecated variable, not a deprecated flag
 
 
+STORING_TREE = '''
+import argparse
+import dataclasses
+
+
+class DeprecatedStoreTrueAction(argparse.Action):
+    def __init__(self, option_strings, dest, new_flag=None, nargs=0, const=True, default=False, **kwargs):
+        self.new_flag = new_flag
+        super().__init__(option_strings, dest, nargs=nargs, const=const, default=default, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print_deprecated_warning(f"'{option_string}' is deprecated. Use '{self.new_flag}' instead.")
+        setattr(namespace, self.dest, True)
+
+
+class DeprecatedAction(argparse.Action):
+    def __init__(self, option_strings, dest, nargs=0, **kwargs):
+        super().__init__(option_strings, dest, nargs=nargs, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print_deprecated_warning(f"'{option_string}' is deprecated")
+
+
+@dataclasses.dataclass
+class ServerArgs:
+    enable_dp_attention: bool = False
+    old_no_op: bool = False
+    old_level: int = 0
+
+    @staticmethod
+    def add_cli_args(parser):
+        parser.add_argument("--enable-dp-attention", action=DeprecatedStoreTrueAction, new_flag="--attn-dp-size N")
+        parser.add_argument("--old-no-op", action=DeprecatedAction)
+        parser.add_argument("--old-level", action=DeprecatedStoreTrueAction)
+'''
+
+
+def test_a_deprecated_spelling_that_still_stores_true_is_its_bool_field_s_flag(tmp_path):
+    from sglang_lint.derive.server_args import derive_server_fields
+    from sglang_lint.derive.tree import read_modules
+
+    srt = tmp_path / "sglang" / "srt"
+    srt.mkdir(parents=True)
+    for package in (tmp_path / "sglang", srt):
+        (package / "__init__.py").write_text("")
+    (srt / "server_args.py").write_text(STORING_TREE)
+    flags = {f.name: f.flags for f in derive_server_fields(read_modules(tmp_path))}
+    # the start-up checks read the field the flag sets; an action that sets nothing, or a
+    # field that is no bool, keeps the flag the hand-registered one it is
+    assert flags == {"enable_dp_attention": ("--enable-dp-attention",), "old_no_op": (), "old_level": ()}
+
+
 def test_a_warning_about_a_flag_the_release_does_not_register_is_not_one():
     assert deprecated_flags([ast.parse(REGISTERING)]).keys() == {
         "--old-no-op", "--old-gone", "--old-raising", "--old-bool", "--nan-check"}

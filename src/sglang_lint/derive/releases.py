@@ -319,7 +319,7 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
     return fields, flags
 
 
-SERVER_ARGS_FORMAT = "v9"  # bump when derive_server_fields changes what it reads
+SERVER_ARGS_FORMAT = "v10"  # bump when derive_server_fields changes what it reads
 
 
 def release_sites(version: str) -> dict[str, str]:

@@ -403,8 +403,38 @@ def derive_server_fields(modules: list[Module]) -> list[ServerField]:
                     fields[found.name] = found
     server_args = by_name.get(SERVER_ARGS_MODULE)
     if server_args is not None:
-        _add_registered_flags(server_args, fields, reader)
+        _add_registered_flags(server_args, fields, reader, _true_storing_actions(modules))
     return [fields[name] for name in sorted(fields)]
+
+
+def _true_storing_actions(modules: list[Module]) -> frozenset[str]:
+    """sglang's argparse actions that, given no value, store ``True`` in their destination
+    and stop nothing (``DeprecatedStoreTrueAction``: a deprecated spelling that still sets its
+    field): their ``__init__`` defaults ``nargs`` to 0 and ``const`` to True, and their
+    ``__call__`` sets ``self.dest`` to ``True`` and raises nothing."""
+    found = set()
+    for module in modules:
+        if module.name != SERVER_ARGS_MODULE and not module.name.startswith(ARG_GROUPS_PACKAGE):
+            continue
+        for cls in module.tree.body:
+            methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)} \
+                if isinstance(cls, ast.ClassDef) else {}
+            if "__init__" not in methods or "__call__" not in methods:
+                continue
+            init = methods["__init__"].args
+            defaults = dict(zip([a.arg for a in init.args][-len(init.defaults):] if init.defaults else [],
+                                init.defaults))
+            if not (isinstance(defaults.get("nargs"), ast.Constant) and defaults["nargs"].value == 0):
+                continue
+            call = list(walk_all(methods["__call__"]))
+            stores_true = any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and len(n.args) == 3
+                and ast.unparse(n.args[1]) == "self.dest" and isinstance(n.args[2], ast.Constant)
+                and n.args[2].value is True for n in call)
+            stops = any(isinstance(n, ast.Raise) or isinstance(n, ast.Attribute) and n.attr == "error" for n in call)
+            if stores_true and not stops:
+                found.add(cls.name)
+    return frozenset(found)
 
 
 def _field_classes(modules: list[Module], by_name: dict[str, Module]):
@@ -481,13 +511,16 @@ def _declared_field(statement: ast.AnnAssign, module: Module, reader: ChoiceRead
     )
 
 
-def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader: ChoiceReader) -> None:
+def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader: ChoiceReader,
+                          true_storing: frozenset = frozenset()) -> None:
     """``parser.add_argument("--x", choices=..., dest=...)`` in ``ServerArgs.add_cli_args``
     and the module's other functions: a plain (action-less) flag whose destination is a
     field gives that field its flag and, where they can be read, its choices: argparse's, so a
     flag registered without ``choices=`` (or with ones not read) leaves its field's values open,
-    whatever its annotation says (``Literal[...]`` is a hint argparse never reads). Flags with an
-    action (deprecated spellings) stay hand-registered flags only."""
+    whatever its annotation says (``Literal[...]`` is a hint argparse never reads). A flag whose
+    action stores True as ``store_true`` does (``true_storing``: a deprecated spelling that still
+    sets its bool field, ``--enable-dp-attention`` from 0.5.23) is that field's too; flags with
+    another action stay hand-registered flags only."""
     renamed = _namespace_renames(module)
     unchecked: set[str] = set()  # fields one of whose flags takes any value
     for function in module.functions:
@@ -502,14 +535,17 @@ def _add_registered_flags(module: Module, fields: dict[str, ServerField], reader
             longs = [f for f in spellings if f.startswith("--")]
             action = keywords.get("action")
             plain_action = isinstance(action, ast.Constant) and action.value in ("store_true", "store_false")
-            if not longs or (action is not None and not plain_action):
+            storing_true = isinstance(action, ast.Name) and action.id in true_storing and not (
+                {"nargs", "const", "type"} & set(keywords))
+            if not longs or (action is not None and not plain_action and not storing_true):
                 continue
             dest = keywords.get("dest")
             name = dest.value if isinstance(dest, ast.Constant) else longs[0][2:].replace("-", "_")
             name = renamed.get(name, name)
             field = fields.get(name)
-            if field is None:
+            if field is None or storing_true and field.type != "bool":
                 continue
+            plain_action = plain_action or storing_true
             choices, grows = (), False
             if "choices" in keywords:
                 scope = scope if scope is not None else reader.locals_of(function, module)
