@@ -234,8 +234,10 @@ def test_a_check_fails_a_launch_only_where_it_certainly_raises(derived, message,
     ({"speculative_num_steps": 3}, True, False),  # the comparison never runs
 ])
 def test_none_ordered_against_a_number_fails_where_the_companion_is_left_out(derived, settings, complete, fails):
-    rule = next(r for r in derived[0] if r.function == "_handle_speculative" and r.condition.endswith(f"{TOPK} is None"))
-    assert (rule.exception, rule.message) == ("TypeError", "'>' not supported between instances of 'NoneType' and 'int'")
+    rule = next(r for r in derived[0]
+                if r.function == "_handle_speculative" and r.condition.endswith(f"{TOPK} is None"))
+    assert (rule.exception, rule.message) == (
+        "TypeError", "'>' not supported between instances of 'NoneType' and 'int'")
     assert startup.fails(_as_check(rule), _launch(complete, {}, **settings)) is fails
 
 

@@ -83,7 +83,6 @@ class NoneCompared:
             self.add_site(statement, node.lineno, EXCEPTION,
                           f"'{symbol}' not supported between instances of '{types[0]}' and '{types[1]}'", condition)
 
-
     def _met_before(self, value: ast.expr, way: list) -> bool:
         """Whether a site already orders ``value`` on a way this one extends (each test on it
         the same object: the run appends its tests to one path), and if not, keep this one."""
