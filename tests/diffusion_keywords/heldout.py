@@ -10,9 +10,11 @@ sglang-lint catches of it.
 ``confirm`` imports ``sglang.multimodal_gen.runtime.server_args`` from the release's wheel in a
 child interpreter (tests/startup/harness.py: every other package stubbed) and calls the probe's
 entry point with the keywords: ``DiffGenerator.from_pretrained``, ``ServerArgs.from_kwargs`` or
-``ServerArgs`` itself. What needs a model is stood in, as it does not look at the keywords:
-``PipelineConfig.from_kwargs`` (it reads the model's files) returns None, and the generator's
-start (``from_server_args``/``_create``: processes, GPUs) returns at once. A side is refused where
+``ServerArgs`` itself. What needs a model is stood in: ``PipelineConfig.from_kwargs`` (it reads
+the model's files) returns None and takes nothing out of the keywords (sglang's takes out those
+that are attributes of the model's pipeline config: no bad keyword of the set is an attribute of
+any pipeline config of its release, serve.toml's ``diffusion_config_keywords``), and the
+generator's start (``from_server_args``/``_create``: processes, GPUs) returns at once. A side is refused where
 sglang raises on the keyword: a ``TypeError`` naming it as unexpected, or the ``ValueError`` of
 the keywords a release retired (``_reject_retired_args``); anything else the stubbed run meets
 later says nothing about the keyword.
