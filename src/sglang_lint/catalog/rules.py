@@ -62,6 +62,12 @@ class Target:
     # the engine's keywords). None: as the check reads its targets.
     takes: str | None = None
     exclude: tuple[str, ...] = ()
+    # takes = "keywords": the server whose arguments they are ("" the LLM server's ServerArgs,
+    # "diffusion" the diffusion server's), and the keywords whose presence stops the hand-off
+    # (``from_pretrained(server_args=...)`` ignores its other keywords): such a call is not judged.
+    server: str = ""
+    unless: tuple[str, ...] = ()
+    lends: bool = False  # it hands them to another call first, which may take some out (launchers.toml)
     # takes = "flags": the program they are handed to, as the word that names it after the
     # launcher (flags.Launch.after): "" the server launcher, "serve" or "generate" the ``sglang``
     # command's, a module run with ``python -m`` (``sglang.bench_one_batch``: its own parser).
@@ -89,6 +95,7 @@ class Target:
 
 TARGET_KINDS = ("function", "class", "method", "attribute")
 TAKES = ("flags", "command", "shell", "keywords", "mapping")
+SERVERS = ("", "diffusion")  # whose ServerArgs a target's keywords build: the LLM server's, the diffusion server's
 
 
 def parse_target(fields: Fields) -> Target:
@@ -117,11 +124,18 @@ def parse_target(fields: Fields) -> Target:
         omitted=fields.bool("omitted", required=False) or False,
         takes=fields.str("takes", required=False),
         exclude=tuple(fields.strings("exclude", required=False, pattern=IDENTIFIER_PATTERN) or ()),
+        server=fields.str("server", required=False) or "",
+        unless=tuple(fields.strings("unless", required=False, pattern=IDENTIFIER_PATTERN) or ()),
+        lends=fields.bool("lends", required=False) or False,
     )
     if target.takes is not None and target.takes not in TAKES:
         raise fields.error("takes", f"must be one of {', '.join(TAKES)}, got {target.takes!r}")
     if target.exclude and target.takes != "keywords":
         raise fields.error("exclude", "only a target that takes keywords keeps some of them for itself")
+    if (target.server or target.unless or target.lends) and target.takes != "keywords":
+        raise fields.error("server", "only a target that takes keywords hands them to a server")
+    if target.server not in SERVERS:
+        raise fields.error("server", f"must be one of {', '.join(repr(s) for s in SERVERS)}, got {target.server!r}")
     if target.takes in ("flags", "command", "shell", "mapping") and target.argument is None and target.position is None:
         raise fields.error("takes", f"takes = {target.takes!r} needs the argument or position that holds it")
     if kind in ("method", "attribute") and not target.receivers and not target.any_receiver:

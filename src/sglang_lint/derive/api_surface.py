@@ -63,6 +63,8 @@ class Surface:
 def tree_surface(tree: LazyTree, launchers: list[KeywordLauncher] | None = None) -> Surface:
     """The public API of the tree (``launchers``: its keyword launchers, if found already)."""
     launchers = keyword_launchers(tree) if launchers is None else launchers
+    # (the LLM server's: the diffusion server's modules are no part of the API read here)
+    launchers = [launcher for launcher in launchers if not launcher.server]
     by_keywords = {launcher.name for launcher in launchers}
     surface = Surface()
     for name in (PACKAGE, *PUBLIC_MODULES):

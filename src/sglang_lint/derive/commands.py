@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pathlib import Path
 
+from sglang_lint.derive.diffusion_args import config_attributes, diffusion_keywords
 from sglang_lint.derive.parsers import UNKNOWN, Class, Function, ModuleSet, ParserReader
 from sglang_lint.derive.tree import Module, walk_all
 
@@ -52,6 +53,11 @@ class Commands:
     diffusion: ParserFacts | None = None
     generate: ParserFacts | None = None
     unresolved: tuple = ()  # "path:line" of an option string the reader could not compute
+    # the keywords of the diffusion server's ServerArgs from Python (diffusion_args.py), as a
+    # parser's option strings: DiffGenerator.from_pretrained(...) and ServerArgs.from_kwargs(...)
+    diffusion_keywords: ParserFacts | None = None
+    # the names PipelineConfig.from_kwargs takes out of them first (diffusion_args.config_attributes)
+    diffusion_config_keywords: ParserFacts | None = None
 
     def __bool__(self) -> bool:
         return self.serve or self.generate is not None
@@ -74,13 +80,16 @@ def _read(modules: ModuleSet) -> Commands:
     reader = ParserReader(modules)
     serve = modules.get(SERVE_MODULE)
     if serve is None and GENERATE_MODULE not in modules:
-        return Commands()
+        return Commands()  # (no release without the sglang command has the diffusion server)
     diffusion, unresolved = _facts(reader, SERVE_MODULE)
     generate, more = _facts(reader, GENERATE_MODULE)
     backends = (("llm",) if serve is not None and LLM_ENTRY in serve.source else ()) + (
         ("diffusion",) if diffusion is not None else ())
+    keywords, config = diffusion_keywords(modules), config_attributes(modules)
     return Commands(serve is not None, backends, _selector(serve) if serve is not None else (), diffusion,
-                    generate, tuple(sorted(set(unresolved + more))))
+                    generate, tuple(sorted(set(unresolved + more))),
+                    ParserFacts(keywords) if keywords is not None else None,
+                    ParserFacts(config) if keywords is not None and config is not None else None)
 
 
 def _selector(module: Module) -> tuple:

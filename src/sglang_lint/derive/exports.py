@@ -127,7 +127,8 @@ def _top_level(body: list[ast.stmt]):
 
 def aliases_of(targets: set[str], exports: dict[str, str]) -> dict[str, list[str]]:
     """For each targeted qualified name, the other names that lead to it (through any number
-    of re-exports), sorted."""
+    of re-exports), sorted; a class or static method (``Class.method``) under each name of its
+    class."""
     def canonical(name: str) -> str:
         seen = set()
         while name in exports and name not in seen:
@@ -136,10 +137,19 @@ def aliases_of(targets: set[str], exports: dict[str, str]) -> dict[str, list[str
         return name
 
     found: dict[str, list[str]] = {}
+    methods: dict[str, list[str]] = {}  # class -> its targeted methods
+    for target in targets:
+        owner = target.rpartition(".")[0]
+        if owner.rpartition(".")[2][:1].isupper():  # (a class's, by sglang's naming)
+            methods.setdefault(owner, []).append(target)
     for alias in exports:
         target = canonical(alias)
-        if target in targets and alias != target:
+        if alias == target:
+            continue
+        if target in targets:
             found.setdefault(target, []).append(alias)
+        for method in methods.get(target, ()):
+            found.setdefault(method, []).append(alias + method[len(target):])
     return {target: sorted(names) for target, names in sorted(found.items())}
 
 

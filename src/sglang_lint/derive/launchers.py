@@ -598,11 +598,20 @@ def launchers_text(entries: list[EntryPoint], version: str, commands: Commands |
         lines += [f"takes = {toml_string(entry.takes)}", f"evidence = {toml_string(entry.evidence)}"]
     if keywords:
         lines += ["", "# The classes and functions whose ** keywords build ServerArgs (takes = \"keywords\"): their",
-                  "# keywords are server arguments, but for those they keep for themselves (exclude)."]
+                  "# keywords are server arguments, but for those they keep for themselves (exclude); a call",
+                  "# with one of `unless` may not hand them on. server = \"diffusion\": the diffusion server's",
+                  "# ServerArgs (sglang.multimodal_gen), whose keywords serve.toml lists release by release;",
+                  "# lends = true: it hands the keywords to another call first, which may take some out."]
     for launcher in keywords:
         lines += ["", "[[entry_point]]", f"{launcher.kind} = {toml_string(launcher.name)}", 'takes = "keywords"']
         if launcher.exclude:
             lines.append("exclude = [" + ", ".join(toml_string(name) for name in launcher.exclude) + "]")
+        if launcher.unless:
+            lines.append("unless = [" + ", ".join(toml_string(name) for name in launcher.unless) + "]")
+        if launcher.server:
+            lines.append(f"server = {toml_string(launcher.server)}")
+        if launcher.lends:
+            lines.append("lends = true")
         lines.append(f"evidence = {toml_string(launcher.evidence)}")
     if commands:
         lines += ["", "# `sglang serve` runs the LLM server or the diffusion server (from the model, or --model-type);",

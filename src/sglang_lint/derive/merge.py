@@ -281,6 +281,8 @@ def _commands_history(table: dict, order: _Order) -> dict[str, Commands]:
         release in serving, tuple(b for b, there in backends.items() if release in there),
         tuple(f for f, there in selector.items() if release in there),
         parsers["diffusion"].get(release), parsers["generate"].get(release),
+        diffusion_keywords=parsers["diffusion_keywords"].get(release),
+        diffusion_config_keywords=parsers["diffusion_config_keywords"].get(release),
     ) for release in releases}
 
 

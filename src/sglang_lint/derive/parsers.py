@@ -131,6 +131,18 @@ class ModuleSet:
     def __contains__(self, name: str) -> bool:
         return self.get(name) is not None
 
+    def under(self, package: str) -> list[Module]:
+        """Every module of the package (``sglang.multimodal_gen.``) that defines a class."""
+        if self.root is None:
+            return [m for m in self.parsed.values() if m.name.startswith(package) and "class " in m.source]
+        found = []
+        for path in sorted(self.root.joinpath(*package.rstrip(".").split(".")).rglob("*.py")):
+            if b"class " in path.read_bytes():
+                parts = list(path.relative_to(self.root).with_suffix("").parts)
+                module = self.get(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+                found += [module] if module is not None else []
+        return found
+
     def defining(self, method: str) -> list[Module]:
         """The modules whose text defines a function of this name."""
         if self.root is None:

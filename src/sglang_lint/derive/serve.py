@@ -18,8 +18,10 @@ from sglang_lint.derive.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.launchers import COMMANDS_TABLE
 from sglang_lint.derive.releases import cache_dir, fetch_tree, presence_runs as runs_of
 
-COMMANDS_FORMAT = "v1"  # bump when derive/commands.py or derive/parsers.py change what they read
-PARSERS = ("diffusion", "generate")  # the parsers of the table: Commands' attributes
+COMMANDS_FORMAT = "v2"  # bump when derive/commands.py, parsers.py or diffusion_args.py change what they read
+# the parsers of the table: Commands' attributes (diffusion_keywords: the diffusion ServerArgs' keywords;
+# diffusion_config_keywords: the names its pipeline config takes out of them first)
+PARSERS = ("diffusion", "generate", "diffusion_keywords", "diffusion_config_keywords")
 
 
 def release_commands(version: str) -> Commands:
@@ -38,7 +40,8 @@ def _from_json(data: dict) -> Commands:
     parsers = {name: ParserFacts(**{k: tuple(v) if isinstance(v, list) else v for k, v in data[name].items()})
                if data[name] is not None else None for name in PARSERS}
     return Commands(data["serve"], tuple(data["backends"]), tuple(data["selector"]), parsers["diffusion"],
-                    parsers["generate"], tuple(data["unresolved"]))
+                    parsers["generate"], tuple(data["unresolved"]), parsers["diffusion_keywords"],
+                    parsers["diffusion_config_keywords"])
 
 
 def write_commands(out: Path, history: dict[str, Commands]) -> None:
@@ -68,6 +71,9 @@ def commands_text(history: dict[str, Commands]) -> str:
         "# or picked by --model-type), and `sglang generate`. For each parser, the option strings it",
         "# registers, and of the other flags those taken all the same: any (open: its unknown words are",
         "# ignored), or those with one of its prefixes or suffixes (--component-paths.vae, --vae-path).",
+        "# parsers.diffusion_keywords: the keywords of the diffusion server's ServerArgs from Python",
+        "# (DiffGenerator.from_pretrained, ServerArgs.from_kwargs: its dataclass fields), as option strings;",
+        "# parsers.diffusion_config_keywords: the names ServerArgs.from_kwargs lets its pipeline config take.",
         "# The releases of each are [since, until) (\"\" an open end), or a list of them. Read by SGL009.",
         f"sglang_version = {toml_string(releases[-1])}",
         "releases = [" + ", ".join(toml_string(r) for r in releases) + "]",

@@ -85,6 +85,9 @@ def parameter_wrapper(target: Target, site: Site, name: str, takes: str | None =
         takes=takes,
         exclude=exclude,
         program=program,
+        server=target.server if takes in ("keywords", "mapping") else "",  # (whose ServerArgs they reach)
+        unless=target.unless if takes in ("keywords", "mapping") else (),
+        lends=target.lends and takes in ("keywords", "mapping"),
     )
     return Wrapper(function, owner.class_info if method else None, wrapped)
 

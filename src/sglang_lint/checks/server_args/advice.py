@@ -27,6 +27,24 @@ def fixable(fix: Fix | None) -> str:
     return " (fixable with `sglang-lint --fix`)" if fix.safe else " (fixable with `sglang-lint --fix --unsafe-fixes`)"
 
 
+def value_replacement_fix(known, found, field, keep_prefix: str) -> Fix | None:
+    """The replacement value written over the deprecated one, where that changes nothing else:
+    sglang maps it and does nothing more on it, and the target releases take the new value."""
+    if not found.exact or (field.choices and found.new not in field.choices):
+        return None
+    return string_fix(getattr(known, "written", None), found.new, True, keep_prefix)
+
+
+def use_value(found, fix) -> str:
+    return f"use {found.new!r}" + value_fixable(found, fix)
+
+
+def value_fixable(found, fix) -> str:
+    if fix is not None:
+        return " (fixable with `sglang-lint --fix`)"
+    return "" if found.exact else " (sglang changes other settings along with it: no automatic fix)"
+
+
 # --- flags sglang deprecated -------------------------------------------------------------------------
 
 def deprecated_text(found: Deprecation, table: Table, fix: Fix | None = None, valued: bool = False) -> str:

@@ -44,8 +44,10 @@ from sglang_lint.core.model import Finding, Fix, Span
 from sglang_lint.core.rulefile import Fields, read_toml
 from sglang_lint.text.pynames import Ref
 from sglang_lint.checks.server_args.advice import (
-    deprecated_text, foreign_hint, load_foreign, removed_hint, replacement_fix, unexplained_hint,
+    deprecated_text, foreign_hint, load_foreign, removed_hint, replacement_fix, unexplained_hint, use_value,
+    value_fixable, value_replacement_fix,
 )
+from sglang_lint.checks.server_args import diffusion
 from sglang_lint.checks.server_args.scripts import gone_modules, script_ambiguous, script_skipped, script_unknown
 from sglang_lint.checks.server_args.table import (
     Commands, Field, Scripts, Table, load_commands, load_scripts, load_table, with_launchers,
@@ -174,8 +176,8 @@ def _screen(params: ServerArgsCheck, target):
             return argv_screen(target.argument, target.position, params.marker, judge=_display_judge(
                 params, marker=params.marker) if target.handed_as == "command" else None)
         return argv_screen(target.argument, target.position, judge=_display_judge(params, target.program))
-    if params.aspect == "module":
-        return lambda call, facts: False  # keywords name no module
+    if params.aspect == "module" or target.server:
+        return diffusion.screen(params) if target.server else lambda call, facts: False  # (keywords name no module)
     fields = params.table.fields
     names = set(fields) | set(params.extra_names)
 
@@ -316,9 +318,9 @@ def _judge_value(
             return None
         since = found.range[0] or f"{params.table.first_release()} or earlier"
         removed = f", removed in sglang {found.range[1]}" if found.range[1] else ""
-        fix = _value_replacement_fix(known, found, field, keep_prefix)
+        fix = value_replacement_fix(known, found, field, keep_prefix)
         return (f"{opening}{shown_value}{closing}: deprecated since sglang {since}{removed}; "
-                f"{_use(found, fix)}"), fix
+                f"{use_value(found, fix)}"), fix
     if params.aspect in ("choices", "plugin-choices") and field.choices:
         if field.extensible != (params.aspect == "plugin-choices") or not field.refuses(value):
             return None
@@ -332,8 +334,8 @@ def _judge_value(
         found = params.table.value_deprecation(field.name, value)
         if found is not None and change.startswith(" (removed") and found.new in field.choices:
             # Deprecated, then removed: the replacement sglang itself named while it still mapped it.
-            fix = _value_replacement_fix(known, found, field, keep_prefix)
-            return message + f"; sglang named {found.new!r} as its replacement" + _fixable(found, fix), fix
+            fix = value_replacement_fix(known, found, field, keep_prefix)
+            return message + f"; sglang named {found.new!r} as its replacement" + value_fixable(found, fix), fix
         hint = suggest(value, field.choices)
         if hint is None:
             return message, None
@@ -350,24 +352,6 @@ def _judge_value(
             return (f"{opening}{shown_value}{closing}: sglang {version}'s {field.name} takes {_a(field.type)}, "
                     f"not {_a(kind)}"), None
     return None
-
-
-def _value_replacement_fix(known, found, field: Field, keep_prefix: str) -> Fix | None:
-    """The replacement value written over the deprecated one, where that changes nothing else:
-    sglang maps it and does nothing more on it, and the target releases take the new value."""
-    if not found.exact or (field.choices and found.new not in field.choices):
-        return None
-    return string_fix(getattr(known, "written", None), found.new, True, keep_prefix)
-
-
-def _use(found, fix) -> str:
-    return f"use {found.new!r}" + _fixable(found, fix)
-
-
-def _fixable(found, fix) -> str:
-    if fix is not None:
-        return " (fixable with `sglang-lint --fix`)"
-    return "" if found.exact else " (sglang changes other settings along with it: no automatic fix)"
 
 
 def _a(word: str) -> str:
@@ -439,6 +423,8 @@ def wrappers(site, check, target):
 
 def _run_keywords(site, params: ServerArgsCheck, target):
     fields = params.table.fields
+    if diffusion.may_pass(site, target.unless):
+        return  # (a keyword that may stop the hand-off: the others may not be server arguments)
     for keyword in _keywords(site, target):
         name, name_node, value = keyword.key, keyword.key_node, keyword.value
         field = fields.get(name)
@@ -636,6 +622,9 @@ def _run_relations(site, params: ServerArgsCheck, target):
 
 def run(site, rule, check, target):
     params: ServerArgsCheck = check.params
+    if target.server:  # the diffusion server's ServerArgs: its keywords, no LLM server's fields
+        yield from diffusion.findings(site, params, target, _keywords(site, target))
+        return
     if params.aspect == "startup":
         yield from _run_startup(site, params, target)
         return

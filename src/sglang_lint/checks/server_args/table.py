@@ -408,6 +408,10 @@ class Commands:
     diffusion: ParserTable | None = None
     generate: ParserTable | None = None
     history: dict = field(default_factory=dict, compare=False)  # see load_commands
+    # the keywords of the diffusion server's ServerArgs from Python, as a parser's flags (any
+    # release's; none where no release of the table has that ServerArgs)
+    diffusion_keywords: ParserTable | None = None
+    diffusion_config_keywords: ParserTable | None = None  # what its pipeline config takes out first
 
     @per_object
     def for_releases(self, releases) -> "Commands":
@@ -432,7 +436,20 @@ class Commands:
         backends = frozenset(name for name, spans in history.get("backends", {}).items() if present(spans, serving))
         selects = bool(serving) and all(any(present(spans, (r,)) for spans in selector.values()) for r in serving)
         return Commands(version, bool(serving), backends, frozenset(selector), selects, parsers.get("diffusion"),
-                        parsers.get("generate"), history)
+                        parsers.get("generate"), history, parsers.get("diffusion_keywords"),
+                        parsers.get("diffusion_config_keywords"))
+
+    def keyword_span(self, name: str) -> tuple:
+        """The releases with this keyword of the diffusion server's ServerArgs, as one span (its
+        first release, the first after its last; "" an open end), for what came or went."""
+        parser = self.history.get("parsers", {}).get("diffusion_keywords")
+        spans = parser.flags.get(name, ()) if parser is not None else ()
+        if not spans:
+            return EVERY_RELEASE
+        spans = [one for span in spans for one in (parser.spans if span == EVERY_RELEASE else (span,))]
+        since = "" if any(not s for s, _ in spans) else min((s for s, _ in spans), key=version_key)
+        until = "" if any(not u for _, u in spans) else max((u for _, u in spans), key=version_key)
+        return since, until
 
 
 @lru_cache(maxsize=None)
