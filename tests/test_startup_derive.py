@@ -571,3 +571,17 @@ def test_a_table_s_rows_are_kept_and_an_edit_or_a_spoilt_copy_is_read_anew(tmp_p
     assert len(list((tmp_path / "cache" / "tables").glob("startup-*.marshal"))) == 2
     kept[0].write_bytes(b"\x00 spoilt")
     assert read("first") == made
+
+
+@pytest.mark.parametrize("method, view", [
+    ("def _resolved(self):\n    return resolved_view(self)\n", "resolved_view"),
+    # the view's function imported in the method first, a docstring before it (0.5.16's ServerArgs._resolved)
+    ('def _resolved(self):\n    """A view."""\n    from sglang.srt.arg_groups.overrides import resolved_view\n\n'
+     "    return resolved_view(self)\n", "resolved_view"),
+    ("def _resolved(self):\n    self.x = 1\n    return resolved_view(self)\n", None),  # it writes first
+    ("def _resolved(self, other):\n    return resolved_view(other)\n", None),  # a view of something else
+])
+def test_a_method_that_only_returns_a_view_of_the_arguments_is_read_as_that_view(method, view):
+    from sglang_lint.derive.startup import _returned_view
+
+    assert _returned_view(ast.parse(method).body[0]) == view

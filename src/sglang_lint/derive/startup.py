@@ -658,8 +658,9 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
 
 
 def _returned_view(method: ast.FunctionDef) -> str | None:
-    """The view call a method only returns (``return resolved_view(self)``), else None."""
-    body = _body(method)
+    """The view call a method only returns (``return resolved_view(self)``, its function
+    imported in the method or not), else None."""
+    body = [s for s in _body(method) if not isinstance(s, (ast.Import, ast.ImportFrom))]
     params = method.args.args
     if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and params:
         call = body[0].value
