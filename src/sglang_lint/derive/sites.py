@@ -623,11 +623,10 @@ def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | N
                    for node in walk_local(statement)):
                 break  # beyond it, a call may not run on every call
             for node in walk_local(statement):  # its own calls run on some calls only: not followed
-                if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                    params.dead.add(node.id)
-                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
-                        and isinstance(node.value, ast.Name):
-                    held.pop(f"{node.value.id}.{node.attr}", None)
+                if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):  # x = .., x[k] = .., self.a = ..
+                    params.dead.update(n.id for n in walk_all(node) if isinstance(n, ast.Name))
+                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                        held.pop(f"{node.value.id}.{node.attr}", None)
             continue
         for call in _calls_always_run(statement):
             callee = _resolve(call.func, module) or _base_init(call, owner, module)
