@@ -52,3 +52,44 @@ def confirm(path: Path, verdict) -> int:
         print(f"{'ok ' if ok else 'BAD'} {case['release']:<13} {case['id']:<26} {(bad or good)[:110]}")
     path.write_text(json.dumps(data, indent=1) + "\n")
     return 1 if wrong else 0
+
+
+def derive_releases(out: Path, releases, paths: bool = True) -> int:
+    """For each release: the shipped folder's curated rules and tables (its merged
+    server-argument table, which the curated rules read), with the derived rules of that
+    release's own tree written over them (no other release's) in ``out/<release>``; ``paths``:
+    the fails-when rules too."""
+    import shutil
+
+    from sglang_lint.derive.releases import fetch_tree
+    from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
+    from sglang_lint.derive.sites import derive_sites
+    from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
+
+    for release in sorted(releases):
+        folder = out / release
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(Path(__file__).resolve().parent.parent / "rules", folder)
+        for rule in (folder / DERIVED_DIR).glob("SGL*.toml"):
+            rule.unlink()
+        derivation = derive_sites(fetch_tree(release), paths=paths)
+        derivation.version = release
+        table = (folder / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
+        written, _ = write_catalog(derivation, folder, server_args_text=table)
+        print(f"sglang {release}: {written} rules in {folder}")
+    return 0
+
+
+def main(argv: list[str], child, confirm, derive, measure) -> int:
+    """A set's command line: ``confirm``, ``derive OUT``, ``measure [OUT]``; more arguments are
+    the harness's child (TREE PAYLOAD DEPS GPU), which runs ``child``."""
+    import harness
+
+    if len(argv) > 4 and argv[1] not in ("confirm", "derive", "measure"):
+        harness.child_main(child)
+    if argv[1] == "confirm":
+        return confirm()
+    if argv[1] == "derive":
+        return derive(Path(argv[2]))
+    measure(Path(argv[2]) if len(argv) > 2 else None)
+    return 0

@@ -129,7 +129,7 @@ def written(tmp_path, derivation):
 def test_written_rules_load_run_and_flag_their_examples(written):
     rules_dir, count, _ = written
     rules = load_rules([rules_dir])
-    assert len(rules) == count == 75  # 39 of them fails-when rules (test_fails_when.py)
+    assert len(rules) == count == 80  # 42 of them fails-when rules (test_fails_when.py)
     ruleset = RuleSet(rules)
     for rule in rules:
         assert rule.derived_key and rule.code.startswith("SGL1")
@@ -436,7 +436,7 @@ def test_a_tree_the_catalog_already_merges_changes_nothing(tmp_path):
     # its newest release: every file written again, as it was
     newest = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert newest.returncode == 0, newest.stderr
-    assert "75 rules written" in newest.stdout and _snapshot(rules) == before
+    assert "80 rules written" in newest.stdout and _snapshot(rules) == before
     # an older one: nothing to write
     (tmp_path / "older").mkdir()
     rules_older = _merged_catalog(tmp_path / "older", ["9.9.9", "9.9.10"])
@@ -467,7 +467,7 @@ def test_catalog_commands(tmp_path):
     rules.mkdir()
     derived = lint_in_process("catalog", "derive", "--sglang", str(TREE), "--rules", str(rules))
     assert derived.returncode == 0, derived.stderr
-    assert "75 rules written" in derived.stdout and "skipped:" in derived.stdout
+    assert "80 rules written" in derived.stdout and "skipped:" in derived.stdout
     verified = lint_in_process("catalog", "verify", "--sglang", str(TREE), "--rules", str(rules))
     assert (verified.returncode, verified.stdout.strip()) == (0, "sglang 9.9.9: 0 missing, 0 changed, 0 new")
     missing = lint_in_process("catalog", "verify", "--sglang", str(tmp_path / "nowhere"))

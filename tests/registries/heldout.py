@@ -22,7 +22,6 @@ time, which no finding may name.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -139,27 +138,10 @@ def _call(module, probe: dict, value: str) -> dict:
 
 
 def derive(out: Path) -> int:
-    """For each release of the set: the shipped folder's curated rules and tables (its merged
-    server-argument table, which the curated rules read), with the derived rules of that
-    release's own tree written over them (no other release's)."""
-    from sglang_lint.derive.releases import fetch_tree
-    from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
-    from sglang_lint.derive.sites import derive_sites
-    from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
+    from heldout_kit import derive_releases
 
     data = json.loads(CASES.read_text())
-    for release in sorted({case["release"] for case in [*data["cases"], *data["refused"]]}):
-        folder = out / release
-        shutil.rmtree(folder, ignore_errors=True)
-        shutil.copytree(TESTS.parent / "rules", folder)
-        for rule in (folder / DERIVED_DIR).glob("SGL*.toml"):
-            rule.unlink()
-        derivation = derive_sites(fetch_tree(release), paths=False)
-        derivation.version = release
-        table = (folder / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
-        written, _ = write_catalog(derivation, folder, server_args_text=table)
-        print(f"sglang {release}: {written} rules in {folder}")
-    return 0
+    return derive_releases(out, {case["release"] for case in [*data["cases"], *data["refused"]]}, paths=False)
 
 
 def measure(out: Path | None) -> int:
@@ -176,11 +158,6 @@ def measure(out: Path | None) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 4 and sys.argv[1] not in ("confirm", "derive", "measure"):
-        harness.child_main(_child)  # (the child: TREE PAYLOAD DEPS GPU)
-    elif sys.argv[1] == "confirm":
-        sys.exit(confirm())
-    elif sys.argv[1] == "derive":
-        sys.exit(derive(Path(sys.argv[2])))
-    else:
-        sys.exit(measure(Path(sys.argv[2]) if len(sys.argv) > 2 else None))
+    from heldout_kit import main
+
+    sys.exit(main(sys.argv, _child, confirm, derive, measure))

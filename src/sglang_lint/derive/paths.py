@@ -10,8 +10,8 @@ the raise, symbolically:
   a name assigned in both branches of an ``if`` stands for ``a if test else b``;
 * the path collects the tests that lead to the raise (``if``/``elif``/``else`` branches,
   an ``assert``'s negation), and the negation of every earlier test whose branch returns;
-* an earlier ``raise`` (or failing ``assert``) is left out: the call fails there instead,
-  so "this call fails" stays true;
+* an earlier ``raise`` (or failing ``assert``) is left out, as is the test of an ``if`` a branch of which
+  only raises (the path goes on through the other): the call fails there instead, so "this call fails" stays true;
 * a call of a small function of the same module that only returns (``if ...: return
   False`` ... ``return expr``) is read as that expression, with its arguments put in.
 
@@ -403,10 +403,11 @@ class _Path:
     def _into(self, statement: ast.stmt, target: ast.stmt) -> None:
         if isinstance(statement, ast.If):
             if any(_holds(s, target) or s is target for s in statement.body):
-                self.path.append(self.expr(statement.test))
+                self.path.append(self.expr(statement.test))  # (an else that raises comes later)
                 self.run(statement.body, target)
             else:
-                self.path.append(negate(self.expr(statement.test)))
+                if not _raises_only(statement.body):
+                    self.path.append(negate(self.expr(statement.test)))
                 self.run(statement.orelse, target)
             return
         if isinstance(statement, (ast.With, ast.AsyncWith)):
@@ -502,6 +503,10 @@ class _Path:
         return True
 
     def _if(self, statement: ast.If) -> None:
+        if _raises_only(statement.body) or _raises_only(statement.orelse):
+            for inner in statement.orelse if _raises_only(statement.body) else statement.body:
+                self._before(inner)
+            return
         body_exits, else_exits = _may_exit_block(statement.body), _may_exit_block(statement.orelse)
         if body_exits and else_exits:
             raise _Unknown("both branches of an if before the raise may return")
@@ -591,9 +596,8 @@ def _holds(statement: ast.stmt, target: ast.stmt) -> bool:
 
 
 def _raises_only(statements: list[ast.stmt]) -> bool:
-    """A block that does nothing but (log and) raise."""
-    return bool(statements) and isinstance(statements[-1], ast.Raise) and all(
-        isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _harmless(s.value) for s in statements[:-1])
+    """A block that ends in a raise nothing before it returns from: a call that enters it fails."""
+    return bool(statements) and isinstance(statements[-1], ast.Raise) and not _may_exit_block(statements[:-1])
 
 
 def _may_exit(statement: ast.stmt) -> bool:

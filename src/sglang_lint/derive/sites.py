@@ -572,12 +572,15 @@ def _passthrough(modules: list[Module], sites: list[GuardedRaise]) -> None:
                 forwards += _forwards(module, function, owner)
     for _ in range(4):  # transitively, a few levels deep
         added = False
-        for callee, slot, target in forwards:
+        for callee, slot, target, default in forwards:
             site = by_callee.get((callee, slot))
             if site is None or (target.name, target.argument) in by_callee:
                 continue
             if target.name == site.target.name:
                 continue
+            if site.caller is None and not site.target.fields and site.constraint.fails(default):
+                # the wrapper's own default fails the check it hands the argument on to
+                target = dataclasses.replace(target, omitted=True)
             site.passthrough.append(target)
             _file(by_callee, target, site)
             added = True
@@ -594,7 +597,9 @@ def _file(by_callee: dict, target: CallTarget, site: GuardedRaise) -> None:
 
 def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | None) -> list[tuple]:
     """The calls of one function (or class, its ``__init__``) that hand a parameter on
-    unchanged: (callee, keyword or position there, the target the wrapper becomes)."""
+    unchanged: (callee, keyword or position there, the target the wrapper becomes, the literal
+    default of the wrapper's parameter). A compound statement before the call (an ``if``, a loop)
+    that cannot return keeps the later calls on every call's path: only what it rebinds is lost."""
     params = _params(function, owner is not None, False)
     name = f"{module.name}.{owner.name if owner else function.name}"
     held: dict[str, str] = {}  # "self.x" -> the parameter it holds
@@ -614,7 +619,15 @@ def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | N
 
     for statement in function.body:
         if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
-            break  # beyond a plain statement, a call may not run on every call
+            if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal))
+                   for node in walk_local(statement)):
+                break  # beyond it, a call may not run on every call
+            for node in walk_local(statement):  # its own calls run on some calls only: not followed
+                if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):  # x = .., x[k] = .., self.a = ..
+                    params.dead.update(n.id for n in walk_all(node) if isinstance(n, ast.Name))
+                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                        held.pop(f"{node.value.id}.{node.attr}", None)
+            continue
         for call in _calls_always_run(statement):
             callee = _resolve(call.func, module) or _base_init(call, owner, module)
             if callee is None:
@@ -626,7 +639,7 @@ def _forwards(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | N
             for slot, value in [*((k.arg, k.value) for k in call.keywords if k.arg), *positional]:
                 parameter = parameter_of(value)
                 if parameter is not None and parameter not in params.dead:
-                    found.append((callee, slot, wrapper(parameter, callee)))
+                    found.append((callee, slot, wrapper(parameter, callee), _default_of(function, parameter)))
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):

@@ -1,0 +1,37 @@
+"""The held-out set of calls that fail through a raise behind another raise or a callable that
+hands its argument on (tests/derived_functions/heldout.json), each bad file and its good twin
+run by its release's own code (heldout.py confirm).
+
+- the data is well formed: three families of three cases at least, two releases or more, each
+  case's bad file confirmed with the message it names;
+- what the shipped catalog catches of it: exact figures (none of its good twins flagged)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "derived_functions"
+sys.path.insert(0, str(HERE))
+
+import heldout  # noqa: E402
+
+DATA = json.loads(heldout.CASES.read_text(encoding="utf-8"))
+CASES = DATA["cases"]
+
+
+def test_the_set_is_well_formed():
+    families = Counter(case["family"] for case in CASES)
+    assert families == {"raise-only-branch": 3, "hands-on-past-an-if": 3, "default-none-handed-on": 3}
+    assert len({case["release"] for case in CASES}) >= 2
+    assert len({case["id"] for case in CASES}) == len(CASES)
+    for case in CASES:
+        assert case["confirmed"].split(": ", 1)[1].startswith(case["expect"]), case["id"]
+        assert case["bad"].splitlines()[case["line"] - 1].strip(), case["id"]
+
+
+def test_what_the_shipped_catalog_catches():
+    caught, flagged = heldout.measure(None)
+    assert (len(caught), flagged) == (0, [])
