@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import Augmented, Where
-from sglang_lint.analysis.built import Gap, list_versions
+from sglang_lint.analysis.built import Gap, Word, list_versions
 from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.server_args.table import Commands, Table
 from sglang_lint.core.model import Span
@@ -51,6 +51,11 @@ def _word(piece, site) -> ArgWord:
     if isinstance(piece, Gap):
         return ArgWord(None, False, None, -1, False, piece.param) if piece.param else UNKNOWN_WORD
     node: cst.BaseExpression = piece.node
+    if isinstance(node, Word):  # a word of a string split into the list
+        exact = node.offset is not None
+        start = node.offset if exact else 0
+        span = Span(start, start + len(node.text) if exact else start, node.text, exact, node.literal)
+        return ArgWord(node.text, True, span, piece.step, piece.certain)
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value
         return ArgWord(value if isinstance(value, str) else None, True, node, piece.step, piece.certain)
@@ -413,7 +418,10 @@ def _string_text(site, node, depth: int) -> tuple[str, list] | None:
         text, places, offset = "", [], len(node.start)
         for part in node.parts:
             source = site.model.module.code_for_node(part)
-            if isinstance(part, cst.FormattedStringText) and not any(s in source for s in ("\\", "{{", "}}")):
+            # (a backslash ending a line continues it in Python's string, and the shell reads it
+            # as a blank: the same words where a blank is beside it)
+            plain = _continued(source) if "r" not in node.start.lower() else source
+            if isinstance(part, cst.FormattedStringText) and not any(s in plain for s in ("\\", "{{", "}}")):
                 text += source
                 places += [(node, offset + i) for i in range(len(source))]
             elif isinstance(part, cst.FormattedStringText):
@@ -437,6 +445,14 @@ def _string_text(site, node, depth: int) -> tuple[str, list] | None:
             return _string_text(site, known[0].origin, depth + 1)
         return _augmented_text(site, node.value, depth)
     return None
+
+
+_CONTINUATION = re.compile(r"[ \t]\\\n|\\\n[ \t]")
+
+
+def _continued(source: str) -> str:
+    """An f-string part's source less its line continuations with a blank beside them."""
+    return _CONTINUATION.sub(" ", source)
 
 
 def _augmented_text(site, name: str, depth: int) -> tuple[str, list] | None:
