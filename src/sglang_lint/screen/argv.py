@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from sglang_lint.launch.commands import LAUNCHER_WORDS, LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE
+from sglang_lint.launch.commands import (
+    LAUNCHER_WORDS, LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE, SYS_EXECUTABLE, launch_head,
+)
 from sglang_lint.screen.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.screen.calls import FileFacts, ScopedFacts, argument, value_may_be_known
 from sglang_lint.text.pynames import name_occurrences
@@ -337,3 +339,44 @@ def split_text(node: ast.expr) -> ast.expr | None:
     if named == "split" and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
         return node.args[0]
     return None
+
+
+def standing_screen(judge: Callable) -> Callable:
+    """The screen of a check on argv lists where they stand (analysis/standing.py), on the
+    file's ast: a list display that starts sglang's launcher on whose words ``judge`` (as
+    :func:`argv_screen`'s, on a command line) may find something, or a ``self.X`` step
+    (``.append``, ``.extend``, ``+=``) where the file assigns ``X`` such a list."""
+    def screen(tree: ast.Module) -> bool:
+        launch_attributes, steps = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.List) and launch_head(_head_words(node.elts)) is not None:
+                if judge(node.elts) is not False:
+                    return True
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.List) \
+                    and launch_head(_head_words(node.value.elts)) is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                launch_attributes.update(t.attr if isinstance(t, ast.Attribute) else t.id for t in targets
+                                         if isinstance(t, (ast.Attribute, ast.Name)))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("append", "extend") and self_attribute(node.func.value):
+                steps.add(node.func.value.attr)
+            elif isinstance(node, ast.AugAssign) and self_attribute(node.target):
+                steps.add(node.target.attr)
+        return bool(launch_attributes & steps)
+
+    return screen
+
+
+def _head_words(elements: list[ast.expr]) -> list[str | None]:
+    """launch.commands.launch_head's words of a display's first elements (analysis/standing.py
+    ``list_program``)."""
+    words: list[str | None] = []
+    for element in elements[:3]:
+        if isinstance(element, ast.Constant) and isinstance(element.value, str):
+            words.append(element.value)
+        elif isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) \
+                and f"{element.value.id}.{element.attr}" == SYS_EXECUTABLE:
+            words.append(SYS_EXECUTABLE)
+        else:
+            words.append(None)
+    return words

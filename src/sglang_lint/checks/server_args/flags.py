@@ -8,6 +8,7 @@ string, or of a shell script or Markdown block (launch/commands.py). :func:`flag
 
 from __future__ import annotations
 
+import ast
 import re
 
 from dataclasses import dataclass, field, replace
@@ -70,6 +71,29 @@ def _word(piece, site) -> ArgWord:
     if len(known) == 1 and isinstance(known[0].value, str):
         return ArgWord(known[0].value, True, node, piece.step, piece.certain)  # FLAG = "--tp"; [FLAG, "2"]
     return ArgWord(None, False, node, piece.step, piece.certain)
+
+
+# One f-string literal on one line, no backslash, no ``{{``: its literal parts in the ast are
+# the source text LibCST gives (FormattedStringText.value), and it is no implicit concatenation.
+_PLAIN_FSTRING = re.compile(r"""[fF](["'])(?:(?!\1)[^\\\n])*\1""")
+
+
+_SELF_DOCUMENTING = re.compile(r"=\s*[}!:]")  # ``{x=}``: the ast's literal part holds "x=", LibCST's not
+
+
+def fstring_prefix(node: ast.JoinedStr, reader) -> tuple[str, bool] | None:
+    """launch_flags._word of an f-string: its literal prefix, and whether that is all of it;
+    None when the source is not plainly one f-string."""
+    source = reader.source_of(node) if reader is not None else None
+    if source is None or not _PLAIN_FSTRING.fullmatch(source) or "{{" in source or "}}" in source \
+            or _SELF_DOCUMENTING.search(source):
+        return None
+    prefix = ""
+    for part in node.values:
+        if not isinstance(part, ast.Constant):
+            return prefix, False
+        prefix += part.value
+    return prefix, True
 
 
 @dataclass(frozen=True)
