@@ -108,6 +108,19 @@ def test_what_is_not_sglangs_or_not_known_says_nothing(form: str):
     assert found(QUIET[form]) == set()
 
 
+def test_a_word_of_a_split_string_or_of_a_command_string_over_lines_is_fixed_in_place(tmp_path):
+    path = tmp_path / "launch.py"
+    path.write_text('import subprocess\nimport sys\n\nextra = "--max-model-len 256" if sys.argv else ""\n'
+                    'cmd = f"""python3 -m sglang.launch_server \\\n    --model-path {sys.argv[0]} \\\n'
+                    '    --max-model-len 8"""\nsubprocess.run([sys.executable, "-m", "sglang.launch_server"] + '
+                    'extra.split())\nsubprocess.run(cmd, shell=True)\n')
+    result = run_lint("--no-cache", "--fix", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_text().splitlines()[3:7] == [
+        'extra = "--context-length 256" if sys.argv else ""', 'cmd = f"""python3 -m sglang.launch_server \\',
+        "    --model-path {sys.argv[0]} \\", '    --context-length 8"""']
+
+
 def test_the_held_out_set_is_caught_whole_and_nothing_else():
     sys.path.insert(0, str(ROOT / "tests" / "launch_pieces"))
     import python_heldout
