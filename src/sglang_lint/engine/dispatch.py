@@ -160,15 +160,16 @@ class Dispatcher:
         and the words a builder class's method adds to one, as flags of its program
         (analysis/standing.py); a word a call that runs the list judged already is not said again."""
         sites = self.sites
-        said = {(r.code, _place(sites.model, r.node)) for r in self.reported}
+        steps = [(site, attribute, added, program) for site, attribute, added in sites.launch_steps
+                 if (program := builder_program(site.model, site.scope, attribute)) is not None]
+        if not sites.launch_lists and not steps:
+            return
         changed = shrunk(sites.model.module.code)
         # (a list no name holds may be changed under any: judged where the file changes none)
         launches = [(site, site.node, None) for site, _, name in sites.launch_lists
                     if (name not in changed if name is not None else not changed)]
-        for site, attribute, added in sites.launch_steps:
-            program = builder_program(site.model, site.scope, attribute)
-            if program is not None and attribute not in changed:
-                launches.append((site, added, program))
+        launches += [(site, added, program) for site, attribute, added, program in steps if attribute not in changed]
+        said = {(r.code, _place(sites.model, r.node)) for r in self.reported}
         for entry in self.ruleset.standing:
             for site, words, program in launches:
                 target = entry.target if program is None else dataclasses.replace(
@@ -191,8 +192,12 @@ class Dispatcher:
 
 
 def _place(model, node) -> tuple:
-    """Where a finding is (line, column), to tell one word said twice."""
-    where = model.position(node)
+    """Where a finding is (line, column), to tell one word said twice; a node the engine made
+    up (a config field's call) is only itself."""
+    try:
+        where = model.position(node)
+    except KeyError:
+        return (id(node),)
     return where.start.line, where.start.column
 
 
