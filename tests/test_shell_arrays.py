@@ -50,7 +50,7 @@ def test_a_finding_is_where_its_word_is_written(name: str):
 
 
 def test_the_command_prints_the_golden_text(update_golden):
-    result = run_lint("--no-cache", str(PIECES.relative_to(ROOT)), cwd=ROOT)
+    result = run_lint("--no-cache", *(str((PIECES / name).relative_to(ROOT)) for name in FIXTURES), cwd=ROOT)
     assert result.returncode == 1, result.stderr
     lines = lines_by_file(result.stdout)
     assert set(lines) == {str((PIECES / name).relative_to(ROOT)) for name in FIXTURES}

@@ -26,6 +26,8 @@ with no entries that is ``open``)."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from itertools import product
 
@@ -59,6 +61,18 @@ class Gap:
 
 
 UNKNOWN_LIST = (Gap(),)
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word of a string literal split into a list (``"--page-size 16".split()``): its text, the
+    literal, and where it starts in the literal's source (None where the source is no plain
+    copy of the text: an escape)."""
+
+    text: str
+    literal: cst.SimpleString
+    offset: int | None
 
 
 @dataclass(frozen=True)
@@ -128,6 +142,9 @@ class Builder:
         copied = self._copied(node, scope)
         if copied is not None:
             return self.list_of(copied, scope, where, depth + 1)
+        split = self._split(node, scope)
+        if split is not None:
+            return self._split_words(*split, scope, where)
         if isinstance(node, cst.Name):
             return self._name(node.value, scope, where, depth, lists=True) or [(Gap(self._param(node, scope)),)]
         if isinstance(node, cst.Attribute):
@@ -141,6 +158,39 @@ class Builder:
             return [tuple(Gap() if isinstance(p, Gap) else p for p in version)
                     for version in self.list_of(value, body, None, depth + 1)]
         return [UNKNOWN_LIST]
+
+    def _split(self, node: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, bool] | None:
+        """``text.split()`` or ``shlex.split(text)``: (``text``, whether the shell's quoting applies)."""
+        if not isinstance(node, cst.Call):
+            return None
+        if not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value == "split":
+            return node.func.value, False
+        if len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star \
+                and self.model.qualify(node.func, scope) == "shlex.split":
+            return node.args[0].value, True
+        return None
+
+    def _split_words(self, text: cst.BaseExpression, quoted: bool, scope: Scope, where: Where | None) -> list[tuple]:
+        """The words of a string split at blanks (``extra = "--page-size 16" if x else ""``, then
+        ``cmd + extra.split()``): one version per literal the string may be, each word a
+        :class:`Word` at its place in that literal, the words of one literal one step. Unknown
+        where any value is not a literal written in the file (a parameter's default: a caller
+        may pass another), or, read the shell's way, holds a quote or an escape."""
+        known = self.model.evaluate(text, scope, where)
+        if not known or len(known) > MAX_VERSIONS:
+            return [UNKNOWN_LIST]
+        versions = []
+        for value in known:
+            literal = value.origin
+            if not isinstance(value.value, str) or value.default or not isinstance(literal, cst.SimpleString) \
+                    or (quoted and any(mark in value.value for mark in "'\"\\")):
+                return [UNKNOWN_LIST]
+            start = len(literal.prefix) + len(literal.quote)
+            exact = literal.value[start:len(literal.value) - len(literal.quote)] == value.value
+            versions.append(tuple(
+                Piece(Word(found.group(), literal, start + found.start() if exact else None), scope, where, id(literal))
+                for found in _WORD.finditer(value.value)))
+        return versions
 
     def _returned(self, node: cst.BaseExpression, scope: Scope) -> tuple[cst.BaseExpression, Scope] | None:
         """``server_cmd(...)``, a function of the file whose last statement is its one ``return``:

@@ -12,6 +12,7 @@ from sglang_lint.core.lazycst import libcst as cst
 from sglang_lint.analysis.bindings import BindingCollector
 from sglang_lint.analysis.guards import GuardCollector
 from sglang_lint.analysis.site import Site
+from sglang_lint.analysis.standing import bound_name, list_program, step_of
 from sglang_lint.analysis.syntax import callee_name, dotted_name
 from sglang_lint.text.pynames import PARTIAL
 
@@ -30,6 +31,11 @@ class SiteCollector:
         # ``p`` are calls of ``f`` (read in text order).
         self.aliases: dict[str, str] = {}
         self.partials: dict[str, cst.Call] = {}
+        # argv lists that start sglang's launcher, and ``self.X`` steps that may grow one
+        # (analysis/standing.py): (site, program, the name it is bound to) and (site, X, the words added)
+        self.launch_lists: list[tuple[Site, str, str | None]] = []
+        self._bound: dict[int, str | None] = {}  # id of a list display assigned -> the name
+        self.launch_steps: list[tuple[Site, str, cst.BaseExpression]] = []
 
     def site(self, node: cst.CSTNode, partial: cst.Call | None = None, guards: bool = True) -> Site:
         func = node.func if isinstance(node, cst.Call) else node
@@ -50,6 +56,7 @@ class SiteCollector:
                     self.aliases[local] = name
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._bound[id(node.value)] = bound_name(node)
         target = node.targets[0].target if len(node.targets) == 1 else None
         if isinstance(target, cst.Name) and self._partial_of_rule(node.value):
             self.partials[target.value] = node.value
@@ -58,9 +65,29 @@ class SiteCollector:
         if self.ruleset.classes or self.ruleset.fields:
             self.class_sites.append(self.site(node, guards=False))
 
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bound[id(node.value)] = bound_name(node)
+
+    def visit_List(self, node: cst.List) -> None:
+        if self.ruleset.standing and not self.guards.expected_raise_depth:
+            program = list_program(node)
+            if program is not None:
+                self.launch_lists.append((self.site(node), program, self._bound.get(id(node))))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._launch_step(node)
+
+    def _launch_step(self, node: cst.CSTNode) -> None:
+        if self.ruleset.standing and not self.guards.expected_raise_depth:
+            step = step_of(node)
+            if step is not None:
+                self.launch_steps.append((self.site(node), *step))
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.guards.expected_raise_depth:
             return  # a negative test: the call is meant to fail
+        self._launch_step(node)
         func = node.func
         name = callee_name(node)
         if name in self.ruleset.calls:

@@ -69,6 +69,9 @@ class CheckKind:
     # (Check, launch_flags.Launch) -> Iterable[Finding]: judge a launch command found outside
     # Python (shell scripts, Markdown, YAML); None for kinds that judge Python calls only.
     run_text: Callable | None = None
+    # (Check) -> the target an argv list that starts sglang's launcher is judged as where it
+    # stands (analysis/standing.py: a command line), or None where the check judges none.
+    standing: Callable | None = None
     # For a check on one argument's value: (params, value) -> does sglang raise on this value?
     # The one statement of the verdict: the check (on values the resolver knows) and the
     # call-site screen (on literals written at the call) both ask it.

@@ -19,6 +19,7 @@ from sglang_lint.core.lazycst import libcst as cst
 from sglang_lint.analysis.guards import GuardCollector, deliberate
 from sglang_lint.analysis.site import Site
 from sglang_lint.analysis.sites import SiteCollector
+from sglang_lint.analysis.standing import builder_program, shrunk
 from sglang_lint.catalog.rules import Target
 from sglang_lint.checks.base import conditions_hold, omitted_at
 from sglang_lint.core.model import Fix
@@ -84,6 +85,8 @@ class Dispatcher:
                 self._guarded(entry, self._check, Job(entry, None, site))
             for entry in self.ruleset.fields:
                 self._guarded(entry, self._check_fields, entry, site)
+        if sites.launch_lists or sites.launch_steps:
+            self._standing()
         self.reported = preempted(self.reported)  # what sglang raises first, of each call
 
     def _instance_calls(self) -> list[Job]:
@@ -152,9 +155,50 @@ class Dispatcher:
             jobs += [Job(job.entry, wrapper.target, call, wrapper.target.via) for call in calls_of(wrapper, self.sites)]
         return jobs
 
+    def _standing(self) -> None:
+        """Argv lists that start sglang's launcher, judged where they stand as a command line,
+        and the words a builder class's method adds to one, as flags of its program
+        (analysis/standing.py); a word a call that runs the list judged already is not said again."""
+        sites = self.sites
+        steps = [(site, attribute, added, program) for site, attribute, added in sites.launch_steps
+                 if (program := builder_program(site.model, site.scope, attribute)) is not None]
+        if not sites.launch_lists and not steps:
+            return
+        changed = shrunk(sites.model.module.code)
+        # (a list no name holds may be changed under any: judged where the file changes none)
+        launches = [(site, site.node, None) for site, _, name in sites.launch_lists
+                    if (name not in changed if name is not None else not changed)]
+        launches += [(site, added, program) for site, attribute, added, program in steps if attribute not in changed]
+        said = {(r.code, _place(sites.model, r.node)) for r in self.reported}
+        for entry in self.ruleset.standing:
+            for site, words, program in launches:
+                target = entry.target if program is None else dataclasses.replace(
+                    entry.target, takes="flags", program=program)
+                call = cst.Call(func=cst.Name(target.last_name), args=[cst.Arg(words)])
+                standing = dataclasses.replace(site, node=call)
+                for finding in self._guarded(entry, lambda: list(entry.kind.run(
+                        standing, entry.rule, entry.check, target))) or ():
+                    key = (entry.rule.code, _place(site.model, finding.node))
+                    if key in said or deliberate(self.guards, site):
+                        continue
+                    said.add(key)
+                    self.reported.append(Reported(finding.node, entry.rule.code, finding.message, finding.fix,
+                                                  site.node, finding.severity or entry.rule.severity,
+                                                  place(entry.rule, entry.check)))
+
     def _check_fields(self, entry: Entry, site: Site) -> None:
         for target, field_site in field_sites(entry.target, site) + subclass_calls(entry.target, site, self.sites):
             self._check(Job(entry, target, field_site))
+
+
+def _place(model, node) -> tuple:
+    """Where a finding is (line, column), to tell one word said twice; a node the engine made
+    up (a config field's call) is only itself."""
+    try:
+        where = model.position(node)
+    except KeyError:
+        return (id(node),)
+    return where.start.line, where.start.column
 
 
 def effective_target(target: Target, site: Site) -> Target | None:

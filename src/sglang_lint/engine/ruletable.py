@@ -191,6 +191,12 @@ class RuleSet:
         """Methods run by calling an instance (``m(x)`` runs ``forward``), by the instance's class."""
         return self._tables.instances
 
+    @property
+    def standing(self) -> list[Entry]:
+        """Checks of an argv list that starts sglang's launcher, where it stands, each with the
+        command-line target it is judged as."""
+        return self._tables.standing
+
     @cached_property
     def prefilter(self) -> Prefilter:
         return Prefilter(rule_triggers(self.rules), self.screen)
@@ -316,9 +322,13 @@ class _DispatchTables:
         self.classes: list[Entry] = []
         self.fields: list[Entry] = []
         self.instances: dict[str, list[Entry]] = {}
+        self.standing: list[Entry] = []  # checks of argv lists where they stand (analysis/standing.py)
         for rule in rules:
             for check in rule.checks:
                 kind = CHECK_KINDS[check.kind]
+                standing = kind.standing(check) if kind.standing is not None else None
+                if standing is not None:
+                    self.standing.append(Entry(rule, check, standing))
                 if kind.site == "class":
                     self.classes.append(Entry(rule, check, None))
                     continue

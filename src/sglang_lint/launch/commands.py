@@ -58,6 +58,26 @@ MODULE_LAUNCH = re.compile(r"(?<![\w-])-m\W{1,8}sglang\.\w")  # in a text: pytho
 LAUNCHER_WORDS = re.compile(r"sglang\.launch_server|\bsglang\W{1,8}(?:serve|generate)\b|" + MODULE_LAUNCH.pattern)
 
 
+SYS_EXECUTABLE = "sys.executable"  # the word a Python argv list writes for the running interpreter
+_PYTHON = re.compile(r"(?:\S*/)?python[0-9.]*")
+
+
+def launch_head(words: Sequence[Optional[str]]) -> Optional[str]:
+    """The program an argv list starts, where its first words are sglang's own launcher:
+    "" for ``<python> -m sglang.launch_server`` (``python3``, ``/usr/bin/python3.11`` or
+    :data:`SYS_EXECUTABLE`), the subcommand for ``sglang serve`` or ``sglang generate``; None
+    for any other list (``words``: the texts of its first elements, None where not known)."""
+    first = words[0] if words else None
+    if first is None:
+        return None
+    if len(words) >= 3 and (first == SYS_EXECUTABLE or _PYTHON.fullmatch(first)) and words[1] == MODULE_FLAG \
+            and words[2] in LAUNCHERS["modules"]:
+        return ""
+    if len(words) >= 2 and words[1] in LAUNCHERS["commands"].get(first.rsplit("/", 1)[-1], ()):
+        return words[1]
+    return None
+
+
 _MAX_DEPTH = 3  # scripts in scripts (here-docs, bash -c) are read this deep
 
 # the shell splitter

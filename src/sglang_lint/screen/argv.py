@@ -9,7 +9,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE
+from sglang_lint.launch.commands import (
+    LAUNCHER_WORDS, LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE, SYS_EXECUTABLE, launch_head,
+)
 from sglang_lint.screen.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.screen.calls import FileFacts, ScopedFacts, argument, value_may_be_known
 from sglang_lint.text.pynames import name_occurrences
@@ -29,7 +31,7 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     of flags whose words analysis/built.py reads from displays (server_args.py ``_display_judge``),
     or with ``marker`` on a command line's words."""
     flags = ListReading(judge, follow=True)
-    command = ListReading(judge if marker is not None else None, follow=False)
+    command = ListReading(judge if marker is not None else None, follow=False, strings=marker is not None)
 
     def screen(call: ast.Call, facts: FileFacts) -> bool:
         found = argument(call, name, position, facts)
@@ -100,6 +102,10 @@ class ListReading:
 
     judge: Callable | None
     follow: bool
+    # a command line: a name may hold a command string (``cmd = f"""python -m ..."""``;
+    # ``Popen(cmd, shell=True)``, or a helper's parameter handed to one), which the engine reads
+    # as shell words (flags.shell_launches)
+    strings: bool = False
 
     def may_know(self, node: ast.expr, facts: FileFacts, depth: int = 0, whole: bool = True,
                  seen: frozenset = frozenset()) -> bool:
@@ -127,9 +133,15 @@ class ListReading:
                     return verdict
             return self.may_know(node.left, facts, depth + 1, False, seen) or self.may_know(
                 node.right, facts, depth + 1, False, seen)
+        if self.strings and isinstance(node, ast.JoinedStr):
+            return True  # a command string, its holes opaque words
+        if self.strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return LAUNCHER_WORDS.search(node.value) is not None
         copied = _copied(node)
         if copied is not None:
             return self.may_know(copied, facts, depth + 1, whole, seen)
+        if split_text(node) is not None:
+            return True  # ``extra.split()``, ``shlex.split(extra)``: the words of a string analysis/built.py may know
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _defines(facts, node.func.id):
             return True  # a function of the file: analysis/built.py reads the list it returns (Builder._returned)
         if isinstance(node, (ast.Subscript, ast.Call)):
@@ -313,3 +325,58 @@ def _copied(node: ast.expr) -> ast.expr | None:
             and not isinstance(node.args[0], ast.Starred):
         return node.args[0]
     return None
+
+
+def split_text(node: ast.expr) -> ast.expr | None:
+    """The string of ``text.split()`` or ``shlex.split(text)`` (any ``split`` of one argument
+    whose function is named so: a superset of analysis/built.py ``Builder._split``)."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "split" and not node.args:
+        return func.value
+    named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if named == "split" and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
+        return node.args[0]
+    return None
+
+
+def standing_screen(judge: Callable) -> Callable:
+    """The screen of a check on argv lists where they stand (analysis/standing.py), on the
+    file's ast: a list display that starts sglang's launcher on whose words ``judge`` (as
+    :func:`argv_screen`'s, on a command line) may find something, or a ``self.X`` step
+    (``.append``, ``.extend``, ``+=``) where the file assigns ``X`` such a list."""
+    def screen(tree: ast.Module) -> bool:
+        launch_attributes, steps = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.List) and launch_head(_head_words(node.elts)) is not None:
+                if judge(node.elts) is not False:
+                    return True
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.List) \
+                    and launch_head(_head_words(node.value.elts)) is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                launch_attributes.update(t.attr if isinstance(t, ast.Attribute) else t.id for t in targets
+                                         if isinstance(t, (ast.Attribute, ast.Name)))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("append", "extend") and self_attribute(node.func.value):
+                steps.add(node.func.value.attr)
+            elif isinstance(node, ast.AugAssign) and self_attribute(node.target):
+                steps.add(node.target.attr)
+        return bool(launch_attributes & steps)
+
+    return screen
+
+
+def _head_words(elements: list[ast.expr]) -> list[str | None]:
+    """launch.commands.launch_head's words of a display's first elements (analysis/standing.py
+    ``list_program``)."""
+    words: list[str | None] = []
+    for element in elements[:3]:
+        if isinstance(element, ast.Constant) and isinstance(element.value, str):
+            words.append(element.value)
+        elif isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) \
+                and f"{element.value.id}.{element.attr}" == SYS_EXECUTABLE:
+            words.append(SYS_EXECUTABLE)
+        else:
+            words.append(None)
+    return words

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from dataclasses import dataclass
 
 from sglang_lint.core.lazycst import libcst as cst
@@ -36,7 +35,7 @@ from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.text.words import Identifier
 from sglang_lint.checks.server_args.flags import (
     ArgWord, Launch, after_launcher, command_uses, flag_uses, python_words, reaches_server_args,
-    script_uses, shell_launches, shell_true, split_string,
+    fstring_prefix, script_uses, shell_launches, shell_true, split_string,
 )
 from sglang_lint.analysis.resolve import Known
 from sglang_lint.checks.server_args import flag_words, relations as server_relations, startup
@@ -52,7 +51,7 @@ from sglang_lint.checks.server_args.scripts import gone_modules, script_ambiguou
 from sglang_lint.checks.server_args.table import (
     Commands, Field, Scripts, Table, load_commands, load_scripts, load_table, with_launchers,
 )
-from sglang_lint.screen.argv import argv_screen
+from sglang_lint.screen.argv import argv_screen, standing_screen
 from sglang_lint.screen.calls import mapping_may_be_known, value_may_be_known
 
 ASPECTS = ("choices", "plugin-choices", "type", "unknown", "relations", "deprecated", "startup", "module")
@@ -165,6 +164,10 @@ def triggers(check):
         qualified = target.name if target.kind in ("function", "class") else None
         shape = "config" if target.fields else "callable"  # (fields: flags a subclass's body sets)
         found.append(Trigger(target.last_name, shape, also, module, _screen(params, target), qualified))
+    if standing(check) is not None:
+        # an argv list that starts the launcher, wherever it stands (analysis/standing.py)
+        found.append(Trigger("sglang", "file", (LAUNCHER_WORDS,), None,
+                             standing_screen(_display_judge(params, marker=params.marker))))
     return found
 
 
@@ -234,7 +237,7 @@ def _display_judge(params: ServerArgsCheck, program: str = "", marker: str | Non
                 # (analysis/built.py UNKNOWN_LIST)
                 words += [ArgWord(None, False, Span(0, 0, "", False), -1, False)] * count
                 continue
-            prefix = _fstring_prefix(element, reader) if isinstance(element, ast.JoinedStr) else None
+            prefix = fstring_prefix(element, reader) if isinstance(element, ast.JoinedStr) else None
             if prefix is not None:
                 words.append(ArgWord(prefix[0], prefix[1], Span(0, 0, prefix[0], False)))
                 continue
@@ -261,29 +264,6 @@ def _display_judge(params: ServerArgsCheck, program: str = "", marker: str | Non
         return any(True for _ in _judge_uses(params, uses))
 
     return judge
-
-
-# One f-string literal on one line, no backslash, no ``{{``: its literal parts in the ast are
-# the source text LibCST gives (FormattedStringText.value), and it is no implicit concatenation.
-_PLAIN_FSTRING = re.compile(r"""[fF](["'])(?:(?!\1)[^\\\n])*\1""")
-
-
-_SELF_DOCUMENTING = re.compile(r"=\s*[}!:]")  # ``{x=}``: the ast's literal part holds "x=", LibCST's not
-
-
-def _fstring_prefix(node: ast.JoinedStr, reader) -> tuple[str, bool] | None:
-    """launch_flags._word of an f-string: its literal prefix, and whether that is all of it;
-    None when the source is not plainly one f-string."""
-    source = reader.source_of(node) if reader is not None else None
-    if source is None or not _PLAIN_FSTRING.fullmatch(source) or "{{" in source or "}}" in source \
-            or _SELF_DOCUMENTING.search(source):
-        return None
-    prefix = ""
-    for part in node.values:
-        if not isinstance(part, ast.Constant):
-            return prefix, False
-        prefix += part.value
-    return prefix, True
 
 
 # A list, tuple or set written for a field with choices (``lora_target_modules=["q_proj"]``)
@@ -683,7 +663,20 @@ def fix_safety(check) -> str:
     return ""
 
 
+# the aspects a list's own words decide, whatever else the command holds where it is run
+STANDING_ASPECTS = ("choices", "plugin-choices", "type", "unknown", "deprecated")
+
+
+def standing(check):
+    """The command-line target an argv list that starts sglang's launcher is judged as where it
+    stands (analysis/standing.py), for the aspects its words alone decide."""
+    params: ServerArgsCheck = check.params
+    if params.aspect not in STANDING_ASPECTS or not params.marker:
+        return None
+    return next((target for target in check.targets if target.handed_as == "command"), None)
+
+
 KIND = CheckKind(
     name="server-args", site="call", parse=parse, run=run, triggers=triggers, fix_safety=fix_safety, wrappers=wrappers,
-    run_text=run_text,
+    run_text=run_text, standing=standing,
 )

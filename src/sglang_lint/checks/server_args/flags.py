@@ -8,6 +8,7 @@ string, or of a shell script or Markdown block (launch/commands.py). :func:`flag
 
 from __future__ import annotations
 
+import ast
 import re
 
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import Augmented, Where
-from sglang_lint.analysis.built import Gap, list_versions
+from sglang_lint.analysis.built import Gap, Word, list_versions
 from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.server_args.table import Commands, Table
 from sglang_lint.core.model import Span
@@ -51,6 +52,11 @@ def _word(piece, site) -> ArgWord:
     if isinstance(piece, Gap):
         return ArgWord(None, False, None, -1, False, piece.param) if piece.param else UNKNOWN_WORD
     node: cst.BaseExpression = piece.node
+    if isinstance(node, Word):  # a word of a string split into the list
+        exact = node.offset is not None
+        start = node.offset if exact else 0
+        span = Span(start, start + len(node.text) if exact else start, node.text, exact, node.literal)
+        return ArgWord(node.text, True, span, piece.step, piece.certain)
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value
         return ArgWord(value if isinstance(value, str) else None, True, node, piece.step, piece.certain)
@@ -65,6 +71,29 @@ def _word(piece, site) -> ArgWord:
     if len(known) == 1 and isinstance(known[0].value, str):
         return ArgWord(known[0].value, True, node, piece.step, piece.certain)  # FLAG = "--tp"; [FLAG, "2"]
     return ArgWord(None, False, node, piece.step, piece.certain)
+
+
+# One f-string literal on one line, no backslash, no ``{{``: its literal parts in the ast are
+# the source text LibCST gives (FormattedStringText.value), and it is no implicit concatenation.
+_PLAIN_FSTRING = re.compile(r"""[fF](["'])(?:(?!\1)[^\\\n])*\1""")
+
+
+_SELF_DOCUMENTING = re.compile(r"=\s*[}!:]")  # ``{x=}``: the ast's literal part holds "x=", LibCST's not
+
+
+def fstring_prefix(node: ast.JoinedStr, reader) -> tuple[str, bool] | None:
+    """launch_flags._word of an f-string: its literal prefix, and whether that is all of it;
+    None when the source is not plainly one f-string."""
+    source = reader.source_of(node) if reader is not None else None
+    if source is None or not _PLAIN_FSTRING.fullmatch(source) or "{{" in source or "}}" in source \
+            or _SELF_DOCUMENTING.search(source):
+        return None
+    prefix = ""
+    for part in node.values:
+        if not isinstance(part, ast.Constant):
+            return prefix, False
+        prefix += part.value
+    return prefix, True
 
 
 @dataclass(frozen=True)
@@ -413,7 +442,10 @@ def _string_text(site, node, depth: int) -> tuple[str, list] | None:
         text, places, offset = "", [], len(node.start)
         for part in node.parts:
             source = site.model.module.code_for_node(part)
-            if isinstance(part, cst.FormattedStringText) and not any(s in source for s in ("\\", "{{", "}}")):
+            # (a backslash ending a line continues it in Python's string, and the shell reads it
+            # as a blank: the same words where a blank is beside it)
+            plain = _continued(source) if "r" not in node.start.lower() else source
+            if isinstance(part, cst.FormattedStringText) and not any(s in plain for s in ("\\", "{{", "}}")):
                 text += source
                 places += [(node, offset + i) for i in range(len(source))]
             elif isinstance(part, cst.FormattedStringText):
@@ -437,6 +469,14 @@ def _string_text(site, node, depth: int) -> tuple[str, list] | None:
             return _string_text(site, known[0].origin, depth + 1)
         return _augmented_text(site, node.value, depth)
     return None
+
+
+_CONTINUATION = re.compile(r"[ \t]\\\n|\\\n[ \t]")
+
+
+def _continued(source: str) -> str:
+    """An f-string part's source less its line continuations with a blank beside them."""
+    return _CONTINUATION.sub(" ", source)
 
 
 def _augmented_text(site, name: str, depth: int) -> tuple[str, list] | None:
