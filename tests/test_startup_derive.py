@@ -302,7 +302,9 @@ def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
     from sglang_lint.derive.startup_table import startup_history
 
     path = _table_of(tmp_path, {"9.9.9": derived})
-    path.write_text(path.read_text(encoding="utf-8").replace("sites = 16", "sites = 17", 1), encoding="utf-8")
+    sites = derived[2]
+    path.write_text(path.read_text(encoding="utf-8").replace(f"sites = {sites}", f"sites = {sites + 1}", 1),
+                    encoding="utf-8")
     with pytest.raises(ValueError, match="is not what the rules of the releases it records write"):
         startup_history(tmp_path)
     path.write_text("releases = [", encoding="utf-8")
