@@ -86,7 +86,7 @@ class NoneCompared:
     def _met_before(self, value: ast.expr, way: list) -> bool:
         """Whether a site already orders ``value`` on a way this one extends (each test on it
         the same object: the run appends its tests to one path), and if not, keep this one."""
-        met = self.__dict__.setdefault("_none_sites", {}).setdefault(ast.dump(value), [])
+        met = self.__dict__.setdefault("_none_sites", {}).setdefault(_key(value), ([], value))[0]
         tests = {id(test) for test in way}
         if any(earlier <= tests for earlier in met):
             return True
@@ -94,14 +94,23 @@ class NoneCompared:
         return False
 
 
+SMALL = 64  # a value of at most this many nodes is known by its text, a larger one by its identity
+
+
+def _key(value: ast.expr):
+    """What tells two values apart: the text of a small one (the run rebuilds a field read in a
+    test); a large one, its identity (its text would repeat every shared part)."""
+    return ast.dump(value) if size(value) <= SMALL else id(value)
+
+
 def _not_none_on(value: ast.expr, way: list) -> bool:
     """Whether a test on the way says ``value`` is no ``None`` (``x is not None``, ``x`` true)."""
-    text = ast.dump(value)
+    key = _key(value)
     for test in way:
         for part in test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else (test,):
-            if ast.dump(part) == text or isinstance(part, ast.Compare) and isinstance(part.ops[0], ast.IsNot) \
-                    and len(part.ops) == 1 and ast.dump(part.left) == text \
-                    and isinstance(part.comparators[0], ast.Constant) and part.comparators[0].value is None:
+            if part is value or _key(part) == key or isinstance(part, ast.Compare) and len(part.ops) == 1 \
+                    and isinstance(part.ops[0], ast.IsNot) and isinstance(part.comparators[0], ast.Constant) \
+                    and part.comparators[0].value is None and (part.left is value or _key(part.left) == key):
                 return True
     return False
 

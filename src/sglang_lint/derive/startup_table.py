@@ -20,7 +20,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v27"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v28"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
