@@ -34,4 +34,5 @@ def test_the_set_is_well_formed():
 
 def test_what_the_shipped_catalog_catches():
     caught, flagged = heldout.measure(None)
-    assert (len(caught), flagged) == (0, [])
+    # the raise-only-branch cases stay out: their check sits under ``isinstance(x, list | tuple)``
+    assert (sorted(caught), flagged) == (sorted(c["id"] for c in CASES if c["family"] != "raise-only-branch"), [])

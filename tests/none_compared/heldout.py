@@ -33,6 +33,11 @@ def verdict(case: dict, side: str) -> str:
     return said if found.get("exception") == "TypeError" and "'NoneType'" in said else ""
 
 
+def wanted(d) -> bool:
+    """A finding the set asks for."""
+    return d.code in ("SGL012", "SGL014") and "NoneType" in d.message
+
+
 def confirm() -> int:
     from heldout_kit import confirm as confirmed
 
@@ -43,7 +48,7 @@ def measure() -> int:
     from heldout_kit import measure as measured
 
     measured(json.loads(CASES.read_text())["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
-             lambda d: d.code in ("SGL012", "SGL014") and "NoneType" in d.message)
+             wanted)
     return 0
 
 

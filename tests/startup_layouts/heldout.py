@@ -28,6 +28,11 @@ def verdict(case: dict, side: str) -> str:
     return f"{found['exception']}: {found.get('message') or found.get('site')}"
 
 
+def wanted(d) -> bool:
+    """A finding the set asks for."""
+    return d.code == "SGL012"
+
+
 def confirm() -> int:
     from heldout_kit import confirm as confirmed
 
@@ -38,7 +43,7 @@ def measure() -> int:
     from heldout_kit import measure as measured
 
     measured(json.loads(CASES.read_text())["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
-             lambda d: d.code == "SGL012")
+             wanted)
     return 0
 
 
