@@ -8,6 +8,11 @@ import tempfile
 from pathlib import Path
 
 
+def case_texts(case: dict) -> tuple[str, str, str, int]:
+    """The texts of a case that writes them out: its file name, bad text, good twin and line."""
+    return case["file"], case["bad"], case["good"], case["line"]
+
+
 def measure(cases: list[dict], texts, wanted, rules=None) -> tuple[list[str], list[str]]:
     """``texts(case)``: (file name, bad text, good text, line of the bad one's finding);
     ``wanted(diagnostic)``: whether a finding counts; ``rules(release)``: the rule folder to judge
@@ -77,6 +82,18 @@ def derive_releases(out: Path, releases, paths: bool = True) -> int:
         table = (folder / DERIVED_DIR / SERVER_ARGS_TABLE).read_text(encoding="utf-8")
         written, _ = write_catalog(derivation, folder, server_args_text=table)
         print(f"sglang {release}: {written} rules in {folder}")
+    return 0
+
+
+def set_command(argv: list[str], path: Path, verdict, wanted) -> int:
+    """The command line of a set whose cases write out their texts: ``confirm`` (``verdict``:
+    sglang's words on a side, as :func:`confirm` asks) or ``measure`` (``wanted``: a finding
+    the set asks for)."""
+    import json
+
+    if argv[1] == "confirm":
+        return confirm(path, verdict)
+    measure(json.loads(path.read_text())["cases"], case_texts, wanted)
     return 0
 
 

@@ -30,9 +30,9 @@ def _set(name: str):
     ("startup_layouts", {"pdmux-overlap-0.5.12", "pdmux-overlap-0.5.20", "pdmux-overlap-0.5.23"}),
 ])
 def test_what_the_shipped_tables_catch(name, missed):
-    from heldout_kit import measure
+    from heldout_kit import case_texts, measure
 
     cases = json.loads((TESTS / name / "heldout.json").read_text(encoding="utf-8"))["cases"]
     assert all(case["confirmed"] for case in cases)
-    caught, flagged = measure(cases, lambda c: (c["file"], c["bad"], c["good"], c["line"]), _set(name).wanted)
+    caught, flagged = measure(cases, case_texts, _set(name).wanted)
     assert (set(caught), flagged) == ({c["id"] for c in cases} - missed, [])

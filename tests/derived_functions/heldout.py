@@ -84,11 +84,11 @@ def derive(out: Path) -> int:
 
 
 def measure(out: Path | None) -> tuple[list[str], list[str]]:
-    from heldout_kit import measure as measured
+    from heldout_kit import case_texts, measure as measured
 
     data = json.loads(CASES.read_text())
     rules = (lambda release: out / release) if out is not None else None
-    return measured(data["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]), lambda d: True, rules)
+    return measured(data["cases"], case_texts, lambda d: True, rules)
 
 
 if __name__ == "__main__":

@@ -89,10 +89,10 @@ def _refusal(entry, keywords: dict) -> str:
 
 
 def measure() -> int:
-    from heldout_kit import measure as measured
+    from heldout_kit import case_texts, measure as measured
 
     data = json.loads(CASES.read_text())
-    measured(data["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]), lambda d: d.code == "SGL009")
+    measured(data["cases"], case_texts, lambda d: d.code == "SGL009")
     return 0
 
 

@@ -37,9 +37,9 @@ def confirm() -> int:
 
 
 def measure() -> int:
-    from heldout_kit import measure as measured
+    from heldout_kit import case_texts, measure as measured
 
-    measured(json.loads(CASES.read_text())["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
+    measured(json.loads(CASES.read_text())["cases"], case_texts,
              lambda d: d.code[:4] == "SGL0")  # (the server-argument rules; the kit checks the line)
     return 0
 

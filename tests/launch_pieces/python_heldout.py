@@ -46,20 +46,20 @@ def confirm() -> int:
 
 def measure() -> tuple[list[str], list[str], list[str]]:
     """(caught, silent as expected, good twins flagged), each a list of case ids."""
-    from heldout_kit import measure as measured
+    from heldout_kit import case_texts, measure as measured
 
     data = json.loads(CASES.read_text())
     cases = data["cases"]
     loud = [case for case in cases if case["expect"] == "caught"]
     caught, alarms = [], []
     for case in loud:  # (one at a time: the finding asked for is the case's own code on its line)
-        found = measured([case], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
+        found = measured([case], case_texts,
                          lambda d, code=case["code"]: d.code == code)
         caught += found[0]
         alarms += found[1]
     quiet = [dict(case, good="", line=0) for case in cases if case["expect"] == "silent"]
     _, noisy = measured([dict(case, good=case["bad"]) for case in quiet],
-                        lambda c: (c["file"], c["bad"], c["good"], c["line"]), lambda d: True)
+                        case_texts, lambda d: True)
     silent = [case["id"] for case in quiet if case["id"] not in noisy]
     print(f"python launches built in pieces: caught {len(caught)}/{len(loud)}, silent as expected "
           f"{len(silent)}/{len(quiet)}, good twins flagged {len(alarms)}")

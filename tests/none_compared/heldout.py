@@ -8,7 +8,6 @@ sglang-lint catches of it.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -38,19 +37,7 @@ def wanted(d) -> bool:
     return d.code in ("SGL012", "SGL014") and "NoneType" in d.message
 
 
-def confirm() -> int:
-    from heldout_kit import confirm as confirmed
-
-    return confirmed(CASES, verdict)
-
-
-def measure() -> int:
-    from heldout_kit import measure as measured
-
-    measured(json.loads(CASES.read_text())["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
-             wanted)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit({"confirm": confirm, "measure": measure}[sys.argv[1]]())
+    from heldout_kit import set_command
+
+    sys.exit(set_command(sys.argv, CASES, verdict, wanted))

@@ -145,11 +145,11 @@ def derive(out: Path) -> int:
 
 
 def measure(out: Path | None) -> int:
-    from heldout_kit import measure as measured
+    from heldout_kit import case_texts, measure as measured
 
     data = json.loads(CASES.read_text())
     rules = (lambda release: out / release) if out is not None else None
-    measured(data["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]), lambda d: True, rules)
+    measured(data["cases"], case_texts, lambda d: True, rules)
     # a registry a plugin may extend: no finding on its names (each text is its own good twin)
     print("refused (registries a plugin may extend):")
     _, flagged = measured(data["refused"], lambda c: (c["file"], c["text"], c["text"], 0), lambda d: True, rules)

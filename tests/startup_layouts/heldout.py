@@ -8,7 +8,6 @@ catches of it.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -33,19 +32,7 @@ def wanted(d) -> bool:
     return d.code == "SGL012"
 
 
-def confirm() -> int:
-    from heldout_kit import confirm as confirmed
-
-    return confirmed(CASES, verdict)
-
-
-def measure() -> int:
-    from heldout_kit import measure as measured
-
-    measured(json.loads(CASES.read_text())["cases"], lambda c: (c["file"], c["bad"], c["good"], c["line"]),
-             wanted)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit({"confirm": confirm, "measure": measure}[sys.argv[1]]())
+    from heldout_kit import set_command
+
+    sys.exit(set_command(sys.argv, CASES, verdict, wanted))
