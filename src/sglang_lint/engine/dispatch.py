@@ -124,9 +124,7 @@ class Dispatcher:
         for finding in entry.kind.run(site, entry.rule, entry.check, job.target):
             if deliberate(self.guards, site):
                 return
-            message = f"{finding.message} ({job.via})" if job.via else finding.message
-            self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, site.node,
-                                          finding.severity or entry.rule.severity, place(entry.rule, entry.check)))
+            self._found(entry, finding, f"{finding.message} ({job.via})" if job.via else finding.message, site.node)
         target = job.target
         if target is not None and target.omitted and job.via is None and omitted_at(site, target):
             if deliberate(self.guards, site):
@@ -136,6 +134,11 @@ class Dispatcher:
             message = f"{prefix}{target.display}(...): omitting `{target.argument or target.position}` fails: {summary}"
             self.reported.append(Reported(site.node, entry.rule.code, message, None, site.node,
                                           entry.rule.severity, place(entry.rule, entry.check)))
+
+    def _found(self, entry: Entry, finding, message: str, call) -> None:
+        """A check's finding reported under its rule, at the call it was found at."""
+        self.reported.append(Reported(finding.node, entry.rule.code, message, finding.fix, call,
+                                      finding.severity or entry.rule.severity, place(entry.rule, entry.check)))
 
     def _wrapper_jobs(self, job: Job) -> list[Job]:
         kind = job.entry.kind
@@ -182,9 +185,7 @@ class Dispatcher:
                     if key in said or deliberate(self.guards, site):
                         continue
                     said.add(key)
-                    self.reported.append(Reported(finding.node, entry.rule.code, finding.message, finding.fix,
-                                                  site.node, finding.severity or entry.rule.severity,
-                                                  place(entry.rule, entry.check)))
+                    self._found(entry, finding, finding.message, site.node)
 
     def _check_fields(self, entry: Entry, site: Site) -> None:
         for target, field_site in field_sites(entry.target, site) + subclass_calls(entry.target, site, self.sites):
