@@ -29,7 +29,7 @@ a JSON document is written as its name), but for a few pure packages taken for r
 small folder pip fills once in sglang-lint's cache (``deps_dir``: msgspec, which 0.5.20's
 ``ServerArgs`` is built with, packaging, PyYAML). The machine is faked as one typical CUDA
 host: ``torch`` says CUDA 12.9 is available with 8 GPUs of compute capability 9.0 (H100,
-80 GB; ``gpu="B200"``: 10.0, 180 GB), ``torch.version.hip`` is None, triton's driver reports
+80 GB; ``gpu="B200"``: 10.0, 180 GB; ``gpu="A100"``: 8.0, 80 GB), ``torch.version.hip`` is None, triton's driver reports
 a CUDA target, an ``nvidia-smi`` first on PATH prints the same GPUs, and the packages of
 other platforms (ROCm's aiter, Ascend's torch_npu, Habana, Intel's IPEX, MUSA's torchada ...)
 are absent; every other package is "installed" (a stub). The model is a fixed
@@ -81,6 +81,7 @@ TYPE_NAMES = {"ndarray", "dtype", "device", "generic", "number", "Tensor", "Size
 GPUS = {
     "H100": ("NVIDIA H100 80GB HBM3", (9, 0), 81559),
     "B200": ("NVIDIA B200", (10, 0), 183359),
+    "A100": ("NVIDIA A100-SXM4-80GB", (8, 0), 81920),
 }
 DEFAULT_GPU = "H100"
 TIMEOUT = 300  # seconds a run may take before it is "unclear" (a hang, not a verdict)
