@@ -296,6 +296,8 @@ class ReleaseFixtures:
     folder: Path
     codes: str
     shared: bool = False
+    options: tuple = ()  # the command's further options (a declared GPU: ("--gpu", "H100"))
+    flake8_options: tuple = ()  # flake8's for the same
 
     def files(self, release: str) -> list[Path]:
         where = self.folder if self.shared else self.folder / release
@@ -304,7 +306,7 @@ class ReleaseFixtures:
     def lint(self, release: str) -> subprocess.CompletedProcess:
         where = self.folder if self.shared else self.folder / release
         return run_lint("--no-cache", "--isolated", "--select", self.codes, "--sglang-version", release,
-                        str(where.relative_to(ROOT)), cwd=ROOT)
+                        *self.options, str(where.relative_to(ROOT)), cwd=ROOT)
 
     def check_command(self, release: str, update_golden: bool) -> None:
         """Exactly the annotated findings, and the golden text."""
@@ -317,8 +319,8 @@ class ReleaseFixtures:
     def check_flake8(self, release: str) -> None:
         """flake8 reports on the Python files what the command does."""
         python = [str(p.relative_to(ROOT)) for p in self.files(release) if p.suffix == ".py"]
-        result = run_flake8("--select", self.codes, f"--sglang-version={release}", "--sglang-no-cache", *python,
-                            cwd=ROOT)
+        result = run_flake8("--select", self.codes, f"--sglang-version={release}", "--sglang-no-cache",
+                            *self.flake8_options, *python, cwd=ROOT)
         command = [line for line in self.lint(release).stdout.splitlines() if line.split(":", 1)[0].endswith(".py")]
         assert result.stdout.splitlines() == command
         assert command

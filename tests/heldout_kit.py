@@ -13,10 +13,12 @@ def case_texts(case: dict) -> tuple[str, str, str, int]:
     return case["file"], case["bad"], case["good"], case["line"]
 
 
-def measure(cases: list[dict], texts, wanted, rules=None) -> tuple[list[str], list[str]]:
+def measure(cases: list[dict], texts, wanted, rules=None, machine=None) -> tuple[list[str], list[str]]:
     """``texts(case)``: (file name, bad text, good text, line of the bad one's finding);
     ``wanted(diagnostic)``: whether a finding counts; ``rules(release)``: the rule folder to judge
-    a case of that release by (default: the shipped catalog). Prints each case; returns (caught, flagged)."""
+    a case of that release by (default: the shipped catalog); ``machine(case, side)``: the machine
+    the project declares for a side (catalog/platforms.py), where the set has one: then the bad
+    side with nothing declared must be silent too. Prints each case; returns (caught, flagged)."""
     from sglang_lint.engine.lint import lint
     from sglang_lint.engine.ruletable import RuleSet, default_ruleset, load_rules
 
@@ -25,13 +27,16 @@ def measure(cases: list[dict], texts, wanted, rules=None) -> tuple[list[str], li
         catalog = default_ruleset() if rules is None else RuleSet(load_rules([rules(case["release"])]))
         ruleset = catalog.for_releases((case["release"],))
         name, bad, good, line = texts(case)
+        sides = [("bad", bad, "bad"), ("good", good, "good")] + ([("undeclared", bad, None)] if machine else [])
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            found = {side: [d for d in lint(text.encode(), str(path), ruleset) if wanted(d)]
-                     for side, text in (("bad", bad), ("good", good))}
+            found = {side: [d for d in lint(text.encode(), str(path), ruleset.on_machine(
+                machine(case, declared) if machine and declared else None)) if wanted(d)]
+                for side, text, declared in sides}
         if any(d.line == line for d in found["bad"]):
             caught.append(case["id"])
+        found["good"] += found.pop("undeclared", [])
         if found["good"]:
             alarms.append(case["id"])
         print(f"{case['id']:<24} {case['release']:<13} bad: "

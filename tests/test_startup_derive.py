@@ -263,18 +263,23 @@ def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived)
 
 @pytest.mark.corpus
 def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
-    """rules/derived/startup.toml holds, for a release, exactly the rules its tree derives now."""
+    """rules/derived/startup.toml holds, for a release, exactly the rules its tree derives now
+    (those that need the platform with the probes they read); and the check reads the same
+    table, leaving those out where no machine is declared."""
     from sglang_lint.checks.server_args.startup import load_startup
     from sglang_lint.derive.releases import fetch_tree
-    from sglang_lint.derive.startup_table import curated_sites
+    from sglang_lint.derive.startup_table import curated_sites, startup_history
 
     root = Path(__file__).resolve().parent.parent / "rules"
-    shipped = load_startup(root / "derived" / "startup.toml")
+    shipped = startup_history(root)["0.5.9"][0]
     rules, _, _ = tree_startup(fetch_tree("0.5.9"))
     covered = curated_sites(root)
-    derived = {(f"{r.module}: {r.function}", r.message, r.condition) for r in rules if r.message not in covered}
-    assert derived == {(c.site, c.message, c.fails_when) for c in shipped.checks if c.in_release("0.5.9")}
-    assert len(derived) >= 60
+    derived = {(r.module, r.function, r.message, r.condition, r.platform) for r in rules if r.message not in covered}
+    assert derived == {(r.module, r.function, r.message, r.condition, r.platform) for r in shipped}
+    assert len(derived) >= 60 and sum(1 for rule in derived if rule[-1]) >= 5
+    read = {(c.site, c.message, c.fails_when) for c in load_startup(root / "derived" / "startup.toml").checks
+            if c.in_release("0.5.9")}
+    assert read == {(f"{m}: {f}", message, when) for m, f, message, when, platform in derived if not platform}
 
 
 # --- the table over releases: read back, and a newer release merged into it ----------------

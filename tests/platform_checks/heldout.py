@@ -3,18 +3,15 @@ confirmation with each release's own start-up on a faked host of the case's GPU,
 sglang-lint catches of it when the project declares that GPU.
 
     python tests/platform_checks/heldout.py confirm    sglang's verdict on each launch, both ways
-    python tests/platform_checks/heldout.py measure    caught (SGL012 on the bad line, with the
-                                                       declaration), false alarms (the good twin,
-                                                       or the bad launch with no declaration)
+    python tests/platform_checks/heldout.py measure    caught (SGL012 on the bad line on the declared
+                                                       GPU), false alarms (the good twin on its GPU,
+                                                       or the bad launch with nothing declared)
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,39 +30,22 @@ def verdict(case: dict, side: str) -> str:
     return f"{found['exception']}: {found.get('message') or found.get('site')}"
 
 
-def findings(case: dict, text: str, declared: dict | None) -> list[dict]:
-    """The command's findings on one file of the case, in a project that declares ``declared``
-    (None: declares nothing); a configuration the command refuses gives none."""
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        (root / ".git").mkdir()
-        lines = ["[tool.sglang-lint]", f'sglang-version = "{case["release"]}"']
-        lines += [f'{key} = "{value}"' for key, value in (declared or {}).items()]
-        (root / "pyproject.toml").write_text("\n".join(lines) + "\n")
-        (root / case["file"]).write_text(text)
-        done = subprocess.run([sys.executable, "-m", "sglang_lint", "--no-cache", "--format", "json", case["file"]],
-                              cwd=root, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
-        if done.returncode not in (0, 1):
-            return []
-        return [f for f in json.loads(done.stdout or "[]") if f.get("code") == "SGL012"]
+def declared(case: dict, side: str):
+    """The machine the case's project declares for one side."""
+    from sglang_lint.catalog.platforms import declared_machine
+
+    return declared_machine(None, case[f"declare_{side}"]["gpu"])
+
+
+def wanted(d) -> bool:
+    """A finding the set asks for."""
+    return d.code == "SGL012"
 
 
 def measure() -> tuple[list, list]:
-    cases = json.loads(CASES.read_text())["cases"]
-    caught, alarms = [], []
-    for case in cases:
-        bad = findings(case, case["bad"], case["declare_bad"])
-        good = findings(case, case["good"], case["declare_good"])
-        silent = findings(case, case["bad"], None)
-        if any(f["line"] == case["line"] for f in bad):
-            caught.append(case["id"])
-        if good or silent:
-            alarms.append(case["id"])
-        print(f"{case['id']:<28} {case['release']:<13} bad: {[f['message'][:150] for f in bad] or 'missed'}"
-              f"{'  GOOD TWIN FLAGGED: ' + str([f['message'] for f in good]) if good else ''}"
-              f"{'  FLAGGED WITH NO DECLARATION: ' + str([f['message'] for f in silent]) if silent else ''}")
-    print(f"caught {len(caught)}/{len(cases)}, good twins or undeclared launches flagged {len(alarms)}")
-    return caught, alarms
+    from heldout_kit import case_texts, measure as measured
+
+    return measured(json.loads(CASES.read_text())["cases"], case_texts, wanted, machine=declared)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from sglang_lint.derive.startup_sequence import run_validation
 from sglang_lint.derive.startup_table import row_rule, rule_row, table_history, table_text
 from sglang_lint.derive.tree import LazyTree, no_gc
 
-SAMPLING_FORMAT = "v5"  # bump when the derivation changes what a release's rules hold
+SAMPLING_FORMAT = "v6"  # bump when the derivation changes what a release's rules hold
 TABLE = "sampling.toml"
 MODULE = "sglang.srt.sampling.sampling_params"
 CLASS = "SamplingParams"

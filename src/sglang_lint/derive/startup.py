@@ -52,6 +52,7 @@ from sglang_lint.derive.symbolic import (
     query, size, unknown, with_launch_text,
 )
 from sglang_lint.derive.none_compared import NoneCompared
+from sglang_lint.derive.platform_probes import PROBE_MODULES, assigned_function, is_platform_call, platform_facts
 from sglang_lint.derive.startup_flow import Flow
 from sglang_lint.derive.startup_inputs import (
     ALL_VARIABLES, dummy_model_test, variable_read, variable_write,
@@ -120,6 +121,7 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
         self.in_loop = 0
         self.checking: list = []  # the loops that only test their items: (path length before, variable, items)
         self.queries: dict[str, str] = {}  # a query's name -> the function it calls (symbolic.query)
+        self.platform_facts = platform_facts(modules)  # get_platform()'s fact -> the probe it reads
         self.classes = classes
         self.depth = 0
         self.path = []
@@ -163,6 +165,9 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
             asked = self._query(node)
             if asked is not None:
                 return asked
+        elif isinstance(value, ast.Attribute) and value.attr in self.platform_facts and is_query(value.value) \
+                and is_platform_call(getattr(value.value, "reason", "")):  # get_platform().is_sm100: a probe's
+            return self._named_query(PROBE_MODULES[-1], self.platform_facts[value.attr])
         if is_unknown(value) and self.frames and self.frames[-1].narrowed:
             found = self.frames[-1].narrowed.get(ast.dump(node))
             if found:
@@ -216,13 +221,16 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
             if is_query(query_root(receiver)):
                 return ast.Call(ast.Attribute(receiver, node.func.attr, ast.Load()), [], [])
         found = self._function_named(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
-        if found is None or not found[1].name.startswith("sglang."):
-            return None
-        function, module = found
-        name = function.name.lstrip("_")
-        qualified = f"{module.name}.{function.name}"
+        if found is None:  # a name bound to a made function (``is_sm100_supported = lru_cache(...)(...)``)
+            made = assigned_function(node.func, self.module, self.modules, self.imported_here)
+            return self._named_query(*made) if made is not None and made[0].startswith("sglang.") else None
+        return self._named_query(found[1].name, found[0].name) if found[1].name.startswith("sglang.") else None
+
+    def _named_query(self, module: str, function: str) -> ast.expr:
+        name = function.lstrip("_")
+        qualified = f"{module}.{function}"
         if self.queries.setdefault(name, qualified) != qualified:  # (two functions of one name)
-            name = f"{module.name.rsplit('.', 1)[-1]}_{name}"
+            name = f"{module.rsplit('.', 1)[-1]}_{name}"
         return query(name, f"queries {qualified}()")
 
     def _call(self, node: ast.Call) -> ast.expr:

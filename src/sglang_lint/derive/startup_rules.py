@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from sglang_lint.checks.fails_when.conditions import is_query
 from sglang_lint.checks.fails_when.grammar import BUILTINS, QUERY_PREFIX
+from sglang_lint.derive.platform_probes import probes_read
 from sglang_lint.derive.startup_sequence import Startup
 from sglang_lint.derive.symbolic import (
-    UNKNOWN_NAME, is_unknown, nodes, queries_kept_where_repeated, reasons, size,
+    OUTSIDE_NAMES, UNKNOWN_NAME, is_unknown, nodes, queries_kept_where_repeated, reasons, size,
 )
 
 # --- from sites to rules ------------------------------------------------------------------
@@ -45,47 +46,49 @@ def unknowable(reasons: list[str]) -> str:
     return "a value the derivation does not follow"
 
 
-def may_be_certain(node: ast.expr, memo: dict | None = None) -> bool:
+def may_be_certain(node: ast.expr, memo: dict | None = None, decidable: frozenset = frozenset()) -> bool:
     """Can the condition be certainly true for some launch? (No where it needs an unknown
-    to be true: ``a and unknown``; a test of unknowns alone.)"""
-    return _may(node, True, {} if memo is None else memo)
+    to be true: ``a and unknown``; a test of unknowns alone.) ``decidable``: the queries a
+    declaration may answer (the platform's probes), read as the launch's own inputs."""
+    return _may(node, True, {} if memo is None else memo, decidable)
 
 
 def may_be_false(node: ast.expr, memo: dict | None = None) -> bool:
-    return _may(node, False, {} if memo is None else memo)
+    return _may(node, False, {} if memo is None else memo, frozenset())
 
 
-def _may(node: ast.expr, want: bool, memo: dict) -> bool:
+def _may(node: ast.expr, want: bool, memo: dict, decidable: frozenset) -> bool:
     """Can ``node`` certainly have the truth ``want``? (Each shared part decided once.)"""
     key = (id(node), want)
     if key not in memo:
-        memo[key] = _decide(node, want, memo)
+        memo[key] = _decide(node, want, memo, decidable)
     return memo[key]
 
 
-def _decide(node: ast.expr, want: bool, memo: dict) -> bool:
-    if is_unknown(node) or is_query(node):
+def _decide(node: ast.expr, want: bool, memo: dict, decidable: frozenset) -> bool:
+    if is_unknown(node) or (is_query(node) and node.id not in decidable):
         return False
     if isinstance(node, ast.Constant):
         return bool(node.value) is want
     if isinstance(node, ast.BoolOp):
         ends = isinstance(node.op, ast.Or)  # the truth one operand gives the whole
-        parts = [_may(v, want, memo) for v in node.values]
+        parts = [_may(v, want, memo, decidable) for v in node.values]
         return any(parts) if want is ends else all(parts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _may(node.operand, not want, memo)
+        return _may(node.operand, not want, memo, decidable)
     if isinstance(node, ast.IfExp):
-        return (_may(node.test, True, memo) and _may(node.body, want, memo)) or (
-            _may(node.test, False, memo) and _may(node.orelse, want, memo)) or (
-            _may(node.body, want, memo) and _may(node.orelse, want, memo))
-    return _reads_input(node)
+        return (_may(node.test, True, memo, decidable) and _may(node.body, want, memo, decidable)) or (
+            _may(node.test, False, memo, decidable) and _may(node.orelse, want, memo, decidable)) or (
+            _may(node.body, want, memo, decidable) and _may(node.orelse, want, memo, decidable))
+    return _reads_input(node, decidable)
 
 
-def _reads_input(node: ast.expr) -> bool:
+def _reads_input(node: ast.expr, decidable: frozenset = frozenset()) -> bool:
     """Does the expression read a field or an environment variable (something a launch may
-    say), other than through an unknown?"""
+    say), or a query of ``decidable``, other than through an unknown?"""
     return any(isinstance(n, ast.Name) and n.id != UNKNOWN_NAME and n.id not in BUILTINS
-               and not n.id.startswith(QUERY_PREFIX) for n in nodes(node))
+               and (not n.id.startswith(QUERY_PREFIX) or n.id in decidable)
+               and not (decidable and n.id in OUTSIDE_NAMES) for n in nodes(node))  # (torch: the machine's)
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,11 @@ class Rule:
     defaults: tuple  # ((field, default), ...) of the fields it reads that have a literal default
     values: tuple = ()  # ((name, expression), ...): the parts the condition reads in several places
     shown: tuple = ()  # the expression each ``{...}`` of the message shows ("" where not known)
+    platform: tuple = ()  # the platform probes it needs answered (judged only on a declared machine)
 
     def __hash__(self) -> int:  # (a default may be a list)
         return hash((self.module, self.function, self.exception, self.message, self.condition, repr(self.defaults),
-                     self.values, self.shown))
+                     self.values, self.shown, self.platform))
 
 
 def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str], int]:
@@ -120,22 +124,32 @@ def site_rules(startup: Startup, defaults: dict) -> tuple[list[Rule], list[str],
         if site.condition is None:
             skipped.setdefault(key, site.skip)
             continue
+        probes = frozenset()
         if not may_be_certain(site.condition):
-            why = reasons(site.condition)
-            skipped.setdefault(key, f"depends on {unknowable(why) if why else 'nothing a launch sets'}")
-            continue
-        condition = queries_kept_where_repeated(site.condition)
+            probes = platform_probes(site.condition)
+            if not probes or not may_be_certain(site.condition, decidable=probes):
+                why = reasons(site.condition)
+                skipped.setdefault(key, f"depends on {unknowable(why) if why else 'nothing a launch sets'}")
+                continue
+        condition = queries_kept_where_repeated(site.condition, kept=probes)
         shown = [s for s in site.shown if s is not None]
         text, values, shown_texts = written_with(condition, shown)
         read = {n.id for root in (condition, *shown) for n in nodes(root) if isinstance(n, ast.Name)}
         written_shown = iter(shown_texts)
         rule = Rule(site.module, site.function, site.exception, site.message, text,
                     tuple(sorted((name, defaults[name]) for name in read if name in defaults)), values,
-                    tuple("" if s is None else next(written_shown) for s in site.shown) if shown else ())
+                    tuple("" if s is None else next(written_shown) for s in site.shown) if shown else (),
+                    tuple(sorted(name[len(QUERY_PREFIX):] for name in probes)))
         rules[(key, text, values)] = rule
     made = {key for key, _, _ in rules}
     why = [reason for key, reason in skipped.items() if key not in made]
     return list(rules.values()), why, len(met)
+
+
+def platform_probes(condition: ast.expr) -> frozenset:
+    """The query names of the platform probes the condition reads (derive/platform_probes.py)."""
+    named = {(n.id, getattr(n, "reason", "")) for n in nodes(condition) if is_query(n)}
+    return frozenset(QUERY_PREFIX + probe for probe in probes_read(named))
 
 
 def unshared(node):

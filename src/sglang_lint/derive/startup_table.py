@@ -20,7 +20,7 @@ from sglang_lint.derive.startup_rules import Rule, site_rules
 from sglang_lint.derive.startup_sequence import run_startup
 from sglang_lint.derive.tree import no_gc, read_modules
 
-STARTUP_FORMAT = "v28"  # bump when the start-up derivation changes what a release's rules hold
+STARTUP_FORMAT = "v29"  # bump when the start-up derivation changes what a release's rules hold
 TABLE = "startup.toml"
 IMMUTABLE_TYPES = ("str", "int", "float", "bool")  # a call handed such a field cannot change it
 
@@ -36,7 +36,9 @@ HEADER = (
     "# or a long one, is written once in [values] under a name made from its text (_v and ten",
     "# hex digits) and read by that name, by checks and other values alike. `needs`: the",
     "# fields a launch must set away from their defaults for the check to fail (each, left at",
-    "# its default, makes the condition false whatever else). Read by SGL012.",
+    "# its default, makes the condition false whatever else). `platform`: the platform probes",
+    "# (rules/platforms.toml) the check needs answered: it is judged only on a machine the",
+    "# project declares. Read by SGL012.",
 )
 
 
@@ -67,7 +69,7 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...], needs: bo
     # in the order sglang meets them (each release's list is; a newer release's where two
     # disagree), the least of several that may come next first
     ordered = merged_order((per_release[release][0] for release in reversed(releases)), key=lambda r: (
-        r.module, r.function, r.message, first(r), r.condition, repr(r.defaults), r.values, r.shown))
+        r.module, r.function, r.message, first(r), r.condition, repr(r.defaults), r.values, r.shown, r.platform))
     for rule in ordered:
         runs = presence_runs([r in having[rule] for r in releases], releases)
         lines += [
@@ -89,6 +91,8 @@ def table_text(per_release: dict[str, tuple], header: tuple[str, ...], needs: bo
                                dict(rule.defaults)) if needs else ()
         if needed:
             lines.append(f"needs = [{', '.join(toml_string(name) for name in needed)}]")
+        if rule.platform:
+            lines.append(f"platform = [{', '.join(toml_string(name) for name in rule.platform)}]")
     pool = value_pool(ordered)
     if pool:
         lines += ["", "[values]"]
@@ -170,7 +174,8 @@ def table_history(path: Path, header: tuple[str, ...], needs: bool = False) -> d
             defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
             shown = tuple(check.get("shown", ()))
             rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
-                        value_closure(" ".join((check["fails_when"], *shown)), pool), shown)
+                        value_closure(" ".join((check["fails_when"], *shown)), pool), shown,
+                        tuple(check.get("platform", ())))
             for release in in_runs(check["releases"], releases):
                 per_release[release][0].append(rule)
         if "fields" in data:
@@ -217,12 +222,13 @@ def release_startup(version: str, covered: frozenset = frozenset()) -> tuple[lis
 def rule_row(rule: Rule) -> list:
     """A rule as the per-release cache keeps it (JSON)."""
     return [rule.module, rule.function, rule.exception, rule.message, rule.condition, repr(rule.defaults),
-            [list(v) for v in rule.values], list(rule.shown)]
+            [list(v) for v in rule.values], list(rule.shown), list(rule.platform)]
 
 
 def row_rule(row: list) -> Rule:
-    m, f, e, msg, c, d, values, shown = row
-    return Rule(m, f, e, msg, c, _defaults(d), tuple(tuple(v) for v in values), tuple(shown))
+    m, f, e, msg, c, d, values, shown, *platform = row
+    platform = platform[0] if platform else ()
+    return Rule(m, f, e, msg, c, _defaults(d), tuple(tuple(v) for v in values), tuple(shown), tuple(platform))
 
 
 def _uncovered(rules: list[Rule], why: list[str], sites: int, covered: frozenset) -> tuple:

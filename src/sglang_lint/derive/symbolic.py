@@ -195,18 +195,19 @@ def query_test(test: ast.expr) -> object:
     return test_key(test, {})[0]
 
 
-def queries_kept_where_repeated(condition: ast.expr) -> ast.expr:
+def queries_kept_where_repeated(condition: ast.expr, kept: frozenset = frozenset()) -> ast.expr:
     """The condition with each conditional whose test asks queries alone, and that no other
     place of the condition tests, read as the values it may take (:func:`either`): a query's
     one identity pays only where two places test it alike (``x if q else y`` and ``not q``);
     elsewhere its branches are written as few as they are, and the evaluator has fewer tests
-    to take case by case."""
+    to take case by case. A test reading a query of ``kept`` (the platform's probes, which a
+    declared machine answers) is kept as written."""
     counts: Counter = Counter()
     for node in nodes(condition):
         for test in tests_in(node):
             key = query_test(test)
             if key is not None:
-                counts[key] += 1
+                counts[key] += 2 if kept and any(isinstance(n, ast.Name) and n.id in kept for n in nodes(test)) else 1
     once = {key for key, count in counts.items() if count == 1}
     if not once:
         return condition

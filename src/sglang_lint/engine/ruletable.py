@@ -130,7 +130,7 @@ class RuleSet:
     def __init__(self, rules: Sequence[Rule] | Callable[[], Sequence[Rule]], screen: bool = True,
                  releases: Sequence[str] = (), project_targets: Sequence[Target] = (),
                  identity: tuple[tuple[str, ...], str] | None = None, keeps: Callable[[str], bool] | None = None,
-                 prefixes: Sequence[str] = ()):
+                 prefixes: Sequence[str] = (), machine=None):
         # ``rules``: every rule, of every release (or a function that reads them, called on
         # first need); those in force are the ones whose raise site the target releases all
         # have (no target: the newest, so not the rules of sites it removed).
@@ -140,7 +140,9 @@ class RuleSet:
         # it (codes, selection): the result cache's key without reading them (frontends/cache.py); with
         # ``keeps``, which codes of those folders it holds (None: every one). ``prefixes``: the
         # project's own prefixes of server flags a framework passes on (launch/prefixes.py).
+        # ``machine``: the platform and GPU the project declares (catalog/platforms.py; None: none).
         self._given = rules
+        self.machine = machine
         self.prefixes = tuple(prefixes)
         self._keeps = keeps
         self.project_targets = tuple(project_targets)
@@ -160,7 +162,7 @@ class RuleSet:
     @cached_property
     def rules(self) -> tuple[Rule, ...]:
         return tuple(
-            _rule_for_releases(rule, self.releases) for rule in self.catalog
+            _rule_for_releases(rule, self.releases, self.machine) for rule in self.catalog
             if (all(rule.raise_site.applies_to(r) for r in self.releases) if self.releases
                 else rule.raise_site.until is None)
         )
@@ -263,14 +265,14 @@ class RuleSet:
         mine = frozenset(code for code in codes if keeps is None or keeps(code))
         picked = f" codes {','.join(sorted(mine))}"
         return RuleSet(lambda: rules_of(mine, index, folders), self.screen, self.releases, self.project_targets,
-                       (self.identity[0], self.identity[1] + picked), keeps, self.prefixes)
+                       (self.identity[0], self.identity[1] + picked), keeps, self.prefixes, self.machine)
 
     def _derived(self, rules, releases, targets, picked: str = "", keeps=None) -> "RuleSet":
         """A set made from this one's catalog (read when the new set needs it)."""
         identity = None if self.identity is None else (self.identity[0], self.identity[1] + picked)
         mine = self._keeps
         both = mine if keeps is None else (keeps if mine is None else (lambda code: mine(code) and keeps(code)))
-        return RuleSet(rules, self.screen, releases, targets, identity, both, self.prefixes)
+        return RuleSet(rules, self.screen, releases, targets, identity, both, self.prefixes, self.machine)
 
     def with_prefixes(self, prefixes: Sequence[str]) -> "RuleSet":
         """The rule set with the project's own prefixes of server flags (``prefixes`` in the
@@ -279,6 +281,15 @@ class RuleSet:
             return self
         derived = self._derived(lambda: self.catalog, self.releases, self.project_targets)
         derived.prefixes = tuple(prefixes)
+        return derived
+
+    def on_machine(self, machine) -> "RuleSet":
+        """The rule set of a project that declares this machine (catalog/platforms.py ``Machine``):
+        its start-up checks that need the platform are judged there."""
+        if machine is None:
+            return self
+        derived = self._derived(lambda: self.catalog, self.releases, self.project_targets)
+        derived.machine = machine
         return derived
 
     def for_releases(self, releases: Sequence[str]) -> "RuleSet":
@@ -366,14 +377,18 @@ def rule_triggers(rules: Sequence[Rule]) -> list:
     return found
 
 
-def _rule_for_releases(rule: Rule, releases: Sequence[str]) -> Rule:
-    """The rule as sglang has it in those releases (none: the newest): the checks of those
-    releases, and the table a check reads (server arguments, the public API) as they have it."""
+def _rule_for_releases(rule: Rule, releases: Sequence[str], machine=None) -> Rule:
+    """The rule as sglang has it in those releases (none: the newest), on the declared machine:
+    the checks of those releases, and the table a check reads (server arguments, the public
+    API) as they have it."""
     checks = tuple(
         dataclasses.replace(check, params=check.params.for_releases(releases))
         if releases and hasattr(check.params, "for_releases") else check
         for check in _checks_in_force(rule.checks, releases)
     )
+    if machine is not None:
+        checks = tuple(dataclasses.replace(check, params=check.params.on_machine(machine))
+                       if hasattr(check.params, "on_machine") else check for check in checks)
     same = len(checks) == len(rule.checks) and all(a is b for a, b in zip(checks, rule.checks))
     return rule if same else dataclasses.replace(rule, checks=checks)
 

@@ -52,7 +52,7 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
     for part in (
         f"format {FORMAT}", f"sglang-lint {__version__}", code_stamp(), f"screen {ruleset.screen}", rules,
         "releases " + ",".join(releases), "project " + repr(getattr(ruleset, "project_targets", ())),
-        "prefixes " + repr(getattr(ruleset, "prefixes", ())),
+        "prefixes " + repr(getattr(ruleset, "prefixes", ())), "machine " + repr(getattr(ruleset, "machine", None)),
     ):
         digest.update(part.encode() + b"\0")
     # The rule files and the data tables beside them, as the compiled index keys them (path,

@@ -6,6 +6,7 @@ Exit status: 0 clean, 1 findings, 2 usage error or a file that could not be read
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import os
 import re
@@ -17,6 +18,7 @@ from typing import Iterator, Sequence
 from sglang_lint.core.version import __version__
 
 from sglang_lint.analysis.source import decode_with_encoding
+from sglang_lint.catalog.platforms import MachineError, declared_machine
 from sglang_lint.catalog.target import TargetRelease, release_argument
 from sglang_lint.core import verdict_log
 from sglang_lint.core.model import FileResult, SourceError
@@ -295,6 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="judge every file against this sglang release (default: the configuration's "
                         "sglang-version, else the installed sglang, else the project's pin, else its image; "
                         "see --verbose)")
+    parser.add_argument("--platform", default=None, metavar="NAME",
+                        help="the platform the launches run on (cuda, rocm, npu, ...): judge the start-up checks "
+                        "that depend on it (default: the configuration's platform, else none)")
+    parser.add_argument("--gpu", default=None, metavar="NAME",
+                        help="the GPU the launches run on (H100, B200, MI300X, ...; an unknown name lists the "
+                        "known ones): judge the start-up checks that depend on it (default: the configuration's gpu)")
     parser.add_argument("--stdin-filename", default=None, metavar="PATH",
                         help="the path to report (and to resolve relative imports) when reading stdin")
     parser.add_argument("--format", choices=output.FORMATS, default="text",
@@ -358,6 +366,9 @@ def _main(argv: Sequence[str] | None) -> int:
         known = known_for(config)
     except ConfigError as exc:
         err.write(f"sglang-lint: error: {exc}\n")
+        return 2
+    except MachineError as exc:  # (--platform, --gpu)
+        err.write(f"sglang-lint: error: --{exc.key}: {exc}\n")
         return 2
     except RuleFileError as exc:
         err.write(f"sglang-lint: error: bad rule file: {exc}\n")
@@ -575,7 +586,15 @@ class Run:
 
 def _configuration(args) -> Config:
     """``--config FILE``, else the nearest pyproject.toml with [tool.sglang-lint] above the
-    first linted path (for stdin, above --stdin-filename), else none (``--isolated``: none)."""
+    first linted path (for stdin, above --stdin-filename), else none (``--isolated``: none);
+    ``--platform``/``--gpu`` in place of its declaration where given."""
+    config = _configuration_file(args)
+    if args.platform is None and args.gpu is None:
+        return config
+    return dataclasses.replace(config, machine=declared_machine(args.platform, args.gpu))
+
+
+def _configuration_file(args) -> Config:
     if args.isolated:
         return Config()
     if args.config is not None:

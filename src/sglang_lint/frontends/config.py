@@ -10,6 +10,8 @@ first ``pyproject.toml`` that has the table, as ruff finds ``[tool.ruff]``), or 
     extra-rules = ["lint/rules"]     # folders of the team's own rule files, same format
     sglang-version = "0.5.23"        # judge every file against this release (catalog/target.py: the order)
     prefixes = ["--srv-"]            # flags a framework of the team passes on to sglang's server, prefixed
+    gpu = "H100"                     # the GPU the launches run on (or platform = "cuda"): the start-up
+                                     # checks that depend on it are judged (catalog/platforms.py)
 
     [tool.sglang-lint.per-file-ignores]
     "tests/*.py" = ["SGL001"]
@@ -27,6 +29,7 @@ from pathlib import Path, PurePosixPath
 
 from typing import Sequence
 
+from sglang_lint.catalog.platforms import Machine, MachineError, declared_machine
 from sglang_lint.catalog.target import RELEASE_PATTERN, TargetRelease, find_target
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import tomllib
@@ -34,7 +37,8 @@ from sglang_lint.core.versions import version_key
 from sglang_lint.frontends.indexes import rule_index
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
-KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version", "prefixes")
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version", "prefixes",
+        "platform", "gpu")
 
 
 class ConfigError(Exception):
@@ -55,6 +59,7 @@ class Config:
     extra_rules: tuple[Path, ...] = ()
     sglang_version: str | None = None
     prefixes: tuple[str, ...] = ()  # prefixes of server flags a framework passes on (launch/prefixes.py)
+    machine: Machine | None = None  # the platform and GPU it declares (catalog/platforms.py)
     _root: Path | None = field(default=None, compare=False)
 
     @property
@@ -139,7 +144,7 @@ def ruleset_for(config: Config, select=None, ignore=None, extend_select=(), rele
     extend = tuple(config.extend_select) + tuple(extend_select or ())
     if select is not None and extend:
         select = tuple(select) + extend
-    return ruleset.select(select, ignore).with_prefixes(config.prefixes)
+    return ruleset.select(select, ignore).with_prefixes(config.prefixes).on_machine(config.machine)
 
 
 def known_for(config: Config) -> tuple[str, ...]:
@@ -233,7 +238,19 @@ def load_config(path: Path) -> Config:
         extra_rules=folders,
         sglang_version=version,
         prefixes=_prefixes(path, table["prefixes"]) if "prefixes" in table else (),
+        machine=_machine(path, table.get("platform"), table.get("gpu")),
     )
+
+
+def _machine(path: Path, platform, gpu) -> Machine | None:
+    for key, value in (("platform", platform), ("gpu", gpu)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ConfigError(path, key, f"must be a name like \"{'cuda' if key == 'platform' else 'H100'}\", "
+                                         f"got {value!r}")
+    try:
+        return declared_machine(platform, gpu)
+    except MachineError as error:
+        raise ConfigError(path, error.key, str(error)) from None
 
 
 def _prefixes(path: Path, value) -> tuple[str, ...]:

@@ -5,7 +5,9 @@ prefilter makes that cost next to nothing on files that mention no catalog API.
 
 Each file is judged against the sglang release(s) catalog/target.py finds for it: ``--sglang-version``
 (on the command line, or ``sglang-version = 0.5.6`` in flake8's ``[flake8]`` section), else
-the installed sglang, else the project's pin above the file, else its container image."""
+the installed sglang, else the project's pin above the file, else its container image. The
+machine the launches run on, where the project declares it: ``--sglang-gpu`` / ``--sglang-platform``
+(or ``sglang-gpu = H100`` in ``[flake8]``)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,19 @@ def _release(text: str) -> str:
     return release_argument(text)
 
 
+def _machine(platform: str | None, gpu: str | None):
+    """The machine ``--sglang-platform``/``--sglang-gpu`` declare (None: none); flake8 stops
+    with the reason where the table does not know it."""
+    if platform is None and gpu is None:
+        return None
+    from sglang_lint.catalog.platforms import MachineError, declared_machine
+
+    try:
+        return declared_machine(platform, gpu)
+    except MachineError as error:
+        raise SystemExit(f"flake8: sglang-lint: --sglang-{error.key}: {error}") from None
+
+
 class SglangLintPlugin:
     name = "sglang-lint"
     version = __version__
@@ -37,6 +52,7 @@ class SglangLintPlugin:
     decide = None  # flake8's decision for a code, until select_codes has asked it
     stamp: str | None = None  # selected_stamp's answer
     sglang_version: str | None = None  # --sglang-version (or the [flake8] config's sglang-version)
+    machine = None  # the machine --sglang-platform / --sglang-gpu declare (catalog/platforms.py)
     rulesets: dict = {}  # (codes, releases) -> the rule set, made once: only the rules a file needs
     index = None  # the compiled rule index, read once per process (its key costs a stat per rule file)
     cache_dir: str | None = None  # --sglang-cache-dir
@@ -57,6 +73,16 @@ class SglangLintPlugin:
             "sglang, else the project's pin above the file, else its container image)",
         )
         parser.add_option(
+            "--sglang-platform", default=None, parse_from_config=True, metavar="NAME",
+            help="sglang-lint: the platform the launches run on (cuda, rocm, npu, ...): judge the start-up "
+            "checks that depend on it",
+        )
+        parser.add_option(
+            "--sglang-gpu", default=None, parse_from_config=True, metavar="NAME",
+            help="sglang-lint: the GPU the launches run on (H100, B200, MI300X, ...): judge the start-up "
+            "checks that depend on it",
+        )
+        parser.add_option(
             "--sglang-cache-dir", default=None, parse_from_config=True, metavar="DIR",
             help="sglang-lint: where the plugin keeps what it reported for each file, by content "
             "(default: $SGLANG_LINT_CACHE_DIR/flake8, else ~/.cache/sglang-lint/results/flake8)",
@@ -69,6 +95,7 @@ class SglangLintPlugin:
     @classmethod
     def parse_options(cls, options) -> None:
         cls.sglang_version = getattr(options, "sglang_version", None)
+        cls.machine = _machine(getattr(options, "sglang_platform", None), getattr(options, "sglang_gpu", None))
         cls.cache_dir = getattr(options, "sglang_cache_dir", None)
         cls.no_cache = bool(getattr(options, "sglang_no_cache", False))
         cls.cache = None
@@ -105,7 +132,8 @@ class SglangLintPlugin:
     def selected_stamp(cls) -> str:
         """The codes flake8 reports, as one string (a part of every cache key)."""
         if cls.stamp is None:
-            cls.stamp = "all" if cls.selected is None else ",".join(sorted(cls.selected))
+            cls.stamp = ("all" if cls.selected is None else ",".join(sorted(cls.selected))) + (
+                f" on {cls.machine.shown}" if cls.machine is not None else "")
         return cls.stamp
 
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]):
@@ -153,7 +181,7 @@ class SglangLintPlugin:
         if key not in cls.rulesets:
             if (codes, ()) not in cls.rulesets:
                 cls.rulesets[codes, ()] = RuleSet(rules_of(codes, cls.loaded_index()))
-            cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(releases)
+            cls.rulesets[key] = cls.rulesets[codes, ()].for_releases(releases).on_machine(cls.machine)
             cls._keep_rules()
         return cls.rulesets[key]
 

@@ -49,15 +49,17 @@ _WORKER_RULESET: RuleSet | None = None
 
 
 def _start_worker(rule_files: tuple[str, ...] | None, screen: bool, releases: tuple[str, ...] = (),
-                  project_targets: tuple = (), prefixes: tuple = (), verdicts: str | None = None) -> None:
+                  project_targets: tuple = (), prefixes: tuple = (), verdicts: str | None = None,
+                  machine=None) -> None:
     """Under ``spawn`` (no fork), load the same rule files again in the worker, narrowed to
-    the same sglang releases, with the same project helpers and configured prefixes, keeping
-    verdicts where the parent does."""
+    the same sglang releases, with the same project helpers, configured prefixes and declared
+    machine, keeping verdicts where the parent does."""
     global _WORKER_RULESET
     verdict_log.keep_in(verdicts)
     if rule_files is not None:
         rules = [load_rule_file(Path(path)) for path in rule_files]
-        _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases).with_prefixes(prefixes)
+        _WORKER_RULESET = RuleSet(rules, screen, (), project_targets).for_releases(releases).with_prefixes(
+            prefixes).on_machine(machine)
 
 
 def _work(item: tuple) -> tuple[FileResult, bool]:
@@ -125,7 +127,7 @@ def lint_jobs(
         _WORKER_RULESET = ruleset
         rule_files = None if fork else tuple(str(rule.path) for rule in ruleset.rules)
         initargs = (rule_files, ruleset.screen, tuple(releases), ruleset.project_targets, ruleset.prefixes,
-                    verdict_log.folder())
+                    verdict_log.folder(), ruleset.machine)
         # Biggest files first, in small chunks: a worker left with one long chunk of big
         # files (sglang's models sit together) at the end could keep the others waiting.
         sizes = [len(item[2]) if item[2] is not None else item[3][0] for item in items]

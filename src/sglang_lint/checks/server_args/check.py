@@ -69,10 +69,16 @@ class ServerArgsCheck:
     startup: object = None  # startup aspect: the path of derived/startup.toml (read on first need)
     elsewhere: tuple = ()  # startup aspect: beginnings of sglang's messages another rule reports
     foreign: dict = dataclasses.field(default_factory=dict, compare=False)  # unknown aspect: other engines' flags
+    machine: object = None  # startup aspect: the machine the project declares (catalog/platforms.py)
 
     def for_releases(self, releases) -> "ServerArgsCheck":
         """The check as a project on these releases has it: the table of those releases."""
         return dataclasses.replace(self, table=self.table.for_releases(releases))
+
+    def on_machine(self, machine) -> "ServerArgsCheck":
+        """The check as a project that declares this machine has it (the start-up checks that
+        need the platform judged there)."""
+        return dataclasses.replace(self, machine=machine) if self.aspect == "startup" else self
 
 
 def parse(fields, targets):
@@ -195,7 +201,8 @@ def _screen(params: ServerArgsCheck, target):
         return judge
 
     if params.aspect == "startup":
-        return startup.keyword_screen(params.startup, names, params.table.releases or (params.table.version,))
+        return startup.keyword_screen(params.startup, names, params.table.releases or (params.table.version,),
+                                      params.machine)
 
     def screen(call, facts) -> bool:
         for keyword in call.keywords:
@@ -253,7 +260,7 @@ def _display_judge(params: ServerArgsCheck, program: str = "", marker: str | Non
         if launch is None or launch.command or launch.module:
             return None if launch is not None else False
         if params.aspect == "startup":
-            return startup.may_fail(startup.load_startup(params.startup),
+            return startup.may_fail(startup.load_startup(params.startup, params.machine),
                                     startup.flag_launch(flag_uses(launch.words, params.table), launch.words, {}),
                                     startup.file_text(reader.facts) if reader is not None else None,
                                     params.table.releases or (params.table.version,))  # (the engine's: judge)
@@ -626,7 +633,7 @@ def run_text(check, launch: Launch):
         if not reaches_server_args(launch, params.table):
             return
         judged = startup.flag_launch(flag_uses(launch.words, params.table), launch.words, getattr(launch, "env", None))
-        yield from startup.judge(params.startup, params.table, [judged], params.elsewhere)
+        yield from startup.judge(params.startup, params.table, [judged], params.elsewhere, params.machine)
         return
     if params.aspect == "module":
         yield from gone_modules(params.table, [launch])
@@ -647,7 +654,7 @@ def _run_startup(site, params: ServerArgsCheck, target):
         launches = [startup.flag_launch(flag_uses(launch.words, params.table), launch.words, environ)
                     for launch in _launches(site, params, target)
                     if launch is not None and reaches_server_args(launch, params.table)]
-    yield from startup.judge(params.startup, params.table, launches, params.elsewhere)
+    yield from startup.judge(params.startup, params.table, launches, params.elsewhere, params.machine)
 
 
 def fix_safety(check) -> str:

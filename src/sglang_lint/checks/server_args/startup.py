@@ -24,9 +24,10 @@ from typing import NamedTuple
 from pathlib import Path
 
 from sglang_lint.analysis.kinds import non_empty_text, shown_kind
+from sglang_lint.catalog.platforms import Machine
 from sglang_lint.catalog.rules import in_releases
 from sglang_lint.checks.base import show_value
-from sglang_lint.checks.fails_when.grammar import WhenError
+from sglang_lint.checks.fails_when.grammar import QUERY_PREFIX, WhenError
 from sglang_lint.checks.fails_when.values import TruthOnly
 from sglang_lint.checks.fails_when.language import (
     SHARED, UNKNOWN, Bound, certain, evaluate, names_read, parse_when, truth,
@@ -58,6 +59,11 @@ class StartupCheck:
     # the fields it cannot fail without (the table's ``needs``: :func:`needed_fields`): a
     # launch that leaves one of them at its default, or unknown, is not evaluated
     needs: tuple = ()
+    # the platform probes it needs answered (the table's ``platform``), and their answers on
+    # the declared machine ((query name, answer), ...): without a machine it is not in the table
+    platform: tuple = ()
+    machine: tuple = ()
+    declared: str = field(default="", compare=False)  # the declaration, as a finding names it
     # its place in the table, whose checks are in the order sglang's validation meets them in
     # every release (derive/startup_table.py): of two checks of one release, it runs the
     # one of the lower rank first
@@ -115,8 +121,9 @@ class StartupTable:
 
 
 @lru_cache(maxsize=4)
-def load_startup(path: Path) -> StartupTable:
-    """The table, read once per process (the conditions are parsed where a launch reads them).
+def load_startup(path: Path, machine: Machine | None = None) -> StartupTable:
+    """The table, read once per process (the conditions are parsed where a launch reads them),
+    as it stands on the declared ``machine`` (None: its checks that need the platform left out).
     Its rows as :func:`_rows` makes them (each check's defaults read, the values it reads
     gathered) are kept as marshal data under the file's checksum: a run reads them back
     (some 10 ms) instead of making them again from the TOML (some 100 ms)."""
@@ -124,28 +131,41 @@ def load_startup(path: Path) -> StartupTable:
         raw = Path(path).read_bytes()
     except OSError:
         rows, releases = _rows(path)  # (read_toml names the file and says why it cannot be read)
-        return _table(rows, releases)
+        return _table(rows, releases, machine=machine)
     key = hashlib.blake2b(raw + f"{ROWS_FORMAT} {sys.version}".encode(), digest_size=16).hexdigest()
     kept = cache_home() / "tables" / f"startup-{key}.marshal"
     try:
         rows, releases = marshal.loads(kept.read_bytes())
-        return _table(rows, releases, key)
+        return _table(rows, releases, key, machine)
     except (OSError, ValueError, EOFError, TypeError):
         pass  # not kept yet, or by another format: made again
     rows, releases = _rows(path)
     if keep_marshal(kept, (rows, releases)):
         prune_kept(kept, "startup-", ".marshal", KEEP_TABLES)
-    return _table(rows, releases, key)
+    return _table(rows, releases, key, machine)
 
 
-ROWS_FORMAT = 3  # a kept row: (site, exception, message, fails_when, releases, defaults, values, shown, shown_values,
-#                  needs)
+ROWS_FORMAT = 4  # a kept row: (site, exception, message, fails_when, releases, defaults, values, shown, shown_values,
+#                  needs, platform)
 KEEP_TABLES = 4  # kept start-up tables (other releases of the linter, edits), newest first
 
 
-def _table(rows: list, releases: tuple, key: str = "") -> StartupTable:
-    return StartupTable(tuple(StartupCheck(*row, rank=rank, table=key) for rank, row in enumerate(rows)),
-                        tuple(releases))
+def _table(rows: list, releases: tuple, key: str = "", machine: Machine | None = None) -> StartupTable:
+    """The checks of the rows; those that need the platform only on a ``machine``, each with the
+    answers it reads there (one the machine answers none of is left out: it could never be
+    certain). Their verdicts are kept apart per machine (the table's key names it)."""
+    answers = machine.answers() if machine is not None else {}
+    checks = []
+    for rank, row in enumerate(rows):
+        platform = row[10]
+        if not platform:
+            checks.append(StartupCheck(*row, rank=rank, table=key))
+            continue
+        known = tuple((QUERY_PREFIX + name, answers[name]) for name in platform if name in answers)
+        if known:
+            checks.append(StartupCheck(*row, machine=known, declared=machine.shown, rank=rank,
+                                       table=key and f"{key} {machine.shown}"))
+    return StartupTable(tuple(checks), tuple(releases))
 
 
 def _rows(path: Path) -> tuple[list, tuple]:
@@ -165,10 +185,13 @@ def _rows(path: Path) -> tuple[list, tuple]:
             needs = tuple(row.get("needs", ()))
             if not all(isinstance(name, str) for name in needs):
                 raise ValueError("needs: a list of field names")
+            platform = tuple(row.get("platform", ()))
+            if not all(isinstance(name, str) for name in platform):
+                raise ValueError("platform: a list of probe names")
             rows.append((row["site"], row["exception"], row["message"], row["fails_when"],
                          tuple(tuple(pair) for pair in row["releases"]), _defaults(row.get("defaults", "{}")),
                          value_closure(row["fails_when"], pool, inner), shown,
-                         value_closure(" ".join(shown), pool, inner), needs))
+                         value_closure(" ".join(shown), pool, inner), needs, platform))
         except (KeyError, ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"{where}: {error}") from None
     return rows, tuple(data.get("releases", ()))
@@ -309,7 +332,7 @@ def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset(
 def launch_values(check: StartupCheck, launch: Launch, names, named: dict, left_out: frozenset = frozenset()) -> dict:
     """``names`` bound to the launch's settings and environment, and the defaults of the
     fields it leaves out (but ``left_out``'s), beside the ``named`` values."""
-    bound: dict = {**named, SHARED: launch.worth}
+    bound: dict = {**named, **dict(check.machine), SHARED: launch.worth}
     for name in names:
         if name in launch.settings:
             bound[name] = launch.settings[name].value
@@ -429,7 +452,7 @@ def _may_fail(check: StartupCheck, launch: Launch, named: tuple | None) -> bool:
     return _certain(check, expression, env, True) or bool(variables and not _certain(check, expression, env, False))
 
 
-def keyword_screen(path: Path, names: set, releases: tuple | None = None):
+def keyword_screen(path: Path, names: set, releases: tuple | None = None, machine: Machine | None = None):
     """A keyword call may fail a start-up check unless no check of ``releases`` (None: of any
     release) may fail the launch its literal keywords make (:func:`may_fail`, the engine's
     reading of them)."""
@@ -451,7 +474,7 @@ def keyword_screen(path: Path, names: set, releases: tuple | None = None):
                     return True  # a name the engine may follow to a literal
                 value = UNKNOWN
             settings[keyword.arg] = Setting(value, None, keyword.arg)
-        return may_fail(load_startup(path), Launch(settings, complete), file_text(facts), releases)
+        return may_fail(load_startup(path, machine), Launch(settings, complete), file_text(facts), releases)
 
     return screen
 
@@ -506,6 +529,8 @@ def _finding(check: StartupCheck, launch: Launch, version: str, when: str):
         said += f" ({', '.join(left)} by default)"
     module, _, function = check.site.partition(": ")
     where = module.removeprefix("sglang.").replace(".", "/") + ".py"
+    if check.declared:
+        when = f"{when} on the declared {check.declared}"
     message = (f"{said}: sglang {version} raises {check.exception} {when} ({where}: {function}): "
                f"{_quoted(shown_message(check, launch))}")
     return _to_change(check, launch, involved), message
@@ -650,11 +675,11 @@ def keyword_launch(site, keywords, fields: dict, complete: bool, environ: dict |
     return Launch(settings, complete, dict(environ or {}), site.node)
 
 
-def judge(path: Path, table, launches: list[Launch], elsewhere: tuple = ()):
+def judge(path: Path, table, launches: list[Launch], elsewhere: tuple = (), machine: Machine | None = None):
     """The findings of the start-up checks (derived/startup.toml at ``path``) on each launch,
-    in the releases of the server-argument ``table``; one per node and message. ``elsewhere``:
-    the beginnings of sglang's messages another rule reports."""
-    startup = load_startup(path)
+    in the releases of the server-argument ``table``, on the declared ``machine``; one per node
+    and message. ``elsewhere``: the beginnings of sglang's messages another rule reports."""
+    startup = load_startup(path, machine)
     releases = table.releases or (table.version,)
     seen = set()
     for launch in launches:
