@@ -328,3 +328,24 @@ def test_the_server_loads_its_rules_before_the_first_document(tmp_path: Path):
     assert lsp.server.rulesets[None][3]  # the rules of the target release(s)
     assert load_startup.cache_info().currsize == 1  # the start-up table, read
     assert list(tmp_path.iterdir()) == [] and lsp.server.documents == {}
+
+
+def test_the_editor_judges_the_checks_that_need_the_gpu_the_project_declares(tmp_path: Path):
+    source = (ROOT / "tests" / "fixtures" / "platform" / "0.5.6" / "engine.py").read_text(encoding="utf-8")
+    path = tmp_path / "engine.py"
+    path.write_text(source)
+    (tmp_path / "pyproject.toml").write_text('[tool.sglang-lint]\nsglang-version = "0.5.6"\ngpu = "H100"\n')
+    client = Client(tmp_path)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.notify("initialized", {})
+        client.notify("textDocument/didOpen", {
+            "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": source},
+        })
+        found = client.diagnostics(path.as_uri())
+        assert [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in found] == [
+            ("SGL012", 3, 64)]
+        assert 'on the declared gpu = "H100"' in found[0]["message"]
+        assert client.shutdown() == 0
+    finally:
+        client.kill()
