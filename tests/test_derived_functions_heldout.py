@@ -38,5 +38,8 @@ def test_the_set_is_well_formed():
 
 def test_what_the_shipped_catalog_catches():
     caught, flagged = heldout.measure(None)
-    # the raise-only-branch cases stay out: their check sits under ``isinstance(x, list | tuple)``
-    assert (sorted(caught), flagged) == (sorted(c["id"] for c in CASES if c["family"] != "raise-only-branch"), [])
+    # the raise-only branch's check sits under ``isinstance(x, list | tuple)``, read as a tuple of
+    # classes; its rule is a path of the newest release, which the merge does not look for in
+    # older ones (a fails-when path rule starts at the newest: 0.5.21 and 0.5.22 stay out)
+    missed = {"f1-wan-cam-patch-0.5.21", "f1-wan-cam-patch-0.5.22"}
+    assert (sorted(caught), flagged) == (sorted(c["id"] for c in CASES if c["id"] not in missed), [])

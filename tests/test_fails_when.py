@@ -89,6 +89,10 @@ NAMESPACE_8 = Record("types.SimpleNamespace", (("window", 8),))
         ("len(xs) != n + 1", {"xs": [0, 5], "n": 2}, True),
         ("isinstance(v, bool) or not isinstance(v, int)", {"v": "3"}, True),
         ("isinstance(v, bool) or not isinstance(v, int)", {"v": 3}, False),
+        # a union of classes (Python 3.10's spelling of a tuple of them), nested in a tuple too
+        ("isinstance(v, list | tuple) and len(v) != 3", {"v": (2, 2)}, True),
+        ("isinstance(v, list | tuple) and len(v) != 3", {"v": "ab"}, False),
+        ("not isinstance(v, (int, str | list))", {"v": 1.5}, True),
         ("name not in {'a': 1, 'b': 2}", {"name": "c"}, True),
         # what Python would refuse is unknown, never an error
         ("x < 1", {"x": "a"}, UNKNOWN),

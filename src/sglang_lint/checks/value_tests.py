@@ -12,6 +12,7 @@ Each judges only values the resolver knows at the call (every reaching binding).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 import functools
@@ -99,6 +100,16 @@ KNOWN_TYPES = frozenset().union(*INSTANCE_OF.values()) | {
         "Generator")),
     "typing.List", "typing.Dict", "typing.Tuple",
 }
+
+
+def type_alternatives(node: ast.expr) -> list:
+    """The classes an ``isinstance`` test names, as written: a tuple's items and a union's
+    operands (``list | tuple``, Python 3.10's spelling of ``(list, tuple)``), nested or not."""
+    if isinstance(node, ast.Tuple):
+        return [alternative for item in node.elts for alternative in type_alternatives(item)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return type_alternatives(node.left) + type_alternatives(node.right)
+    return [node]
 
 
 def is_instance_literal(value: object, types) -> bool | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sglang_lint.checks.allowed_values import folded
 from sglang_lint.checks.base import condition_passes
-from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal, within_bounds
+from sglang_lint.checks.value_tests import KNOWN_TYPES, is_instance_literal, type_alternatives, within_bounds
 from sglang_lint.derive.tree import Module, walk_all
 from sglang_lint.text.pynames import NOT_LITERAL, ast_literal, literal_in
 
@@ -318,7 +318,7 @@ def _isinstance_of(test: ast.expr, params: Params, module: Module) -> tuple[str,
     if subject is None:
         return None
     spec = test.args[1]
-    names = [_type_name(e, module) for e in (spec.elts if isinstance(spec, ast.Tuple) else [spec])]
+    names = [_type_name(e, module) for e in type_alternatives(spec)]
     if not names or any(n is None or n not in KNOWN_TYPES for n in names):
         raise Skip("a type check against a class a literal may belong to")
     if all(is_instance_literal(v, names) for v in LITERALS):

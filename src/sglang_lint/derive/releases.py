@@ -414,7 +414,7 @@ def rules_of(derivation: Derivation, version: str) -> dict[str, dict]:
     return found
 
 
-RULES_FORMAT = "v10"  # bump when the deriver changes what a release's rules hold
+RULES_FORMAT = "v11"  # bump when the deriver changes what a release's rules hold
 PLACEHOLDER_CODE = "SGL000"
 
 

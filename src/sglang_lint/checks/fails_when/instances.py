@@ -8,15 +8,14 @@ from __future__ import annotations
 import ast
 
 from sglang_lint.checks.fails_when.values import UNKNOWN, Device, Member, Record, Tensor, TruthOnly
-from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES
+from sglang_lint.checks.value_tests import INSTANCE_OF, KNOWN_TYPES, type_alternatives
 from sglang_lint.text.pynames import Ref
 
 
 def is_instance(value: object, types_node: ast.expr) -> object:
     """``isinstance(value, types)``: True, False or UNKNOWN, where ``types_node`` is the
-    condition's class (or tuple of classes) as written."""
-    names = types_node.elts if isinstance(types_node, ast.Tuple) else [types_node]
-    types = [ast.unparse(n) for n in names]
+    condition's class (or tuple or union of classes) as written."""
+    types = [ast.unparse(n) for n in type_alternatives(types_node)]
     own = [t for t in types if t.startswith("sglang.")]
     if any(t not in KNOWN_TYPES for t in types if t not in own):
         return UNKNOWN
