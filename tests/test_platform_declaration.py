@@ -127,9 +127,11 @@ def test_every_answer_of_a_cuda_gpu_is_what_the_release_s_own_probe_answers(rele
 def test_every_fact_of_get_platform_is_a_probe_of_the_table_or_one_left_unanswered():
     from sglang_lint.derive.platform_probes import platform_facts
     from sglang_lint.derive.releases import fetch_tree
-    from sglang_lint.derive.tree import read_modules
+    from sglang_lint.derive.tree import read_module
 
-    facts = platform_facts({m.name: m for m in read_modules(fetch_tree("0.5.23"))})
+    path = fetch_tree("0.5.23") / "sglang" / "srt" / "runtime_context.py"
+    module = read_module("sglang.srt.runtime_context", path, path.read_text(encoding="utf-8"))
+    facts = platform_facts({module.name: module})
     # what the installed packages or the CPU say: no declaration decides them
     unanswered = {"cpu_has_amx_support", "is_flashinfer_available"}
     assert facts and set(facts.values()) - set(load_platforms().probes) == unanswered
