@@ -293,25 +293,32 @@ def test_a_rule_file_edited_while_the_server_runs_is_read_for_the_next_configura
         server.settings_for(str(tmp_path / "b" / "app.py"))
 
 
-def test_a_deprecated_value_sglang_still_takes_is_a_warning(tmp_path: Path):
-    source = (ROOT / "tests" / "fixtures" / "severity" / "deprecated_values.py").read_text(encoding="utf-8")
-    path = tmp_path / "serve.py"
+def _first_diagnostics(folder: Path, fixture: Path, name: str) -> list:
+    """The diagnostics a server started in ``folder`` publishes for the fixture's text opened
+    there as ``name``; the server shut down cleanly."""
+    source = fixture.read_text(encoding="utf-8")
+    path = folder / name
     path.write_text(source)
-    client = Client(tmp_path)
+    client = Client(folder)
     try:
-        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
+        client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
         client.notify("initialized", {})
         client.notify("textDocument/didOpen", {
             "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": source},
         })
         found = client.diagnostics(path.as_uri())
-        # LSP: 1 error, 2 warning
-        assert [(d["code"], d["range"]["start"]["character"], d["severity"]) for d in found] == [
-            ("SGL011", 67, 2), ("SGL009", 76, 1),
-        ]
         assert client.shutdown() == 0
+        return found
     finally:
         client.kill()
+
+
+def test_a_deprecated_value_sglang_still_takes_is_a_warning(tmp_path: Path):
+    found = _first_diagnostics(tmp_path, ROOT / "tests" / "fixtures" / "severity" / "deprecated_values.py", "serve.py")
+    # LSP: 1 error, 2 warning
+    assert [(d["code"], d["range"]["start"]["character"], d["severity"]) for d in found] == [
+        ("SGL011", 67, 2), ("SGL009", 76, 1),
+    ]
 
 
 def test_the_server_loads_its_rules_before_the_first_document(tmp_path: Path):
@@ -331,21 +338,8 @@ def test_the_server_loads_its_rules_before_the_first_document(tmp_path: Path):
 
 
 def test_the_editor_judges_the_checks_that_need_the_gpu_the_project_declares(tmp_path: Path):
-    source = (ROOT / "tests" / "fixtures" / "platform" / "0.5.6" / "engine.py").read_text(encoding="utf-8")
-    path = tmp_path / "engine.py"
-    path.write_text(source)
     (tmp_path / "pyproject.toml").write_text('[tool.sglang-lint]\nsglang-version = "0.5.6"\ngpu = "H100"\n')
-    client = Client(tmp_path)
-    try:
-        client.request("initialize", {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}})
-        client.notify("initialized", {})
-        client.notify("textDocument/didOpen", {
-            "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": source},
-        })
-        found = client.diagnostics(path.as_uri())
-        assert [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in found] == [
-            ("SGL012", 3, 64)]
-        assert 'on the declared gpu = "H100"' in found[0]["message"]
-        assert client.shutdown() == 0
-    finally:
-        client.kill()
+    found = _first_diagnostics(tmp_path, ROOT / "tests" / "fixtures" / "platform" / "0.5.6" / "engine.py", "engine.py")
+    assert [(d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in found] == [
+        ("SGL012", 3, 64)]
+    assert 'on the declared gpu = "H100"' in found[0]["message"]

@@ -332,7 +332,9 @@ def values(check: StartupCheck, launch: Launch, left_out: frozenset = frozenset(
 def launch_values(check: StartupCheck, launch: Launch, names, named: dict, left_out: frozenset = frozenset()) -> dict:
     """``names`` bound to the launch's settings and environment, and the defaults of the
     fields it leaves out (but ``left_out``'s), beside the ``named`` values."""
-    bound: dict = {**named, **dict(check.machine), SHARED: launch.worth}
+    bound: dict = {**named, SHARED: launch.worth}
+    if check.machine:  # (the probes' answers on the declared machine)
+        bound.update(check.machine)
     for name in names:
         if name in launch.settings:
             bound[name] = launch.settings[name].value
