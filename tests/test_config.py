@@ -105,6 +105,8 @@ def test_extra_rule_folder_and_sglang_version(project: Path):
         ('select = "SGL001"\n', "select", "must be a list"),
         ('ignore = ["E501"]\n', "ignore", "is not a code prefix"),
         ('exclude = [1]\n', "exclude", "must be a list of strings"),
+        ('extend-exclude = "build/"\n', "extend-exclude", "must be a list of strings"),
+        ('respect-gitignore = "no"\n', "respect-gitignore", "must be true or false"),
         ('extra-rules = ["nowhere"]\n', "extra-rules", "is not a folder"),
         ('sglang-version = "latest"\n', "sglang-version", "must be a version"),
         ('per-file-ignores = ["x"]\n', "per-file-ignores", "must be a table"),

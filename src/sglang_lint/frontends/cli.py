@@ -1,6 +1,7 @@
 """``sglang-lint``: lint files and folders, list the rules.
 
-Exit status: 0 clean, 1 findings, 2 usage error or a file that could not be read or parsed.
+Exit status: 0 clean, 1 findings (0 with --exit-zero), 2 usage error or a file that could not be
+read or parsed. The options are frontends/options.py's.
 """
 
 from __future__ import annotations
@@ -9,46 +10,31 @@ import argparse
 import dataclasses
 import difflib
 import os
-import re
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from sglang_lint.core.version import __version__
-
 from sglang_lint.analysis.source import decode_with_encoding
 from sglang_lint.catalog.platforms import MachineError, declared_machine
-from sglang_lint.catalog.target import TargetRelease, release_argument
+from sglang_lint.catalog.target import TargetRelease
 from sglang_lint.core import verdict_log
 from sglang_lint.core.model import FileResult, SourceError
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import RuleFileError
 from sglang_lint.engine.fixes import WriteError, fix_bytes, write_atomically
-from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 from sglang_lint.frontends import output
 from sglang_lint.frontends.cache import ResultCache, default_cache_dir, ruleset_fingerprint
 from sglang_lint.frontends.config import (
     Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
 )
 from sglang_lint.frontends.indexes import new_run
-from sglang_lint.frontends.inputs import Skipped, inputs
+from sglang_lint.frontends.gitignored import GitIgnored
+from sglang_lint.frontends.inputs import Skipped, Walk
+from sglang_lint.frontends.options import build_parser
 from sglang_lint.frontends.runner import Job, default_workers, lint_jobs
-from sglang_lint.frontends.subcommands import SUBCOMMANDS, subcommand
-
-CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
-
-
-class UsageError(Exception):
-    pass
-
-
-def code_prefixes(text: str) -> list[str]:
-    prefixes = [part.strip().upper() for part in text.split(",") if part.strip()]
-    for prefix in prefixes:
-        if not CODE_PREFIX.match(prefix):
-            raise argparse.ArgumentTypeError(f"{prefix!r} is not a code prefix like SGL or SGL001")
-    return prefixes
+from sglang_lint.frontends.subcommands import subcommand
 
 
 def list_rules(stream) -> int:
@@ -91,242 +77,6 @@ def explain_command(argv: Sequence[str], out, err) -> int:
     return 2
 
 
-def catalog_command(argv: Sequence[str], out, err) -> int:
-    """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
-    from sglang_lint.derive.drift import verify
-    from sglang_lint.derive.sites import derive_sites
-    from sglang_lint.derive.tree import UNKNOWN_VERSION, locate_sglang, sglang_version
-    from sglang_lint.derive.writing import DERIVED_DIR, catalog_history, write_catalog, write_over_history
-
-    parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
-    parser.add_argument("action", choices=["derive", "verify", "docs"])
-    parser.add_argument("--output", metavar="FILE", type=Path, default=None,
-                        help="docs: write here (default: stdout); the repository keeps docs/rules.md")
-    parser.add_argument(
-        "--sglang", metavar="PATH", help="the folder holding the sglang package (default: the installed one)"
-    )
-    parser.add_argument(
-        "--rules", metavar="DIR", type=Path, default=None, help="the rules folder (default: the shipped one)"
-    )
-    parser.add_argument(
-        "--wheel", metavar="FILE", default=None,
-        help="the wheel the tree was unpacked from: names the release where the tree has no "
-        "sglang-*.dist-info and no sglang/_version.py",
-    )
-    parser.add_argument(
-        "--release", metavar="X", default=None,
-        help="instead of --sglang: the tree of sglang release X, fetched through pip into the cache "
-        "(derive over a merged catalog merges a release newer than its newest into it)",
-    )
-    parser.add_argument(
-        "--releases", metavar="SPEC", default=None,
-        help="derive: merge these sglang releases (0.5.1..0.5.23, or 0.5.22,0.5.23), each fetched through pip "
-        "into the cache; the rules come from the newest, with the release each starts in, and the "
-        "server-argument table records the releases of every field, choice and flag",
-    )
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    rules_dir = args.rules or default_rules_dir()
-    if args.action == "docs":
-        from sglang_lint.frontends.docs import catalog_markdown
-
-        text = catalog_markdown(load_rules([rules_dir]))
-        if args.output is None:
-            out.write(text)
-        else:
-            args.output.write_text(text, encoding="utf-8")
-        return 0
-    if args.releases is not None:
-        if args.action != "derive" or args.sglang or args.wheel or args.release:
-            err.write("sglang-lint: error: --releases goes with `catalog derive` alone (it fetches each tree)\n")
-            return 2
-        return _derive_releases(args.releases, rules_dir, out, err)
-    if args.release is not None and (args.sglang or args.wheel):
-        err.write("sglang-lint: error: --release fetches its own tree: not with --sglang or --wheel\n")
-        return 2
-    try:
-        root, wheel = _fetched(args.release) if args.release else (locate_sglang(args.sglang), args.wheel)
-    except (FileNotFoundError, RuntimeError) as exc:
-        err.write(f"sglang-lint: error: {exc}\n")
-        return 2
-    verifying = args.action == "verify"  # (verify compares no fails-when rule: their paths are not derived)
-    # A catalog merged over releases keeps what it records of them: its newest release's tree
-    # is written over it (each file as it was, on the tree it was made from), a newer release
-    # is merged into it (derive/merge.py), an older one it merges changes nothing.
-    history = catalog_history(rules_dir) if args.action == "derive" else None
-    version = sglang_version(root, wheel)
-    merging = None  # the catalog's releases, read back, where the tree's release is merged into them
-    if history is not None and version != history.releases[-1]:
-        from sglang_lint.derive import merge
-
-        first, last = history.releases[0], history.releases[-1]
-        if version in history.releases:
-            out.write(f"sglang {version} is one of the {len(history.releases)} releases the catalog merges "
-                      f"({first} to {last}), not its newest: nothing to write\n")
-            return 0
-        try:
-            merge.release_to_add(version, history.releases)
-            merging = merge.catalog_facts(rules_dir)
-        except ValueError as exc:
-            err.write(f"sglang-lint: error: {exc}\n")
-            return 2
-    derivation = derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
-    if args.action == "derive":
-        try:
-            if history is None and derivation.version != UNKNOWN_VERSION:  # (first: SGL013 reads its targets)
-                from sglang_lint.derive.api_table import merge_api
-                from sglang_lint.derive.sampling_table import merge_sampling
-
-                merge_api(rules_dir, derivation.version, root, alone=True)
-                merge_sampling(rules_dir, derivation.version, root, alone=True)
-            if merging is not None:
-                written, skipped = merge.merge_release(root, derivation, rules_dir, merging)
-            elif history is not None:  # (its launch subcommands' table, merged too, stays as it is)
-                written, skipped = write_over_history(derivation, rules_dir, history)
-            else:
-                written, skipped = write_catalog(derivation, rules_dir)
-        except ValueError as exc:
-            err.write(f"sglang-lint: error: {root}: {exc}\n")
-            return 2
-        if history is None:
-            from sglang_lint.derive.serve import write_commands
-
-            write_commands(rules_dir / DERIVED_DIR, {derivation.version: derivation.commands})
-            if derivation.scripts:
-                from sglang_lint.derive.scripts_table import write_scripts
-
-                write_scripts(rules_dir / DERIVED_DIR, {derivation.version: derivation.scripts})
-            from sglang_lint.derive.startup_table import merge_startup
-
-            merge_startup(rules_dir, derivation.version, root, alone=True)
-        if merging is not None and args.release:  # (a release from pip's index: its upload day is there)
-            from sglang_lint.derive.release_dates import write_release_dates
-
-            write_release_dates(rules_dir)
-        if merging is not None:
-            out.write(f"sglang {derivation.version} merged into the catalog of sglang {first} to {last}: "
-                      f"{len(merging) + 1} releases ({first} to {derivation.version}); rules from "
-                      f"{derivation.version}\n")
-        found = len(derivation.sites)
-        out.write(f"sglang {derivation.version} at {root}: {found} raise sites guarded by a parameter\n")
-        out.write(f"{written} rules written to {rules_dir / DERIVED_DIR}\n")
-        out.write(f"{sum(skipped.values())} skipped:\n")
-        for reason, count in skipped.most_common():
-            out.write(f"  {count:5d}  {reason}\n")
-        return 0
-    drift = verify(list(load_rules([rules_dir])), derivation)
-    out.write("".join(line + "\n" for line in drift.report(derivation.version)))
-    return 1 if drift.any else 0
-
-
-def _fetched(release: str) -> tuple[Path, Path | None]:
-    """``--release X``: its tree, fetched through pip into the cache, and the wheel it came from."""
-    import subprocess
-
-    from sglang_lint.derive.releases import cache_dir, fetch_tree
-
-    try:
-        root = fetch_tree(release)
-    except (subprocess.CalledProcessError, OSError) as exc:
-        raise RuntimeError(f"sglang {release} could not be fetched through pip ({exc})") from None
-    return root, next((cache_dir() / "wheels").glob(f"sglang-{release}-*.whl"), None)
-
-
-def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
-    """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
-    from sglang_lint.derive import releases as history
-    from sglang_lint.derive.api_table import write_api
-    from sglang_lint.derive.merge import release_facts, write_merged
-    from sglang_lint.derive.release_dates import write_release_dates
-    from sglang_lint.derive.sampling_table import write_sampling
-    from sglang_lint.derive.sites import derive_sites
-    from sglang_lint.derive.startup_table import write_startup
-    from sglang_lint.derive.tree import UNKNOWN_VERSION
-    from sglang_lint.derive.writing import DERIVED_DIR
-
-    try:
-        chosen = history.releases_in(spec, history.available_releases())
-    except (ValueError, RuntimeError, OSError) as exc:
-        err.write(f"sglang-lint: error: {exc}\n")
-        return 2
-    newest = chosen[-1]
-    derivation = derive_sites(history.fetch_tree(newest))
-    if derivation.version == UNKNOWN_VERSION:
-        derivation.version = newest  # a wheel unpacked by us: its name says the release
-    err.write("the public Python API of each release (cached after its first run)\n")
-    write_api(rules_dir, chosen)  # (first: the signature rule reads its targets from it)
-    write_sampling(rules_dir, chosen)
-    facts = {}
-    for release in chosen:
-        err.write(f"sglang {release}: server arguments, launch subcommands and raise sites\n")
-        facts[release] = release_facts(release, rules=release != newest)
-    written, _ = write_merged(derivation, rules_dir, facts)
-    err.write("start-up validation of each release (cached after its first run)\n")
-    write_startup(rules_dir, chosen)
-    write_release_dates(rules_dir)  # the day each release reached PyPI: it dates nightly images
-    out.write(f"{len(chosen)} sglang releases merged ({chosen[0]} to {newest}); rules from {newest}\n")
-    out.write(f"{written} rules written to {rules_dir / DERIVED_DIR}\n")
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sglang-lint",
-        usage="sglang-lint [check] [OPTIONS] [PATH ...]\n       sglang-lint {rules,explain,server,catalog} ...",
-        description="Find what makes an sglang launch or call fail, before it runs: launch flags, "
-        "Engine(...) keywords, start-up checks, sampling parameters, API calls, judged against the "
-        "sglang release the project pins.",
-        epilog="subcommands:\n" + "".join(f"  {name:<10}{text}\n" for name, text in SUBCOMMANDS.items())
-        + "\nA first word that names a file or folder here is linted as a path; `--rules`, `--explain`, "
-        "`--server`, `--catalog` run the subcommand whatever is here.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .); - reads stdin")
-    parser.add_argument("--select", type=code_prefixes, default=None, metavar="CODES",
-                        help="only these codes or prefixes, comma-separated (e.g. SGL001,SGL00)")
-    parser.add_argument("--ignore", type=code_prefixes, default=None, metavar="CODES",
-                        help="skip these codes or prefixes, comma-separated")
-    parser.add_argument("--extend-select", type=code_prefixes, default=None, metavar="CODES",
-                        help="codes or prefixes to add to the selection (the configuration's or --select's)")
-    parser.add_argument("--config", type=Path, default=None, metavar="FILE",
-                        help="the pyproject.toml to read [tool.sglang-lint] from (default: the nearest above the path)")
-    parser.add_argument("--isolated", action="store_true", help="read no configuration file")
-    parser.add_argument("--sglang-version", type=release_argument, default=None, metavar="X",
-                        help="judge every file against this sglang release (default: the configuration's "
-                        "sglang-version, else the installed sglang, else the project's pin, else its image; "
-                        "see --verbose)")
-    parser.add_argument("--platform", default=None, metavar="NAME",
-                        help="the platform the launches run on (cuda, rocm, npu, ...): judge the start-up checks "
-                        "that depend on it (default: the configuration's platform, else none)")
-    parser.add_argument("--gpu", default=None, metavar="NAME",
-                        help="the GPU the launches run on (H100, B200, MI300X, ...; an unknown name lists the "
-                        "known ones): judge the start-up checks that depend on it (default: the configuration's gpu)")
-    parser.add_argument("--stdin-filename", default=None, metavar="PATH",
-                        help="the path to report (and to resolve relative imports) when reading stdin")
-    parser.add_argument("--format", choices=output.FORMATS, default="text",
-                        help="text (default; flake8's), json, sarif (2.1.0) or github (workflow annotations)")
-    parser.add_argument("--statistics", action="store_true", help="count the findings by code at the end")
-    parser.add_argument("--fix", action="store_true",
-                        help="apply safe fixes in place (files), or print the fixed buffer (stdin)")
-    parser.add_argument("--unsafe-fixes", action="store_true",
-                        help="with --fix or --diff, also apply fixes that are only the nearest spelling")
-    parser.add_argument("--diff", action="store_true",
-                        help="print the fixes as a unified diff and write nothing (exit 1 if there are any)")
-    parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
-                        help="worker processes for the files that must be parsed (default: one per core)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the result cache (nor the kept verdicts of launches)")
-    parser.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
-                        help="where the result cache lives (default: ~/.cache/sglang-lint/results)")
-    parser.add_argument("--verbose", action="store_true",
-                        help="say on stderr which sglang release(s) each project was judged against and why, "
-                        "and how many files were parsed, skipped and why, or taken from the cache")
-    parser.add_argument("--version", action="version", version=f"sglang-lint {__version__}")
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -344,6 +94,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if note:
             err.write(note)
         if name == "catalog":
+            from sglang_lint.frontends.catalog_command import catalog_command  # (the deriver: maintainers only)
+
             return catalog_command(argv, out, err)
         if name == "server":
             return server_command(argv, err)
@@ -374,12 +126,29 @@ def _main(argv: Sequence[str] | None) -> int:
         err.write(f"sglang-lint: error: bad rule file: {exc}\n")
         return 2
 
+    if args.output_file is not None:
+        try:  # opened before anything is linted: a path that cannot be written is a usage error
+            out = open(args.output_file, "w", encoding="utf-8")
+        except OSError as exc:
+            err.write(f"sglang-lint: error: --output-file {args.output_file}: {exc.strerror or exc}\n")
+            return 2
+    try:
+        return _lint(args, config, ruleset, known, out, err)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _lint(args, config: Config, ruleset: RuleSet, known, out, err) -> int:
     run = Run(args, ruleset, out, err, config)
+    walk = Walk(config.excluded if config.exclusions else None,
+                GitIgnored() if config.respect_gitignore else None)
+    run.walk = walk
     jobs = []
-    for path, problem in inputs(args.paths or ["."]):
+    for path, problem in walk.files(args.paths or ["."]):
         display = args.stdin_filename if path == "-" and args.stdin_filename else path
-        if (path != "-" or args.stdin_filename) and config.excluded(display):
-            if path == "-" and (args.fix or args.diff):
+        if path == "-" and args.stdin_filename and config.excluded(display):
+            if args.fix or args.diff:
                 data = sys.stdin.buffer.read()  # an excluded buffer comes back unchanged
                 if args.fix:
                     sys.stdout.buffer.write(data)
@@ -437,6 +206,8 @@ class Run:
         self.targets: Counter[TargetRelease] = Counter()  # files per release target
         self.rulesets: dict[tuple[str, ...], RuleSet] = {}  # the rule set of each release target
         self.given_back: set[int] = set()  # the stdin jobs (ids) whose buffer is printed (--fix -)
+        self.walk: Walk | None = None  # what the walk left out, for --verbose
+        self.talk = None if getattr(args, "quiet", False) else err  # warnings and summaries (-q: none)
 
     def ruleset_for(self, target: TargetRelease) -> RuleSet:
         """The run's rules for the release(s) of ``target``, made once per distinct releases."""
@@ -449,8 +220,8 @@ class Run:
         against (one rule set and one result cache per group); the caches, to save."""
         groups: dict[tuple[str, ...], list[int]] = {}
         for index, target in enumerate(targets):
-            if target not in self.targets and target.newer_than_catalog:
-                self.err.write(f"sglang-lint: warning: {target.reason}\n")
+            if target not in self.targets and target.newer_than_catalog and self.talk:
+                self.talk.write(f"sglang-lint: warning: {target.reason}\n")
             self.targets[target] += 1
             groups.setdefault(target.releases, []).append(index)
         results: list = [None] * len(jobs)
@@ -475,7 +246,8 @@ class Run:
         self.errors += 1
 
     def warn(self, where: str, problem: str) -> None:
-        self.err.write(f"{where}: warning: {problem}\n")
+        if self.talk:
+            self.talk.write(f"{where}: warning: {problem}\n")
 
     def give_back(self, job: Job) -> None:
         """``--fix -``: an editor replaces its buffer with what we print, so a buffer we could
@@ -535,8 +307,8 @@ class Run:
                     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                     raise WriteError(f"cannot write: {reason}; nothing fixed") from exc
             self.report(display, result.remaining, self.out)
-        for diagnostic in result.fixed:
-            self.err.write(
+        for diagnostic in result.fixed if self.talk else ():
+            self.talk.write(
                 f"{display}:{diagnostic.line}:{diagnostic.col + 1}: {diagnostic.code} fixed "
                 f"({diagnostic.fix.describe()})\n"
             )
@@ -569,26 +341,48 @@ class Run:
             total = sum(self.stages.values())
             parts = ", ".join(f"{count} {stage}" for stage, count in self.stages.most_common())
             self.err.write(f"sglang-lint: {total} file{'' if total == 1 else 's'}: {parts}\n")
-        if self.mode == "diff":
+            self.err.writelines(f"sglang-lint: {line}\n" for line in self.left_out())
+        if self.talk and self.mode == "diff":
             would = f"{_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}"
-            self.err.write(f"sglang-lint: would fix {would}, {self.found} remaining\n")
-        elif self.mode == "fix":
-            self.err.write(
+            self.talk.write(f"sglang-lint: would fix {would}, {self.found} remaining\n")
+        elif self.talk and self.mode == "fix":
+            self.talk.write(
                 f"sglang-lint: fixed {_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}, "
                 f"{self.found} remaining\n"
             )
         if self.errors:
             return 2
+        if self.args.exit_zero:
+            return 0
         # --diff: 1 when the patch is not empty or findings remain that it does not fix (ruff's
         # check --diff and gofmt -d exit 1 on a patch; a finding left is a failure as well)
         return 1 if self.found or (self.mode == "diff" and self.fixed) else 0
+
+    def left_out(self) -> list[str]:
+        """--verbose: what the walk did not read, and why."""
+        walk, lines = self.walk, []
+        if walk is None:
+            return lines
+        if walk.excluded:
+            lines.append(f"{_count(len(walk.excluded), 'path')} excluded (exclude, extend-exclude): "
+                         + _some(walk.excluded))
+        git = walk.gitignored
+        if git is None:
+            lines.append("what git ignores is walked too (respect-gitignore is off)")
+            return lines
+        if git.skipped:
+            lines.append(f"{_count(len(git.skipped), 'path')} git ignores not walked (respect-gitignore; "
+                         f"--no-respect-gitignore walks them): " + _some(git.skipped))
+        lines += [f"{folder}: .gitignore not read: {why}" for folder, why in git.unanswered.items()]
+        return lines
 
 
 def _configuration(args) -> Config:
     """``--config FILE``, else the nearest pyproject.toml with [tool.sglang-lint] above the
     first linted path (for stdin, above --stdin-filename), else none (``--isolated``: none);
-    ``--platform``/``--gpu`` in place of its declaration where given."""
-    config = _configuration_file(args)
+    ``--platform``/``--gpu`` in place of its declaration, and the command line's exclusions and
+    ``--[no-]respect-gitignore``, where given."""
+    config = _configuration_file(args).with_command_line(args.exclude, args.extend_exclude, args.respect_gitignore)
     if args.platform is None and args.gpu is None:
         return config
     return dataclasses.replace(config, machine=declared_machine(args.platform, args.gpu))
@@ -658,6 +452,10 @@ def _target_path(job: Job, args) -> str | None:
     if job.path == "-":
         return args.stdin_filename
     return job.path
+
+
+def _some(paths: list[str], shown: int = 5) -> str:
+    return ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
 
 
 def _count(number: int, noun: str) -> str:

@@ -7,6 +7,8 @@ first ``pyproject.toml`` that has the table, as ruff finds ``[tool.ruff]``), or 
     ignore = ["SGL007"]              # code prefixes not to run
     extend-select = ["SGL9"]         # added to select (the file's or the command line's)
     exclude = ["build/", "gen_*.py"] # globs, relative to this file's folder
+    extend-exclude = ["scratch/"]    # more of them (added to exclude, or to --exclude)
+    respect-gitignore = true         # skip what git ignores when walking a folder (the default)
     extra-rules = ["lint/rules"]     # folders of the team's own rule files, same format
     sglang-version = "0.5.23"        # judge every file against this release (catalog/target.py: the order)
     prefixes = ["--srv-"]            # flags a framework of the team passes on to sglang's server, prefixed
@@ -21,10 +23,12 @@ An unknown key or a bad value is an error naming the file and the key.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from typing import Sequence
@@ -37,8 +41,8 @@ from sglang_lint.core.versions import version_key
 from sglang_lint.frontends.indexes import rule_index
 
 CODE_PREFIX = re.compile(r"^SGL[0-9]{0,4}$")
-KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extra-rules", "sglang-version", "prefixes",
-        "platform", "gpu")
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude", "respect-gitignore",
+        "extra-rules", "sglang-version", "prefixes", "platform", "gpu")
 
 
 class ConfigError(Exception):
@@ -56,6 +60,12 @@ class Config:
     extend_select: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    # ``--exclude`` / ``--extend-exclude``: (folder, glob), relative to the working folder;
+    # ``--exclude`` replaces the file's ``exclude`` (None: not given)
+    command_exclude: tuple[tuple[str, str], ...] | None = None
+    command_extend_exclude: tuple[tuple[str, str], ...] = ()
     extra_rules: tuple[Path, ...] = ()
     sglang_version: str | None = None
     prefixes: tuple[str, ...] = ()  # prefixes of server flags a framework passes on (launch/prefixes.py)
@@ -68,20 +78,37 @@ class Config:
 
     def relative(self, path: str) -> str | None:
         """``path`` relative to the configuration's folder, in ``/`` form (None: outside)."""
-        # abspath, not resolve: the path as written decides (and a symlink loop must not
-        # stop the run before the file is even read)
-        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
-        if relative == ".." or relative.startswith(".." + os.sep):
-            return None
-        return PurePosixPath(Path(relative).as_posix()).as_posix()
+        return _relative_to(str(self.root), path)
+
+    @cached_property
+    def exclusions(self) -> tuple[tuple[str, str], ...]:
+        """Every exclude glob with the folder it is relative to: the file's (``exclude``, or
+        ``--exclude`` in its place) and both ``extend-exclude``s."""
+        own = tuple((str(self.root), pattern) for pattern in self.exclude)
+        extended = tuple((str(self.root), pattern) for pattern in self.extend_exclude)
+        chosen = self.command_exclude if self.command_exclude is not None else own
+        return chosen + extended + self.command_extend_exclude
 
     def excluded(self, path: str) -> bool:
-        if not self.exclude:
-            return False
-        relative = self.relative(path)
-        if relative is None:
-            return False
-        return any(_matches(pattern, relative) for pattern in self.exclude)
+        for folder, pattern in self.exclusions:
+            relative = _relative_to(folder, path)
+            if relative is not None and _matches(pattern, relative):
+                return True
+        return False
+
+    def with_command_line(self, exclude: Sequence[str] | None, extend_exclude: Sequence[str] | None,
+                          respect_gitignore: bool | None) -> Config:
+        """This configuration with the command line's ``--exclude``, ``--extend-exclude`` (globs
+        relative to the working folder) and ``--[no-]respect-gitignore`` where given."""
+        here = os.getcwd()
+        changes: dict = {}
+        if exclude is not None:
+            changes["command_exclude"] = tuple((here, pattern) for pattern in exclude)
+        if extend_exclude:
+            changes["command_extend_exclude"] = tuple((here, pattern) for pattern in extend_exclude)
+        if respect_gitignore is not None:
+            changes["respect_gitignore"] = respect_gitignore
+        return dataclasses.replace(self, **changes) if changes else self
 
     def drop_ignored(self, path: str, diagnostics: list) -> list:
         """The diagnostics ``per-file-ignores`` leaves for ``path``."""
@@ -99,6 +126,16 @@ class Config:
             if _matches(pattern, relative):
                 found += codes
         return tuple(found)
+
+
+def _relative_to(folder: str, path: str) -> str | None:
+    """``path`` relative to ``folder``, in ``/`` form (None: outside it)."""
+    # abspath, not resolve: the path as written decides (and a symlink loop must not
+    # stop the run before the file is even read)
+    relative = os.path.relpath(os.path.abspath(path), os.path.abspath(folder))
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return None
+    return PurePosixPath(Path(relative).as_posix()).as_posix()
 
 
 def _matches(pattern: str, relative: str) -> bool:
@@ -235,6 +272,8 @@ def load_config(path: Path) -> Config:
             (pattern, _codes(path, f"per-file-ignores.{pattern}", codes)) for pattern, codes in per_file.items()
         ),
         exclude=_strings(path, "exclude", table["exclude"]) if "exclude" in table else (),
+        extend_exclude=_strings(path, "extend-exclude", table["extend-exclude"]) if "extend-exclude" in table else (),
+        respect_gitignore=_flag(path, "respect-gitignore", table.get("respect-gitignore", True)),
         extra_rules=folders,
         sglang_version=version,
         prefixes=_prefixes(path, table["prefixes"]) if "prefixes" in table else (),
@@ -251,6 +290,12 @@ def _machine(path: Path, platform, gpu) -> Machine | None:
         return declared_machine(platform, gpu)
     except MachineError as error:
         raise ConfigError(path, error.key, str(error)) from None
+
+
+def _flag(path: Path, key: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(path, key, f"must be true or false, got {value!r}")
+    return value
 
 
 def _prefixes(path: Path, value) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 from sglang_lint.core.version import __version__
 
 FORMATS = ("text", "json", "sarif", "github")
+FORMAT_SPELLINGS = {"concise": "text"}  # ruff's name of the one-line-per-finding format
 HOMEPAGE = "https://pypi.org/project/sglang-lint/"
 
 
