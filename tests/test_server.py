@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -293,9 +294,9 @@ def test_a_rule_file_edited_while_the_server_runs_is_read_for_the_next_configura
         server.settings_for(str(tmp_path / "b" / "app.py"))
 
 
-def _first_diagnostics(folder: Path, fixture: Path, name: str) -> list:
+def _first_diagnostics(folder: Path, fixture: Path, name: str, language: str = "python") -> list:
     """The diagnostics a server started in ``folder`` publishes for the fixture's text opened
-    there as ``name``; the server shut down cleanly."""
+    there as ``name`` (a document of ``language``); the server shut down cleanly."""
     source = fixture.read_text(encoding="utf-8")
     path = folder / name
     path.write_text(source)
@@ -304,13 +305,29 @@ def _first_diagnostics(folder: Path, fixture: Path, name: str) -> list:
         client.request("initialize", {"processId": None, "rootUri": folder.as_uri(), "capabilities": {}})
         client.notify("initialized", {})
         client.notify("textDocument/didOpen", {
-            "textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": source},
+            "textDocument": {"uri": path.as_uri(), "languageId": language, "version": 1, "text": source},
         })
         found = client.diagnostics(path.as_uri())
         assert client.shutdown() == 0
         return found
     finally:
         client.kill()
+
+
+@pytest.mark.parametrize("name, language", [("launch.sh", "shellscript"), ("README.md", "markdown"),
+                                            ("docker-compose.yml", "yaml")])
+def test_the_server_reads_launch_commands_in_shell_markdown_and_yaml(tmp_path: Path, name: str, language: str):
+    # the example project's files, with its pin (sglang 0.5.19): what the command prints for them
+    example = ROOT / "examples" / "serving-project"
+    shutil.copy(example / "pyproject.toml", tmp_path)
+    found = _first_diagnostics(tmp_path, example / name, name, language)
+    printed = (ROOT / "tests" / "fixtures" / "examples" / "serving-project.out").read_text(encoding="utf-8")
+    prefix = f"examples/{example.name}/{name}:"
+    mine = [line.split(" ", 2)[:2] for line in printed.splitlines() if line.startswith(prefix)]
+    expected = [(int(place.split(":")[1]), int(place.split(":")[2]), code) for place, code in mine]
+    assert expected  # (the example has findings in each of these files)
+    start = [(d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1, d["code"]) for d in found]
+    assert start == expected
 
 
 def test_a_deprecated_value_sglang_still_takes_is_a_warning(tmp_path: Path):
