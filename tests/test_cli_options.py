@@ -68,8 +68,8 @@ def test_output_file_gets_the_report_and_stdout_stays_empty(project: Path):
     result = lint("-o", "report.txt", "--statistics", "src/app.py", cwd=project)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", "")
     written = (project / "report.txt").read_text().splitlines()
-    assert [line.split(" ", 2)[:2] for line in written[:2]] == [["src/app.py:2:31:", "SGL001"],
-                                                               ["src/app.py:3:36:", "SGL004"]]
+    found = [line.split(" ", 2)[:2] for line in written[:2]]
+    assert found == [["src/app.py:2:31:", "SGL001"], ["src/app.py:3:36:", "SGL004"]]
     assert [line.split()[:2] for line in written[2:]] == [["1", "SGL001"], ["1", "SGL004"]]
     as_json = lint("--output-file", "report.json", "--format", "json", "src/app.py", cwd=project)
     assert (as_json.returncode, as_json.stdout) == (1, "")
