@@ -4,7 +4,7 @@ Loading the catalog means importing LibCST and every check kind and reading some
 files; a file that calls no catalog name needs none of it. The index keeps, in one marshal file
 under the cache (``tables/index-<key>.marshal``), in two parts:
 
-* the callee names the rules trigger on (a frozenset, about 75 KB): all a file that mentions
+* the callee names the rules trigger on (a frozenset): all a file that mentions
   none of them needs, read on every start;
 * the rule codes, each rule's file, the releases, the rules with server-argument checks, and
   the prefilter's trigger table (every rule of every release: a superset of what any target
