@@ -60,8 +60,8 @@ def test_quiet_prints_the_findings_and_errors_only(project: Path):
     assert quiet.stderr == "missing.py: error: no such file or directory\n"
     assert (quiet.returncode, findings(quiet)) == (2, ["src/app.py:3:36 SGL004"])
     assert "'pre_rope'" in (project / "src" / "app.py").read_text()  # fixed all the same
-    both = main("-q", "--verbose", "src", cwd=project)
-    assert both.returncode == 2 and "not allowed with argument -q/--quiet" in both.stderr
+    both = main("-q", "-v", "src", cwd=project)
+    assert both.returncode == 2 and "argument -v/--verbose: not allowed with argument -q/--quiet" in both.stderr
 
 
 def test_output_file_gets_the_report_and_stdout_stays_empty(project: Path):
