@@ -145,6 +145,12 @@ def test_a_path_named_is_read_even_where_git_ignores_it(project: Path):
     git_repo(project, "scratch/\n*.sh\n")
     named = main("serve.sh", "scratch", cwd=project)
     assert findings(named) == ["serve.sh:1:47 SGL009", "scratch/try.py:2:31 SGL001", "scratch/try.py:3:36 SGL004"]
+    # a folder inside an ignored one too (which git 2.39 fails to list from inside), and nothing said
+    (project / "scratch" / "deep" / "er").mkdir(parents=True)
+    (project / "scratch" / "deep" / "er" / "x.py").write_text(BAD)
+    deep = main("--verbose", "scratch/deep", cwd=project)
+    assert findings(deep) == ["scratch/deep/er/x.py:2:31 SGL001", "scratch/deep/er/x.py:3:36 SGL004"]
+    assert "git" not in deep.stderr
 
 
 @needs_git
