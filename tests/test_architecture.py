@@ -2,8 +2,8 @@
 the pipeline (``STAGES``, lowest first); every import of our own modules, wherever it stands (at
 module level, in a function, under ``if TYPE_CHECKING:``), goes from a stage to the same stage or
 a lower one, and no imports form a circle. Imports inside functions (loaded on first need) stand
-in the front layer only: the entry points decide what a run loads. No source file is over 700
-lines."""
+in the front layer only: the entry points decide what a run loads. No module reads another's
+private names. No source file is over 700 lines."""
 
 from __future__ import annotations
 
@@ -176,6 +176,18 @@ def test_core_imports_nothing_else_of_ours():
             for i, _, _ in imports if stage_of(i) != "core"} == set()
 
 
+def planted_copy(tmp_path: Path, victim: str, planted: str) -> Path:
+    """A copy of the package with ``planted`` added at the end of the module ``victim``."""
+    copy = tmp_path / "sglang_lint"
+    for path in PACKAGE.rglob("*.py"):
+        target = copy / path.relative_to(PACKAGE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    module = copy / victim
+    module.write_text(module.read_text(encoding="utf-8") + "\n\n" + planted, encoding="utf-8")
+    return copy
+
+
 @pytest.mark.parametrize("planted, where", [
     ("def _late():\n    from sglang_lint.engine.lint import lint\n", "function"),
     ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sglang_lint.checks.base import CheckKind\n",
@@ -184,18 +196,56 @@ def test_core_imports_nothing_else_of_ours():
 ])
 def test_a_planted_upward_import_is_found(tmp_path, planted, where):
     # the checks above read the copy of a lower module with one import added, however written
-    copy = tmp_path / "sglang_lint"
-    for path in PACKAGE.rglob("*.py"):
-        target = copy / path.relative_to(PACKAGE)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-    victim = copy / "screen" / "calls.py"
-    victim.write_text(victim.read_text(encoding="utf-8") + "\n\n" + planted, encoding="utf-8")
-    graph = import_graph(copy)
+    graph = import_graph(planted_copy(tmp_path, "screen/calls.py", planted))
     upward = upward_imports(graph)
     assert len(upward) == 1 and upward[0].startswith("sglang_lint.screen.calls -> ") and f"({where}," in upward[0]
     assert circles(graph) != []  # (each of those modules imports the screen, so this closes a circle)
     assert (lazy_imports(graph) != []) is (where == "function")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names_crossing(package: Path = PACKAGE) -> list[str]:
+    """Each private name of one module that another reads: imported from it
+    (``from sglang_lint.m import _x``), or read off it (``m._x`` where ``m`` is a module of ours)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        name = module_name(path, package)
+        modules = {}  # local name -> module of ours it is bound to
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sglang_lint."):
+                source = node.module[len("sglang_lint."):]
+                for alias in node.names:
+                    if _private(alias.name) and source != name:
+                        found.append(f"sglang_lint.{name} imports {alias.name} of sglang_lint.{source} "
+                                     f"(line {node.lineno})")
+                    elif _is_module(f"{source}.{alias.name}", package):
+                        modules[alias.asname or alias.name] = f"{source}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("sglang_lint.") and alias.asname:
+                        modules[alias.asname] = alias.name[len("sglang_lint."):]
+        found += [f"sglang_lint.{name} reads {node.attr} of sglang_lint.{modules[node.value.id]} (line {node.lineno})"
+                  for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id in modules and _private(node.attr) and modules[node.value.id] != name]
+    return found
+
+
+def test_no_private_name_is_read_across_modules():
+    # where one module needs another's internals, the line between them is in the wrong place:
+    # the boundary moves, or the name is made public on purpose
+    assert private_names_crossing() == []
+
+
+@pytest.mark.parametrize("planted", ["from sglang_lint.launch.shell_env import _Shell\n",
+                                     "from sglang_lint.launch import shell_env\nx = shell_env._Shell\n"])
+def test_a_planted_private_import_is_found(tmp_path, planted):
+    [found] = private_names_crossing(planted_copy(tmp_path, "launch/shell_arrays.py", planted))
+    assert found.startswith("sglang_lint.launch.shell_arrays ") and "_Shell of sglang_lint.launch.shell_env" in found
 
 
 def test_no_source_file_is_over_the_limit():

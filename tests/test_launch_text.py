@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sglang_lint.launch.commands import (
-    LAUNCHERS, WRAPPERS, LaunchCommand, Region, Word, find_launch, launch_commands, launch_commands_in_file,
-    launch_commands_in_words, shell_regions, shell_words, yaml_commands,
+    LAUNCHERS, LaunchCommand, Region, find_launch, launch_commands, launch_commands_in_file,
+    launch_commands_in_words, shell_regions,
 )
+from sglang_lint.launch.shell_split import Word, shell_words
+from sglang_lint.launch.yaml_commands import yaml_commands
+from sglang_lint.launch.wrappers import WRAPPERS
 
 HOLE = "\ue000"  # what an f-string's expression stands as
 

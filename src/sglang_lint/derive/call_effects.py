@@ -123,7 +123,12 @@ def writes_through(function: ast.FunctionDef, module: Module, modules: dict[str,
     return found
 
 
-_WRITES: dict = {}  # (function, server parameters) -> fields written; per run (run_startup clears it)
+_WRITES: dict = {}  # (function, server parameters) -> fields written; per start-up run (forget_writes)
+
+
+def forget_writes() -> None:
+    """A new start-up run: the fields each function writes are found again (another tree)."""
+    _WRITES.clear()
 
 
 def _writes_through(function, module, modules, fields, server, depth, seen, methods):

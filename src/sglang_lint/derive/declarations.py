@@ -15,7 +15,7 @@ from sglang_lint.derive.symbolic import (
 from sglang_lint.derive.tree import Module, walk_local
 
 
-class _Terminated(Exception):
+class Terminated(Exception):
     """The rest of a block does not run (every path before it returned or raised)."""
 
 
@@ -129,7 +129,7 @@ class Declarations:
         self.path.append(architecture)
         try:
             returned = self.run_function(module, function, env)
-        except _Terminated:
+        except Terminated:
             returned = ast.Constant(None)  # raises for its architecture: that launch fails either way
         finally:
             self.path.pop()

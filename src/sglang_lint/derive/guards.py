@@ -4,7 +4,7 @@
 whose ``else`` raises, a ``match`` whose last case raises: each gives the parameter and its
 :class:`Constraint`; any other shape raises :class:`Skip`, whose message is the reason
 counted. A compared value is read as the engine reads it, :func:`sglang_lint.text.pynames.ast_literal`
-(a scalar or None); :func:`_value_set` reads the tuple/list/set/dict-keys of such values a
+(a scalar or None); :func:`value_set` reads the tuple/list/set/dict-keys of such values a
 guard compares with, from the guard or a constant of the same module only.
 """
 
@@ -111,14 +111,14 @@ def _literal(node: ast.expr) -> object:
     return value
 
 
-def _value_set(node: ast.expr, module: Module, depth: int = 0) -> tuple[tuple, bool]:
+def value_set(node: ast.expr, module: Module, depth: int = 0) -> tuple[tuple, bool]:
     """The literals of a tuple/list/set (or a module constant bound once to one, or the
     keys of a literal dict), and whether None is among them."""
     if isinstance(node, ast.Name) and node.id in module.constants and depth < 3:
-        return _value_set(module.constants[node.id], module, depth + 1)
+        return value_set(module.constants[node.id], module, depth + 1)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple"):
         if len(node.args) == 1 and not node.keywords:
-            return _value_set(node.args[0], module, depth + 1)
+            return value_set(node.args[0], module, depth + 1)
         raise Skip("the allowed set is built at run time")
     if isinstance(node, ast.Dict):
         elements = node.keys
@@ -254,10 +254,10 @@ def _constraint_of(test: ast.expr, params: Params, module: Module) -> tuple[str,
             raise Skip("the guard tests an expression, not the parameter itself")
         op, right = test.ops[0], test.comparators[0]
         if isinstance(op, ast.NotIn):
-            values, none = _value_set(right, module)
+            values, none = value_set(right, module)
             return subject, Constraint("allowed-values", values, none)
         if isinstance(op, ast.In):
-            values, none = _value_set(right, module)
+            values, none = value_set(right, module)
             if none:
                 raise Skip("forbids None among other values")
             return subject, Constraint("forbidden-values", values)
@@ -367,7 +367,7 @@ def _positive(test: ast.expr, params: Params, module: Module) -> tuple[str, Cons
         subject = name
         op, right = option.ops[0], option.comparators[0]
         if isinstance(op, ast.In):
-            found, has_none = _value_set(right, module)
+            found, has_none = value_set(right, module)
             values += found
             none |= has_none
         elif isinstance(op, ast.Eq):
@@ -463,7 +463,7 @@ def conditions_of(test: ast.expr, params: Params, module: Module) -> list[Condit
                 value = _literal_or_skip(right, module)
                 return [Condition(subject, "in" if isinstance(op, ast.Eq) else "not in", (value,))]
             if isinstance(op, (ast.In, ast.NotIn)):
-                values, none = _value_set(right, module)
+                values, none = value_set(right, module)
                 return [Condition(subject, "in" if isinstance(op, ast.In) else "not in",
                                   values + ((None,) if none else ()))]
     raise Skip("the guard's condition is not a test of parameters against literals")

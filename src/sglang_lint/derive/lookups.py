@@ -17,7 +17,7 @@ import ast
 from dataclasses import dataclass
 
 from sglang_lint.checks.allowed_values import FOLDS
-from sglang_lint.derive.guards import Lookup, Params, Skip, _value_set, is_none
+from sglang_lint.derive.guards import Lookup, Params, Skip, value_set, is_none
 from sglang_lint.derive.hierarchy import Hierarchy
 from sglang_lint.derive.tree import Module, bound_names, walk_local
 from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
@@ -122,7 +122,7 @@ def _keys(registry: ast.Dict, parameter: str, fold: str | None, module: Module) 
     if not registry.keys:
         raise Skip("an empty registry (filled elsewhere)")
     try:
-        keys, _ = _value_set(registry, module)
+        keys, _ = value_set(registry, module)
     except Skip as skip:  # keys that are not literals, a ``**`` spread
         raise Skip(f"a registry whose keys are not literals ({skip})") from None
     falsy, none = [], []

@@ -46,14 +46,14 @@ HARMLESS_CALLS = ("logger.", "logging.", "warnings.warn", "print", "log.", "_log
 MAX_INLINE = 3  # helper calls inlined inside one another
 
 
-class _Unknown(Exception):
+class Unwritable(Exception):
     """The path cannot be written as an expression; the message says why."""
 
 
 _GONE = None  # env value of a name whose value the derivation does not follow
 
 
-class _Path:
+class PathRun:
     """The symbolic run of one function down to one raise."""
 
     builtins = PATH_BUILTINS  # the builtins a call of which is kept in the path
@@ -72,7 +72,7 @@ class _Path:
 
     # --- expressions --------------------------------------------------------------------
     def expr(self, node: ast.expr) -> ast.expr:
-        """``node`` with every local name replaced by what it stands for; _Unknown when a part
+        """``node`` with every local name replaced by what it stands for; Unwritable when a part
         is not followed."""
         if isinstance(node, ast.Constant):
             return node
@@ -82,7 +82,7 @@ class _Path:
             if isinstance(node.value, ast.Name) and node.value.id == self.self_name:
                 key = f"self.{node.attr}"
                 if self.env.get(key) is None:
-                    raise _Unknown(f"reads self.{node.attr}")
+                    raise Unwritable(f"reads self.{node.attr}")
                 return self.env[key]
             return ast.Attribute(self.expr(node.value), node.attr, ast.Load())
         if isinstance(node, ast.Call):
@@ -107,25 +107,25 @@ class _Path:
             return ast.Subscript(self.expr(node.value), index, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             if isinstance(node, ast.Set) and any(isinstance(e, ast.Starred) for e in node.elts):
-                raise _Unknown("a starred display")
+                raise Unwritable("a starred display")
             items = [ast.Starred(self.expr(e.value), ast.Load()) if isinstance(e, ast.Starred) else self.expr(e)
                      for e in node.elts]  # ``(*prefix, last)``: checks/fails_when/language.py spreads a known sequence
             return type(node)(items, ast.Load()) if not isinstance(node, ast.Set) else ast.Set(items)
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
-                raise _Unknown("a ** display")
+                raise Unwritable("a ** display")
             return ast.Dict([self.expr(k) for k in node.keys], [self.expr(v) for v in node.values])
         if isinstance(node, (ast.ListComp, ast.SetComp)):
             # ``[float(x) for x in rule[1:]]``: ``list(float(x) for x in rule[1:])``, which the
             # evaluator makes where every item is known
             return self._unrolled("list" if isinstance(node, ast.ListComp) else "set", node)
-        raise _Unknown(f"a {type(node).__name__} expression")
+        raise Unwritable(f"a {type(node).__name__} expression")
 
     def _name(self, name: str) -> ast.expr:
         if name in self.env:
             value = self.env[name]
             if value is None:
-                raise _Unknown(f"{name} is computed by something not followed")
+                raise Unwritable(f"{name} is computed by something not followed")
             return value
         if name in self.parameters:
             return ast.Name(name, ast.Load())
@@ -134,7 +134,7 @@ class _Path:
         if name in self.imported_here:
             constant = imported_constant(self.imported_here[name], self._modules())
             if constant is None:
-                raise _Unknown(f"reads the global name {name}")
+                raise Unwritable(f"reads the global name {name}")
             return constant
         constant = folded_constant(ast.Name(name, ast.Load()), self.module, self._modules())
         if constant is not None:
@@ -153,7 +153,7 @@ class _Path:
         enum = self.classes.enum(name, self.module) if self.classes is not None else None
         if enum is not None:  # an sglang enum, for its members (records.EnumClass)
             return ast.parse(enum.qualified, mode="eval").body
-        raise _Unknown(f"reads the global name {name}")
+        raise Unwritable(f"reads the global name {name}")
 
     def _modules(self) -> dict[str, Module]:
         return self.classes.modules if self.classes is not None else {}
@@ -161,7 +161,7 @@ class _Path:
     def _call(self, node: ast.Call) -> ast.expr:
         func = node.func
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            raise _Unknown("a call with * or ** arguments")
+            raise Unwritable("a call with * or ** arguments")
         if isinstance(func, ast.Name) and func.id in self.helpers and func.id not in self.parameters \
                 and func.id not in self.env and func.id not in self.imported_here:
             return self._inline(self.helpers[func.id], node)
@@ -178,7 +178,7 @@ class _Path:
             callee = self._name(func.id)
             if isinstance(callee, ast.Name) and callee.id in self.builtins:
                 return ast.Call(callee, args, keywords)
-            raise _Unknown(f"calls {func.id}")
+            raise Unwritable(f"calls {func.id}")
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)
             if isinstance(receiver, ast.Name) and receiver.id == "math" and func.attr == "prod":
@@ -189,16 +189,16 @@ class _Path:
                 # a query of torch's state (``torch.is_grad_enabled()``): unknown to the evaluator, and
                 # given nothing it could change; the path is certain only where the rest decides it
                 return ast.Call(ast.Attribute(receiver, func.attr, ast.Load()), [], [])
-        raise _Unknown(f"calls {ast.unparse(func)}")
+        raise Unwritable(f"calls {ast.unparse(func)}")
 
     def _unrolled(self, how: str, comprehension: ast.GeneratorExp | ast.ListComp) -> ast.expr:
         """``any(t.ndim != 2 for t in (a, b))`` over a display: ``a.ndim != 2 or b.ndim != 2``."""
         if len(comprehension.generators) != 1:
-            raise _Unknown("a comprehension of several loops")
+            raise Unwritable("a comprehension of several loops")
         loop = comprehension.generators[0]
         items = self.expr(loop.iter)
         if not isinstance(loop.target, ast.Name) or loop.is_async:
-            raise _Unknown("a comprehension whose loop variable is not a plain name")
+            raise Unwritable("a comprehension whose loop variable is not a plain name")
         if not isinstance(items, (ast.Tuple, ast.List)) or how in AGGREGATES:
             return self._generator(how, comprehension, items)
         name = loop.target.id
@@ -251,7 +251,7 @@ class _Path:
         loop = comprehension.generators[0]
         name = loop.target.id
         if name in self.parameters or name in BUILTINS:
-            raise _Unknown("a comprehension whose variable hides a parameter")
+            raise Unwritable("a comprehension whose variable hides a parameter")
         saved = self.env.get(name, ...)
         self.env[name] = ast.Name(name, ast.Load())
         try:
@@ -268,33 +268,33 @@ class _Path:
     def _inline(self, helper: ast.FunctionDef, call: ast.Call, module: Module | None = None) -> ast.expr:
         """A helper that only returns (``if t: return a`` ... ``return b``): ``a if t else ...``."""
         if self.depth >= MAX_INLINE or helper.decorator_list or isinstance(helper, ast.AsyncFunctionDef):
-            raise _Unknown(f"calls {helper.name}")
+            raise Unwritable(f"calls {helper.name}")
         args = helper.args
         if args.vararg or args.kwarg or args.posonlyargs:
-            raise _Unknown(f"calls {helper.name} (its * parameters)")
+            raise Unwritable(f"calls {helper.name} (its * parameters)")
         names = [a.arg for a in args.args]
         bound: dict[str, ast.expr] = {}
         for name, value in zip(names, call.args):
             bound[name] = self.expr(value)
         if len(call.args) > len(names):
-            raise _Unknown(f"calls {helper.name} with too many arguments")
+            raise Unwritable(f"calls {helper.name} with too many arguments")
         kwonly = [a.arg for a in args.kwonlyargs]
         for keyword in call.keywords:
             if keyword.arg not in names + kwonly or keyword.arg in bound:
-                raise _Unknown(f"calls {helper.name} with an unknown keyword")
+                raise Unwritable(f"calls {helper.name} with an unknown keyword")
             bound[keyword.arg] = self.expr(keyword.value)
         defaults = dict(zip(names[len(names) - len(args.defaults):], args.defaults))
         defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
         for name in names + kwonly:
             if name not in bound:
                 if name not in defaults or not is_literal(defaults[name]):
-                    raise _Unknown(f"calls {helper.name} leaving out {name}")
+                    raise Unwritable(f"calls {helper.name} leaving out {name}")
                 bound[name] = copy.deepcopy(defaults[name])
-        inner = _Path(module or self.module, helper, [], None)
+        inner = PathRun(module or self.module, helper, [], None)
         inner.classes = self.classes
         inner.env = dict(bound)
         inner.depth = self.depth + 1
-        return inner._returned(_body(helper))
+        return inner._returned(function_body(helper))
 
     def _returned(self, statements: list[ast.stmt]) -> ast.expr:
         """The value a body that only assigns, tests and returns gives back. Its own checks
@@ -316,8 +316,8 @@ class _Path:
             if isinstance(statement, (ast.Assign, ast.AnnAssign)):
                 self._assign(statement)
                 continue
-            raise _Unknown(f"{self.function.name} does more than test and return")
-        raise _Unknown(f"{self.function.name} may return nothing")
+            raise Unwritable(f"{self.function.name} does more than test and return")
+        raise Unwritable(f"{self.function.name} may return nothing")
 
     # --- statements ---------------------------------------------------------------------
     def _assign(self, statement: ast.stmt) -> None:
@@ -329,7 +329,7 @@ class _Path:
             targets, value = statement.targets, statement.value
         try:
             computed: ast.expr | None = self.expr(value)
-        except _Unknown:
+        except Unwritable:
             computed = _GONE
         for target in targets:
             self._bind(target, computed)
@@ -398,7 +398,7 @@ class _Path:
                 self._into(statement, target)
                 return
             self._before(statement)
-        raise _Unknown("the raise was not found on the path")  # pragma: no cover - callers pass a descendant
+        raise Unwritable("the raise was not found on the path")  # pragma: no cover - callers pass a descendant
 
     def _into(self, statement: ast.stmt, target: ast.stmt) -> None:
         if isinstance(statement, ast.If):
@@ -416,7 +416,7 @@ class _Path:
                     self._bind(item.optional_vars, _GONE)
             self.run(statement.body, target)
             return
-        raise _Unknown(f"the raise is inside a {type(statement).__name__.lower()} statement")
+        raise Unwritable(f"the raise is inside a {type(statement).__name__.lower()} statement")
 
     def _before(self, statement: ast.stmt) -> None:
         """A statement before the raise's: what it does to the names, and the tests that keep
@@ -435,12 +435,12 @@ class _Path:
         if isinstance(statement, ast.AugAssign):
             try:
                 value = self.expr(ast.BinOp(_as_load(statement.target), statement.op, statement.value))
-            except _Unknown:
+            except Unwritable:
                 value = _GONE
             self._bind(statement.target, value)
             return
         if isinstance(statement, (ast.Return,)):
-            raise _Unknown("returns before the raise")
+            raise Unwritable("returns before the raise")
         if isinstance(statement, ast.If):
             self._if(statement)
             return
@@ -455,7 +455,7 @@ class _Path:
             self.env[statement.name] = _GONE  # defined, not run
             return
         if isinstance(statement, (ast.Global, ast.Nonlocal)):
-            raise _Unknown("global or nonlocal names")
+            raise Unwritable("global or nonlocal names")
         if isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
             # a function-level import: its helpers and constants are read as the module's own
             for alias in statement.names:
@@ -463,7 +463,7 @@ class _Path:
                 self.imported_here[alias.asname or alias.name] = f"{statement.module}.{alias.name}"
             return
         if _may_exit(statement):
-            raise _Unknown(f"a {type(statement).__name__.lower()} statement before the raise may return")
+            raise Unwritable(f"a {type(statement).__name__.lower()} statement before the raise may return")
         self._forget_changed(statement)
 
     def _forget_calls_in(self, value: ast.expr | None) -> None:
@@ -509,7 +509,7 @@ class _Path:
             return
         body_exits, else_exits = _may_exit_block(statement.body), _may_exit_block(statement.orelse)
         if body_exits and else_exits:
-            raise _Unknown("both branches of an if before the raise may return")
+            raise Unwritable("both branches of an if before the raise may return")
         if body_exits or else_exits:
             test = self.expr(statement.test)
             self.path.append(negate(test) if body_exits else test)
@@ -540,7 +540,7 @@ class _Path:
                 continue
             try:
                 merged[name] = ast.IfExp(self.expr(statement.test), a, b)
-            except _Unknown:
+            except Unwritable:
                 merged[name] = _GONE
         self.env = merged
 
@@ -565,7 +565,7 @@ def _plain_imports(module: Module) -> frozenset:
     return _PLAIN_IMPORTS[key]
 
 
-def _body(function: ast.FunctionDef) -> list[ast.stmt]:
+def function_body(function: ast.FunctionDef) -> list[ast.stmt]:
     body = function.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
@@ -629,15 +629,15 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     method = owner is not None and not any(ast.unparse(d) == "staticmethod" for d in function.decorator_list)
     all_args = [*function.args.posonlyargs, *function.args.args]
     self_name = all_args[0].arg if method and all_args else None
-    runner = _Path(module, function, [p.name for p in parameters if not p.receiver], self_name)
+    runner = PathRun(module, function, [p.name for p in parameters if not p.receiver], self_name)
     runner.classes = classes
     if fields:
         runner.env.update((f"self.{p.name}", ast.Name(p.name, ast.Load())) for p in parameters)
     if state is not None:  # what __init__ stored, over its parameters (the receiver parameters)
         runner.env.update(state)
     try:
-        runner.run(_body(function), raise_node)
-    except _Unknown as unknown:
+        runner.run(function_body(function), raise_node)
+    except Unwritable as unknown:
         raise Skip(f"the path to the raise: {unknown}") from None
     except RecursionError:
         raise Skip("the path to the raise is too deep") from None
@@ -677,7 +677,7 @@ def derive_path(module: Module, function: ast.FunctionDef, owner: ast.ClassDef |
     return text
 
 
-def _placeholders(runner: _Path, raise_node: ast.stmt, names: list[str], read: set) -> list[str]:
+def _placeholders(runner: PathRun, raise_node: ast.stmt, names: list[str], read: set) -> list[str]:
     """Each top-level placeholder of the raise's f-string message (as raise_message writes the
     message), as the path's run knows it at the raise: an expression in the fails-when grammar
     over the parameters the path reads (``read``), else ""."""
@@ -693,7 +693,7 @@ def _placeholders(runner: _Path, raise_node: ast.stmt, names: list[str], read: s
             text = ast.unparse(ast.fix_missing_locations(runner.expr(value.value)))
             if len(text) > 300 or not names_read(parse_when(text, names)) <= read:
                 text = ""
-        except (_Unknown, WhenError, RecursionError, Skip):
+        except (Unwritable, WhenError, RecursionError, Skip):
             text = ""
         found.append(text)
     return found

@@ -38,13 +38,13 @@ from sglang_lint.checks.fails_when.grammar import BUILTINS
 from sglang_lint.checks.messages import SHOWN_WRAPPERS
 from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
 from sglang_lint.derive.expressions import negate
-from sglang_lint.derive.paths import HARMLESS_CALLS, _body, _Path, _Unknown
+from sglang_lint.derive.paths import HARMLESS_CALLS, PathRun, Unwritable, function_body
 from sglang_lint.derive.call_effects import (
     DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, READ_VIEWS, VIEW_CALLS, VIEW_PARAMETERS, CallEffects, FunctionRef,
     MethodRef,
 )
 from sglang_lint.derive.declarations import (
-    Declarations, _Terminated, bound_declaration, declarable, decorator_name, with_key,
+    Declarations, Terminated, bound_declaration, declarable, decorator_name, with_key,
 )
 from sglang_lint.derive.exceptions import caught, exception_of, message_fields
 from sglang_lint.derive.symbolic import (
@@ -100,7 +100,7 @@ class _Frame:
     narrowed: dict = field(default_factory=dict)
 
 
-class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
+class StartupRun(Flow, NoneCompared, Declarations, CallEffects, PathRun):
     """The symbolic run of one release's start-up validation."""
 
     builtins = BUILTINS  # (its own getattr of the arguments: _getattr_of_server)
@@ -125,7 +125,7 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
         self.classes = classes
         self.depth = 0
         self.path = []
-        # _Path's per-function state, swapped with each frame
+        # PathRun's per-function state, swapped with each frame
         self.module = None
         self.function = None
         self.env = {}
@@ -157,7 +157,7 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
     def expr(self, node: ast.expr) -> ast.expr:
         try:
             value = collapse(self._expr(node))
-        except _Unknown as reason:
+        except Unwritable as reason:
             value = unknown(str(reason))
         except RecursionError:
             return unknown("too deep")
@@ -188,9 +188,9 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
                 return self.expr(node.args[2]) if len(node.args) == 3 else unknown(f"reads {name}")
             if isinstance(node.func, ast.Attribute) and self.is_server(node.func.value) \
                     and self._method(node.func.attr) is None:
-                raise _Unknown(f"calls the arguments' method {node.func.attr}")
+                raise Unwritable(f"calls the arguments' method {node.func.attr}")
         if isinstance(node, ast.Name) and self.env.get(node.id) is SERVER:
-            raise _Unknown("the arguments object as a value")
+            raise Unwritable("the arguments object as a value")
         if isinstance(node, ast.IfExp):  # a constant test picks its branch; one the launch cannot decide: either
             return if_else(self.expr(node.test), self.expr(node.body), self.expr(node.orelse), "the value")
         return super().expr(node)
@@ -266,15 +266,15 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
 
     def _name(self, name: str) -> ast.expr:
         if self.env.get(name) is SERVER:
-            raise _Unknown("the arguments object as a value")
+            raise Unwritable("the arguments object as a value")
         if isinstance(self.env.get(name), (FunctionRef, MethodRef)):
-            raise _Unknown("a function as a value")
+            raise Unwritable("a function as a value")
         return super()._name(name)
 
     def _field(self, name: str) -> ast.expr:
         if name in self.fields:
             return self.fields[name]
-        raise _Unknown(f"reads {name}, not a field")
+        raise Unwritable(f"reads {name}, not a field")
 
     def is_server(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
@@ -323,7 +323,7 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
 
     def _variable(self, name: str, parse: str | None) -> ast.expr:
         if parse is None:
-            raise _Unknown(f"reads the environment variable {name} of an unknown kind")
+            raise Unwritable(f"reads the environment variable {name} of an unknown kind")
         raw = self.environ.get(name, ast.Name(name, ast.Load()))
         return ast.Call(ast.Name(parse, ast.Load()), [raw], [])
 
@@ -339,14 +339,14 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
         frame = self._enter(module, function, env)
         try:
             try:
-                self.block(_body(function))
+                self.block(function_body(function))
                 ended = True
-            except _Terminated:
+            except Terminated:
                 ended = False
             fell_off = (None, dict(self.fields), dict(self.environ), ast.Constant(None))
             exits = frame.returns + ([fell_off] if ended else [])
             if not exits:
-                raise _Terminated()
+                raise Terminated()
             return self._join(exits)
         finally:
             self.running.discard(id(function))
@@ -383,20 +383,20 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
             always = isinstance(statement, ast.Raise) or (
                 isinstance(statement.test, ast.Constant) and not statement.test.value)  # (``assert False``)
             if always:
-                raise _Terminated()
+                raise Terminated()
             return
         if isinstance(statement, ast.Return):
             frame = self.frames[-1]
             condition = conjunction(self.path[frame.path_start:] + frame.guards)
             if condition is not None and dummy_model_test(condition):
-                raise _Terminated()  # taken as not taken: see _dummy_model_test
+                raise Terminated()  # taken as not taken: see _dummy_model_test
             value = self.expr(statement.value) if statement.value is not None else ast.Constant(None)
             if value is SERVER:
                 value = unknown("returns the arguments object")
             frame.returns.append((condition, dict(self.fields), dict(self.environ), value))
             if condition is not None:
                 frame.guards.append(negate(condition))
-            raise _Terminated()
+            raise Terminated()
         if isinstance(statement, ast.If):
             self._if(statement)
             return
@@ -668,7 +668,7 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, _Path):
 def _returned_view(method: ast.FunctionDef) -> str | None:
     """The view call a method only returns (``return resolved_view(self)``, its function
     imported in the method or not), else None."""
-    body = [s for s in _body(method) if not isinstance(s, (ast.Import, ast.ImportFrom))]
+    body = [s for s in function_body(method) if not isinstance(s, (ast.Import, ast.ImportFrom))]
     params = method.args.args
     if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call) and params:
         call = body[0].value

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from sglang_lint.derive.declarations import _Terminated, constant_item, truth
+from sglang_lint.derive.declarations import Terminated, constant_item, truth
 from sglang_lint.derive.exceptions import handler_names, raises_again
 from sglang_lint.derive.expressions import negate
 from sglang_lint.derive.paths import HARMLESS_CALLS
@@ -39,7 +39,7 @@ class Flow:
             try:
                 self.block(branch)
                 states.append((condition, self.fields, self.environ, self.env))
-            except _Terminated:
+            except Terminated:
                 states.append(None)
             finally:
                 self.path.pop()
@@ -47,7 +47,7 @@ class Flow:
         self.frames[-1].env = self.env
         body, orelse = states
         if body is None and orelse is None:
-            raise _Terminated()
+            raise Terminated()
         if body is None or orelse is None:
             kept = orelse if body is None else body
             self.fields, self.environ, self.env = kept[1], kept[2], kept[3]
@@ -68,7 +68,7 @@ class Flow:
             self.block(statement.body)
             self.block(statement.orelse)
             ended = True
-        except _Terminated:
+        except Terminated:
             ended = False
         finally:
             self.catching = saved
@@ -83,7 +83,7 @@ class Flow:
             try:
                 self.block(handler.body)
                 handled = dict(self.fields), dict(self.environ), dict(self.env)
-            except _Terminated:
+            except Terminated:
                 handled = None
             finally:
                 self.path.pop()
@@ -97,7 +97,7 @@ class Flow:
         if not ended:
             self.fields, self.environ, self.env = (dict(part) for part in before)
             self.frames[-1].env = self.env
-            raise _Terminated()
+            raise Terminated()
         self.fields, self.environ, self.env = after_body
         self.frames[-1].env = self.env
         self.block(statement.finalbody)
@@ -133,7 +133,7 @@ class Flow:
         self.path.append(unknown("the loop runs"))
         try:
             self.block(statement.body)
-        except _Terminated:
+        except Terminated:
             pass
         finally:
             del self.path[saved_path:]
@@ -141,7 +141,7 @@ class Flow:
         self._havoc(statement, "written in a loop")
         try:
             self.block(statement.orelse)
-        except _Terminated:
+        except Terminated:
             pass
 
     def _checking_loop(self, statement: ast.stmt) -> bool:
@@ -168,7 +168,7 @@ class Flow:
         self.checking.append((saved_path, name, items))
         try:
             self.block(statement.body)
-        except _Terminated:
+        except Terminated:
             pass  # (every way through the body raises: the launch fails on the first item)
         finally:
             self.checking.pop()

@@ -7,10 +7,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from sglang_lint.derive.call_effects import _WRITES
-from sglang_lint.derive.startup import SERVER, StartupRun, _Terminated
+from sglang_lint.derive.call_effects import forget_writes
+from sglang_lint.derive.declarations import Terminated
+from sglang_lint.derive.startup import SERVER, StartupRun
 from sglang_lint.derive.startup_inputs import environment_kinds
-from sglang_lint.derive.symbolic import _INTERNED, _KEYS, _SIZES, unknown
+from sglang_lint.derive.symbolic import forget_values, unknown
 from sglang_lint.derive.tree import Module, defining_module
 
 SERVER_ARGS_MODULE = "sglang.srt.server_args"
@@ -79,10 +80,8 @@ def run_validation(modules: dict[str, Module], module_name: str, class_name: str
 
 def _run(modules, module, cls, entry, fields, envs, classes, immutable, bind_constructor=False) -> Startup:
     methods = _methods(module, cls, modules)
-    _WRITES.clear()
-    _KEYS.clear()
-    _INTERNED.clear()
-    _SIZES.clear()
+    forget_writes()
+    forget_values()
     run = StartupRun(modules, fields, envs, classes, immutable)
     run.server_methods = {name: (function, owner) for name, (function, owner) in methods.items()}
     entry = tuple(name for name in entry if name in methods)
@@ -97,6 +96,6 @@ def _run(modules, module, cls, entry, fields, envs, classes, immutable, bind_con
                 unknown(f"the {param.arg} argument")
         try:
             run.run_function(owner, function, env)
-        except _Terminated:
+        except Terminated:
             break  # every way through it raises: nothing after it runs
     return Startup(run.sites, entry)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from sglang_lint.checks.fails_when.check import Parameter
 from sglang_lint.derive.constants import parameters_of
-from sglang_lint.derive.paths import _Path, _Unknown, _body
+from sglang_lint.derive.paths import PathRun, Unwritable, function_body
 from sglang_lint.derive.tree import Module, defined_at, walk_all
 from sglang_lint.text.pynames import ast_dotted_name
 
@@ -56,12 +56,12 @@ def receiver_state(module: Module, owner: ast.ClassDef, modules: dict[str, Modul
     if not positional:
         return None
     parameters = [p for p in parameters_of(init, init_module, True) if not p.var and p.keyword]  # passed by name
-    runner = _Path(init_module, init, [p.name for p in parameters], positional[0].arg)
+    runner = PathRun(init_module, init, [p.name for p in parameters], positional[0].arg)
     runner.classes = classes
     try:
-        for statement in _body(init):
+        for statement in function_body(init):
             runner._before(statement)
-    except (_Unknown, RecursionError):
+    except (Unwritable, RecursionError):
         return None
     stored = {key: value for key, value in runner.env.items() if key.startswith("self.")}
     changed = _set_elsewhere(owner, module, modules, 0)

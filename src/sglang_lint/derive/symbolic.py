@@ -129,6 +129,14 @@ MAX_CONDITION = 30_000  # distinct nodes of a site's condition
 _SIZES: dict[int, tuple] = {}
 
 
+def forget_values() -> None:
+    """A new start-up run: the keys, numbers and sizes of its expressions start afresh (they are
+    kept by node identity, which another run's nodes may reuse)."""
+    _KEYS.clear()
+    _INTERNED.clear()
+    _SIZES.clear()
+
+
 def size(node) -> int:
     """How many distinct nodes ``node`` holds (a shared part counts once; counting stops past
     ten times the largest condition)."""

@@ -33,7 +33,7 @@ import re
 from typing import Iterator, NamedTuple, Optional
 
 from sglang_lint.core.files import read_regular
-from sglang_lint.launch.commands import shell_words
+from sglang_lint.launch.shell_split import shell_words
 
 SUBFOLDERS = ("docker", "scripts", "deploy", "deployment", "k8s", "kubernetes", "manifests",
               os.path.join(".github", "workflows"))

@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-from sglang_lint.launch.commands import (
-    YAML_SUFFIXES, Word, command_index, find_launch, moved_word, shell_regions, shell_words, yaml_commands,
-)
+from sglang_lint.launch.commands import YAML_SUFFIXES, command_index, find_launch, shell_regions
+from sglang_lint.launch.shell_split import Word, moved_word, shell_words
+from sglang_lint.launch.yaml_commands import yaml_commands
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.launch.wrappers import NOT_COMMANDS

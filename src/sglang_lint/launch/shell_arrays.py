@@ -40,11 +40,11 @@ from dataclasses import dataclass, field, replace
 from itertools import count
 from typing import Mapping, Optional
 
-from sglang_lint.launch.commands import (
-    _GAP, LaunchCommand, Word, _nested, _spans, _Splitter, command_index, find_launch,
-)
+from sglang_lint.launch.commands import LaunchCommand, command_index, find_launch
+from sglang_lint.launch.shell_split import GAP, Splitter, Word, nested_commands, word_spans
 from sglang_lint.launch.shell_env import (
-    CLEAR, _effects, _Reader, _Script, command_env, launch_commands_in_file_with_env, launch_commands_with_env,
+    CLEAR, EnvReader, ScriptSplitter, builtin_effects, command_env, launch_commands_in_file_with_env,
+    launch_commands_with_env,
 )
 
 # a text a launch may be built in pieces in: an array literal, an array's expansion, a variable whose value
@@ -84,10 +84,10 @@ def launch_commands_with_pieces(text: str, hole: Optional[str] = None, inherited
     ``split``: an unquoted expansion is split at blanks (bash, sh), else it is not read (zsh)."""
     if not HINT.search(text):
         return launch_commands_with_env(text, hole, inherited)
-    splitter = _Script(text, hole)
-    flat = _nested(splitter.run(), text, hole)
+    splitter = ScriptSplitter(text, hole)
+    flat = nested_commands(splitter.run(), text, hole)
     read, tail, literals, pieces = _regroup(text, hole, splitter, flat)
-    reader = _Reader(inherited or {}, lambda word: {}, lambda words: _watched(words, literals))
+    reader = EnvReader(inherited or {}, lambda word: {}, lambda words: _watched(words, literals))
     reader.read(read, tail)
     return _Pieces(text, literals, pieces, reader, split).launches()
 
@@ -97,7 +97,7 @@ def _watched(words: list, literals: dict) -> bool:
     return words[-1].start in literals or any(w.opaque and "$" in w.text for w in words)
 
 
-def _regroup(text: str, hole: Optional[str], splitter: _Script, flat: list) -> tuple[list, str, dict, dict]:
+def _regroup(text: str, hole: Optional[str], splitter: ScriptSplitter, flat: list) -> tuple[list, str, dict, dict]:
     """The commands as shell_env's reader takes them, (words, the operators before), each array literal one
     command ending in its target word made opaque (a value shell_env does not know); the operators after the
     last; the literals by the start of that word; the pieces of each assignment word and element."""
@@ -135,9 +135,9 @@ def _literal(cmd: list, text: str, hole: Optional[str]) -> Optional[Literal]:
     if k < len(cmd) - 1 and (cmd[k][0].text not in _DECLARES or not all(
             w.text[:1] == "-" and "A" not in w.text for w, _ in cmd[k + 1:-1])):
         return None  # (declare -A: keys and values)
-    splitter, i = _Splitter(text, hole, 0, 0), target.end + 1
+    splitter, i = Splitter(text, hole, 0, 0), target.end + 1
     while i < len(text):
-        gap = _GAP.match(text, i)
+        gap = GAP.match(text, i)
         if gap is None:
             i = splitter.word(i)
         elif gap.group() == ")":
@@ -172,7 +172,7 @@ class _Frame:
 class _Pieces:
     """The launches of a text read by a reader that watched its arrays (see the module docstring)."""
 
-    def __init__(self, text: str, literals: dict, pieces: dict, reader: _Reader, split: bool) -> None:
+    def __init__(self, text: str, literals: dict, pieces: dict, reader: EnvReader, split: bool) -> None:
         self.text, self.literals, self.pieces, self.reader = text, literals, pieces, reader
         self.frames = [_Frame((), 0)]
         self.tainted: dict[str, int] = {}  # arrays a function wrote: unknown outside it from this command on
@@ -221,7 +221,7 @@ class _Pieces:
                 self.made[index] = None if found is None else (expanded, found)
                 if found is not None:
                     self.run_launchers.add(found.launcher.start)
-        for effect in _effects(words[first:]):
+        for effect in builtin_effects(words[first:]):
             if effect[0] == CLEAR:
                 for each in self.frames:
                     each.arrays = dict.fromkeys(each.arrays)
@@ -328,7 +328,7 @@ class _Pieces:
         pieces = self.pieces.get(word.start)
         if pieces is None:
             return [_gap(word)]
-        spans, out = _spans(pieces, len(text)), []
+        spans, out = word_spans(pieces, len(text)), []
         for m in _FIELD.finditer(text, begin):
             start, end = spans[m.start()][0], spans[m.end() - 1][1]
             out.append(Word(m.group(), start, end, bool(_PATTERN.search(m.group())), self.text[start:end] == m.group(),

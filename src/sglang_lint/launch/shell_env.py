@@ -21,19 +21,9 @@ import re
 from dataclasses import replace
 from typing import Callable, Mapping, Optional, Sequence
 
-from sglang_lint.launch.commands import (
-    _GAP,
-    YAML_SUFFIXES,
-    LaunchCommand,
-    Word,
-    _nested,
-    _script_index,
-    _Splitter,
-    find_launch,
-    moved_word,
-    shell_regions,
-    yaml_commands,
-)
+from sglang_lint.launch.commands import LaunchCommand, YAML_SUFFIXES, find_launch, shell_regions
+from sglang_lint.launch.shell_split import GAP, Splitter, Word, moved_word, nested_commands, script_index
+from sglang_lint.launch.yaml_commands import yaml_commands
 from sglang_lint.launch.wrappers import SHELLS, WRAPPERS
 from sglang_lint.launch.yaml_env import YamlEnv
 
@@ -172,7 +162,7 @@ def _sudo_options(words: Sequence, i: int, end: int, env: dict) -> int:
 
 # --- what a command does to the script's environment ----------------------------------------------
 
-def _effects(words: Sequence) -> list[tuple]:
+def builtin_effects(words: Sequence) -> list[tuple]:
     """(kind, name, value) for each change a shell builtin makes: "set" (export NAME=value),
     "var" (NAME=value), "export" (export NAME), "unexport", "unset", "forget" (value unknown);
     ("clear",) every variable unknown; ("allexport", on)."""
@@ -264,7 +254,7 @@ class _Shell:
         return other
 
     def apply(self, effect: tuple, certain: bool) -> None:
-        """One change (see _effects); one that may not happen makes its variable unknown."""
+        """One change (see builtin_effects); one that may not happen makes its variable unknown."""
         kind = effect[0]
         if kind == CLEAR:
             self.env, self.vars, self.exported, self.allexport = {}, {}, set(), None
@@ -296,7 +286,7 @@ class _Shell:
 
 # --- a script, in order ---------------------------------------------------------------------------
 
-class _Script(_Splitter):
+class ScriptSplitter(Splitter):
     """launch_text's splitter over a whole text, noting the operators written before each of
     the text's own simple commands (a here-doc body's commands, split on their own, get none)."""
 
@@ -344,7 +334,7 @@ class _Script(_Splitter):
             if k >= 0 and i < ends[k]:
                 i = ends[k]
                 continue
-            m = _GAP.match(self.src, i, end)
+            m = GAP.match(self.src, i, end)
             if m is None:
                 i += 1
                 continue
@@ -398,7 +388,7 @@ def _followed(ops: str) -> str:
     return ops[:1] if ops[:1] in ("|", "&") else ""
 
 
-class _Reader:
+class EnvReader:
     """Reads a text's commands in order: the environment each launch starts with."""
 
     def __init__(self, start: Mapping[str, str], base_of: Callable[[Word], Mapping[str, str]],
@@ -429,7 +419,7 @@ class _Reader:
         for (words, ops), after in zip(commands, reversed(afters)):
             index = len(self.records)
             found = find_launch(words)
-            script = _script_index([(w, ()) for w in words])
+            script = script_index([(w, ()) for w in words])
             while self.scripts and self.scripts[-1][1] <= words[0].start:
                 self.scripts.pop()
             if ops is not None:
@@ -464,7 +454,7 @@ class _Reader:
                                   dict(state.vars) if watched else None)
         alone = depth == 0 and _followed(after) == ""
         certain_main, certain_local = alone and joined == "", alone and joined in ("", "&&")
-        effects = _effects(words[first:])
+        effects = builtin_effects(words[first:])
         if effects and certain_local != certain_main and self.local is None:
             self.local = self.main.copy()
         for effect in effects:
@@ -480,7 +470,7 @@ class _Reader:
         start = words[0].start
         parent = next((r for a, b, r in reversed(self.scripts) if a <= start < b), None)
         self.records.append((words, parent, None, 0, False))
-        for effect in _effects(words):
+        for effect in builtin_effects(words):
             if effect[0] != "allexport":
                 self.elsewhere.add(effect[1] if effect[0] != CLEAR else CLEAR)
 
@@ -506,12 +496,12 @@ def launch_commands_with_env(text: str, hole: Optional[str] = None,
     """launch_text.launch_commands (the same launches, words and offsets), each with ``env``: the
     variables certainly set for it, when the script starts with ``inherited`` (the caller's
     environment as far as it is known; by default nothing known)."""
-    splitter = _Script(text, hole)
+    splitter = ScriptSplitter(text, hole)
     commands = splitter.run()
     tail = "".join(splitter.operators(splitter.gap_from, len(text)))
-    flat = _nested(commands, text, hole)
+    flat = nested_commands(commands, text, hole)
     read = [([w for w, _ in cmd], splitter.before.get(id(cmd))) for cmd in flat]
-    return _Reader(inherited or {}, lambda word: {}).read(read, tail)
+    return EnvReader(inherited or {}, lambda word: {}).read(read, tail)
 
 
 def yaml_launch_commands_with_env(text: str) -> list[LaunchCommand]:
@@ -524,7 +514,7 @@ def yaml_launch_commands_with_env(text: str) -> list[LaunchCommand]:
             mappings.append(YamlEnv(text))
         return mappings[0].at(word.start)
 
-    return _Reader({}, given).read([(words, None) for words in yaml_commands(text)], "")
+    return EnvReader({}, given).read([(words, None) for words in yaml_commands(text)], "")
 
 
 def launch_commands_in_file_with_env(path: str, text: str, hole: Optional[str] = None,

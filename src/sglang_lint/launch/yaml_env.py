@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 
-from sglang_lint.launch.commands import _YAML_BLOCK, _YAML_DASH, _YAML_KEY, _YAML_PROPERTIES, YAML_KEYS, _Yaml
+from sglang_lint.launch.yaml_commands import YAML_BLOCK, YAML_DASH, YAML_KEY, YAML_KEYS, YAML_PROPERTIES, YamlReader
 
 ENV_KEYS = ("env", "environment", "envs", "variables")
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
@@ -28,7 +28,7 @@ class YamlEnv:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.yaml = yaml = _Yaml(text)
+        self.yaml = yaml = YamlReader(text)
         count = len(yaml.lines)
         self.parent: list[int | None] = [None] * count
         self.children: dict[int | None, list[int]] = {}
@@ -41,14 +41,14 @@ class YamlEnv:
             if not content:
                 index += 1
                 continue
-            indent, item = cs - s, bool(_YAML_DASH.match(text, cs, e))
+            indent, item = cs - s, bool(YAML_DASH.match(text, cs, e))
             while stack and (stack[-1][0] > indent or (stack[-1][0] == indent and not (item and not stack[-1][1]))):
                 stack.pop()
             self.parent[index] = parent = stack[-1][2] if stack else None
             self.children.setdefault(parent, []).append(index)
-            self.keys[index] = _YAML_KEY.match(text, s, e)
+            self.keys[index] = YAML_KEY.match(text, s, e)
             stack.append((indent, item, index))
-            block = _YAML_BLOCK.match(text, s, e)
+            block = YAML_BLOCK.match(text, s, e)
             if block:  # its lines are text: never a key, never a parent
                 after = yaml.block(index, (block.end(2) if block.group(3) else block.end(1)) - s)[1]
                 for line in range(index + 1, after):
@@ -107,7 +107,7 @@ class YamlEnv:
         sequence of ``NAME=value`` or Kubernetes' ``name``/``value`` items."""
         text, found = self.text, {}
         e = self.yaml.lines[line][1]
-        p = _YAML_PROPERTIES.match(text, self.keys[line].end(), e).end()
+        p = YAML_PROPERTIES.match(text, self.keys[line].end(), e).end()
         if p < e and text[p] != "#":
             for item in self.yaml.flow(p)[0] if text[p] == "[" else ():
                 _listed(found, item[0])
@@ -128,7 +128,7 @@ class YamlEnv:
 
     def _item(self, line: int) -> bool:
         _, e, cs, _ = self.yaml.lines[line]
-        return bool(_YAML_DASH.match(self.text, cs, e))
+        return bool(YAML_DASH.match(self.text, cs, e))
 
     def _sequence_item(self, found: dict[str, str], line: int) -> None:
         s, e, cs, _ = self.yaml.lines[line]
@@ -157,7 +157,7 @@ class YamlEnv:
     def _scalar(self, line: int, p: int, col: int) -> str | None:
         """The value of the scalar after ``p`` on ``line`` as a string, when certain."""
         text, end = self.text, self.yaml.lines[line][1]
-        q = _YAML_PROPERTIES.match(text, p, end).end()
+        q = YAML_PROPERTIES.match(text, p, end).end()
         if q >= end or text[q] in "#|>*{[%@`":
             return None  # nothing (null), a block scalar, an alias, a collection
         node = self.yaml.value(line, p, col)[0]

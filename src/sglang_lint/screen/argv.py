@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from sglang_lint.launch.commands import (
-    LAUNCHER_WORDS, LAUNCHERS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE, SYS_EXECUTABLE, launch_head,
+    LAUNCHERS, LAUNCHER_WORDS, MODULE_FLAG, MODULE_LAUNCH, SCRIPT_MODULE, SYS_EXECUTABLE, launch_head,
 )
 from sglang_lint.screen.ast_scopes import AUGMENTED, IMPORTED, OPAQUE, PARAM, VALUE, self_attribute
 from sglang_lint.screen.calls import FileFacts, ScopedFacts, argument, value_may_be_known

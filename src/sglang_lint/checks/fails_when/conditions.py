@@ -1,5 +1,5 @@
 """Which tests of a condition are one test: a named part of a condition (:class:`Bound`), the
-key that names a test wherever it is read (:func:`test_key`, :func:`_case_key`), the tests a
+key that names a test wherever it is read (:func:`test_key`, :func:`case_key`), the tests a
 node takes the truth of, and a query's name (what sglang asks the machine once per start-up).
 The evaluator (checks/fails_when/language.py) decides such a test once per case; the deriver (derive/symbolic.py)
 keeps a conditional whose test nothing else reads as the values it may take. And what a
@@ -27,7 +27,7 @@ class Bound:
     leaves: tuple = ()  # the parameters it reads, itself or through the values it reads
 
 
-def _case_key(node: ast.IfExp) -> object:
+def case_key(node: ast.IfExp) -> object:
     """What names an unknown test across the expression: its text, where every occurrence
     has one value (a test of the same fields); the node itself where it reads ``unknown``
     (each a value of its own) or calls anything."""
@@ -187,7 +187,7 @@ def _own_tests(expr: ast.expr, env: dict) -> tuple:
                     counts[key] = counts.get(key, 0) + 1
                     questions[key, True] = None
             if type(node) is ast.IfExp:
-                questions[_case_key(node), False] = None
+                questions[case_key(node), False] = None
             elif type(node) is ast.Name:
                 names[node.id] = None
         found = expr._own_tests = (counts, tuple(names), tuple(questions))

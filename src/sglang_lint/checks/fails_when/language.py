@@ -42,7 +42,7 @@ from sglang_lint.checks.fails_when.members import index as value_at
 from sglang_lint.checks.fails_when.grammar import (
     AGGREGATES, BUILTINS, ENVIRON_PARSERS, MODULES, PATH_BUILTINS, WhenError, names_read, parse_when,
 )
-from sglang_lint.checks.fails_when.conditions import Bound, _case_key, questions, repeated_tests, test_key
+from sglang_lint.checks.fails_when.conditions import Bound, case_key, questions, repeated_tests, test_key
 from sglang_lint.checks.fails_when.operations import (  # (equal, arithmetic: re-exported for the checks)
     AGGREGATE_FUNCTIONS, aggregate, arithmetic, contains, environ, equal, identical, orderable,
 )
@@ -335,8 +335,8 @@ def _eval(node: ast.expr, env: dict) -> object:
         t = truth(_eval(node.test, env))
         cases = env.get(_CASES)
         if t is UNKNOWN and cases is not None:
-            t = cases.assumed.get(_case_key(node), UNKNOWN)
-            if t is UNKNOWN and _case_key(node)[0] == "text":
+            t = cases.assumed.get(case_key(node), UNKNOWN)
+            if t is UNKNOWN and case_key(node)[0] == "text":
                 t = _assumed(node.test, env)  # (``a not in b`` where ``a in b`` is assumed)
         if t is UNKNOWN:  # either branch: known only where both give the same
             at = len(cases.pending) if cases is not None else 0
@@ -347,7 +347,7 @@ def _eval(node: ast.expr, env: dict) -> object:
                 return body
             if cases is not None and (body is not UNKNOWN or middle > at) \
                     and (orelse is not UNKNOWN or len(cases.pending) > middle):
-                cases.note(_case_key(node), at)  # values, or values in some case: the cases may tell
+                cases.note(case_key(node), at)  # values, or values in some case: the cases may tell
             return UNKNOWN
         return _eval(node.body if t else node.orelse, env)
     if kind is ast.Compare:

@@ -35,7 +35,9 @@ from sglang_lint.analysis.built import READER_METHODS, READERS
 from sglang_lint.analysis.syntax import child_nodes, dotted_name, literal_value
 from sglang_lint.checks.base import argument_of
 from sglang_lint.checks.server_args.flags import HOLE, python_words, shell_source
-from sglang_lint.launch.commands import SHELLS, _script_index, find_launch
+from sglang_lint.launch.commands import find_launch
+from sglang_lint.launch.shell_split import script_index
+from sglang_lint.launch.wrappers import SHELLS
 from sglang_lint.launch.shell_env import command_env, launch_commands_with_env
 
 CHILD_CALLS = ("subprocess.", "os.", "asyncio.", "sglang.test.")  # start a child process
@@ -609,7 +611,7 @@ def _argv_envs(words: list, inherited: dict[str, str], shell: bool) -> list[dict
     if found is not None:
         end = next(k for k, w in enumerate(adapted) if w is found.launcher)
         return [command_env(adapted, end, inherited, shell)]
-    k = _script_index([(w, ()) for w in adapted])
+    k = script_index([(w, ()) for w in adapted])
     if k is None or adapted[k].opaque:
         return []
     shell_at = next(j for j, w in enumerate(adapted) if not w.opaque and w.text.rsplit("/", 1)[-1] in SHELLS)
