@@ -350,8 +350,6 @@ def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple
             local.add(name)
         if not local or not any(alias in other.source for alias in local):
             continue
-        parameters = {id(n): {a.arg for a in f.args.args + f.args.kwonlyargs}
-                      for f in other.functions for n in ast.walk(f) if isinstance(n, ast.Call)}
         for node in walk_all(other.tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
                     and node.value.attr == "extend" and _names(node.value.value, local):
@@ -368,7 +366,7 @@ def shipped_list(module: Module, name: str, by_name: dict[str, Module]) -> tuple
                 if all(isinstance(g, ast.Constant) for g in given):
                     added += given
                 elif len(given) == 1 and isinstance(given[0], ast.Name) \
-                        and given[0].id in parameters.get(id(node), ()):
+                        and given[0].id in other.call_parameters().get(id(node), ()):
                     hooked = True
                 else:
                     return None

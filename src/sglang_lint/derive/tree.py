@@ -132,6 +132,15 @@ class Module:
     written_attributes: set[str] = field(default_factory=set)
     functions: list[ast.FunctionDef] = field(default_factory=list)  # every def, nested or not
     classes: list[ast.ClassDef] = field(default_factory=list)
+    _call_parameters: dict | None = field(default=None, repr=False, compare=False)
+
+    def call_parameters(self) -> dict[int, set[str]]:
+        """id(call) -> the parameters of the function the call stands in (a nested function's
+        own), made once per module."""
+        if self._call_parameters is None:
+            self._call_parameters = {id(n): {a.arg for a in f.args.args + f.args.kwonlyargs}
+                                     for f in self.functions for n in ast.walk(f) if isinstance(n, ast.Call)}
+        return self._call_parameters
 
 
 @contextmanager
