@@ -114,14 +114,10 @@ class Walk:
             for name in sorted(files):
                 full = os.path.join(root, name)
                 special = _special_file(full)
-                if special is not None:
-                    wanted = name.endswith(".py") or "." not in name or is_launch_file(full)
-                elif not (name.endswith(".py") or _launch_file(full)):
+                if special is None and not (name.endswith(".py") or _launch_file(full)):
                     continue
-                else:
-                    wanted = True
-                if not wanted:
-                    continue
+                if special is not None and not (name.endswith(".py") or "." not in name or is_launch_file(full)):
+                    continue  # (a pipe is not opened for its shebang)
                 if ignored and _relative(full, base) in ignored:
                     git.skipped.append(full)
                 elif not self._excluded(full):
