@@ -304,7 +304,7 @@ def project_files(base: Path) -> tuple[Path, list[str]]:
     root = base / f"{name}-{version}"
     done = root / ".unpacked"
     if not done.exists():
-        wheel = sglang_corpus.releases.fetch_wheel(name, version)
+        wheel = sglang_corpus.wheels.fetch_wheel(name, version)
         shutil.rmtree(root, ignore_errors=True)
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(root, [m for m in archive.namelist() if m.endswith(".py")])
@@ -427,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start_launcher()  # first, while this process is small
 
-    base = sglang_corpus.releases.cache_dir() / "bench"
+    base = sglang_corpus.wheels.cache_dir() / "bench"
     tree = sglang_corpus.fetch_tree()
     files = sorted(str(p.relative_to(tree)) for p in (tree / "sglang").rglob("*.py"))
     lines = sum((tree / f).read_bytes().count(b"\n") for f in files)

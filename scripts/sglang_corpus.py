@@ -36,7 +36,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from sglang_lint.derive import releases
+from sglang_lint.derive.source import wheels
 
 try:
     import fcntl
@@ -48,7 +48,7 @@ SGLANG_VERSION = "0.5.23"
 
 def fetch_tree(version: str = SGLANG_VERSION) -> Path:
     """The folder holding the unpacked ``sglang`` package (downloaded once, through pip)."""
-    return releases.fetch_tree(version)
+    return wheels.fetch_tree(version)
 
 
 # Older releases whose own trees must lint clean against their own release (the catalog

@@ -71,10 +71,10 @@ def derive_releases(out: Path, releases, paths: bool = True) -> int:
     the fails-when rules too."""
     import shutil
 
-    from sglang_lint.derive.releases import fetch_tree
-    from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
-    from sglang_lint.derive.sites import derive_sites
-    from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
+    from sglang_lint.derive.source.wheels import fetch_tree
+    from sglang_lint.derive.server_args.fields import SERVER_ARGS_TABLE
+    from sglang_lint.derive.sites.raise_sites import derive_sites
+    from sglang_lint.derive.sites.writing import DERIVED_DIR, write_catalog
 
     for release in sorted(releases):
         folder = out / release

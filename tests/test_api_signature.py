@@ -12,10 +12,10 @@ import pytest
 
 from sglang_lint import lint
 from sglang_lint.checks.api_table import Call, Problem, load_api_table, parse_signature, problems
-from sglang_lint.derive.api_surface import OPAQUE, tree_surface
-from sglang_lint.derive.api_table import TABLE, api_history, api_text, merge_api
-from sglang_lint.derive.keyword_launchers import keyword_launchers
-from sglang_lint.derive.tree import LazyTree
+from sglang_lint.derive.api.surface import OPAQUE, tree_surface
+from sglang_lint.derive.api.table import TABLE, api_history, api_text, merge_api
+from sglang_lint.derive.server_args.keyword_launchers import keyword_launchers
+from sglang_lint.derive.source.tree import LazyTree
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -32,6 +32,20 @@ STAGES = [
 ]
 FRONT = {"frontends", ""}  # where an import inside a function may stand
 MAX_LINES = 700
+MAX_MODULES = 20  # in one folder
+
+# The deriver's groups (derive/<group>/), lowest first, by what they derive; each says in its
+# docstring what it writes into rules/.
+DERIVE_GROUPS = [
+    "source",       # which releases, each one's tree, its modules parsed, exports, exceptions
+    "reading",      # a function read without running it: guards, paths, constants, state, symbols
+    "server_args",  # server_args.toml
+    "startup",      # startup.toml
+    "api",          # api.toml, sampling.toml
+    "commands",     # launchers.toml, serve.toml, scripts.toml
+    "sites",        # the rule files, codes.lock, INDEX.md, exports.toml; catalog verify
+    "releases",     # each release's facts cached, merged over releases; release_dates.toml
+]
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -161,6 +175,53 @@ def test_no_import_circle():
 
 def test_imports_inside_functions_stand_in_the_front_layer_only():
     assert lazy_imports(import_graph()) == []
+
+
+def derive_group(module: str) -> str:
+    """derive.startup.run -> startup; derive (the package itself) -> ""."""
+    parts = module.split(".")
+    assert len(parts) > 2 or module in ("derive", *(f"derive.{g}" for g in DERIVE_GROUPS)), \
+        f"sglang_lint.{module} is in no group of derive/: place it"
+    group = parts[1] if len(parts) > 1 else ""
+    assert group in ("", *DERIVE_GROUPS), f"sglang_lint.{module}: derive/{group}/ is not in DERIVE_GROUPS"
+    return group
+
+
+def group_arrows(graph: dict) -> dict[tuple[str, str], int]:
+    """(importing group, imported group) -> how many imports, between two groups of derive/."""
+    arrows: dict[tuple[str, str], int] = {}
+    for module, imports in graph.items():
+        if not module.startswith("derive."):
+            continue
+        for imported, _, _ in imports:
+            if imported.startswith("derive.") and derive_group(imported) != derive_group(module):
+                key = (derive_group(module), derive_group(imported))
+                arrows[key] = arrows.get(key, 0) + 1
+    return arrows
+
+
+def test_the_deriver_is_grouped_by_what_it_derives_and_its_imports_go_down_the_groups():
+    graph = import_graph()
+    arrows = group_arrows(graph)
+    up = {pair: n for pair, n in arrows.items() if DERIVE_GROUPS.index(pair[1]) > DERIVE_GROUPS.index(pair[0])}
+    assert up == {}
+    # every group is read by one above it, the top one by the command: none is an island
+    assert {imported for _, imported in arrows} | {"releases"} == set(DERIVE_GROUPS)
+    for group in DERIVE_GROUPS:
+        doc = ast.get_docstring(ast.parse((PACKAGE / "derive" / group / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and "rules/" in doc, f"derive/{group}/__init__.py: say what the group writes into rules/"
+
+
+def test_a_planted_import_up_the_deriver_s_groups_is_found(tmp_path):
+    copy = planted_copy(tmp_path, "derive/source/tree.py", "from sglang_lint.derive.sites import writing\n")
+    assert group_arrows(import_graph(copy)).get(("source", "sites")) == 1
+
+
+def test_no_folder_holds_more_than_twenty_modules():
+    crowded = {str(folder.relative_to(ROOT)): n for folder in [PACKAGE, *PACKAGE.rglob("*/")]
+               if folder.name != "__pycache__"
+               and (n := len([p for p in folder.glob("*.py") if p.name != "__init__.py"])) > MAX_MODULES}
+    assert not crowded, f"over {MAX_MODULES} modules: {crowded}"
 
 
 def test_nothing_imports_the_package_root():

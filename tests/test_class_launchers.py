@@ -1,6 +1,6 @@
 """Test classes whose base class launches with one of their attributes (sglang's test
 convention: ``class TestX(DefaultServerBase): other_args = [...]``): the deriver finds the base
-classes in sglang's source (derive/class_launchers.py), and a subclass's attribute is judged
+classes in sglang's source (derive/commands/class_launchers.py), and a subclass's attribute is judged
 as the launch's flags (engine/reach.py ``field_sites``)."""
 
 from __future__ import annotations

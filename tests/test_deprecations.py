@@ -1,4 +1,4 @@
-"""Deprecated flags as sglang deprecates them (derive/deprecations.py): the action that registers
+"""Deprecated flags as sglang deprecates them (derive/server_args/deprecations.py): the action that registers
 each, what that action does (read from its class: stops the launch, ignores the flag, sets its
 value), the replacement it names and sglang's own words on what to do instead, per run of
 releases that deprecate it alike; and, held out, a sample of the shipped table's deprecations
@@ -21,8 +21,9 @@ import pytest
 from conftest import ROOT
 from sglang_lint import lint
 from sglang_lint.checks.server_args.table import load_table
-from sglang_lint.derive.deprecations import DeprecatedFlag, advice, deprecated_flags
-from sglang_lint.derive.releases import fetch_tree, merge_deprecated, registered_flags, release_server_args
+from sglang_lint.derive.server_args.deprecations import DeprecatedFlag, advice, deprecated_flags
+from sglang_lint.derive.source.wheels import fetch_tree
+from sglang_lint.derive.releases.history import merge_deprecated, registered_flags, release_server_args
 from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 TABLE_PATH = ROOT / "rules" / "derived" / "server_args.toml"
@@ -129,8 +130,8 @@ class ServerArgs:
 
 
 def test_a_deprecated_spelling_that_still_stores_true_is_its_bool_field_s_flag(tmp_path):
-    from sglang_lint.derive.server_args import derive_server_fields
-    from sglang_lint.derive.tree import read_modules
+    from sglang_lint.derive.server_args.fields import derive_server_fields
+    from sglang_lint.derive.source.tree import read_modules
 
     srt = tmp_path / "sglang" / "srt"
     srt.mkdir(parents=True)

@@ -17,17 +17,24 @@ from sglang_lint import lint
 from sglang_lint.checks.server_args.table import load_table
 from sglang_lint.core.rulefile import read_toml
 from sglang_lint.engine.ruletable import RuleSet, load_rules
-from sglang_lint.derive.drift import verify
-from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.writing import DERIVED_DIR, LOCK_FILE, catalog_history, write_catalog, write_over_history
+from sglang_lint.derive.sites.drift import verify
+from sglang_lint.derive.server_args.fields import SERVER_ARGS_TABLE
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.writing import DERIVED_DIR, LOCK_FILE, catalog_history, write_catalog, write_over_history
 from sglang_lint.catalog.rules import version_key
-from sglang_lint.derive.releases import (
-    Run, fetch_tree, gone_rules, release_server_args, release_sites, rules_of, site_history, site_runs,
+from sglang_lint.derive.source.wheels import fetch_tree
+from sglang_lint.derive.releases.history import (
+    Run,
+    gone_rules,
+    release_server_args,
+    release_sites,
+    rules_of,
+    site_history,
+    site_runs,
     site_signature,
 )
-from sglang_lint.derive.drift import rule_constraint
-from sglang_lint.derive.writing import older_checks_of
+from sglang_lint.derive.sites.drift import rule_constraint
+from sglang_lint.derive.sites.writing import older_checks_of
 
 TREE = Path(__file__).resolve().parent / "derive_tree"
 
@@ -608,7 +615,7 @@ def test_server_argument_table(derivation, written):
 
 def test_verify_reports_server_argument_drift(tmp_path, written):
     from sglang_lint.checks.server_args.table import load_table
-    from sglang_lint.derive.drift import _table_drift
+    from sglang_lint.derive.sites.drift import _table_drift
 
     rules_dir, _, _ = written
     table = load_table(rules_dir / DERIVED_DIR / "server_args.toml")
@@ -662,7 +669,7 @@ def _tree(tmp_path, files):
     ],
 )
 def test_sglang_version_of_a_tree(tmp_path, files, wheel, expected):
-    from sglang_lint.derive.tree import sglang_version
+    from sglang_lint.derive.source.tree import sglang_version
 
     assert sglang_version(_tree(tmp_path, files), wheel) == expected
 

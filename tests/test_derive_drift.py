@@ -11,8 +11,8 @@ import shutil
 import pytest
 
 from conftest import ROOT
-from sglang_lint.derive.drift import verify
-from sglang_lint.derive.sites import derive_sites
+from sglang_lint.derive.sites.drift import verify
+from sglang_lint.derive.sites.raise_sites import derive_sites
 from sglang_lint.engine.ruletable import load_rules
 
 

@@ -1,4 +1,4 @@
-"""sglang's own launch entry points (derive/launchers.py): the functions whose parameter takes
+"""sglang's own launch entry points (derive/commands/launchers.py): the functions whose parameter takes
 launch flags and hands them to the server launcher, read from small fake trees, and from
 sglang 0.5.23 itself."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.core.rulefile import tomllib
-from sglang_lint.derive.commands import read_commands
-from sglang_lint.derive.keyword_launchers import keyword_launchers
-from sglang_lint.derive.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.tree import LazyTree, read_modules
-from sglang_lint.derive.writing import _write_launchers
+from sglang_lint.derive.commands.subcommands import read_commands
+from sglang_lint.derive.server_args.keyword_launchers import keyword_launchers
+from sglang_lint.derive.commands.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.source.tree import LazyTree, read_modules
+from sglang_lint.derive.sites.writing import _write_launchers
 
 SGLANG_0_5_23 = Path.home() / ".cache" / "sglang-lint" / "sglang-0.5.23"
 

@@ -1,5 +1,5 @@
 """`catalog derive --sglang` with a release newer than a merged catalog's newest merges it into
-the catalog (derive/merge.py): on three stand-in releases of the test tree, 9.9.7, 9.9.8 and
+the catalog (derive/releases/merge.py): on three stand-in releases of the test tree, 9.9.7, 9.9.8 and
 9.9.9, the catalog of 9.9.7-9.9.8 with 9.9.9 merged into it is, file by file, the catalog the
 full derive of 9.9.7-9.9.9 writes over it; and on the shipped catalog, what its files record of
 its releases reads back as the catalog it is."""
@@ -14,15 +14,15 @@ import pytest
 
 from conftest import ROOT, lint_in_process
 from sglang_lint.core.rulefile import read_toml
-from sglang_lint.derive.server_args import SERVER_ARGS_TABLE
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.writing import DERIVED_DIR, catalog_history
-from sglang_lint.derive.api_table import merge_api
-from sglang_lint.derive.merge import catalog_facts, tree_facts, write_merged
-from sglang_lint.derive.releases import gone_rules, site_history, site_signature
-from sglang_lint.derive.sampling_table import merge_sampling
-from sglang_lint.derive.startup_table import merge_startup
-from sglang_lint.derive.writing import _read_lock, _with_range, older_checks_of
+from sglang_lint.derive.server_args.fields import SERVER_ARGS_TABLE
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.writing import DERIVED_DIR, catalog_history
+from sglang_lint.derive.api.table import merge_api
+from sglang_lint.derive.releases.merge import catalog_facts, tree_facts, write_merged
+from sglang_lint.derive.releases.history import gone_rules, site_history, site_signature
+from sglang_lint.derive.api.sampling import merge_sampling
+from sglang_lint.derive.startup.table import merge_startup
+from sglang_lint.derive.sites.writing import _read_lock, _with_range, older_checks_of
 from test_derive import TREE, _snapshot
 from test_serve_commands import TREE as COMMAND_FILES
 

@@ -1,4 +1,4 @@
-"""Registry lookups (derive/lookups.py): ``found = MAP.get(p)`` then a raise when nothing is
+"""Registry lookups (derive/reading/lookups.py): ``found = MAP.get(p)`` then a raise when nothing is
 found makes MAP's keys the allowed values of ``p``; ``MAP.get(p.lower())`` compares the value
 lower-cased (the allowed-values check's ``fold``). A registry a plugin may extend, a lookup
 whose result or parameter is rebound before the guard, and the like give no rule. Small trees
@@ -12,8 +12,8 @@ import pytest
 
 from sglang_lint import lint
 from sglang_lint.core.rulefile import RuleFileError
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.writing import DERIVED_DIR, write_catalog
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.writing import DERIVED_DIR, write_catalog
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 PARSERS = '''

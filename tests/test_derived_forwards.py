@@ -13,8 +13,8 @@ import pytest
 
 from conftest import FIXTURES, check_golden
 from sglang_lint import lint
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.writing import write_catalog
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.writing import write_catalog
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 
 TREE = Path(__file__).resolve().parent / "derive_tree"

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ReleaseFixtures
-from sglang_lint.derive.diffusion_args import config_attributes, diffusion_keywords
-from sglang_lint.derive.keyword_launchers import keyword_launchers
-from sglang_lint.derive.parsers import ModuleSet
-from sglang_lint.derive.releases import fetch_tree
-from sglang_lint.derive.tree import LazyTree
+from sglang_lint.derive.server_args.diffusion import config_attributes, diffusion_keywords
+from sglang_lint.derive.server_args.keyword_launchers import keyword_launchers
+from sglang_lint.derive.server_args.parsers import ModuleSet
+from sglang_lint.derive.source.wheels import fetch_tree
+from sglang_lint.derive.source.tree import LazyTree
 from sglang_lint.engine.lint import lint
 from sglang_lint.engine.ruletable import default_ruleset
 

@@ -244,7 +244,7 @@ def test_the_codes():
 
     from sglang_lint.catalog.rules import CODE_PATTERN
     from sglang_lint.core.model import CRASH_CODE
-    from sglang_lint.derive import writing
+    from sglang_lint.derive.sites import writing
     from sglang_lint.frontends import config, options
 
     first, last, more = writing.FIRST_DERIVED_CODE, writing.LAST_DERIVED_CODE, writing.MORE_DERIVED_CODES
@@ -324,7 +324,8 @@ def test_the_robustness_and_fuzzing_figures():
     default = int(re.search(r"SGLANG_LINT_FUZZ_EXAMPLES=\"\$\{1:-(\d+)\}\"", source("scripts/fuzz")).group(1))
     says("design.md", f"CI runs {fuzz} examples per fuzz property and {agreement} per agreement property",
          f"`./scripts/fuzz [N]` runs N (default {n(default)}) with fresh seeds")
-    says("design.md", f"and on a file over {constant('tests/test_architecture.py', 'MAX_LINES')} lines.")
+    says("design.md", f"on a file over {constant('tests/test_architecture.py', 'MAX_LINES')} lines, and on a folder of "
+                      f"more than {constant('tests/test_architecture.py', 'MAX_MODULES')} modules.")
 
 
 def test_where_a_project_s_release_is_read_from():
@@ -356,7 +357,7 @@ def test_the_language_server_s_pause():
 
 def test_the_start_up_checks_limits():
     from sglang_lint.checks.fails_when import language
-    from sglang_lint.derive import symbolic
+    from sglang_lint.derive.reading import symbolic
 
     says("startup.md", f"at most {language.SPLIT_DEPTH} tests on one line of cases and {language.SPLIT_CASES} "
                        "cases a check",

@@ -14,8 +14,8 @@ import pytest
 
 from conftest import ROOT, check_golden, lint_in_process
 from sglang_lint.core.rulefile import tomllib
-from sglang_lint.derive.drift import verify
-from sglang_lint.derive.sites import derive_sites
+from sglang_lint.derive.sites.drift import verify
+from sglang_lint.derive.sites.raise_sites import derive_sites
 from sglang_lint.engine.ruletable import load_rules
 
 FIXTURES = ROOT / "tests" / "fixtures" / "drift"

@@ -2,7 +2,7 @@
 
 * the evaluator (checks/fails_when/language.py): three-valued, never raises, and monotone: learning a value
   never turns a certain True into False or back (the call-site screen relies on it);
-* the deriver (derive/paths.py, derive/fails_when/rules.py) on the stand-in tree: the expression each
+* the deriver (derive/reading/paths.py, derive/sites/fails_when/rules.py) on the stand-in tree: the expression each
   raise gets, and the reason each shape it cannot write is skipped;
 * the written rules through the engine and a real flake8 on user code that calls them.
 """
@@ -21,10 +21,10 @@ from sglang_lint.checks.fails_when.language import (
     UNKNOWN, Bound, Device, Record, Tensor, WhenError, dtype_ref, holds, parse_when,
 )
 from sglang_lint.checks.fails_when.check import RecordClass
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.writing import write_catalog
-from sglang_lint.derive.fails_when.examples import find_examples
-from sglang_lint.derive.fails_when.records import record_class
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.writing import write_catalog
+from sglang_lint.derive.sites.fails_when.examples import find_examples
+from sglang_lint.derive.sites.fails_when.records import record_class
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 from sglang_lint.text.pynames import Ref
 
@@ -243,7 +243,7 @@ def test_learning_a_value_never_flips_a_certain_verdict():
 
 
 def _site_of(rule, check):
-    from sglang_lint.derive.fails_when.examples import PathSite
+    from sglang_lint.derive.sites.fails_when.examples import PathSite
 
     return PathSite(rule.raise_site.module, rule.raise_site.function, rule.raise_site.exception,
                     rule.raise_site.message, rule.raise_site.line or 0, check.params.when, check.params.parameters,

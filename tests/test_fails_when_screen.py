@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from sglang_lint import lint
-from sglang_lint.derive.sites import derive_sites
-from sglang_lint.derive.writing import write_catalog
+from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.writing import write_catalog
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 from sglang_lint.screen.prefilter import SKIPPED_BY_SCREEN
 from sglang_lint.text.pynames import module_name_for

@@ -20,7 +20,7 @@ from conftest import ROOT, check_golden, expected_findings, findings_of, lines_b
 from sglang_lint import lint
 from sglang_lint.checks.server_args.advice import load_foreign
 from sglang_lint.checks.server_args.table import load_commands, load_table
-from sglang_lint.derive.releases import fetch_tree
+from sglang_lint.derive.source.wheels import fetch_tree
 from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 FLAGS = ROOT / "tests" / "fixtures" / "flags"

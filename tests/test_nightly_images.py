@@ -16,7 +16,7 @@ from conftest import FIXTURES, ROOT, check_golden, found_and_annotated, run_flak
 from sglang_lint.catalog import release_dates, target
 from sglang_lint.catalog.release_dates import releases_around, upload_days
 from sglang_lint.catalog.target import TargetRelease, find_target
-from sglang_lint.derive.release_dates import dates_in_listing, release_dates_text
+from sglang_lint.derive.releases.dates import dates_in_listing, release_dates_text
 from sglang_lint.frontends.indexes import rule_index
 from sglang_lint.launch import image_pins
 from test_target import write

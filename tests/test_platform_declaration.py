@@ -17,7 +17,7 @@ from conftest import FIXTURES, ROOT, ReleaseFixtures, found_and_annotated, lint_
 
 from sglang_lint.catalog.platforms import MachineError, declared_machine, load_platforms
 from sglang_lint.checks.server_args import startup
-from sglang_lint.derive.startup_table import startup_text, tree_startup
+from sglang_lint.derive.startup.table import startup_text, tree_startup
 
 TREE = Path(__file__).resolve().parent / "platform_tree"
 PLATFORM = FIXTURES / "platform"
@@ -105,7 +105,7 @@ def _majors(tree: Path, probe: str) -> frozenset | None:
 
 @pytest.mark.parametrize("release", ["0.5.1", "0.5.6", "0.5.10.post1", "0.5.23"])
 def test_every_answer_of_a_cuda_gpu_is_what_the_release_s_own_probe_answers(release):
-    from sglang_lint.derive.releases import fetch_tree
+    from sglang_lint.derive.source.wheels import fetch_tree
 
     tree = fetch_tree(release)
     table = load_platforms()
@@ -125,9 +125,9 @@ def test_every_answer_of_a_cuda_gpu_is_what_the_release_s_own_probe_answers(rele
 
 
 def test_every_fact_of_get_platform_is_a_probe_of_the_table_or_one_left_unanswered():
-    from sglang_lint.derive.platform_probes import platform_facts
-    from sglang_lint.derive.releases import fetch_tree
-    from sglang_lint.derive.tree import read_module
+    from sglang_lint.derive.startup.platform_probes import platform_facts
+    from sglang_lint.derive.source.wheels import fetch_tree
+    from sglang_lint.derive.source.tree import read_module
 
     path = fetch_tree("0.5.23") / "sglang" / "srt" / "runtime_context.py"
     module = read_module("sglang.srt.runtime_context", path, path.read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """Which of the checks that certainly fail one call or launch are reported: the one sglang
 raises first, and a later one only where no fix of the earlier ones can make it pass
 (checks/precedence.py; engine/precedence.py for the derived rules of one sglang function, the
-order of the start-up table for SGL012: derive/startup_order.py).
+order of the start-up table for SGL012: derive/startup/order.py).
 
 - the analysis and the order of the table, on small cases;
 - ``tests/fixtures/precedence/<release>/``: launches and calls through the command and a real
@@ -21,7 +21,7 @@ import pytest
 
 from conftest import FIXTURES, ROOT, ReleaseFixtures, run_lint
 from sglang_lint.checks.precedence import ALSO, first_raised
-from sglang_lint.derive.startup_order import merged_order
+from sglang_lint.derive.startup.order import merged_order
 
 HELD = ROOT / "tests" / "precedence"
 PRECEDENCE = FIXTURES / "precedence"

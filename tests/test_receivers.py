@@ -1,7 +1,7 @@
 """Method rules fire only on receivers shown to be of sglang's class.
 
 * the deriver writes every method target with its receivers: the class that defines the method
-  and the sglang classes below it that run that definition (derive/hierarchy.py);
+  and the sglang classes below it that run that definition (derive/reading/hierarchy.py);
 * the engine takes as evidence ``self`` in such a class, a call that makes one (the class, or a
   function annotated to return one), an annotated parameter, ``self.x`` the class annotates or
   assigns from evidence, a name bound once to evidence; anything else is no call of the rule's;
@@ -17,8 +17,8 @@ import pytest
 
 from conftest import ROOT, expected_findings, findings_of, run_flake8
 from sglang_lint import lint
-from sglang_lint.derive.hierarchy import Hierarchy
-from sglang_lint.derive.tree import read_module
+from sglang_lint.derive.reading.hierarchy import Hierarchy
+from sglang_lint.derive.source.tree import read_module
 from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 
 FIXTURE = ROOT / "tests" / "fixtures" / "families" / "receivers.py"

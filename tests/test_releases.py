@@ -13,8 +13,10 @@ import pytest
 from sglang_lint import lint
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.checks.server_args.table import load_table
-from sglang_lint.derive.releases import merge_server_args, merged_server_args_text, presence, releases_in
-from sglang_lint.derive.server_args import ServerField
+from sglang_lint.derive.source.wheels import releases_in
+from sglang_lint.derive.source.presence import presence
+from sglang_lint.derive.releases.history import merge_server_args, merged_server_args_text
+from sglang_lint.derive.server_args.fields import ServerField
 from sglang_lint.engine.ruletable import RuleSet, default_rules, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -427,7 +429,7 @@ def _handle_deprecated_args(server_args, cfg):
 def test_deprecated_values_are_read_from_the_mapping_sglang_warns_with():
     import ast
 
-    from sglang_lint.derive.deprecations import deprecated_values
+    from sglang_lint.derive.server_args.deprecations import deprecated_values
 
     assert deprecated_values([ast.parse(DEPRECATING)]) == {
         "tool_call_parser": {"qwen25": ("qwen", True)},
@@ -440,7 +442,7 @@ def test_deprecated_values_are_read_from_the_mapping_sglang_warns_with():
 @pytest.fixture
 def deprecating_rules(tmp_path):
     """HISTORY, with 'fa' deprecated in 0.5.10 (mapped to 'fa3') and removed in 0.5.20."""
-    from sglang_lint.derive.releases import merge_deprecated_values
+    from sglang_lint.derive.releases.history import merge_deprecated_values
 
     values = {"0.5.2": {}, "0.5.10": {"backend": {"fa": ("fa3", True)}}, "0.5.20": {}}
     assert merge_deprecated_values(values) == {"backend": {"fa": ("fa3", True, "0.5.10", "0.5.20")}}

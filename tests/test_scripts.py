@@ -1,4 +1,4 @@
-"""sglang's modules run with ``python -m`` (derive/scripts.py, derived/scripts.toml): the parser
+"""sglang's modules run with ``python -m`` (derive/commands/scripts.py, derived/scripts.toml): the parser
 each script's main block builds, read from the source, against the parser sglang's own code
 builds (real_parsers.py, in another interpreter); the shipped table; the check's verdicts on
 their flags against argparse itself; and the modules sglang moved."""
@@ -18,10 +18,10 @@ import pytest
 from conftest import ROOT
 from sglang_lint.checks.server_args.flags import ArgWord, Launch, script_uses
 from sglang_lint.checks.server_args.table import load_scripts, load_table
-from sglang_lint.derive.releases import fetch_tree
-from sglang_lint.derive.scripts import tree_scripts
-from sglang_lint.derive.scripts import Script
-from sglang_lint.derive.scripts_table import Move, moves, scripts_text
+from sglang_lint.derive.source.wheels import fetch_tree
+from sglang_lint.derive.commands.scripts import tree_scripts
+from sglang_lint.derive.commands.scripts import Script
+from sglang_lint.derive.commands.scripts_table import Move, moves, scripts_text
 from sglang_lint.engine.lint import lint
 
 REAL_PARSERS = Path(__file__).parent / "real_parsers.py"

@@ -1,9 +1,9 @@
 """``sglang serve`` and ``sglang generate``: the parsers they build, read from sglang's source
-(derive/parsers.py, derive/commands.py), merged over releases (derive/serve.py, serve.toml),
-and the check that judges a launch's flags by them (launch_flags.command_uses). First on small
-fake trees; then on sglang's own releases, against the parser sglang itself builds (imported
-from the unpacked wheel in another interpreter, everything heavy stubbed: real_parsers.py),
-both ways."""
+(derive/server_args/parsers.py, derive/commands/subcommands.py), merged over releases
+(derive/commands/serve.py, serve.toml), and the check that judges a launch's flags by them
+(launch_flags.command_uses). First on small fake trees; then on sglang's own releases, against
+the parser sglang itself builds (imported from the unpacked wheel in another interpreter,
+everything heavy stubbed: real_parsers.py), both ways."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import pytest
 from conftest import ROOT, lint_in_process
 from sglang_lint import lint
 from sglang_lint.checks.server_args.table import ParserTable, load_commands
-from sglang_lint.derive import serve as serve_table
-from sglang_lint.derive.commands import Commands, ParserFacts, read_commands, tree_commands
-from sglang_lint.derive.releases import fetch_tree
-from sglang_lint.derive.serve import commands_text, release_commands, write_commands
-from sglang_lint.derive.tree import read_modules
+from sglang_lint.derive.commands import serve as serve_table
+from sglang_lint.derive.commands.subcommands import Commands, ParserFacts, read_commands, tree_commands
+from sglang_lint.derive.source.wheels import fetch_tree
+from sglang_lint.derive.commands.serve import commands_text, release_commands, write_commands
+from sglang_lint.derive.source.tree import read_modules
 from sglang_lint.engine.ruletable import RuleSet, default_rules
 from test_derive_launchers import write_tree
 

@@ -1,9 +1,9 @@
-"""The local search for examples (derive/fails_when/solve.py): a good call through a chain of tests."""
+"""The local search for examples (derive/sites/fails_when/solve.py): a good call through a chain of tests."""
 
 import ast
 
 from sglang_lint.checks.fails_when.language import Device, Tensor, dtype_ref, holds
-from sglang_lint.derive.fails_when.solve import NOT_TRUE, goals, solve
+from sglang_lint.derive.sites.fails_when.solve import NOT_TRUE, goals, solve
 
 # the shape of sglang's group_limited_topk guard (0.5.23): every test must pass at once
 CHAIN = ("not (False if not x.is_cuda else False if x.ndim != 2 or x.dtype != torch.float32 "

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.checks.server_args import startup
-from sglang_lint.derive.startup_rules import unshared, value_name, written, written_with
-from sglang_lint.derive.startup_table import startup_text, tree_startup
+from sglang_lint.derive.startup.rules import unshared, value_name, written, written_with
+from sglang_lint.derive.startup.table import startup_text, tree_startup
 
 TREE = Path(__file__).resolve().parent / "startup_tree"
 
@@ -267,8 +267,8 @@ def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
     (those that need the platform with the probes they read); and the check reads the same
     table, leaving those out where no machine is declared."""
     from sglang_lint.checks.server_args.startup import load_startup
-    from sglang_lint.derive.releases import fetch_tree
-    from sglang_lint.derive.startup_table import curated_sites, startup_history
+    from sglang_lint.derive.source.wheels import fetch_tree
+    from sglang_lint.derive.startup.table import curated_sites, startup_history
 
     root = Path(__file__).resolve().parent.parent / "rules"
     shipped = startup_history(root)["0.5.9"][0]
@@ -284,14 +284,14 @@ def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
 
 # --- the table over releases: read back, and a newer release merged into it ----------------
 def _table_of(tmp_path: Path, per_release: dict) -> Path:
-    from sglang_lint.derive.startup_table import _write
+    from sglang_lint.derive.startup.table import _write
 
     (tmp_path / "derived").mkdir(parents=True, exist_ok=True)
     return _write(tmp_path, per_release)
 
 
 def test_the_table_reads_back_as_the_releases_it_was_written_from(tmp_path, derived):
-    from sglang_lint.derive.startup_table import startup_history
+    from sglang_lint.derive.startup.table import startup_history
 
     rules, skipped, sites = derived
     per_release = {"9.9.8": (rules[:-1], skipped + ["depends on the model's config"], sites),
@@ -304,7 +304,7 @@ def test_the_table_reads_back_as_the_releases_it_was_written_from(tmp_path, deri
 
 
 def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
-    from sglang_lint.derive.startup_table import startup_history
+    from sglang_lint.derive.startup.table import startup_history
 
     path = _table_of(tmp_path, {"9.9.9": derived})
     sites = derived[2]
@@ -320,7 +320,7 @@ def test_a_table_edited_by_hand_is_refused_before_a_merge(tmp_path, derived):
 def test_a_newer_release_merged_into_the_table_is_the_table_of_all_of_them(tmp_path, derived):
     """merge_startup(rules, X, tree) over the table of the older releases writes what the
     table of every release is (the older releases as the table records them)."""
-    from sglang_lint.derive.startup_table import merge_startup
+    from sglang_lint.derive.startup.table import merge_startup
 
     rules, skipped, sites = derived
     older = {"9.9.7": (rules[1:], skipped, sites), "9.9.8": (rules[:-1], skipped, sites)}
@@ -335,7 +335,7 @@ def test_a_newer_release_merged_into_the_table_is_the_table_of_all_of_them(tmp_p
 
 @pytest.mark.corpus
 def test_the_shipped_table_reads_back_as_itself():
-    from sglang_lint.derive.startup_table import startup_history
+    from sglang_lint.derive.startup.table import startup_history
 
     root = Path(__file__).resolve().parent.parent / "rules"
     back = startup_history(root)
@@ -589,6 +589,6 @@ def test_a_table_s_rows_are_kept_and_an_edit_or_a_spoilt_copy_is_read_anew(tmp_p
     ("def _resolved(self, other):\n    return resolved_view(other)\n", None),  # a view of something else
 ])
 def test_a_method_that_only_returns_a_view_of_the_arguments_is_read_as_that_view(method, view):
-    from sglang_lint.derive.startup import _returned_view
+    from sglang_lint.derive.startup.run import _returned_view
 
     assert _returned_view(ast.parse(method).body[0]) == view

@@ -1,8 +1,9 @@
 """The recall benchmark's candidates: sglang 0.5.23's raise sites that have no rule, in a fixed random order.
 
-Every raise site :func:`sglang_lint.derive.sites.derive_sites` finds in 0.5.23 and skips (``skipped`` set: no rule
-was made from it) is sorted by a stable key, then shuffled with ``random.Random(17)``. The cases in
-``tests/recall/cases/NNN_*.py`` take these candidates in this order (NNN is the position printed here).
+Every raise site :func:`sglang_lint.derive.sites.raise_sites.derive_sites` finds in 0.5.23 and skips
+(``skipped`` set: no rule was made from it) is sorted by a stable key, then shuffled with
+``random.Random(17)``. The cases in ``tests/recall/cases/NNN_*.py`` take these candidates in this
+order (NNN is the position printed here).
 
     python tests/recall/pick.py [--limit N] [--sglang DIR]
 
@@ -27,7 +28,7 @@ DEFAULT_SGLANG = Path.home() / ".cache" / "sglang-lint" / "sglang-0.5.23"
 
 def candidates(sglang: Path = DEFAULT_SGLANG) -> list:
     """The skipped raise sites of the tree at ``sglang``, in the benchmark's order."""
-    from sglang_lint.derive.sites import derive_sites
+    from sglang_lint.derive.sites.raise_sites import derive_sites
 
     derivation = derive_sites(sglang, index_raises=True)
     pool = [site for site in derivation.sites if site.skipped is not None]

@@ -38,7 +38,7 @@ def _probes(argv: list[str]) -> list[str]:
 
 
 def _diffusion(release: str, probes: list[str]) -> dict:
-    from sglang_lint.derive.releases import fetch_tree
+    from sglang_lint.derive.source.wheels import fetch_tree
 
     script = ROOT / "tests" / "real_parsers.py"
     done = subprocess.run([sys.executable, "-I", "-S", str(script), str(fetch_tree(release)), "serve", "probe",

@@ -150,7 +150,7 @@ def deps_dir() -> Path:
 def release_tree(release: str) -> Path:
     """The unpacked wheel of ``release`` (fetched through pip once, if missing)."""
     _project()
-    from sglang_lint.derive.releases import fetch_tree
+    from sglang_lint.derive.source.wheels import fetch_tree
 
     return fetch_tree(release)
 

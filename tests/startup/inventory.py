@@ -945,7 +945,8 @@ def _locals_of(function) -> dict:
 
 def release_sites(version: str) -> list[dict]:
     """Every start-up check of one release, with its class."""
-    from sglang_lint.derive.releases import fetch_tree, release_server_args
+    from sglang_lint.derive.source.wheels import fetch_tree
+    from sglang_lint.derive.releases.history import release_server_args
 
     fields, _ = release_server_args(version)
     release = Release(version, fetch_tree(version), {f.name for f in fields})
@@ -996,7 +997,7 @@ def group_of(version: str) -> str:
 
 def cached_releases() -> list[str]:
     """Every release whose wheel the cache holds unpacked (and those READ_AT_LEAST names)."""
-    from sglang_lint.derive.releases import cache_dir
+    from sglang_lint.derive.source.wheels import cache_dir
 
     found = {p.name[len("sglang-"):] for p in cache_dir().glob("sglang-0.5.*")
              if p.is_dir() and (p / ".unpacked").exists()}

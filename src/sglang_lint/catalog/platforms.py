@@ -2,7 +2,7 @@
 command's ``--platform``/``--gpu``), and what sglang's platform probes answer on it.
 
 The machines and the probes are data: ``rules/platforms.toml``. The start-up derivation names
-the probes a condition reads (derive/startup_rules.py); the start-up checks (SGL012) whose
+the probes a condition reads (derive/startup/rules.py); the start-up checks (SGL012) whose
 condition needs them are judged only on a declared machine, each probe bound to its answer
 there (checks/server_args/startup.py). A probe the declaration does not decide stays unknown.
 """

@@ -1,7 +1,7 @@
 """The day each sglang release reached PyPI, and the releases a nightly build of a given day lies
 between (catalog/target.py judges a ``lmsysorg/sglang:nightly-dev-20251215-<sha>`` image by them).
 
-The days are data: ``rules/derived/release_dates.toml``, written by derive/release_dates.py from
+The days are data: ``rules/derived/release_dates.toml``, written by derive/releases/dates.py from
 the package index's upload times. It is read only when a dated image is met.
 """
 

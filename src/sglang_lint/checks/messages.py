@@ -129,7 +129,7 @@ def _plain(value: object, depth: int = 0) -> bool:
 
 def with_values(summary: str, values: list) -> str:
     """A derived rule's summary (sglang's message with ``{expr}`` placeholders, their
-    conversion and format spec kept, as derive/guards.py writes them) with its k-th placeholder
+    conversion and format spec kept, as derive/reading/guards.py writes them) with its k-th placeholder
     showing ``values[k]`` as the f-string would, where known (UNKNOWN: ``<expr>``). Values that
     do not pair one to one with the placeholders show none."""
     if "{" not in summary:

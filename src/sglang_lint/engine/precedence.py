@@ -2,7 +2,7 @@
 is a line of one sglang function, and a call that fails several raises of one function stops at
 the first of them on its way through it (checks/precedence.py decides which later ones are
 reported too). Only derived rules take part: their raise site is the raise their check tests,
-and a raise inside a loop or a ``try`` gets no rule (``derive/paths.py``), so of two raises whose
+and a raise inside a loop or a ``try`` gets no rule (``derive/reading/paths.py``), so of two raises whose
 paths a call certainly takes, the one on the earlier line is reached first."""
 
 from __future__ import annotations

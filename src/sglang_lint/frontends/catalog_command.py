@@ -14,10 +14,10 @@ from sglang_lint.engine.ruletable import load_rules
 
 def catalog_command(argv: Sequence[str], out, err) -> int:
     """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
-    from sglang_lint.derive.drift import verify
-    from sglang_lint.derive.sites import derive_sites
-    from sglang_lint.derive.tree import UNKNOWN_VERSION, locate_sglang, sglang_version
-    from sglang_lint.derive.writing import DERIVED_DIR, catalog_history, write_catalog, write_over_history
+    from sglang_lint.derive.sites.drift import verify
+    from sglang_lint.derive.sites.raise_sites import derive_sites
+    from sglang_lint.derive.source.tree import UNKNOWN_VERSION, locate_sglang, sglang_version
+    from sglang_lint.derive.sites.writing import DERIVED_DIR, catalog_history, write_catalog, write_over_history
 
     parser = argparse.ArgumentParser(prog="sglang-lint catalog", description="Derive or verify the rule catalog.")
     parser.add_argument("action", choices=["derive", "verify", "docs"])
@@ -75,12 +75,12 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     verifying = args.action == "verify"  # (verify compares no fails-when rule: their paths are not derived)
     # A catalog merged over releases keeps what it records of them: its newest release's tree
     # is written over it (each file as it was, on the tree it was made from), a newer release
-    # is merged into it (derive/merge.py), an older one it merges changes nothing.
+    # is merged into it (derive/releases/merge.py), an older one it merges changes nothing.
     history = catalog_history(rules_dir) if args.action == "derive" else None
     version = sglang_version(root, wheel)
     merging = None  # the catalog's releases, read back, where the tree's release is merged into them
     if history is not None and version != history.releases[-1]:
-        from sglang_lint.derive import merge
+        from sglang_lint.derive.releases import merge
 
         first, last = history.releases[0], history.releases[-1]
         if version in history.releases:
@@ -97,8 +97,8 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
     if args.action == "derive":
         try:
             if history is None and derivation.version != UNKNOWN_VERSION:  # (first: SGL013 reads its targets)
-                from sglang_lint.derive.api_table import merge_api
-                from sglang_lint.derive.sampling_table import merge_sampling
+                from sglang_lint.derive.api.table import merge_api
+                from sglang_lint.derive.api.sampling import merge_sampling
 
                 merge_api(rules_dir, derivation.version, root, alone=True)
                 merge_sampling(rules_dir, derivation.version, root, alone=True)
@@ -112,18 +112,18 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
             err.write(f"sglang-lint: error: {root}: {exc}\n")
             return 2
         if history is None:
-            from sglang_lint.derive.serve import write_commands
+            from sglang_lint.derive.commands.serve import write_commands
 
             write_commands(rules_dir / DERIVED_DIR, {derivation.version: derivation.commands})
             if derivation.scripts:
-                from sglang_lint.derive.scripts_table import write_scripts
+                from sglang_lint.derive.commands.scripts_table import write_scripts
 
                 write_scripts(rules_dir / DERIVED_DIR, {derivation.version: derivation.scripts})
-            from sglang_lint.derive.startup_table import merge_startup
+            from sglang_lint.derive.startup.table import merge_startup
 
             merge_startup(rules_dir, derivation.version, root, alone=True)
         if merging is not None and args.release:  # (a release from pip's index: its upload day is there)
-            from sglang_lint.derive.release_dates import write_release_dates
+            from sglang_lint.derive.releases.dates import write_release_dates
 
             write_release_dates(rules_dir)
         if merging is not None:
@@ -146,7 +146,7 @@ def _fetched(release: str) -> tuple[Path, Path | None]:
     """``--release X``: its tree, fetched through pip into the cache, and the wheel it came from."""
     import subprocess
 
-    from sglang_lint.derive.releases import cache_dir, fetch_tree
+    from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
 
     try:
         root = fetch_tree(release)
@@ -157,23 +157,23 @@ def _fetched(release: str) -> tuple[Path, Path | None]:
 
 def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     """``catalog derive --releases SPEC``: every release's tree (pip, cached), merged."""
-    from sglang_lint.derive import releases as history
-    from sglang_lint.derive.api_table import write_api
-    from sglang_lint.derive.merge import release_facts, write_merged
-    from sglang_lint.derive.release_dates import write_release_dates
-    from sglang_lint.derive.sampling_table import write_sampling
-    from sglang_lint.derive.sites import derive_sites
-    from sglang_lint.derive.startup_table import write_startup
-    from sglang_lint.derive.tree import UNKNOWN_VERSION
-    from sglang_lint.derive.writing import DERIVED_DIR
+    from sglang_lint.derive.source import wheels
+    from sglang_lint.derive.api.table import write_api
+    from sglang_lint.derive.releases.merge import release_facts, write_merged
+    from sglang_lint.derive.releases.dates import write_release_dates
+    from sglang_lint.derive.api.sampling import write_sampling
+    from sglang_lint.derive.sites.raise_sites import derive_sites
+    from sglang_lint.derive.startup.table import write_startup
+    from sglang_lint.derive.source.tree import UNKNOWN_VERSION
+    from sglang_lint.derive.sites.writing import DERIVED_DIR
 
     try:
-        chosen = history.releases_in(spec, history.available_releases())
+        chosen = wheels.releases_in(spec, wheels.available_releases())
     except (ValueError, RuntimeError, OSError) as exc:
         err.write(f"sglang-lint: error: {exc}\n")
         return 2
     newest = chosen[-1]
-    derivation = derive_sites(history.fetch_tree(newest))
+    derivation = derive_sites(wheels.fetch_tree(newest))
     if derivation.version == UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
     err.write("the public Python API of each release (cached after its first run)\n")

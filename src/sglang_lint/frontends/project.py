@@ -3,7 +3,7 @@
 The engine judges one file at a time; a helper of the same file that puts its parameter into a
 launch is followed there (engine/reach.py). A project's helpers usually live in a module of their own
 (``utils.launch_server(model, extra_flags)``, called from every test). Before linting, the
-command finds them with the deriver's analysis of sglang's own entry points (derive/launchers.py)
+command finds them with the deriver's analysis of sglang's own entry points (derive/commands/launchers.py)
 run over the project's files that may launch a server (those that name the launcher or one of
 sglang's entry points, then those that call a helper found so far), and judges their calls as it
 judges ``popen_launch_server``. Only ``ast`` is used here; a file that does not parse is skipped.
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from sglang_lint.catalog.rules import Target
-from sglang_lint.derive.launchers import EntryPoint, launch_entry_points
-from sglang_lint.derive.tree import read_module
+from sglang_lint.derive.commands.launchers import EntryPoint, launch_entry_points
+from sglang_lint.derive.source.tree import read_module
 from sglang_lint.launch.commands import LAUNCHER_WORDS
 from sglang_lint.text.pynames import module_name_for, name_matches
 

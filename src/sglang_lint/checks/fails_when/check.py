@@ -69,7 +69,7 @@ class Parameter:
     # For **kwargs: the function's named parameters (a keyword naming one of them is not in kwargs).
     others: tuple[str, ...] = ()
     # A parameter of the receiver's constructor, which the method reads through ``self``
-    # (derive/state.py): bound from the call that made the receiver, not from this call.
+    # (derive/reading/state.py): bound from the call that made the receiver, not from this call.
     receiver: bool = False
 
 

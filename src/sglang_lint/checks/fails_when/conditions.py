@@ -1,8 +1,8 @@
 """Which tests of a condition are one test: a named part of a condition (:class:`Bound`), the
 key that names a test wherever it is read (:func:`test_key`, :func:`case_key`), the tests a
 node takes the truth of, and a query's name (what sglang asks the machine once per start-up).
-The evaluator (checks/fails_when/language.py) decides such a test once per case; the deriver (derive/symbolic.py)
-keeps a conditional whose test nothing else reads as the values it may take. And what a
+The evaluator (checks/fails_when/language.py) decides such a test once per case; the deriver
+(derive/reading/symbolic.py) keeps a conditional whose test nothing else reads as the values it may take. And what a
 condition's trees read, walked once per tree however many checks share it: the query tests
 read twice or more (the ones worth assuming), and the tests a named part's worth may depend on
 (what the evaluator keeps a worth by, across cases and checks)."""
@@ -84,7 +84,7 @@ def query_root(node: ast.expr) -> ast.expr:
 
 
 def is_query(node) -> bool:
-    """A query's name (``unknown_get_platform``: derive/symbolic.py ``query``)."""
+    """A query's name (``unknown_get_platform``: derive/reading/symbolic.py ``query``)."""
     return isinstance(node, ast.Name) and node.id.startswith(QUERY_PREFIX)
 
 

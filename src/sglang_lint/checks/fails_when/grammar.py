@@ -21,10 +21,10 @@ AGGREGATES = frozenset({"tuple", "list", "set", "sorted", "sum", "min", "max"})
 BUILTINS = frozenset({"len", "isinstance", "min", "max", "abs", "int", "float", "bool", "str", "tuple", "list",
                       "any", "all", "sum", "sorted", "set", "round", "dict", "type", "bytes", "bytearray",
                       "complex", "frozenset", "object"})
-# The builtins a function's path (derive/paths.py) may call besides: ``getattr(x, "name", default)``
-# (the start-up run reads its own getattr of the arguments: derive/startup.py).
+# The builtins a function's path (derive/reading/paths.py) may call besides: ``getattr(x, "name", default)``
+# (the start-up run reads its own getattr of the arguments: derive/startup/run.py).
 PATH_BUILTINS = BUILTINS | {"getattr"}
-# How sglang parses an environment variable's text (start-up rules: derive/startup.py). The
+# How sglang parses an environment variable's text (start-up rules: derive/startup/run.py). The
 # variable itself is a parameter named as it is (``env_bool(SGLANG_X)``), unknown where unset.
 ENVIRON_PARSERS = frozenset({"env_bool", "env_truthy", "env_int", "env_float", "env_str"})
 # A value sglang reads from outside the launch that stays one value through a start-up (the

@@ -1,7 +1,7 @@
 """The ``fails-when`` language: a Python expression over a function's parameters that is true
 exactly when a call of the function reaches one of sglang's ``raise`` statements.
 
-The deriver writes it (derive/paths.py: the path to the raise, the function's local names
+The deriver writes it (derive/reading/paths.py: the path to the raise, the function's local names
 replaced by what they were computed from); the check evaluates it over the values a call
 passes. The expression is parsed with :mod:`ast`, checked against a small grammar
 (:func:`parse_when`) and evaluated by :func:`evaluate`, never by ``eval``: every operation is

@@ -90,7 +90,7 @@ TENSOR_METHODS = frozenset({"dim", "ndimension", "size", "numel", "is_contiguous
 VALUE_METHODS = frozenset({"get", "keys", "values", "startswith", "endswith", "lower", "upper", "strip", "count",
                            "index"})
 # More methods of strings and dicts the evaluator knows, which only the start-up rules use
-# (derive/startup.py); the fails-when paths of derive/paths.py read VALUE_METHODS alone.
+# (derive/startup/run.py); the fails-when paths of derive/reading/paths.py read VALUE_METHODS alone.
 MORE_VALUE_METHODS = frozenset({"split", "rsplit", "lstrip", "rstrip", "isdigit", "isalnum", "isidentifier",
                                 "replace", "items"})
 

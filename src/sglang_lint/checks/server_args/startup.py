@@ -1,7 +1,7 @@
 """The start-up aspect of server-args (SGL012): sglang's validation of a server's arguments,
 run over the arguments a launch sets.
 
-``rules/derived/startup.toml`` (derive/startup.py) holds, per raise or assert of that
+``rules/derived/startup.toml`` (derive/startup/run.py) holds, per raise or assert of that
 validation, a ``fails-when`` condition over the fields and environment variables and the
 releases that have it. A launch's settings (its flags or keywords, known literals only), the
 environment variables written with it, and for the fields it leaves out the target release's
@@ -65,7 +65,7 @@ class StartupCheck:
     machine: tuple = ()
     declared: str = field(default="", compare=False)  # the declaration, as a finding names it
     # its place in the table, whose checks are in the order sglang's validation meets them in
-    # every release (derive/startup_table.py): of two checks of one release, it runs the
+    # every release (derive/startup/table.py): of two checks of one release, it runs the
     # one of the lower rank first
     rank: int = field(default=0, compare=False)
     table: str = field(default="", compare=False)  # the table's checksum ("": its verdicts are not kept)

@@ -1,4 +1,4 @@
-# A stand-in for sglang's environment-variable declarations (tests of derive/startup.py).
+# A stand-in for sglang's environment-variable declarations (tests of derive/startup/run.py).
 
 
 class EnvBool:

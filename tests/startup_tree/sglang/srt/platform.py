@@ -1,4 +1,4 @@
-# A stand-in for sglang's platform queries (tests of derive/startup.py): what the machine is,
+# A stand-in for sglang's platform queries (tests of derive/startup/run.py): what the machine is,
 # detected once, one answer however often a start-up asks.
 import functools
 import subprocess
