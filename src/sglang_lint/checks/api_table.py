@@ -6,15 +6,12 @@ arguments against a signature, which the check and the call-site screen both ask
 from __future__ import annotations
 
 import ast
-import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sglang_lint.catalog.rules import in_releases, version_key
+from sglang_lint.catalog.release_runs import JudgedReleases, Runs, in_runs
 from sglang_lint.core.rulefile import Fields, read_toml
-
-Runs = tuple  # ((since, until), ...): "" leaves an end open
 
 
 @dataclass(frozen=True)
@@ -89,7 +86,7 @@ def problems(signature: Signature, call: Call) -> list[Problem]:
 
 
 @dataclass(frozen=True)
-class ApiTable:
+class ApiTable(JudgedReleases):
     """The table as a project on ``releases`` judges calls (empty: the newest release)."""
 
     releases: tuple[str, ...]  # every release the table records, oldest first
@@ -99,52 +96,21 @@ class ApiTable:
     modules: frozenset
     judged: tuple[str, ...] = ()
 
-    def for_releases(self, releases) -> "ApiTable":
-        return dataclasses.replace(self, judged=tuple(sorted(releases, key=version_key)))
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        return self.judged or self.releases[-1:]
-
-    @property
-    def version(self) -> str:
-        judged = self.targets
-        return judged[0] if len(judged) == 1 else f"{judged[0]}..{judged[-1]}"
-
     def signature_at(self, name: str, release: str) -> str | None:
-        return next((text for text, runs in self.signatures.get(name, ()) if _in(runs, release)), None)
+        return next((text for text, runs in self.signatures.get(name, ()) if in_runs(runs, release)), None)
 
     def closed_at(self, container: str, release: str) -> bool:
-        return _in(self.closed.get(container, ()), release) and _in(self.present.get(container, ()), release)
+        return in_runs(self.closed.get(container, ()), release) and in_runs(self.present.get(container, ()), release)
 
     def change(self, name: str) -> str:
         """`` (added in sglang X)`` / `` (removed in sglang X)`` for a callable the judged
         releases lack but another release has."""
-        runs = [run for _, runs in self.signatures.get(name, ()) for run in runs]
-        return _change(runs, self.targets)
+        return self.runs_change([run for _, runs in self.signatures.get(name, ()) for run in runs])
 
     def keyword_change(self, name: str, keyword: str) -> str:
         """When the callable took ``keyword``, where the judged releases' signatures do not."""
-        runs = [run for text, runs in self.signatures.get(name, ()) for run in runs
-                if keyword in parse_signature(text).keywords]
-        return _change(runs, self.targets)
-
-
-def _in(runs: Runs, release: str) -> bool:
-    return any(in_releases(since, until, release) for since, until in runs)
-
-
-def _change(runs: list, judged: tuple[str, ...]) -> str:
-    if not runs:
-        return ""
-    sinces, untils = [s for s, _ in runs], [u for _, u in runs]
-    since = "" if "" in sinces else min(sinces, key=version_key)
-    until = "" if "" in untils else max(untils, key=version_key)
-    if until and all(version_key(r) >= version_key(until) for r in judged):
-        return f" (removed in sglang {until})"
-    if since and all(version_key(r) < version_key(since) for r in judged):
-        return f" (added in sglang {since})"
-    return ""
+        return self.runs_change([run for text, runs in self.signatures.get(name, ()) for run in runs
+                                 if keyword in parse_signature(text).keywords])
 
 
 def load_api_table(path: Path) -> ApiTable:

@@ -20,7 +20,7 @@ from pathlib import Path
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.built import dict_versions
-from sglang_lint.catalog.rules import in_releases, version_key
+from sglang_lint.catalog.release_runs import JudgedReleases, in_runs
 from sglang_lint.checks.base import CheckKind, argument_of, rename_hint, target_trigger
 from sglang_lint.checks.server_args.startup import StartupTable, findings, keyword_launch, load_startup
 from sglang_lint.core.model import Finding, Fix
@@ -31,42 +31,22 @@ BODY_KEY = "sampling_params"
 
 
 @dataclass(frozen=True)
-class SamplingTable:
+class SamplingTable(JudgedReleases):
     checks: StartupTable
     fields: dict  # key -> runs of releases that take it
     releases: tuple  # every release of the table
     judged: tuple = ()
 
-    def for_releases(self, releases) -> "SamplingTable":
-        return dataclasses.replace(self, judged=tuple(sorted(releases, key=version_key)))
-
-    @property
-    def targets(self) -> tuple:
-        return self.judged or self.releases[-1:]
-
-    @property
-    def version(self) -> str:
-        judged = self.targets
-        return judged[0] if len(judged) == 1 else f"{judged[0]}..{judged[-1]}"
-
     def takes(self, key: str) -> bool:
         """Does some judged release take the key?"""
-        return any(in_releases(s, u, r) for s, u in self.fields.get(key, ()) for r in self.targets)
+        runs = self.fields.get(key, ())
+        return any(in_runs(runs, r) for r in self.targets)
 
     def keys(self) -> list[str]:
         return sorted(key for key in self.fields if self.takes(key))
 
     def change(self, key: str) -> str:
-        runs = self.fields.get(key, ())
-        if not runs:
-            return ""
-        since = min((s for s, _ in runs), key=lambda s: version_key(s) if s else ())
-        until = max((u for _, u in runs), key=lambda u: version_key(u) if u else (10 ** 9,))
-        if until and all(version_key(r) >= version_key(until) for r in self.targets):
-            return f" (removed in sglang {until})"
-        if since and all(version_key(r) < version_key(since) for r in self.targets):
-            return f" (added in sglang {since})"
-        return ""
+        return self.runs_change(self.fields.get(key, ()))
 
 
 @dataclass(frozen=True)

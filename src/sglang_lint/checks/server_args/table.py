@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from sglang_lint.catalog.release_runs import EVERY_RELEASE, change, in_runs, life, named
 from sglang_lint.catalog.rules import in_releases, version_key
 from sglang_lint.core.memo import by_identity, per_object
 from sglang_lint.core.rulefile import Fields, read_toml
-
-EVERY_RELEASE = ("", "")  # a range (since, until) with neither end: every release
 
 
 @dataclass(frozen=True)
@@ -127,10 +126,15 @@ class Table:
         manual = self.manual_everywhere | frozenset(f for f, span in self.manual_ranges.items() if present(span))
         by_flag = {flag: f for f in fields.values() for flag in f.flags}
         ordered = sorted(releases, key=version_key)
-        version = ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}"
+        version = named(ordered)
         return Table(version, fields, by_flag, manual, frozenset(by_flag) | manual, tuple(ordered),
                      self.history, self.manual_ranges, self.manual_everywhere, self.deprecated,
                      self.deprecated_values, commands, self.derived_from, scripts)
+
+    @property
+    def targets(self) -> tuple:
+        """The releases judged: those the table stands for, else the one of ``version``."""
+        return self.releases or (self.version,)
 
     def deprecation(self, flag: str) -> "Deprecation | None":
         """How sglang last deprecated the flag, if it did in some release."""
@@ -140,7 +144,7 @@ class Table:
     def deprecates(self, flag: str) -> "Deprecation | None":
         """The deprecation, when every release of this table registers the flag as deprecated:
         as the newest of them does, its effect where all of them agree ("" otherwise)."""
-        releases = self.releases or (self.version,)
+        releases = self.targets
         runs = [run for run in self.deprecated.get(flag, ()) if any(in_releases(*run.range, r) for r in releases)]
         if not runs or not all(any(in_releases(*run.range, r) for run in runs) for r in releases):
             return None
@@ -160,21 +164,14 @@ class Table:
         return self._in_every_release(self.value_deprecation(name, value))
 
     def _in_every_release(self, found):
-        releases = self.releases or (self.version,)
-        if found is None or not all(in_releases(*found.range, release) for release in releases):
+        if found is None or not all(in_releases(*found.range, release) for release in self.targets):
             return None
         return found
 
     def change(self, span: tuple) -> str:
         """`` (removed in sglang X)`` / `` (added in sglang X)`` for something this table's
         releases lack but another release has; "" otherwise."""
-        since, until = span
-        releases = self.releases or (self.version,)
-        if until and all(version_key(r) >= version_key(until) for r in releases):
-            return f" (removed in sglang {until})"
-        if since and all(version_key(r) < version_key(since) for r in releases):
-            return f" (added in sglang {since})"
-        return ""
+        return change(span, self.targets)
 
     def field_change(self, name: str) -> str:
         full = self.history.get(name)
@@ -193,12 +190,7 @@ class Table:
             spans.append(EVERY_RELEASE)
         if flag in self.deprecated:
             spans.append(self.deprecated[flag][0].span)
-        if not spans:
-            return ""
-        sinces, untils = [s for s, _ in spans], [u for _, u in spans]
-        since = "" if "" in sinces else min(sinces, key=version_key)
-        until = "" if "" in untils else max(untils, key=version_key)
-        return self.change((since, until))
+        return self.change(life(spans))
 
     def choice_change(self, name: str, choice) -> str:
         full = self.history.get(name)
@@ -419,7 +411,7 @@ class Commands:
         history = self.history
 
         def present(spans: tuple, among=releases) -> bool:
-            return any(in_releases(*span, release) for span in spans for release in among)
+            return any(in_runs(spans, release) for release in among)
 
         serving = tuple(r for r in releases if present(history.get("serve", ()), (r,)))
         selector = {flag: spans for flag, spans in history.get("selector", {}).items() if present(spans, serving)}
@@ -432,7 +424,7 @@ class Commands:
                     tuple(s for s, spans in parser.suffixes.items() if present(spans)),
                     present(parser.open),
                 )
-        version = releases[0] if len(releases) == 1 else f"{releases[0]}..{releases[-1]}"
+        version = named(releases)
         backends = frozenset(name for name, spans in history.get("backends", {}).items() if present(spans, serving))
         selects = bool(serving) and all(any(present(spans, (r,)) for spans in selector.values()) for r in serving)
         return Commands(version, bool(serving), backends, frozenset(selector), selects, parsers.get("diffusion"),
@@ -444,12 +436,7 @@ class Commands:
         first release, the first after its last; "" an open end), for what came or went."""
         parser = self.history.get("parsers", {}).get("diffusion_keywords")
         spans = parser.flags.get(name, ()) if parser is not None else ()
-        if not spans:
-            return EVERY_RELEASE
-        spans = [one for span in spans for one in (parser.spans if span == EVERY_RELEASE else (span,))]
-        since = "" if any(not s for s, _ in spans) else min((s for s, _ in spans), key=version_key)
-        until = "" if any(not u for _, u in spans) else max((u for _, u in spans), key=version_key)
-        return since, until
+        return life([one for span in spans for one in (parser.spans if span == EVERY_RELEASE else (span,))])
 
 
 @lru_cache(maxsize=None)
@@ -553,21 +540,19 @@ class Scripts:
         releases = tuple(releases)
 
         def every(spans: tuple) -> bool:
-            return all(any(in_releases(*span, release) for span in spans) for release in releases)
+            return all(in_runs(spans, release) for release in releases)
 
         def some(spans: tuple) -> bool:
-            return any(in_releases(*span, release) for span in spans for release in releases)
+            return any(in_runs(spans, release) for release in releases)
 
         found = {}
         for name, item in self.history.items():
             present, absent = every(item.spans), not some(item.spans)
             judged = present and every(item.judged) and (every(item.server_args) or not some(item.server_args)) \
                 and not some(item.exact)
-            since = "" if any(not s for s, _ in item.spans) else min((s for s, _ in item.spans), key=version_key)
-            until = "" if any(not u for _, u in item.spans) else max((u for _, u in item.spans), key=version_key)
             target = self.history.get(item.moved_to)
             moved = item.moved_to if absent and target is not None and every(target.spans) else ""
-            found[name] = Script(name, present, absent, (since, until), judged, judged and every(item.server_args),
+            found[name] = Script(name, present, absent, life(item.spans), judged, judged and every(item.server_args),
                                  frozenset(f for f, spans in item.flags.items() if some(spans)), item.aliases,
                                  moved, bool(moved) and item.unchanged)
         return Scripts(found, self.history)
