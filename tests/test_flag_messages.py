@@ -192,8 +192,9 @@ SERVE_PROBES = {
 
 
 def _real_diffusion(version: str, probes: list[str]) -> dict:
-    done = subprocess.run([sys.executable, "-I", "-S", str(REAL_PARSERS), str(fetch_tree(version)), "serve", "probe",
-                           *probes], capture_output=True, text=True, check=True)
+    # -B: no bytecode written into the cached tree
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", str(REAL_PARSERS), str(fetch_tree(version)), "serve",
+                           "probe", *probes], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 

@@ -347,7 +347,7 @@ def test_serve_and_generate_flags_are_judged_by_the_parsers_of_the_target_releas
 # --- sglang's own releases, against the parsers sglang builds ----------------------------------
 
 def _real(version: str, command: str, mode: str, *flags: str) -> dict:
-    done = subprocess.run([sys.executable, "-I", "-S", str(REAL_PARSERS), str(fetch_tree(version)), command, mode,
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", str(REAL_PARSERS), str(fetch_tree(version)), command, mode,
                            *flags], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 

@@ -41,7 +41,7 @@ def _diffusion(release: str, probes: list[str]) -> dict:
     from sglang_lint.derive.source.wheels import fetch_tree
 
     script = ROOT / "tests" / "real_parsers.py"
-    done = subprocess.run([sys.executable, "-I", "-S", str(script), str(fetch_tree(release)), "serve", "probe",
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", str(script), str(fetch_tree(release)), "serve", "probe",
                            *probes], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 

@@ -19,7 +19,7 @@ verdict dict::
   or assert statement of sglang (``TypeError`` from arithmetic on a stub ...), a raise whose
   frame holds stubbed values, or a crash / hang of the interpreter.
 
-Child side (``python -I -S harness.py TREE ARGV_JSON DEPS GPU``, run by ``run``): the
+Child side (``python -I -S -B harness.py TREE ARGV_JSON DEPS GPU``, run by ``run``): the
 interpreter is isolated from the test venv; sglang's subpackages are imported from the
 unpacked wheel (its ``__init__`` is not run, as in ``tests/real_parsers.py``); every module
 that is neither the standard library nor sglang is a stub (real_parsers' ``Stub`` and stub
@@ -191,7 +191,7 @@ def run(release: str, argv: list[str], env: dict[str, str] | None = None, timeou
 
 def spawn(script: Path, release: str, payload, env: dict[str, str] | None = None, timeout: float = TIMEOUT,
           gpu: str = DEFAULT_GPU) -> dict:
-    """``python -I -S script TREE PAYLOAD_JSON DEPS GPU`` in the faked host's environment (the
+    """``python -I -S -B script TREE PAYLOAD_JSON DEPS GPU`` in the faked host's environment (the
     start-up run's child, or another run over :func:`setup`): the last JSON line it prints."""
     tree = release_tree(release)
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("SGLANG_", "SGL_", "PYTHON"))}
@@ -201,7 +201,7 @@ def spawn(script: Path, release: str, payload, env: dict[str, str] | None = None
     child_env["HOME"] = str(home)  # no HF cache, no configuration of the user's
     child_env["HF_HUB_OFFLINE"] = "1"
     child_env.update(env or {})
-    command = [sys.executable, "-I", "-S", str(Path(script).resolve()), str(tree), json.dumps(payload),
+    command = [sys.executable, "-I", "-S", "-B", str(Path(script).resolve()), str(tree), json.dumps(payload),
                str(deps_dir()), gpu]
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=child_env, timeout=timeout,
