@@ -10,11 +10,10 @@ import json
 from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
-from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.api.surface import OPAQUE, Surface, tree_surface
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
-from sglang_lint.derive.source.presence import in_runs, presence_runs
+from sglang_lint.derive.source.presence import in_runs, presence_runs, read_merged
 from sglang_lint.derive.source.tree import LazyTree
 
 API_FORMAT = "v1"  # bump when the derivation changes what a release's surface holds
@@ -105,39 +104,29 @@ def api_history(rules: Path) -> dict[str, Surface] | None:
     """Each release of ``rules/derived/api.toml`` as its surface; None where there is no table.
     ValueError where the table does not read back as itself (edited by hand, or written by
     another deriver)."""
-    path = rules / "derived" / TABLE
-    if not path.is_file():
-        return None
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-        releases = list(data["releases"])
-        per_release = {r: Surface() for r in releases}
+    return read_merged(rules / "derived" / TABLE, _surfaces, api_text,
+                       "the public API of the releases it records writes")
 
-        def each(runs):
-            return in_runs(runs, releases)
 
-        modules = set()
-        for container in data.get("container", []):
-            closed = set(each(container.get("closed", [])))
-            if container.get("module"):
-                modules.add(container["name"])
-            for release in each(container["releases"]):
-                surface = per_release[release]
-                surface.containers[container["name"]] = release in closed
-                if not container.get("module"):
-                    surface.defined[container["name"]] = tuple(container.get("defined", [container["name"]]))
-        for entry in data.get("callable", []):
-            owner = entry["name"].rpartition(".")[0]
-            for release in each(entry["releases"]):
-                surface = per_release[release]
-                surface.callables[entry["name"]] = entry["signature"]
-                if owner in surface.containers and owner not in modules:
-                    surface.methods.add(entry["name"])
-    except (KeyError, ValueError, TypeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path} does not read back as its releases ({type(exc).__name__}: {exc})") from None
-    if api_text(per_release) != text:
-        raise ValueError(f"{path} is not what the public API of the releases it records writes")
+def _surfaces(data: dict, releases: list[str]) -> dict[str, Surface]:
+    per_release = {r: Surface() for r in releases}
+    modules = set()
+    for container in data.get("container", []):
+        closed = set(in_runs(container.get("closed", []), releases))
+        if container.get("module"):
+            modules.add(container["name"])
+        for release in in_runs(container["releases"], releases):
+            surface = per_release[release]
+            surface.containers[container["name"]] = release in closed
+            if not container.get("module"):
+                surface.defined[container["name"]] = tuple(container.get("defined", [container["name"]]))
+    for entry in data.get("callable", []):
+        owner = entry["name"].rpartition(".")[0]
+        for release in in_runs(entry["releases"], releases):
+            surface = per_release[release]
+            surface.callables[entry["name"]] = entry["signature"]
+            if owner in surface.containers and owner not in modules:
+                surface.methods.add(entry["name"])
     return per_release
 
 

@@ -14,7 +14,7 @@ from sglang_lint.checks.server_args.startup import needed_fields, value_closure
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
-from sglang_lint.derive.source.presence import in_runs, presence_runs
+from sglang_lint.derive.source.presence import in_runs, presence_runs, read_merged
 from sglang_lint.derive.server_args.fields import derive_server_fields
 from sglang_lint.derive.startup.order import merged_order
 from sglang_lint.derive.startup.rules import Rule, site_rules
@@ -161,34 +161,29 @@ def startup_history(rules: Path) -> dict[str, tuple[list[Rule], list[str], int]]
 def table_history(path: Path, header: tuple[str, ...], needs: bool = False) -> dict[str, tuple] | None:
     """Each release of the table at ``path`` as :func:`table_text` took it, with ``header``
     (and ``needs``)."""
-    if not path.is_file():
-        return None
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-        releases = list(data["releases"])
-        per_release = {r["name"]: ([], [reason for reason, n in r["skipped"].items() for _ in range(n)], r["sites"])
-                       for r in data["release"]}
-        pool = data.get("values", {})
-        for check in data.get("check", []):
-            module, function = check["site"].split(": ", 1)
-            defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
-            shown = tuple(check.get("shown", ()))
-            rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
-                        value_closure(" ".join((check["fails_when"], *shown)), pool), shown,
-                        tuple(check.get("platform", ())))
-            for release in in_runs(check["releases"], releases):
-                per_release[release][0].append(rule)
-        if "fields" in data:
-            taken: dict = {release: [] for release in releases}
-            for name, runs in data["fields"].items():
-                for release in in_runs(runs, releases):
-                    taken[release].append(name)
-            per_release = {r: (*v, tuple(taken[r])) for r, v in per_release.items()}
-    except (KeyError, ValueError, TypeError, SyntaxError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path} does not read back as its releases ({type(exc).__name__}: {exc})") from None
-    if sorted(per_release, key=version_key) != releases or table_text(per_release, header, needs) != text:
-        raise ValueError(f"{path} is not what the rules of the releases it records write")
+    return read_merged(path, _rules_by_release, lambda per_release: table_text(per_release, header, needs),
+                       "the rules of the releases it records write")
+
+
+def _rules_by_release(data: dict, releases: list[str]) -> dict[str, tuple]:
+    per_release = {r["name"]: ([], [reason for reason, n in r["skipped"].items() for _ in range(n)], r["sites"])
+                   for r in data["release"]}
+    pool = data.get("values", {})
+    for check in data.get("check", []):
+        module, function = check["site"].split(": ", 1)
+        defaults = tuple(sorted(ast.literal_eval(check.get("defaults", "{}")).items()))
+        shown = tuple(check.get("shown", ()))
+        rule = Rule(module, function, check["exception"], check["message"], check["fails_when"], defaults,
+                    value_closure(" ".join((check["fails_when"], *shown)), pool), shown,
+                    tuple(check.get("platform", ())))
+        for release in in_runs(check["releases"], releases):
+            per_release[release][0].append(rule)
+    if "fields" in data:
+        taken: dict = {release: [] for release in releases}
+        for name, runs in data["fields"].items():
+            for release in in_runs(runs, releases):
+                taken[release].append(name)
+        per_release = {r: (*v, tuple(taken[r])) for r, v in per_release.items()}
     return per_release
 
 
