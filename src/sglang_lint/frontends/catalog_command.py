@@ -100,7 +100,7 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
                 from sglang_lint.derive.api.table import merge_api
                 from sglang_lint.derive.api.sampling import merge_sampling
 
-                merge_api(rules_dir, derivation.version, root, alone=True)
+                merge_api(rules_dir, derivation.version, root, alone=True, launchers=derivation.keyword_launchers)
                 merge_sampling(rules_dir, derivation.version, root, alone=True)
             if merging is not None:
                 written, skipped = merge.merge_release(root, derivation, rules_dir, merging)
@@ -177,7 +177,8 @@ def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:
     if derivation.version == UNKNOWN_VERSION:
         derivation.version = newest  # a wheel unpacked by us: its name says the release
     err.write("the public Python API of each release (cached after its first run)\n")
-    write_api(rules_dir, chosen)  # (first: the signature rule reads its targets from it)
+    # (first: the signature rule reads its targets from it; the newest's keyword launchers found once)
+    write_api(rules_dir, chosen, {newest: derivation.keyword_launchers})
     write_sampling(rules_dir, chosen)
     facts = {}
     for release in chosen:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.api.surface import OPAQUE, Surface, tree_surface
+from sglang_lint.derive.server_args.keyword_launchers import KeywordLauncher
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
 from sglang_lint.derive.source.presence import in_runs, presence_runs, read_merged
@@ -20,14 +21,15 @@ API_FORMAT = "v1"  # bump when the derivation changes what a release's surface h
 TABLE = "api.toml"
 
 
-def release_surface(version: str) -> Surface:
-    """A release's public API (tree_surface of its wheel's tree), kept in the cache as JSON."""
+def release_surface(version: str, launchers: list[KeywordLauncher] | None = None) -> Surface:
+    """A release's public API (tree_surface of its wheel's tree, ``launchers`` its keyword
+    launchers if found already), kept in the cache as JSON."""
     path = cache_dir() / "api" / f"{API_FORMAT}-{version}.json"
     if path.is_file():
         data = json.loads(path.read_text(encoding="utf-8"))
         return Surface(data["callables"], data["containers"], {k: tuple(v) for k, v in data["defined"].items()},
                        set(data["methods"]))
-    surface = tree_surface(LazyTree(fetch_tree(version)))
+    surface = tree_surface(LazyTree(fetch_tree(version)), launchers)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"callables": surface.callables, "containers": surface.containers,
                                 "defined": surface.defined, "methods": sorted(surface.methods)}), encoding="utf-8")
@@ -130,16 +132,20 @@ def _surfaces(data: dict, releases: list[str]) -> dict[str, Surface]:
     return per_release
 
 
-def write_api(rules: Path, releases: list[str]) -> Path:
-    """derived/api.toml of these releases (each derived once, then read from the cache)."""
-    return _write(rules, {release: release_surface(release) for release in releases})
+def write_api(rules: Path, releases: list[str], launchers: dict[str, list[KeywordLauncher]] | None = None) -> Path:
+    """derived/api.toml of these releases (each derived once, then read from the cache;
+    ``launchers``: release -> its keyword launchers, where the run found them already)."""
+    launchers = launchers or {}
+    return _write(rules, {release: release_surface(release, launchers.get(release)) for release in releases})
 
 
-def merge_api(rules: Path, version: str, root: Path, alone: bool = False) -> Path:
-    """Add the release ``version`` (its tree under ``root``) to derived/api.toml, the table's
-    other releases as it records them (``alone``, or no table: that release only)."""
+def merge_api(rules: Path, version: str, root: Path, alone: bool = False,
+              launchers: list[KeywordLauncher] | None = None) -> Path:
+    """Add the release ``version`` (its tree under ``root``; ``launchers``: its keyword
+    launchers, if found already) to derived/api.toml, the table's other releases as it records
+    them (``alone``, or no table: that release only)."""
     history = {} if alone else api_history(rules) or {}
-    history[version] = tree_surface(LazyTree(root))
+    history[version] = tree_surface(LazyTree(root), launchers)
     return _write(rules, history)
 
 
