@@ -19,7 +19,7 @@ from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
 from sglang_lint.derive.startup.rules import Rule, site_rules
 from sglang_lint.derive.startup.sequence import run_validation
 from sglang_lint.derive.startup.table import row_rule, rule_row, table_history, table_text
-from sglang_lint.derive.source.tree import LazyTree, no_gc
+from sglang_lint.derive.source.tree import LazyTree, Module, no_gc
 
 SAMPLING_FORMAT = "v6"  # bump when the derivation changes what a release's rules hold
 TABLE = "sampling.toml"
@@ -48,7 +48,7 @@ def tree_sampling(root: Path) -> tuple[list[Rule], list[str], int, tuple[str, ..
         return [], [], 0, ()
     fields, defaults = _fields(cls)
     with no_gc():
-        run = run_validation(_Modules(tree), MODULE, CLASS, ENTRY, fields, bind_constructor=True)
+        run = run_validation(_ByName(tree), MODULE, CLASS, ENTRY, fields, bind_constructor=True)
     if run is None:
         return [], [], 0, tuple(fields)
     rules, why, sites = site_rules(run, defaults)
@@ -79,25 +79,31 @@ def _fields(cls: ast.ClassDef) -> tuple[list[str], dict]:
     return fields, defaults
 
 
-class _Modules(dict):
-    """The tree's modules by name, parsed on first need (the run reads a few of them)."""
+class _ByName:
+    """The tree's modules as the start-up run reads them: each looked up by name (``get``,
+    ``in``, ``[]``) and parsed on first need. The run's scans over every module (a model's
+    overrides, the platform's facts, methods found by name) are of ServerArgs' start-up and
+    see no module here (``values()`` is empty): this run reads only the modules its methods
+    lead to, and never parses the whole tree."""
 
     def __init__(self, tree: LazyTree):
-        super().__init__()
         self.tree = tree
 
-    def get(self, name, default=None):
-        found = self.tree.module(name) if name in self.tree.names() else None
+    def get(self, name: str, default=None) -> Module | None:
+        found = self.tree.module(name)
         return found if found is not None else default
 
-    def __getitem__(self, name):
-        found = self.get(name)
+    def __getitem__(self, name: str) -> Module:
+        found = self.tree.module(name)
         if found is None:
             raise KeyError(name)
         return found
 
-    def __contains__(self, name):
-        return self.get(name) is not None
+    def __contains__(self, name: str) -> bool:
+        return self.tree.module(name) is not None
+
+    def values(self) -> tuple:
+        return ()
 
 
 def release_sampling(version: str) -> tuple:

@@ -331,12 +331,11 @@ def source_path(module: Module) -> str:
 
 
 class LazyTree:
-    """An sglang tree read on demand: a module is parsed the first time it is asked for, and
-    :meth:`containing` finds the modules whose text holds a word without parsing the others
-    (a whole tree parses in tens of seconds; the public API needs a few dozen modules)."""
+    """An sglang tree read on demand: its module names listed up front, a module's text read
+    and the module parsed the first time it is asked for (a whole tree parses in tens of
+    seconds; the public API needs a few dozen modules)."""
 
     def __init__(self, root: Path):
-        self.root = root
         self._paths: dict[str, Path] = {}
         for path in sorted((root / "sglang").rglob("*.py")):
             parts = list(path.relative_to(root).with_suffix("").parts)
@@ -348,10 +347,11 @@ class LazyTree:
         self._modules: dict[str, Module | None] = {}
 
     def names(self):
-        """The tree's module names (a view: ``in`` is one lookup)."""
+        """The tree's module names, none of them read."""
         return self._paths.keys()
 
     def text(self, name: str) -> str | None:
+        """The module's text, unparsed (None: not in the tree, or it does not decode)."""
         if name not in self._texts:
             path = self._paths.get(name)
             try:
@@ -367,23 +367,12 @@ class LazyTree:
             self._modules[name] = read_module(name, self._paths[name], text) if text is not None else None
         return self._modules[name]
 
-    def containing(self, *words: str) -> list[Module]:
-        """The modules whose text holds every one of ``words``, parsed."""
-        found = []
-        for name in self._paths:
-            text = self.text(name)
-            if text is not None and all(word in text for word in words):
-                module = self.module(name)
-                if module is not None:
-                    found.append(module)
-        return found
-
     def definition(self, qualified: str, depth: int = 0) -> tuple[Module, ast.stmt] | None:
         """The top-level ``def`` or ``class`` statement a qualified name leads to, through the
         imports of the modules on the way (``sglang.x.Y`` imported into ``sglang.z``), and
         the module it is in; None where it leads out of the tree or to anything else."""
         owner, _, short = qualified.rpartition(".")
-        module = self.module(owner) if owner in self._paths else None
+        module = self.module(owner)
         if module is None or depth > 8:
             return None
         last = next((node for node in reversed(module.tree.body) if short in bound_names(node)), None)
