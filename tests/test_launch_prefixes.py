@@ -16,6 +16,7 @@ import pytest
 from conftest import ROOT, check_golden, findings_of, lines_by_file, run_lint
 from sglang_lint.catalog import frameworks
 from sglang_lint.catalog.frameworks import project_frameworks
+from sglang_lint.engine.fixes import fix_text
 from sglang_lint.engine.lint import lint
 from sglang_lint.frontends.config import ConfigError, load_config
 from sglang_lint.launch.prefixes import file_prefixes, prefixed_commands, shipped_prefixes
@@ -37,7 +38,8 @@ EXPECTED = {  # (line, column, code) of each fixture that reports anything
 
 
 def _server_flags(text: str, path: str = "run.sh") -> list[list[str]]:
-    return [[w.text for w in c.words] for c in prefixed_commands(path, text, (SLIME,))]
+    """The words each command hands on, as the server reads them."""
+    return [[SLIME.server_word(w.text) for w in c.words] for c in prefixed_commands(path, text, (SLIME,))]
 
 
 def test_the_shipped_prefix_is_slimes_with_its_own_flags_and_the_ones_it_sets_itself():
@@ -48,6 +50,10 @@ def test_the_shipped_prefix_is_slimes_with_its_own_flags_and_the_ones_it_sets_it
 def test_prefixed_flags_become_the_server_flags_with_their_values():
     text = "python3 train.py --lr 1e-6 --sglang-mem-fraction-static 0.7 --sglang-enable-metrics --sglang-dp=2\n"
     assert _server_flags(text) == [["--mem-fraction-static", "0.7", "--enable-metrics", "--dp=2"]]
+    # each word kept as written, in its place: what a finding points at and a fix rewrites
+    [command] = prefixed_commands("run.sh", text, (SLIME,))
+    assert [text[w.start:w.end] for w in command.words] == [w.text for w in command.words] == [
+        "--sglang-mem-fraction-static", "0.7", "--sglang-enable-metrics", "--sglang-dp=2"]
 
 
 def test_own_flags_echoed_words_and_sglang_launches_are_not_read_as_prefixed():
@@ -173,6 +179,39 @@ def test_the_command_prints_the_golden_text_and_nothing_on_its_own_files(update_
         assert findings_of(mine) == EXPECTED.get(str(path.relative_to(PROJECTS)), set())
         check_golden(path.with_name(path.name + ".out"), "".join(line + "\n" for line in mine), update_golden)
     assert set(lines) == {str((PROJECTS / name).relative_to(ROOT)) for name in EXPECTED}
+
+
+def test_a_fix_rewrites_a_prefixed_flag_under_its_prefix():
+    # the flag's own word is rewritten, its prefix kept: a misspelt flag, an inline value
+    path = PROJECTS / "slime_user" / "train.sh"
+    text = path.read_text(encoding="utf-8")
+    result = fix_text(text, str(path), unsafe=True)
+    assert result.text == text.replace("--sglang-mem-fraction-statc 0.7", "--sglang-mem-fraction-static 0.7") \
+        .replace("--sglang-quantization=fp9", "--sglang-quantization=fp8")
+    assert [(d.line, d.code) for d in result.fixed] == [(10, "SGL009"), (13, "SGL007")]
+    again = fix_text(result.text, str(path), unsafe=True)
+    assert again.text == result.text and not again.fixed
+
+
+def test_the_command_fixes_prefixed_flags_once_and_only_where_the_word_is_the_flag(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("slime\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.sglang-lint]\nsglang-version = "0.5.14"\n')
+    script = tmp_path / "train.sh"
+    script.write_text("python3 train.py --sglang-stream-output --sglang-Enable-Metrics \\\n"
+                      "  --sglang-kv-cache-dtype=FP8_E5M2 \"--sglang-Enable-Metrics\" --sglang-router-ip 1.2.3.4\n")
+    first = run_lint("--no-cache", "--fix", "train.sh", cwd=tmp_path)
+    assert script.read_text() == (
+        "python3 train.py --sglang-incremental-streaming-output --sglang-enable-metrics \\\n"
+        "  --sglang-kv-cache-dtype=fp8_e5m2 \"--sglang-Enable-Metrics\" --sglang-router-ip 1.2.3.4\n")
+    assert "fixed 3 findings in 1 file, 1 remaining" in first.stderr + first.stdout
+    second = run_lint("--no-cache", "--fix", "train.sh", cwd=tmp_path)
+    assert script.read_text().startswith("python3 train.py --sglang-incremental-streaming-output ")
+    assert "fixed 0 findings" in second.stderr + second.stdout
+    # the quoted flag is no word a fix may rewrite: still reported, as written, with no fix offered
+    assert second.stdout.splitlines()[0] == (
+        "train.sh:2:36: SGL009 launch flag --sglang-Enable-Metrics: sglang 0.5.14 has no such server argument "
+        "(did you mean '--sglang-enable-metrics'?) (slime passes --sglang-* flags on to sglang)")
 
 
 def test_a_malformed_prefix_table_names_the_file_and_field(tmp_path):

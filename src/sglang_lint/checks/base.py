@@ -378,15 +378,16 @@ def rename_fix(node, new_name: str, safe: bool) -> Fix | None:
     return name_fix(node, new_name, safe) if isinstance(node, cst.Name) else string_fix(node, new_name, safe)
 
 
-def rename_hint(word: str, options, node) -> tuple[str, Fix | None]:
+def rename_hint(word: str, options, node, written: Callable[[str], str] | None = None) -> tuple[str, Fix | None]:
     """The hint (and fix) for a name or flag nothing takes: its closest real one, where the
     name is the same up to case and separators or a plausible typo of it (never a guess
-    across words)."""
+    across words). ``written``: how the command spells that one (a framework's prefixed flag)."""
     found = suggest(word, options, cutoff=0.75)
     if found is None or not (found.safe or plausible_typo(word, found.value)):
         return "", None
-    fix = rename_fix(node, found.value, found.safe)
-    return did_you_mean(repr(found.value), fix), fix
+    name = written(found.value) if written is not None else found.value
+    fix = rename_fix(node, name, found.safe)
+    return did_you_mean(repr(name), fix), fix
 
 
 def did_you_mean(shown: str, fix: Fix | None) -> str:

@@ -17,18 +17,15 @@ source is the word itself (not quoted, not escaped).
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import replace
 
 from sglang_lint.catalog.frameworks import project_frameworks
 from sglang_lint.checks import CHECK_KINDS
 from sglang_lint.checks.server_args.flags import HOLE, ArgWord, Launch, shell_arg_word
-from sglang_lint.core.model import Diagnostic, Edit, Finding, Span
+from sglang_lint.core.model import Diagnostic, Edit, Span
 from sglang_lint.engine.ruletable import RuleSet
 from sglang_lint.launch.commands import LAUNCHER_WORDS
-from sglang_lint.launch.prefixes import (
-    Prefix, all_prefixes, file_commands, file_prefixes, mentions_prefix, prefixed_commands,
-)
+from sglang_lint.launch.prefixes import all_prefixes, file_commands, file_prefixes, mentions_prefix, prefixed_commands
 from sglang_lint.launch.shell_arrays import launch_commands_in_file
 from sglang_lint.text.noqa import filter_noqa
 from sglang_lint.text.pynames import line_starts
@@ -59,13 +56,12 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
     commands = file_commands(path, text) if prefixed else []
     prefixes = file_prefixes(commands, ruleset.prefixes, project_frameworks(path)) if prefixed else ()
     for command in prefixed_commands(path, text, prefixes, commands):
-        launch = Launch([_word(word) for word in command.words], withheld=command.prefix.withheld,
-                        backend=command.prefix.backend, own_build=bool(command.prefix.fork))
+        launch = Launch.handed_on([_word(word) for word in command.words], command.prefix)
         span = (_line_col(starts, command.words[0].start)[0], _line_col(starts, command.words[-1].end)[0])
         for rule, check, judge in judges:
             if getattr(check.params, "aspect", None) in PREFIXED_ASPECTS:
                 for finding in judge(check, launch):
-                    found.append(_diagnostic(starts, rule, _as_written(finding, command.prefix), span))
+                    found.append(_diagnostic(starts, rule, finding, span))
     found = sorted(set(found))
     if noqa and found:
         lines = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
@@ -76,15 +72,6 @@ def analyse_launch_file(text: str, path: str, ruleset: RuleSet, noqa: bool = Tru
 # What a prefixed flag is judged for: itself. Not the start-up checks nor the relations between
 # flags: the framework sets some server arguments itself (slime: the tensor-parallel size).
 PREFIXED_ASPECTS = frozenset({"choices", "plugin-choices", "type", "unknown", "deprecated"})
-_SERVER_FLAG = re.compile(r"(?<![\w-])--(?=[a-z])")
-
-
-def _as_written(finding: Finding, prefix: Prefix) -> Finding:
-    """A finding on a prefixed flag, in the framework's spelling: every server flag it names."""
-    parts = finding.message.split("`")  # (a command line in backquotes is the linter's own)
-    message = "`".join(part if odd else _SERVER_FLAG.sub(prefix.text, part) for odd, part in
-                       ((i % 2, part) for i, part in enumerate(parts)))
-    return replace(finding, message=f"{message} ({prefix.framework} passes {prefix.text}* flags on to sglang)")
 
 
 def _word(word) -> ArgWord:

@@ -14,14 +14,15 @@ the LLM server's both taken where their servers differ).
 In a shell script, a Markdown shell block or a YAML command, every simple command that is not
 itself an sglang launch (nor ``echo``, ``grep`` ..., nor sglang-lint itself, nor a pre-commit
 file's hooks) is looked at: a bash array's lines as much as the trainer's command line, since
-that is where such flags are written. Each prefixed flag becomes the server flag it stands for,
-with the word after it as its value; the framework's other flags are left out. What a check
-finds is said of the flag as written (``--sglang-x``).
+that is where such flags are written. Each prefixed flag is kept as written, with the word after
+it as its value; the framework's other flags are left out. The server reads each as the server
+flag it stands for (:meth:`Prefix.server_word`); what a check finds is said of the flag as
+written (``--sglang-x``), and a fix rewrites it under the prefix.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,6 +61,11 @@ class Prefix:
         """``--x`` -> ``--sglang-x``."""
         return self.text + flag[2:]
 
+    def server_word(self, text: str) -> str:
+        """A word of :attr:`PrefixedCommand.words` as the server reads it: a flag under the prefix
+        the server flag it stands for (``--sglang-x=1`` -> ``--x=1``), a value itself."""
+        return self.server_flag(text) if text.startswith(self.text) else text
+
     @property
     def backend(self) -> str:
         """What a launch of its flags says of the server (checks/server_args/flags.py ``Launch.backend``):
@@ -70,7 +76,7 @@ class Prefix:
 @dataclass(frozen=True)
 class PrefixedCommand:
     prefix: Prefix
-    words: list  # the server's words: each prefixed flag renamed (its place kept), and its value
+    words: list  # the words handed on, as written: each prefixed flag and its value
 
 
 @lru_cache(maxsize=4)
@@ -180,15 +186,13 @@ def _runs_linter_module(words: list[Word]) -> bool:
 
 
 def _server_words(words: list[Word], prefix: Prefix) -> list[Word]:
-    """The prefixed flags of a command as the server's (``--sglang-x=1`` -> ``--x=1``, its
-    place kept), each with the word after it when that is no flag."""
+    """The prefixed flags of a command, each with the word after it when that is no flag."""
     out = []
     for index, word in enumerate(words):
         name = word.text.partition("=")[0]
         if word.opaque or not name.startswith(prefix.text) or len(name) == len(prefix.text) or name in prefix.own:
             continue
-        renamed = replace(word, text=prefix.server_flag(word.text), exact=False)
-        out.append(renamed)
+        out.append(word)
         following = words[index + 1] if index + 1 < len(words) else None
         if "=" not in word.text and following is not None and not following.text.startswith("-"):
             out.append(following)

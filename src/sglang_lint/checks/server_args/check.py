@@ -506,6 +506,9 @@ def _judge_uses(params: ServerArgsCheck, uses: list[FlagUse]):
             if use.parser in BOTH and use.llm_verdict and (use.known or use.ambiguous):
                 # the LLM server's verdict; a diffusion model fails on the flag too
                 finding = dataclasses.replace(finding, message=finding.message + BOTH[use.parser])
+            if use.prefix is not None:
+                handed = f" ({use.prefix.framework} passes {use.prefix.text}* flags on to sglang)"
+                finding = dataclasses.replace(finding, message=finding.message + handed)
             yield finding
 
 
@@ -518,9 +521,9 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
     if params.aspect == "deprecated" and use.llm_verdict:
         found = params.table.deprecates(use.flag)
         if found is not None:
-            fix = replacement_fix(use.element, use.alone, found, params.table)
-            text = deprecated_text(found, params.table, fix, valued=use.value is not None)
-            yield Finding(use.element, f"launch flag {use.flag}: {text}", fix, found.severity(use.value is not None))
+            fix = replacement_fix(use.element, use.alone, found, params.table, use.written)
+            text = deprecated_text(found, params.table, fix, use.value is not None, use.written)
+            yield Finding(use.element, f"launch flag {use.shown}: {text}", fix, found.severity(use.value is not None))
             return
     if params.aspect == "deprecated" and use.field is None:
         return
@@ -528,11 +531,12 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
         if params.aspect == "unknown" and "." in use.parser:
             yield script_ambiguous(use, params.table)
         elif params.aspect == "unknown":
-            shown = ", ".join(use.ambiguous[:6]) + (", ..." if len(use.ambiguous) > 6 else "")
-            hint, fix = foreign_hint(params.foreign, use.flag, params.table, use.element if use.alone else None)
+            shown = ", ".join(map(use.written, use.ambiguous[:6])) + (", ..." if len(use.ambiguous) > 6 else "")
+            hint, fix = foreign_hint(params.foreign, use.flag, params.table, use.element if use.alone else None,
+                                     written=use.written)
             yield Finding(
                 use.element,
-                f"launch flag {use.flag}: ambiguous in sglang {params.table.version}'s launcher, which "
+                f"launch flag {use.shown}: ambiguous in sglang {params.table.version}'s launcher, which "
                 f"takes only a unique prefix of a flag; could be {shown}{hint}", fix,
             )
         return
@@ -551,8 +555,8 @@ def _judge_use(params: ServerArgsCheck, use: FlagUse):
         return
     for text, node in words:
         # ``--flag=value`` in one literal: the fix keeps the ``--flag=`` part.
-        judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.flag} ",
-                              keep_prefix=(use.flag + "=") if node is use.element else "")
+        judged = _judge_value(params, use.field, Known(text, node), f"launch flag {use.shown} ",
+                              keep_prefix=(use.shown + "=") if node is use.element else "")
         if judged is not None:
             yield Finding(node, *judged)
 
@@ -570,23 +574,23 @@ def _unknown_flag(use: FlagUse, table: Table, foreign: dict):
         return
     if use.parser in ("diffusion", "generate"):
         parser = commands.diffusion if use.parser == "diffusion" else commands.generate
-        hint, fix = rename_hint(use.flag, parser.flags, node)
+        hint, fix = rename_hint(use.flag, parser.flags, node, use.written)
         where = (f"sglang {table.version}'s diffusion server has" if use.parser == "diffusion"
                  else f"`sglang generate` of sglang {table.version} has")
         if hint or not use.own_build:
-            yield Finding(use.element, f"launch flag {use.flag}: {where} no such flag{hint}", fix)
+            yield Finding(use.element, f"launch flag {use.shown}: {where} no such flag{hint}", fix)
         return
     change = table.flag_change(use.flag)
     hint, fix = removed_hint(use, table)
     if not hint:  # (not removed, or sglang said nothing: no fix of it either)
-        hint, fix = foreign_hint(foreign, use.flag, table, node)
+        hint, fix = foreign_hint(foreign, use.flag, table, node, written=use.written)
     diffusion = use.parser in BOTH  # both servers were asked
     if not hint:
         options = table.known_flags | (commands.diffusion.flags if diffusion else frozenset())
-        hint, fix = unexplained_hint(use.flag, change, table, options, node)
+        hint, fix = unexplained_hint(use.flag, change, table, options, node, written=use.written)
     if hint or not use.own_build:
-        yield Finding(use.element, f"launch flag {use.flag}: sglang {table.version} has no such server argument{change}"
-                      f"{' and its diffusion server no such flag' if diffusion else ''}{hint}", fix)
+        yield Finding(use.element, f"launch flag {use.shown}: sglang {table.version} has no such server argument"
+                      f"{change}{' and its diffusion server no such flag' if diffusion else ''}{hint}", fix)
 
 
 def _settings(site, params: ServerArgsCheck, target) -> dict:

@@ -49,11 +49,11 @@ def findings(use: FlagUse, version: str):
         words = [(use.value, use.value_node)]
     else:
         return
-    flags = "/".join(field.flags) or use.flag
+    flags = "/".join(use.written(flag) for flag in field.flags) or use.shown  # (argparse's, as the user writes it)
     for text, node in words:
         word = refused_by(field, text)
         if word is None:
             continue
         name, takes = CONVERTERS[word]
-        yield Finding(node, f"launch flag {use.flag} {text}: sglang {version}'s launcher takes {takes} here and stops "
+        yield Finding(node, f"launch flag {use.shown} {text}: sglang {version}'s launcher takes {takes} here and stops "
                             f"with \"argument {flags}: invalid {name} value: {text!r}\"")

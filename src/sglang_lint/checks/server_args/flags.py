@@ -12,6 +12,7 @@ import ast
 import re
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from sglang_lint.core.lazycst import libcst as cst
 
@@ -21,6 +22,9 @@ from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.server_args.table import Commands, Table
 from sglang_lint.core.model import Span
 from sglang_lint.launch.commands import LAUNCHERS, MODULE_FLAG, SCRIPT_MODULE, launch_commands
+
+if TYPE_CHECKING:
+    from sglang_lint.launch.prefixes import Prefix
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,9 @@ class ArgWord:
     step: int = 0
     certain: bool = True
     param: str | None = None  # unknown words from this parameter of the enclosing function
+    # a word a framework hands on under its prefix (Launch.handed_on): ``text`` is the server's
+    # reading of it, ``node`` the word as written
+    prefix: Prefix | None = None
 
 
 UNKNOWN_WORD = ArgWord(None, False, None, -1, False)
@@ -129,6 +136,14 @@ class Launch:
         module = launcher if "." in launcher and launcher not in LAUNCHERS["modules"] else ""
         return Launch(words, launcher if launcher in subcommands else "", dict(env or {}), module, node)
 
+    @staticmethod
+    def handed_on(words: list, prefix: Prefix) -> "Launch":
+        """The launch of the server a framework hands the words of a command on to under its prefix
+        (launch/prefixes.py PrefixedCommand.words, as :class:`ArgWord`): each word as the server
+        reads it, less the fields the framework withholds."""
+        return Launch([replace(word, text=prefix.server_word(word.text), prefix=prefix) for word in words],
+                      withheld=prefix.withheld, backend=prefix.backend, own_build=bool(prefix.fork))
+
 
 def after_launcher(words: list[ArgWord], marker: str | None) -> Launch | None:
     """The words after the launcher (``-m sglang.launch_server``, ``sglang serve``): in
@@ -184,14 +199,14 @@ def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
             paired = following.step == word.step or (following.certain and word.certain)
             if paired and following.whole and following.text is not None and not following.text.startswith("--"):
                 value, node, certain = following.text, following.node, certain and following.certain
-        alone = whole and not equals and _is_literal_word(word.node, text)
+        alone = whole and not equals and _is_literal_word(word.node, word.prefix.written(text) if word.prefix else text)
         items, item_nodes = None, ()
         if field is not None and field.nargs and certain:
             found = ((inline, word.node),) if equals and whole else None if equals else _items(words, index)
             if found is not None:
                 items, item_nodes = tuple(t for t, _ in found), tuple(n for _, n in found)
         uses.append(FlagUse(word.node, flag, field, known, value, node, ambiguous, alone, certain, items=items,
-                            item_nodes=item_nodes))
+                            item_nodes=item_nodes, prefix=word.prefix))
     return uses
 
 
