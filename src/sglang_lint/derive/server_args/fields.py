@@ -19,7 +19,7 @@ from sglang_lint.derive.server_args.field_types import (
 )
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string, toml_value
 from sglang_lint.derive.reading.guards import Skip
-from sglang_lint.derive.source.tree import MUTATING_METHODS, Module, origin, walk_all
+from sglang_lint.derive.source.tree import MUTATING_METHODS, Module, follow_imports, origin, walk_all
 from sglang_lint.text.pynames import NOT_LITERAL, SCALARS, ast_literal
 
 FIELDS_PACKAGE = "sglang.srt.arg_groups.fields"
@@ -153,15 +153,12 @@ class ChoiceReader:
             return [v for _, v in value.members]
         raise Skip("the choices are not a list")
 
-    def _resolve(self, module: Module, name: str):
-        """(module, name) where ``name`` of ``module`` is defined, following imports."""
-        seen = 0
-        while name in module.imports and seen < 8:
-            owner, _, attr = module.imports[name].rpartition(".")
-            if owner not in self.by_name:
-                raise Skip(f"{module.imports[name]} is outside the tree")
-            module, name, seen = self.by_name[owner], attr, seen + 1
-        return module, name
+    def _resolve(self, module: Module, name: str) -> tuple[Module, str]:
+        """(module, name) where ``name`` of ``module`` is bound, following imports."""
+        found, name = follow_imports(module, name, self.by_name)
+        if found is None:
+            raise Skip(f"{name} is outside the tree")
+        return found, name
 
     def _global(self, module: Module, name: str, depth: int):
         module, name = self._resolve(module, name)

@@ -246,18 +246,34 @@ def read_module(name: str, path: Path, source: str) -> Module | None:
     return module
 
 
-def origin(qualified: str, modules: dict[str, Module]) -> str:
-    """Where an imported ``sglang.x.NAME`` is bound: through the modules that only import it
+MAX_REEXPORTS = 8  # (a re-export chain is short; a cycle is not followed for ever)
+
+
+def follow_imports(module: Module, name: str, modules: dict[str, Module]) -> tuple[Module | None, str]:
+    """Where ``name``, as ``module`` reads it, is bound: through the modules that only import it
     (a re-export: ``from sglang.a import NAME`` in ``sglang.x``) to the one that assigns or
-    defines it."""
-    for _ in range(8):  # (a re-export chain is short; a cycle is not followed for ever)
-        owner, _, short = qualified.rpartition(".")
-        module = modules.get(owner)
-        onward = module.imports.get(short) if module is not None else None
-        if onward is None or short in module.constants or short in module.definitions:
-            return qualified
-        qualified = onward
-    return qualified
+    defines it, and its name there. A module that binds the name itself (a constant, a def or
+    a class) ends the walk even where it also imports it: its own binding is the one its
+    module-level code reads. (None, the qualified name) where the chain leaves ``modules``."""
+    for _ in range(MAX_REEXPORTS):
+        onward = module.imports.get(name)
+        if onward is None or name in module.constants or name in module.definitions:
+            return module, name
+        owner, _, name = onward.rpartition(".")
+        if owner not in modules:
+            return None, onward
+        module = modules[owner]
+    return module, name
+
+
+def origin(qualified: str, modules: dict[str, Module]) -> str:
+    """The qualified name an imported ``sglang.x.NAME`` is bound under (:func:`follow_imports`):
+    ``qualified`` itself where ``sglang.x`` is not among ``modules``."""
+    owner, _, short = qualified.rpartition(".")
+    if owner not in modules:
+        return qualified
+    module, name = follow_imports(modules[owner], short, modules)
+    return name if module is None else f"{module.name}.{name}"
 
 
 def import_base(node: ast.ImportFrom, module: str, is_package: bool) -> str | None:
