@@ -1,4 +1,4 @@
-"""How the deriver reads a flag's choices from sglang's source (derive/server_args/fields.py): the
+"""How the deriver reads a flag's choices from sglang's source (derive/server_args/choices.py): the
 lists a plugin extends, in each spelling of the hook sglang has used, the literals sglang adds to
 a list itself, and a flag registered without ``choices=``. Small trees written here; the
 comparison with sglang's real parsers is tests/test_server_arg_choices.py."""

@@ -7,7 +7,7 @@ from its parameters, and no other method of the class (nor of its sglang bases) 
 the rule reads the constructor's parameters as its *receiver parameters*
 (``checks.fails_when.Parameter.receiver``), bound from the call that made the receiver.
 
-``__init__`` is run with the path runner (paths.py) to its end, so what it stores is written
+``__init__`` is run with the path runner (path_run.py) to its end, so what it stores is written
 over its parameters exactly as a path is (``self.n = n or 4``); a statement it cannot follow,
 ``setattr``/``__dict__``, or a hook of the class on attribute access leaves no state at all."""
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from sglang_lint.checks.fails_when.check import Parameter
 from sglang_lint.derive.reading.constants import parameters_of
-from sglang_lint.derive.reading.paths import PathRun, Unwritable, function_body
+from sglang_lint.derive.reading.path_run import PathRun, Unwritable, function_body
 from sglang_lint.derive.source.tree import Module, defined_at, walk_all
 from sglang_lint.text.pynames import ast_dotted_name
 

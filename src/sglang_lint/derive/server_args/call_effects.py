@@ -9,7 +9,7 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from sglang_lint.derive.reading.paths import HARMLESS_CALLS
+from sglang_lint.derive.reading.path_run import HARMLESS_CALLS
 from sglang_lint.derive.reading.symbolic import SERVER, unknown
 from sglang_lint.derive.source.tree import MUTATING_METHODS, Module, defined_at, defining_module, walk_local
 

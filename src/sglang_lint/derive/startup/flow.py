@@ -9,7 +9,7 @@ import ast
 from sglang_lint.derive.startup.declarations import Terminated, constant_item, truth
 from sglang_lint.derive.source.exceptions import handler_names, raises_again
 from sglang_lint.derive.reading.expressions import negate
-from sglang_lint.derive.reading.paths import HARMLESS_CALLS
+from sglang_lint.derive.reading.path_run import HARMLESS_CALLS
 from sglang_lint.derive.startup.inputs import dummy_assumption
 from sglang_lint.derive.reading.symbolic import is_unknown, merge, merge_environ, unknown
 from sglang_lint.derive.source.tree import walk_local

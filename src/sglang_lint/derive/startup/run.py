@@ -38,7 +38,7 @@ from sglang_lint.checks.fails_when.grammar import BUILTINS
 from sglang_lint.checks.messages import SHOWN_WRAPPERS
 from sglang_lint.checks.fails_when.language import MORE_VALUE_METHODS
 from sglang_lint.derive.reading.expressions import negate
-from sglang_lint.derive.reading.paths import HARMLESS_CALLS, PathRun, Unwritable, function_body
+from sglang_lint.derive.reading.path_run import HARMLESS_CALLS, PathRun, Unwritable, function_body
 from sglang_lint.derive.server_args.call_effects import (
     DECLARE_CALLS, MODEL_OVERRIDE_COLLECTORS, READ_VIEWS, VIEW_CALLS, VIEW_PARAMETERS, CallEffects, FunctionRef,
     MethodRef,
@@ -240,7 +240,7 @@ class StartupRun(Flow, NoneCompared, Declarations, CallEffects, PathRun):
 
     def _call(self, node: ast.Call) -> ast.expr:
         """A call of an sglang function (or of a ServerArgs method on the arguments) for its
-        value: run in place, its value what it returns; any other call as paths.py reads it."""
+        value: run in place, its value what it returns; any other call as path_run.py reads it."""
         func = node.func
         if decorator_name(func) in MODEL_OVERRIDE_COLLECTORS:
             self._apply_model_overrides()
