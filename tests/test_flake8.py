@@ -108,7 +108,7 @@ def test_the_plugin_runs_only_the_rules_flake8_will_report(tmp_path):
 def test_the_server_argument_table_is_narrowed_once_however_many_rule_sets_ask(monkeypatch):
     """The plugin makes a rule set per set of codes a file triggers; the server-argument rules
     of each share one table, narrowed to the file's releases once per process."""
-    from sglang_lint.checks.server_args.check import ServerArgsCheck
+    from sglang_lint.checks.server_args.params import ServerArgsCheck
     from sglang_lint.frontends.flake8_plugin import SglangLintPlugin
 
     monkeypatch.setattr(SglangLintPlugin, "rulesets", {})

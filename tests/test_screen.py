@@ -452,7 +452,7 @@ def test_subprocess_command_decisions(command, may_fire, found):
 @pytest.mark.parametrize(
     "args, codes",
     [
-        # a display of literals is judged by the check itself (server_args._display_judge)
+        # a display of literals is judged by the check itself (checks/server_args/screens.py display_judge)
         ('["--tp-size", "2", "--attention-backend", "triton"]', None),
         ('("--tp-size", "2", "--trust-remote-code")', None),
         ('["--tp-size", str(tp), "--context-length", 8192, "--mem-fraction-static", 0.5 + x]', None),

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from sglang_lint import lint
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.checks.server_args.check import ServerArgsCheck
+from sglang_lint.checks.server_args.params import ServerArgsCheck
 from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "250"))

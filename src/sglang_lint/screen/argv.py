@@ -28,8 +28,8 @@ def argv_screen(name: str | None, position: int | None, marker: str | None = Non
     """The screen of a check on a literal argv list (launch flags); with ``marker``, a list
     literal must name it (``sglang.launch_server``) to start an sglang server. ``judge``: the
     check's own verdict on a display's elements (True, False, or None: not sure), for a list
-    of flags whose words analysis/built.py reads from displays (server_args.py ``_display_judge``),
-    or with ``marker`` on a command line's words."""
+    of flags whose words analysis/built.py reads from displays (checks/server_args/screens.py
+    ``display_judge``), or with ``marker`` on a command line's words."""
     flags = ListReading(judge, follow=True)
     command = ListReading(judge if marker is not None else None, follow=False, strings=marker is not None)
 
@@ -243,8 +243,8 @@ _UNSURE = ListReading(None, follow=False)
 
 @dataclass
 class DisplayReader:
-    """What the display judge (server_args.py ``_display_judge``) asks of the file about the
-    parts of one list: how many words a ``*x`` makes, an f-string's source."""
+    """What the display judge (checks/server_args/screens.py ``display_judge``) asks of the file
+    about the parts of one list: how many words a ``*x`` makes, an f-string's source."""
 
     reading: ListReading
     facts: FileFacts

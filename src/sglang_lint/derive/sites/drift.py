@@ -11,7 +11,7 @@ from sglang_lint.checks.allowed_values import AllowedValues
 from sglang_lint.checks.fails_when.check import FailsWhen
 from sglang_lint.checks.forbidden_combination import ForbiddenCombination
 from sglang_lint.checks.not_none import NotNone
-from sglang_lint.checks.server_args.check import ServerArgsCheck
+from sglang_lint.checks.server_args.params import ServerArgsCheck
 from sglang_lint.checks.server_args.table import Table
 from sglang_lint.checks.value_tests import ValueTest
 from sglang_lint.derive.sites.drift_index import enum_drift, target_drift
