@@ -230,8 +230,8 @@ def test_the_corpus_script_s_bugs_and_releases():
          f"besides {word(len(sglang_corpus.RELEASE_MUTATIONS))} bugs that only some releases have")
     says("testing.md", f"then plants {len(mutations)} bugs at real call sites of sglang")
     packages = dict(spec.split("==") for spec in sglang_corpus.FOREIGN_PACKAGES)
-    says("testing.md", f"makes a venv of torch {packages['torch']}, transformers {packages['transformers']} and "
-                       f"diffusers {packages['diffusers']} once")
+    says("testing.md", f"lints the sources of torch {packages['torch']}, transformers {packages['transformers']} "
+                       f"and diffusers {packages['diffusers']} and of what they depend on")
     says("speed.md", f"sglang's own {word(len(sglang_corpus.OWN_DEPRECATED_USES))} uses of a deprecated "
                      "flag (SGL011)")
     import test_foreign_code
