@@ -24,7 +24,8 @@ from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string, tom
 from sglang_lint.derive.reading.guards import LITERALS, shown_message
 from sglang_lint.derive.commands.launchers import LAUNCHERS_TABLE, launchers_text
 from sglang_lint.derive.server_args.fields import SERVER_ARGS_TABLE
-from sglang_lint.derive.sites.raise_sites import Derivation, GuardedRaise
+from sglang_lint.derive.sites.guarded_raises import GuardedRaise
+from sglang_lint.derive.sites.raise_sites import Derivation
 from sglang_lint.derive.source.tree import UNKNOWN_VERSION
 from sglang_lint.engine.ruletable import load_rules
 from sglang_lint.text.pynames import NOT_LITERAL
