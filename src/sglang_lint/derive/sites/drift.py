@@ -17,7 +17,8 @@ from sglang_lint.checks.value_tests import ValueTest
 from sglang_lint.derive.sites.drift_index import enum_drift, target_drift
 from sglang_lint.derive.reading.guards import Constraint, normalize_message, shown_message
 from sglang_lint.derive.server_args.fields import ServerField
-from sglang_lint.derive.sites.raise_sites import Derivation, GuardedRaise
+from sglang_lint.derive.sites.guarded_raises import GuardedRaise
+from sglang_lint.derive.sites.raise_sites import Derivation
 from sglang_lint.derive.sites.writing import covered_by
 
 
