@@ -212,6 +212,17 @@ def test_the_deriver_is_grouped_by_what_it_derives_and_its_imports_go_down_the_g
         assert doc and "rules/" in doc, f"derive/{group}/__init__.py: say what the group writes into rules/"
 
 
+def test_the_design_page_s_map_names_every_module_of_each_group():
+    lines = (ROOT / "docs" / "design.md").read_text(encoding="utf-8").splitlines()
+    for group in DERIVE_GROUPS:
+        [line] = [line for line in lines if line.startswith(f"  {group}/ ")]
+        named = {word.strip(",()/") for word in line.split()[1:]}
+        folder = PACKAGE / "derive" / group
+        modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"} | {
+            p.parent.name for p in folder.glob("*/__init__.py")}
+        assert modules <= named, f"docs/design.md's map of derive/{group}/ leaves out {sorted(modules - named)}"
+
+
 def test_a_planted_import_up_the_deriver_s_groups_is_found(tmp_path):
     copy = planted_copy(tmp_path, "derive/source/tree.py", "from sglang_lint.derive.sites import writing\n")
     assert group_arrows(import_graph(copy)).get(("source", "sites")) == 1
