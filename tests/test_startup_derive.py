@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sglang_lint.checks.server_args import startup
+from sglang_lint.checks.server_args import startup, startup_table
 from sglang_lint.derive.startup.rules import unshared, value_name, written, written_with
 from sglang_lint.derive.startup.table import startup_text, tree_startup
 
@@ -531,15 +531,15 @@ def test_an_environment_variable_sglang_sets_on_one_way_is_the_launch_s_on_the_o
 def test_a_check_whose_words_the_launch_does_not_set_is_never_parsed():
     """The words of a check's texts hold every name it reads: a launch that sets none of them
     is passed over before the condition is parsed (most checks, for most launches)."""
-    startup._parsed.cache_clear()
+    startup_table.parsed_condition.cache_clear()
     untouched = startup.StartupCheck("m: f", "ValueError", "a", "page % 7 == 1 and _v0123456789", (("", ""),),
                                      {}, (("_v0123456789", "chunked > page"),))
     touched = startup.StartupCheck("m: g", "ValueError", "b", "tp % 3 == 1", (("", ""),), {})
     launch = _launch(True, {}, tp=4)
     assert startup.fails(untouched, launch) is False and startup.fails(touched, launch) is True
-    assert startup._parsed.cache_info().currsize == 1
+    assert startup_table.parsed_condition.cache_info().currsize == 1
     assert startup.fails(untouched, _launch(True, {}, tp=4, chunked=8, page=7)) is False  # 8 > 7, 7 % 7 == 0
-    assert startup._parsed.cache_info().currsize == 2
+    assert startup_table.parsed_condition.cache_info().currsize == 2
 
 
 def test_the_screen_asks_the_checks_of_the_releases_the_engine_judges():

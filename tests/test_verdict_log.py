@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.checks.fails_when import language
-from sglang_lint.checks.server_args import kept_verdicts, startup
+from sglang_lint.checks.server_args import kept_verdicts, startup, startup_table
 from sglang_lint.core import verdict_log
 from sglang_lint.core.places import default_rules_dir
 from sglang_lint.frontends.cli import main
@@ -31,8 +31,8 @@ def _new_process(folder) -> None:
     verdict_log.keep_in(None)
     verdict_log.keep_in(folder)
     startup._VERDICTS.clear()
-    startup._parsed.cache_clear()
-    startup._expression.cache_clear()
+    startup_table.parsed_condition.cache_clear()
+    startup_table._expression.cache_clear()
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_launch_judged_by_an_earlier_run_is_neither_parsed_nor_evaluated_again
     evaluations["nodes"] = 0
     assert _judged(PASSING) == first == ([], False)
     assert evaluations["nodes"] == 0
-    assert startup._parsed.cache_info().currsize == 0
+    assert startup_table.parsed_condition.cache_info().currsize == 0
 
 
 def test_a_failing_launch_gets_the_same_finding_from_its_kept_verdicts(tmp_path, evaluations):
@@ -83,7 +83,7 @@ def test_a_failing_launch_gets_the_same_finding_from_its_kept_verdicts(tmp_path,
     evaluations["nodes"] = 0
     assert _judged(FAILING) == expected
     # only the failing check is read again, for its message and the setting to change
-    assert 0 < startup._parsed.cache_info().currsize <= 3
+    assert 0 < startup_table.parsed_condition.cache_info().currsize <= 3
 
 
 def test_a_launch_that_changed_is_evaluated_again(tmp_path, evaluations):

@@ -7,6 +7,7 @@ a launch's words into ``flag_use`` records (argv lists, command strings, shell l
 ``site_flags`` the launches at a site; ``values`` judges one value against its field,
 ``keywords`` a call's keywords, ``flag_verdicts`` a launch's flags (``flag_words`` the words a
 flag's converter refuses); ``scripts`` judges ``python -m`` of sglang's own scripts;
-``environment`` the variables a launch runs with; ``startup`` the start-up validation (SGL012);
+``environment`` the variables a launch runs with; ``startup`` the start-up validation (SGL012),
+``startup_table`` the table of its checks;
 ``relations`` the arguments that contradict each other; ``advice`` what a finding on a flag says
 to do; ``screens`` the call-site screen of each aspect."""

@@ -10,7 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
-from sglang_lint.checks.server_args.startup import needed_fields, value_closure
+from sglang_lint.checks.server_args.startup import needed_fields
+from sglang_lint.checks.server_args.startup_table import value_closure
 from sglang_lint.core.rulefile import tomllib
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
