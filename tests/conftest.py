@@ -25,6 +25,22 @@ UPDATE_GOLDEN = "--update-golden"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
+# Files whose tests share no costly module or session fixture and run long: under
+# ``--dist loadgroup`` (scripts/test) their tests are spread over the workers one by one. Every
+# other file is one group, kept on one worker, so its module fixtures are made once.
+SPREAD_FILES = frozenset({
+    "test_screen_agreement.py", "test_screen_respaced.py", "test_argv_screen_agreement.py", "test_index.py",
+    "test_catalog.py", "test_launch_text.py", "test_reparse.py", "test_target.py",
+})
+
+
+@pytest.hookimpl(tryfirst=True)  # (before xdist's worker reads the groups off the items)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name not in SPREAD_FILES:
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+
+
 def pytest_addoption(parser):
     parser.addoption(
         UPDATE_GOLDEN, action="store_true", default=False,

@@ -8,6 +8,7 @@ private names. No source file is over 700 lines."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,12 @@ def import_graph(package: Path = PACKAGE) -> dict[str, list[tuple[str, str, int]
     return {module_name(path, package): imports_of(path, package) for path in sorted(package.rglob("*.py"))}
 
 
+@functools.lru_cache(maxsize=1)
+def package_graph() -> dict[str, list[tuple[str, str, int]]]:
+    """:func:`import_graph` of the package itself, read once for the tests that only read it."""
+    return import_graph()
+
+
 def upward_imports(graph: dict) -> list[str]:
     return [
         f"sglang_lint.{module} -> sglang_lint.{imported} ({where}, line {line})"
@@ -157,7 +164,7 @@ def lazy_imports(graph: dict) -> list[str]:
 
 
 def test_every_module_is_in_a_stage_and_every_stage_says_what_it_does():
-    graph = import_graph()
+    graph = package_graph()
     for module in graph:
         stage_of(module)
     for stage in STAGES[:-1]:
@@ -166,15 +173,15 @@ def test_every_module_is_in_a_stage_and_every_stage_says_what_it_does():
 
 
 def test_every_import_goes_down_the_stages():
-    assert upward_imports(import_graph()) == []
+    assert upward_imports(package_graph()) == []
 
 
 def test_no_import_circle():
-    assert circles(import_graph()) == []
+    assert circles(package_graph()) == []
 
 
 def test_imports_inside_functions_stand_in_the_front_layer_only():
-    assert lazy_imports(import_graph()) == []
+    assert lazy_imports(package_graph()) == []
 
 
 def derive_group(module: str) -> str:
@@ -201,7 +208,7 @@ def group_arrows(graph: dict) -> dict[tuple[str, str], int]:
 
 
 def test_the_deriver_is_grouped_by_what_it_derives_and_its_imports_go_down_the_groups():
-    graph = import_graph()
+    graph = package_graph()
     arrows = group_arrows(graph)
     up = {pair: n for pair, n in arrows.items() if DERIVE_GROUPS.index(pair[1]) > DERIVE_GROUPS.index(pair[0])}
     assert up == {}
@@ -238,12 +245,12 @@ def test_no_folder_holds_more_than_twenty_modules():
 def test_nothing_imports_the_package_root():
     # the root is the public face, above every stage: a module that read __version__ from it
     # would tie the whole package into one circle through its lazy lint()
-    graph = import_graph()
+    graph = package_graph()
     assert [m for m, imports in graph.items() for imported, _, _ in imports if imported == "__init__"] == []
 
 
 def test_core_imports_nothing_else_of_ours():
-    graph = import_graph()
+    graph = package_graph()
     assert {(m, i) for m, imports in graph.items() if stage_of(m) == "core"
             for i, _, _ in imports if stage_of(i) != "core"} == set()
 

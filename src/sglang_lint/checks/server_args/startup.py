@@ -239,12 +239,12 @@ def findings(table: StartupTable, launch: Launch, releases: tuple, version: str,
         return found
 
     failing = []  # the first release's check of each site that fails in every release
-    for words, runs in table.site_runs(releases):
+    for words, checks in table.site_words(releases):
         if not _touched(words, launch):
             continue  # (no check of the site reads what the launch sets: none fails, as fails() says)
         hits = []
-        for here in runs:
-            hit = next((c for c in here if failed(c)), None)
+        for release in releases:
+            hit = next((c for c in checks if c.in_release(release) and failed(c)), None)
             if hit is None:
                 break
             hits.append(hit)

@@ -1,6 +1,6 @@
 """The start-up table as the start-up aspect reads it: ``rules/derived/startup.toml`` (written by
 derive/startup/table.py) loaded into :class:`StartupCheck` rows, narrowed to the releases a file
-is judged against (:meth:`StartupTable.by_site`, :meth:`StartupTable.site_runs`), kept between
+is judged against (:meth:`StartupTable.by_site`, :meth:`StartupTable.site_words`), kept between
 runs as marshal data; and each check's condition read once: its words (to pass over a check
 whose inputs a launch does not set, without parsing it), its expression and the names it reads
 (:func:`parsed_condition`), and the fields it cannot fail without (:func:`needed_fields`)."""
@@ -82,7 +82,7 @@ class StartupTable:
     checks: tuple
     releases: tuple  # every release the table was derived from
     _by_site: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
-    _site_runs: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _site_words: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def by_site(self, releases: tuple) -> dict:
         """site key -> the checks of it that any of ``releases`` has (kept per ``releases``:
@@ -96,15 +96,13 @@ class StartupTable:
             self._by_site[releases] = found
         return found
 
-    def site_runs(self, releases: tuple) -> list:
-        """Per site of :meth:`by_site`: every word its checks read, and the checks of it each of
-        ``releases`` has, in order (kept per ``releases``, as :meth:`by_site` is)."""
-        found = self._site_runs.get(releases)
+    def site_words(self, releases: tuple) -> list:
+        """(every word its checks read, its checks) per site of :meth:`by_site`, kept per
+        ``releases`` as that is: a launch that sets none of a site's words fails none of it."""
+        found = self._site_words.get(releases)
         if found is None:
-            found = self._site_runs[releases] = [
-                (frozenset().union(*(c.words for c in checks)),
-                 [[c for c in checks if c.in_release(r)] for r in releases])
-                for checks in self.by_site(releases).values()]
+            found = self._site_words[releases] = [
+                (frozenset().union(*(c.words for c in checks)), checks) for checks in self.by_site(releases).values()]
         return found
 
     def of_releases(self, releases: tuple | None) -> tuple:
