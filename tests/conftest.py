@@ -27,18 +27,26 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 # Files whose tests share no costly module or session fixture and run long: under
 # ``--dist loadgroup`` (scripts/test) their tests are spread over the workers one by one. Every
-# other file is one group, kept on one worker, so its module fixtures are made once.
+# other file is one unit, kept on one worker, so its module fixtures are made once.
 SPREAD_FILES = frozenset({
     "test_screen_agreement.py", "test_screen_respaced.py", "test_argv_screen_agreement.py", "test_index.py",
     "test_catalog.py", "test_launch_text.py", "test_reparse.py", "test_target.py",
 })
 
 
-@pytest.hookimpl(tryfirst=True)  # (before xdist's worker reads the groups off the items)
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.path.name not in SPREAD_FILES:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+def pytest_xdist_make_scheduler(config, log):
+    """The units of work: a file, or one test of the :data:`SPREAD_FILES`. (Scheduled here, not by
+    ``xdist_group`` marks: pytest-xdist 3.8 names no group in a node id under pytest 9.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileOrTest(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path.rsplit("/", 1)[-1] in SPREAD_FILES else path
+
+    return FileOrTest(config, log)
 
 
 def pytest_addoption(parser):
