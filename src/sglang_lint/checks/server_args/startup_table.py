@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sglang_lint.catalog.platforms import Machine
-from sglang_lint.catalog.rules import in_releases
+from sglang_lint.catalog.release_runs import in_runs
 from sglang_lint.checks.fails_when.grammar import QUERY_PREFIX, WhenError
 from sglang_lint.checks.fails_when.language import Bound, names_read, parse_when
 from sglang_lint.core.places import cache_home, keep_marshal, prune_kept
@@ -74,7 +74,7 @@ class StartupCheck:
         return self.site, self.exception, self.message
 
     def in_release(self, release: str) -> bool:
-        return any(in_releases(since, until, release) for since, until in self.releases)
+        return in_runs(self.releases, release)
 
 
 @dataclass(frozen=True)
