@@ -395,23 +395,34 @@ def _sample_codes(index) -> list[str]:
     return [code for number, code in enumerate(index.codes) if number % 40 == 0 or code < "SGL100"]
 
 
-def _plain(value):
+def _plain(value, seen=None):
     """A rule as plain data to compare (a parsed ``when`` expression is an ``ast`` node, equal
-    only to itself)."""
+    only to itself). ``seen``: what each object already read is, by identity (the rules share
+    their big tables, and every object stays alive while one rule is read)."""
     import ast
     import dataclasses
 
+    if seen is None:
+        seen = {}
+    if isinstance(value, (str, int, float, bool, type(None), bytes)):
+        return value
+    found = seen.get(id(value))
+    if found is not None:
+        return found[1]
     if isinstance(value, ast.AST):
-        return ast.dump(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value).__name__,) + tuple(_plain(getattr(value, f.name)) for f in dataclasses.fields(value))
-    if isinstance(value, (tuple, list)):
-        return tuple(_plain(item) for item in value)
-    if isinstance(value, (set, frozenset)):
-        return frozenset(_plain(item) for item in value)
-    if isinstance(value, dict):
-        return tuple(sorted((repr(key), _plain(item)) for key, item in value.items()))
-    return value
+        plain = ast.dump(value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        plain = (type(value).__name__,) + tuple(_plain(getattr(value, f.name), seen) for f in dataclasses.fields(value))
+    elif isinstance(value, (tuple, list)):
+        plain = tuple(_plain(item, seen) for item in value)
+    elif isinstance(value, (set, frozenset)):
+        plain = frozenset(_plain(item, seen) for item in value)
+    elif isinstance(value, dict):
+        plain = tuple(sorted((repr(key), _plain(item, seen)) for key, item in value.items()))
+    else:
+        plain = value
+    seen[id(value)] = (value, plain)  # (the value kept: its id is not reused while seen lives)
+    return plain
 
 
 def _fresh_rules(codes, dirs=None) -> dict:

@@ -170,9 +170,10 @@ def _read_toml(path: Path, raw: bytes) -> dict:
 
 def read_tomls(paths: list[Path]) -> list[dict]:
     """Many small TOML files (a rule folder), each as :func:`read_toml` reads it; parsed once
-    and kept together as marshal data under the hash of all their names and bytes, so that a
-    run that changes no rule file parses none (tomllib takes 0.2 ms a file), and one that
-    changes any parses them again."""
+    and kept together as marshal data under the hash of all their names and bytes (not their
+    folder: a copy of a folder reads the same set), so that a run that changes no rule file
+    parses none (tomllib takes 0.2 ms a file); one that changes any parses those its process
+    has not parsed yet (a language server, an edit: the one file)."""
     if len(paths) < KEEP_FROM:
         return [read_toml(path) for path in paths]  # (each file's own parse is kept: read_toml)
     raws = []
@@ -183,7 +184,7 @@ def read_tomls(paths: list[Path]) -> list[dict]:
         except OSError as exc:
             raise RuleFileError(path, "", f"cannot be read: {exc.strerror or exc}") from exc
         raws.append(raw)
-        digest.update(str(path).encode() + b"\0" + raw + b"\0")
+        digest.update(path.name.encode() + b"\0" + raw + b"\0")
     cached = cache_home() / "tables" / f"rules-{digest.hexdigest()}.marshal"
     try:
         found = marshal.loads(cached.read_bytes())
@@ -191,12 +192,17 @@ def read_tomls(paths: list[Path]) -> list[dict]:
             return found
     except (OSError, ValueError, EOFError, TypeError):
         pass
-    parsed = [_parse(path, raw) for path, raw in zip(paths, raws)]
+    if len(_PARSED) > MOST_PARSED:
+        _PARSED.clear()
+    parsed = [_PARSED.get(raw) or _PARSED.setdefault(raw, _parse(path, raw)) for path, raw in zip(paths, raws)]
     keep_marshal(cached, parsed)
     prune_kept(cached, "rules-", ".marshal", KEEP_SETS)
     return parsed
 
 
+# Within one process, each rule file's parse by its bytes (callers only read what they get).
+_PARSED: dict[bytes, dict] = {}
+MOST_PARSED = 20_000  # (four catalogs' worth)
 KEEP_FROM = 100  # fewer files than this are parsed one by one: a kept set for each few would pile up
 KEEP_SETS = 8  # kept sets of parsed rule files (other folders, versions, edits), newest first
 

@@ -143,16 +143,17 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
 
 
 def _fetched(release: str) -> tuple[Path, Path | None]:
-    """``--release X``: its tree, fetched through pip into the cache, and the wheel it came from."""
+    """``--release X``: its tree, fetched through pip into the cache, and the wheel it came from
+    (by name)."""
     import subprocess
 
-    from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
+    from sglang_lint.derive.source.wheels import fetch_tree, tree_wheel
 
     try:
         root = fetch_tree(release)
     except (subprocess.CalledProcessError, OSError) as exc:
         raise RuntimeError(f"sglang {release} could not be fetched through pip ({exc})") from None
-    return root, next((cache_dir() / "wheels").glob(f"sglang-{release}-*.whl"), None)
+    return root, tree_wheel(root)
 
 
 def _derive_releases(spec: str, rules_dir: Path, out, err) -> int:

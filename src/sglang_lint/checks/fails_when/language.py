@@ -64,6 +64,10 @@ _COMPARE = {
 
 def truth(value: object) -> object:
     """Python's truth of a value: True, False or UNKNOWN."""
+    if type(value) is bool:  # (most values asked: the verdicts of tests)
+        return value
+    if value is None:
+        return False
     if isinstance(value, TruthOnly):
         return value.truth
     if isinstance(value, Member):
@@ -77,11 +81,13 @@ def truth(value: object) -> object:
     return bool(value)
 
 
-def evaluate(expr: ast.expr, env: dict[str, object]) -> object:
+def evaluate(expr: ast.expr, env: dict[str, object], worth: dict | None = None) -> object:
     """The value of ``expr`` with the parameters bound as ``env`` says (a missing one is
-    UNKNOWN). Never raises: what Python would refuse is UNKNOWN."""
+    UNKNOWN). Never raises: what Python would refuse is UNKNOWN. ``worth``: the named parts'
+    values (:class:`Bound`, by name), those known already and, after, those read (:data:`RUNNING`
+    for one whose reading failed)."""
     try:
-        return _eval(expr, {**env, _MEMO: {}})
+        return _eval(expr, {**env, _MEMO: {} if worth is None else worth})
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError, AttributeError,
             RecursionError):
         return UNKNOWN
@@ -244,7 +250,7 @@ def _answers(cases: _Cases, asked: dict) -> frozenset:
     return frozenset(found)
 
 
-_RUNNING = object()  # a named part being evaluated (one that reads itself is unknown)
+RUNNING = object()  # a named part being evaluated (one that reads itself is unknown)
 SHARED = "<shared>"  # the env's key for the worth of named parts across checks of one launch
 
 
@@ -260,13 +266,13 @@ def _bound(value: Bound, env: dict) -> object:
         if memo is None:
             return _eval(value.expression, {**env, value.name: UNKNOWN})
         if value.name not in memo:
-            memo[value.name] = _RUNNING
+            memo[value.name] = RUNNING
             memo[value.name] = _eval(value.expression, env)
         found = memo[value.name]
-        return UNKNOWN if found is _RUNNING else found
+        return UNKNOWN if found is RUNNING else found
     if value.name in cases.values:
         found = cases.values[value.name]
-        return UNKNOWN if found is _RUNNING else found
+        return UNKNOWN if found is RUNNING else found
     shared = env.get(SHARED) if value.meaning is not None else None
     if shared is not None and type(cases.assumed) is _World and questions(value, env):
         shared = None  # (a world answers the part's tests as they come: its worth is that world's)
@@ -284,7 +290,7 @@ def _bound(value: Bound, env: dict) -> object:
             cases.values[value.name] = hit[0]
             return hit[0]
     mark = len(cases.pending)
-    cases.values[value.name] = _RUNNING
+    cases.values[value.name] = RUNNING
     found = cases.values[value.name] = _eval(value.expression, env)
     if key is not None:
         shared[key] = (found, tuple(cases.pending[mark:]))

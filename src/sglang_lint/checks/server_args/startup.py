@@ -21,7 +21,7 @@ from sglang_lint.analysis.kinds import non_empty_text, shown_kind
 from sglang_lint.catalog.platforms import Machine
 from sglang_lint.checks.base import show_value
 from sglang_lint.checks.fails_when.values import TruthOnly
-from sglang_lint.checks.fails_when.language import SHARED, UNKNOWN, Bound, certain, evaluate, truth
+from sglang_lint.checks.fails_when.language import RUNNING, SHARED, UNKNOWN, Bound, certain, evaluate, truth
 from sglang_lint.checks.messages import ANONYMOUS, SHOWN_WRAPPERS, filled, shown_as, template_field
 from sglang_lint.checks.precedence import also, first_raised
 from sglang_lint.checks.server_args.kept_verdicts import kept
@@ -99,8 +99,19 @@ def needed_fields(condition: str, values: tuple, defaults: dict) -> tuple:
     expression, names, named, _ = parsed_condition(condition, values)
     if expression is None:
         return ()
-    return tuple(sorted(name for name in defaults if name in names
-                        and truth(evaluate(expression, {**named, name: defaults[name]})) is False))
+    # The named parts read with no field known are worth the same with one field known where
+    # they do not read it (a part's worth is its inputs'): each is evaluated once, not per field.
+    unknowing: dict = {}
+    evaluate(expression, named, unknowing)
+    return tuple(sorted(name for name in defaults if name in names and truth(evaluate(
+        expression, {**named, name: defaults[name]}, _not_reading(unknowing, named, name))) is False))
+
+
+def _not_reading(worth: dict, named: dict, name: str) -> dict:
+    """The parts of ``worth`` (part -> its worth) that do not read ``name``, itself or through
+    another part, and that are read the same wherever they are met (no circle of parts)."""
+    return {part: value for part, value in worth.items() if value is not RUNNING
+            and named[part].meaning is not None and name not in named[part].leaves}
 
 
 def _may_fire(check: StartupCheck, launch: Launch) -> bool:

@@ -83,6 +83,7 @@ class StartupTable:
     releases: tuple  # every release the table was derived from
     _by_site: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     _site_words: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _sites_by_word: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def by_site(self, releases: tuple) -> dict:
         """site key -> the checks of it that any of ``releases`` has (kept per ``releases``:
@@ -104,6 +105,20 @@ class StartupTable:
             found = self._site_words[releases] = [
                 (frozenset().union(*(c.words for c in checks)), checks) for checks in self.by_site(releases).values()]
         return found
+
+    def sites_reading(self, releases: tuple, *sets) -> list:
+        """The checks per site of :meth:`site_words` whose words meet any of ``sets`` (the
+        fields and variables a launch sets), in the table's order: found through each word's
+        sites, as a launch sets a few of the hundreds of words the sites read."""
+        by_word = self._sites_by_word.get(releases)
+        if by_word is None:
+            by_word = self._sites_by_word[releases] = {}
+            for number, (words, _) in enumerate(self.site_words(releases)):
+                for word in words:
+                    by_word.setdefault(word, []).append(number)
+        numbers = {number for names in sets for name in names for number in by_word.get(name, ())}
+        sites = self.site_words(releases)
+        return [sites[number][1] for number in sorted(numbers)]
 
     def of_releases(self, releases: tuple | None) -> tuple:
         """The checks any of ``releases`` has (None: every check of the table)."""
