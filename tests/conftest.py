@@ -34,9 +34,17 @@ SPREAD_FILES = frozenset({
 })
 
 
+# Files that read a costly session fixture another file makes, with that file: one unit, so the
+# fixture is made once (a worker's session fixtures are its own).
+UNIT_OF = {
+    "tests/test_derive_launchers.py": "tests/test_derive.py",  # sglang_derivation
+}
+
+
 def pytest_xdist_make_scheduler(config, log):
-    """The units of work: a file, or one test of the :data:`SPREAD_FILES`. (Scheduled here, not by
-    ``xdist_group`` marks: pytest-xdist 3.8 names no group in a node id under pytest 9.)"""
+    """The units of work: a file (or the file of :data:`UNIT_OF` it goes with), or one test of the
+    :data:`SPREAD_FILES`. (Scheduled here, not by ``xdist_group`` marks: pytest-xdist 3.8 names no
+    group in a node id under pytest 9.)"""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -44,7 +52,7 @@ def pytest_xdist_make_scheduler(config, log):
     class FileOrTest(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return nodeid if path.rsplit("/", 1)[-1] in SPREAD_FILES else path
+            return nodeid if path.rsplit("/", 1)[-1] in SPREAD_FILES else UNIT_OF.get(path, path)
 
     return FileOrTest(config, log)
 
@@ -308,6 +316,15 @@ def sglang_tree() -> Path:
     import sglang_corpus
 
     return sglang_corpus.fetch_tree()
+
+
+@pytest.fixture(scope="session")
+def sglang_derivation(sglang_tree):
+    """What ``catalog derive`` makes of sglang 0.5.23's tree (some four minutes: made once per
+    worker; the files that read it are one unit, :data:`UNIT_OF`)."""
+    from sglang_lint.derive.sites.raise_sites import derive_sites
+
+    return derive_sites(sglang_tree, index_raises=True)
 
 
 @dataclass(frozen=True)

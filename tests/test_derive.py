@@ -483,10 +483,6 @@ def test_catalog_commands(tmp_path):
 
 # --- sglang 0.5.23 itself -------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def sglang_derivation(sglang_tree):
-    return derive_sites(sglang_tree, index_raises=True)
-
 
 @pytest.mark.corpus
 def test_derive_regenerates_the_shipped_catalog_byte_for_byte(tmp_path, sglang_derivation):

@@ -10,14 +10,10 @@ from pathlib import Path
 import pytest
 
 from sglang_lint.core.rulefile import tomllib
-from sglang_lint.derive.commands.subcommands import read_commands
-from sglang_lint.derive.server_args.keyword_launchers import keyword_launchers
 from sglang_lint.derive.commands.launchers import LAUNCHERS_TABLE, EntryPoint, launch_entry_points, launchers_text
 from sglang_lint.derive.sites.raise_sites import derive_sites
-from sglang_lint.derive.source.tree import LazyTree, read_modules
+from sglang_lint.derive.source.tree import read_modules
 from sglang_lint.derive.sites.writing import _write_launchers
-
-SGLANG_0_5_23 = Path.home() / ".cache" / "sglang-lint" / "sglang-0.5.23"
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
@@ -472,28 +468,25 @@ KNOWN_0_5_23 = {
 
 
 @pytest.mark.corpus
-def test_sglang_0_5_23_s_launch_entry_points():
-    if not (SGLANG_0_5_23 / "sglang" / "__init__.py").is_file():
-        pytest.skip(f"no sglang 0.5.23 tree at {SGLANG_0_5_23}")
-    modules = read_modules(SGLANG_0_5_23)
-    entries = launch_entry_points(modules)
+def test_sglang_0_5_23_s_launch_entry_points(sglang_tree, sglang_derivation):
+    entries = sglang_derivation.launch_entry_points
     flags = {(e.name, e.argument, e.position) for e in entries if e.takes == "flags"}
     assert KNOWN_0_5_23 <= flags
     assert len(flags) == len({(e.name, e.argument) for e in entries if e.takes == "flags"})
     by_name = {e.name: e for e in entries}
     launch = by_name["sglang.test.test_utils.popen_launch_server"].evidence
     path, _, line = launch.partition(":")
-    assert "_launch_server_process(command" in (SGLANG_0_5_23 / path).read_text().splitlines()[int(line) - 1]
+    assert "_launch_server_process(command" in (sglang_tree / path).read_text().splitlines()[int(line) - 1]
     assert by_name["sglang.srt.server_args.prepare_server_args"].evidence.startswith("sglang/srt/server_args.py:")
     assert not any(e.name.rpartition(".")[2].startswith("test") for e in entries)
     # The diffusion server's own (sglang.multimodal_gen prepare_server_args...): another parser.
     assert not any(e.name.startswith("sglang.multimodal_gen.") for e in entries)
     assert {e.receivers for e in entries if e.kind == "method"} >= {("sglang.test.gpt_oss_common.BaseTestGptOss",)}
     text = (Path(__file__).parent.parent / "rules" / "derived" / LAUNCHERS_TABLE).read_text()
-    commands = read_commands(modules)  # (what derive_sites hands the writer: the tree's subcommands)
+    commands = sglang_derivation.commands  # (what derive_sites hands the writer: the tree's subcommands)
     flags = commands.diffusion.flags
     assert "--text-encoder-cpu-offload" in flags and "--max-model-len" not in flags
-    keywords = keyword_launchers(LazyTree(SGLANG_0_5_23))
+    keywords = sglang_derivation.keyword_launchers
     assert text == launchers_text(entries, "0.5.23", commands, keywords, True)  # the shipped table is 0.5.23's
     assert text.endswith('\n[serve]\ntable = "serve.toml"\n\n# `python -m sglang.<module>`: the modules each '
                          "release has, and what each one's parser takes:\n[scripts]\ntable = \"scripts.toml\"\n")

@@ -261,17 +261,26 @@ def test_a_finding_names_the_arguments_the_release_and_sglang_s_message(derived)
     assert list(startup.findings(table, dummy, ("0.5.9",), "0.5.9")) == []
 
 
+@pytest.fixture(scope="module")
+def shipped_startup_history():
+    """rules/derived/startup.toml read back, each release's rules (reading it checks that it
+    reads back as itself, to the byte: some 15 seconds, made once)."""
+    from sglang_lint.derive.startup.table import startup_history
+
+    return startup_history(Path(__file__).resolve().parent.parent / "rules")
+
+
 @pytest.mark.corpus
-def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path):
+def test_the_shipped_table_is_what_the_deriver_makes_of_a_release(tmp_path, shipped_startup_history):
     """rules/derived/startup.toml holds, for a release, exactly the rules its tree derives now
     (those that need the platform with the probes they read); and the check reads the same
     table, leaving those out where no machine is declared."""
     from sglang_lint.checks.server_args.startup import load_startup
     from sglang_lint.derive.source.wheels import fetch_tree
-    from sglang_lint.derive.startup.table import curated_sites, startup_history
+    from sglang_lint.derive.startup.table import curated_sites
 
     root = Path(__file__).resolve().parent.parent / "rules"
-    shipped = startup_history(root)["0.5.9"][0]
+    shipped = shipped_startup_history["0.5.9"][0]
     rules, _, _ = tree_startup(fetch_tree("0.5.9"))
     covered = curated_sites(root)
     derived = {(r.module, r.function, r.message, r.condition, r.platform) for r in rules if r.message not in covered}
@@ -334,11 +343,8 @@ def test_a_newer_release_merged_into_the_table_is_the_table_of_all_of_them(tmp_p
 
 
 @pytest.mark.corpus
-def test_the_shipped_table_reads_back_as_itself():
-    from sglang_lint.derive.startup.table import startup_history
-
-    root = Path(__file__).resolve().parent.parent / "rules"
-    back = startup_history(root)
+def test_the_shipped_table_reads_back_as_itself(shipped_startup_history):
+    back = shipped_startup_history
     assert len(back) >= 42 and sum(len(rules) for rules, _, _ in back.values()) >= 1000
 
 

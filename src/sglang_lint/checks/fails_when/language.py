@@ -86,8 +86,13 @@ def evaluate(expr: ast.expr, env: dict[str, object], worth: dict | None = None) 
     UNKNOWN). Never raises: what Python would refuse is UNKNOWN. ``worth``: the named parts'
     values (:class:`Bound`, by name), those known already and, after, those read (:data:`RUNNING`
     for one whose reading failed)."""
+    return _evaluated(expr, {**env, _MEMO: {} if worth is None else worth})
+
+
+def _evaluated(expr: ast.expr, env: dict) -> object:
+    """:func:`evaluate` over an ``env`` of its own (with its memo, or its cases)."""
     try:
-        return _eval(expr, {**env, _MEMO: {} if worth is None else worth})
+        return _eval(expr, env)
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError, AttributeError,
             RecursionError):
         return UNKNOWN
@@ -120,14 +125,13 @@ def certain(expr: ast.expr, env: dict[str, object], answer: bool) -> bool:
 def _decide(expr: ast.expr, env: dict, hoped: object) -> object:
     """holds, or with ``hoped`` (True, False) UNKNOWN wherever the verdict is not that."""
     repeated = _Repeated(expr, env)
-    budget = [SPLIT_CASES - 1]
     cases = _Cases({}, repeated)
-    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
+    verdict = truth(_evaluated(expr, {**env, _CASES: cases, _MEMO: {}}))
     if verdict is not UNKNOWN or not cases.pending:
         return verdict
     if _worlds(expr, env, hoped) is UNKNOWN:
         return UNKNOWN
-    return _split(expr, env, {}, cases.pending[0], 0, budget, repeated)
+    return _split(expr, env, {}, cases.pending[0], 0, [SPLIT_CASES - 1], repeated)
 
 
 SPLIT_DEPTH = 24  # (a chain of tests of the model's architecture, one per family, is one line)
@@ -158,7 +162,7 @@ class _Cases:
 def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list, repeated: frozenset) -> object:
     cases = _Cases(assumed, repeated)
     budget[0] -= 1
-    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
+    verdict = truth(_evaluated(expr, {**env, _CASES: cases, _MEMO: {}}))
     if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH or budget[0] < 2:
         return verdict
     return _split(expr, env, assumed, cases.pending[0], depth, budget, repeated)
@@ -181,7 +185,7 @@ def _worlds(expr: ast.expr, env: dict, hoped: object = None) -> object:
     the truth of every world. One evaluation each."""
     agreed = UNKNOWN
     for answers in WORLDS:
-        found = truth(evaluate(expr, {**env, _CASES: _Cases(_World(answers), _EVERY)}))
+        found = truth(_evaluated(expr, {**env, _CASES: _Cases(_World(answers), _EVERY), _MEMO: {}}))
         if found is UNKNOWN or (agreed is not UNKNOWN and found is not agreed) \
                 or (hoped is not None and found is not hoped):
             return UNKNOWN

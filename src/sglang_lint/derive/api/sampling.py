@@ -15,6 +15,7 @@ import ast
 import json
 from pathlib import Path
 
+from sglang_lint.core.places import keep_file
 from sglang_lint.derive.source.wheels import cache_dir, fetch_tree
 from sglang_lint.derive.startup.rules import Rule, site_rules
 from sglang_lint.derive.startup.sequence import run_validation
@@ -114,8 +115,7 @@ def release_sampling(version: str) -> tuple:
     else:
         rules, why, count, fields = tree_sampling(fetch_tree(version))
         data = {"rules": [rule_row(r) for r in rules], "skipped": why, "sites": count, "fields": list(fields)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data), encoding="utf-8")
+        keep_file(path, json.dumps(data).encode())  # (whole or not at all: another worker may read it)
     rules = [row_rule(row) for row in data["rules"]]
     return rules, data["skipped"], data["sites"], tuple(data["fields"])
 

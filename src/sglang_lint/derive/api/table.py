@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sglang_lint.core.places import keep_file
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.api.surface import OPAQUE, Surface, tree_surface
 from sglang_lint.derive.server_args.keyword_launchers import KeywordLauncher
@@ -30,9 +31,9 @@ def release_surface(version: str, launchers: list[KeywordLauncher] | None = None
         return Surface(data["callables"], data["containers"], {k: tuple(v) for k, v in data["defined"].items()},
                        set(data["methods"]))
     surface = tree_surface(LazyTree(fetch_tree(version)), launchers)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"callables": surface.callables, "containers": surface.containers,
-                                "defined": surface.defined, "methods": sorted(surface.methods)}), encoding="utf-8")
+    # (whole or not at all: another worker may read it)
+    keep_file(path, json.dumps({"callables": surface.callables, "containers": surface.containers,
+                                "defined": surface.defined, "methods": sorted(surface.methods)}).encode())
     return surface
 
 

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from sglang_lint.core.places import keep_file
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string
 from sglang_lint.derive.commands.launchers import SCRIPTS_TABLE
@@ -32,8 +33,7 @@ def release_scripts(version: str) -> tuple[Script, ...]:
     if path.is_file():
         return tuple(_from_json(item) for item in json.loads(path.read_text(encoding="utf-8")))
     found = tree_scripts(fetch_tree(version))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps([dataclasses.asdict(s) for s in found]), encoding="utf-8")
+    keep_file(path, json.dumps([dataclasses.asdict(s) for s in found]).encode())  # (whole or not at all)
     return found
 
 

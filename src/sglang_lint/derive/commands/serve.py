@@ -12,6 +12,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from sglang_lint.core.places import keep_file
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.commands.subcommands import Commands, ParserFacts, tree_commands
 from sglang_lint.derive.source.generated import GENERATED_MARK, toml_string
@@ -33,8 +34,7 @@ def release_commands(version: str) -> Commands:
     if path.is_file():
         return _from_json(json.loads(path.read_text(encoding="utf-8")))
     found = tree_commands(fetch_tree(version))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dataclasses.asdict(found)), encoding="utf-8")
+    keep_file(path, json.dumps(dataclasses.asdict(found)).encode())  # (whole or not at all: another worker may read it)
     return found
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.server_args.deprecations import deprecated_flags, deprecated_values
+from sglang_lint.core.places import keep_file
 from sglang_lint.derive.server_args.fields import (
     ServerField,
     derive_server_fields,
@@ -186,9 +187,8 @@ def release_server_args(version: str) -> tuple[list[ServerField], list[str]]:
                 for f in data["fields"]], data["manual_flags"]
     modules = read_modules(fetch_tree(version))
     fields, flags = derive_server_fields(modules), manual_flags(modules)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"fields": [dataclasses.asdict(f) for f in fields], "manual_flags": flags}),
-                    encoding="utf-8")
+    # (written whole or not at all: a test worker or another terminal may be reading it)
+    keep_file(path, json.dumps({"fields": [dataclasses.asdict(f) for f in fields], "manual_flags": flags}).encode())
     return fields, flags
 
 
@@ -265,8 +265,7 @@ def release_rules(version: str) -> dict[str, dict]:
     if derivation.version == UNKNOWN_VERSION:
         derivation.version = version
     found = rules_of(derivation, version)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    keep_file(path, json.dumps(found, sort_keys=True).encode())  # (whole or not at all, as above)
     return found
 
 

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from sglang_lint.core.places import keep_file
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.checks.server_args.startup import needed_fields
 from sglang_lint.checks.server_args.startup_table import value_closure
@@ -210,8 +211,7 @@ def release_startup(version: str, covered: frozenset = frozenset()) -> tuple[lis
     else:
         rules, why, count = tree_startup(fetch_tree(version))
         data = {"rules": [rule_row(r) for r in rules], "skipped": why, "sites": count}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data), encoding="utf-8")
+        keep_file(path, json.dumps(data).encode())  # (whole or not at all: another worker may read it)
     rules = [row_rule(row) for row in data["rules"]]
     return _uncovered(rules, data["skipped"], data["sites"], covered)
 
