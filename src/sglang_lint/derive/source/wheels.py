@@ -1,8 +1,9 @@
 """sglang's releases as the deriver reads them: which exist (from pip's index), their order,
-and each one's source tree, fetched through pip once into the cache and unpacked (only what the
-deriver and the linter read of the ``sglang`` package: its Python and launch files; nothing is
-ever imported). A file that two releases ship with the same bytes is kept once on disk
-(:func:`_keep_shared`): 29 trees take some 430 MB where their files add up to 800 MB."""
+and each one's source tree, fetched through pip once into the cache and unpacked (the ``sglang``
+package but its compiled libraries, which nothing here loads: the deriver reads the tree and never
+imports it; the tests that run sglang's own validation import its Python and read its data
+files). A file that two releases ship with the same bytes is kept once on disk
+(:func:`_keep_shared`): 29 trees take some 450 MB where their files add up to 870 MB."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ except ImportError:  # pragma: no cover - Windows
 
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.core.places import cache_home, keep_file
-from sglang_lint.launch.paths import is_launch_file
 
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.M)
 
@@ -48,6 +48,7 @@ def fetch_tree(version: str) -> Path:
 
 
 UNPACKED = ".unpacked"  # written last into a fetched tree: the name of the wheel it came from
+COMPILED = (".so", ".pyd", ".dylib")  # not unpacked: a fifth of a tree's bytes, and a new copy each release
 
 
 def tree_wheel(root: Path) -> Path | None:
@@ -93,9 +94,8 @@ def _fetch_tree(version: str, root: Path, done: Path) -> Path:
             for member in archive.infolist():
                 if member.is_dir() or not member.filename.startswith("sglang/"):
                     continue
-                data = archive.read(member)
-                if member.filename.endswith(".py") or is_launch_file(member.filename, data[:128]):
-                    _keep_shared(data, partial / member.filename)
+                if not member.filename.endswith(COMPILED):
+                    _keep_shared(archive.read(member), partial / member.filename)
     shutil.rmtree(root, ignore_errors=True)
     partial.rename(root)
     done.write_text(wheel.name + "\n")
