@@ -92,8 +92,8 @@ def _fetch_tree(version: str, root: Path, done: Path) -> Path:
         wheel = next(Path(downloads).glob(f"sglang-{version}-*.whl"))
         with zipfile.ZipFile(wheel) as archive:
             for member in archive.infolist():
-                if member.is_dir() or not member.filename.startswith("sglang/"):
-                    continue
+                if member.is_dir() or not member.filename.startswith("sglang/") or ".." in member.filename.split("/"):
+                    continue  # (another package's files, or a name that would land outside the tree)
                 if not member.filename.endswith(COMPILED):
                     _keep_shared(archive.read(member), partial / member.filename)
     shutil.rmtree(root, ignore_errors=True)
