@@ -86,13 +86,8 @@ def evaluate(expr: ast.expr, env: dict[str, object], worth: dict | None = None) 
     UNKNOWN). Never raises: what Python would refuse is UNKNOWN. ``worth``: the named parts'
     values (:class:`Bound`, by name), those known already and, after, those read (:data:`RUNNING`
     for one whose reading failed)."""
-    return _evaluated(expr, {**env, _MEMO: {} if worth is None else worth})
-
-
-def _evaluated(expr: ast.expr, env: dict) -> object:
-    """:func:`evaluate` over an ``env`` of its own (with its memo, or its cases)."""
     try:
-        return _eval(expr, env)
+        return _eval(expr, {**env, _MEMO: {} if worth is None else worth})
     except (TypeError, ValueError, ZeroDivisionError, OverflowError, IndexError, KeyError, AttributeError,
             RecursionError):
         return UNKNOWN
@@ -126,7 +121,7 @@ def _decide(expr: ast.expr, env: dict, hoped: object) -> object:
     """holds, or with ``hoped`` (True, False) UNKNOWN wherever the verdict is not that."""
     repeated = _Repeated(expr, env)
     cases = _Cases({}, repeated)
-    verdict = truth(_evaluated(expr, {**env, _CASES: cases, _MEMO: {}}))
+    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
     if verdict is not UNKNOWN or not cases.pending:
         return verdict
     if _worlds(expr, env, hoped) is UNKNOWN:
@@ -162,7 +157,7 @@ class _Cases:
 def _by_cases(expr: ast.expr, env: dict, assumed: dict, depth: int, budget: list, repeated: frozenset) -> object:
     cases = _Cases(assumed, repeated)
     budget[0] -= 1
-    verdict = truth(_evaluated(expr, {**env, _CASES: cases, _MEMO: {}}))
+    verdict = truth(evaluate(expr, {**env, _CASES: cases}))
     if verdict is not UNKNOWN or not cases.pending or depth >= SPLIT_DEPTH or budget[0] < 2:
         return verdict
     return _split(expr, env, assumed, cases.pending[0], depth, budget, repeated)
@@ -185,7 +180,7 @@ def _worlds(expr: ast.expr, env: dict, hoped: object = None) -> object:
     the truth of every world. One evaluation each."""
     agreed = UNKNOWN
     for answers in WORLDS:
-        found = truth(_evaluated(expr, {**env, _CASES: _Cases(_World(answers), _EVERY), _MEMO: {}}))
+        found = truth(evaluate(expr, {**env, _CASES: _Cases(_World(answers), _EVERY)}))
         if found is UNKNOWN or (agreed is not UNKNOWN and found is not agreed) \
                 or (hoped is not None and found is not hoped):
             return UNKNOWN
