@@ -32,7 +32,9 @@ from sglang_lint.derive.reading.guards import (
 )
 from sglang_lint.derive.reading.hierarchy import Hierarchy
 from sglang_lint.derive.reading.lookups import Registries, remember
-from sglang_lint.derive.source.tree import COMMON_METHODS, TRANSPARENT_DECORATORS, Module, walk_all, walk_local
+from sglang_lint.derive.source.tree import (
+    COMMON_METHODS, TRANSPARENT_DECORATORS, Module, local_raises, walk_all, walk_local,
+)
 from sglang_lint.text.pynames import NOT_LITERAL, ast_literal
 
 
@@ -123,7 +125,7 @@ def analyse_function(
     the tree's classes, for a method's receivers; without it, its own class alone; ``registries``:
     what the tree writes of registries its lookups read, derive/reading/lookups.py)."""
     calls_helpers = any(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) for s in function.body)
-    if not calls_helpers and not any(isinstance(node, (ast.Raise, ast.Assert)) for node in walk_local(function)):
+    if not calls_helpers and not local_raises(function):
         return []
     qualname = f"{owner.name}.{function.name}" if owner else function.name
     decorators = _decorators(function)

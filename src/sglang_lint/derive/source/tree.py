@@ -146,13 +146,17 @@ class Module:
 @contextmanager
 def no_gc():
     """Millions of AST nodes stay alive at once; the cyclic collector would rescan them after
-    every few thousand allocations (3-4x the work). Nothing here leaks cycles."""
+    every few thousand allocations (3-4x the work). Nothing here leaks cycles. What was made
+    is then set aside from the collector for good (``gc.freeze``): the first collection after
+    would scan every node made (a fifth of the time of reading a tree), and each full one after
+    it again. Trees hold no cycles, so refcounting still frees them when dropped."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
             gc.enable()
 
 
@@ -215,9 +219,12 @@ def read_module(name: str, path: Path, source: str) -> Module | None:
         n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     }
     for node in walk_all(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        kind = type(node)
+        if kind not in _READ_KINDS:
+            continue
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             module.functions.append(node)
-        elif isinstance(node, ast.ClassDef):
+        elif kind is ast.ClassDef:
             module.classes.append(node)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node.value, ast.Name):
@@ -244,6 +251,11 @@ def read_module(name: str, path: Path, source: str) -> Module | None:
                 if alias.asname:
                     module.imports.setdefault(alias.asname, alias.name)
     return module
+
+
+# what read_module notes of a node (a type's subclass is never an ast node's type)
+_READ_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Subscript, ast.Attribute, ast.Global,
+                         ast.Call, ast.ImportFrom, ast.Import})
 
 
 MAX_REEXPORTS = 8  # (a re-export chain is short; a cycle is not followed for ever)
@@ -308,25 +320,30 @@ def _top_level_names(node: ast.stmt) -> list[str]:
 
 def walk_all(node: ast.AST):
     """:func:`ast.walk`, node for node in its order (breadth first), without its generator
-    per node (``ast.iter_child_nodes``): 1.4x faster, and the deriver walks tens of millions
-    of nodes."""
+    per node (``ast.iter_child_nodes``), and without the ``Load``/``Store``/``Del`` markers
+    of names (a third of the nodes; a name's ``ctx`` tells its use): 1.4x faster, and the
+    deriver walks tens of millions of nodes."""
     todo = deque([node])
+    marker = ast.expr_context
     while todo:
         node = todo.popleft()
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, ast.AST):
-                todo.append(value)
+                if not isinstance(value, marker):
+                    todo.append(value)
             elif isinstance(value, list):
                 todo.extend([item for item in value if isinstance(item, ast.AST)])
         yield node
 
 
-_NOT_LOCAL = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# not entered: nested scopes, and the markers of names' use (``ctx``)
+_NOT_LOCAL = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr_context)
 
 
 def walk_local(node: ast.AST):
-    """ast.walk that does not enter nested functions, classes or lambdas (depth first)."""
+    """ast.walk that does not enter nested functions, classes or lambdas (depth first), nor
+    yields the ``Load``/``Store``/``Del`` markers of names."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -338,6 +355,16 @@ def walk_local(node: ast.AST):
                     stack.append(value)
             elif isinstance(value, list):
                 stack.extend([item for item in value if isinstance(item, ast.AST) and not isinstance(item, _NOT_LOCAL)])
+
+
+def local_raises(function: ast.AST) -> tuple[ast.Raise | ast.Assert, ...]:
+    """The raise and assert statements of a function's own body (:func:`walk_local`'s order),
+    found once per function: the deriver's passes each ask it of every function of the tree."""
+    found = function.__dict__.get("_local_raises")
+    if found is None:
+        found = function._local_raises = tuple(
+            node for node in walk_local(function) if isinstance(node, (ast.Raise, ast.Assert)))
+    return found
 
 
 def source_path(module: Module) -> str:

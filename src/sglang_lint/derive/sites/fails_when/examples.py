@@ -141,11 +141,15 @@ NAMESPACE = "types.SimpleNamespace"
 
 
 def find_examples(site: PathSite, tries: int = 3000, accept: Callable | None = None,
-                  first: Callable | None = None) -> tuple[dict, dict] | None:
+                  first: Callable | None = None, verdicts: dict | None = None) -> tuple[dict, dict] | None:
     """A binding of the parameters the expression reads that makes it certainly true (the bad
     call) and one, as close to it as can be found, that makes it certainly false (the good);
     ``accept(binding)``: what both must also be (a receiver its own constructor accepts);
-    ``first(binding)``: what the bad one must also be (no earlier raise of the function certain)."""
+    ``first(binding)``: what the bad one must also be (no earlier raise of the function certain).
+    ``verdicts``: the path's verdict on each binding tried, by its place in the search, kept
+    between the searches of one site: they try the same bindings in the same order, but for
+    bindings drawn at random, only until a search first looks for a good binding (which draws
+    from the same generator)."""
     expression = site.expression
     parameters = [p for p in site.parameters if p.name in site.read]
     extra = frozenset(_default_items(parameters))
@@ -154,12 +158,20 @@ def find_examples(site: PathSite, tries: int = 3000, accept: Callable | None = N
     pools = [members + candidates(p.name, expression, p, extra) if p.name in compared
              else candidates(p.name, expression, p, extra) + members for p in parameters]
     rng = random.Random(zlib.crc32(site.key.encode()))
-    combos = itertools.product(*pools) if _product_size(pools) <= tries else (
-        tuple(rng.choice(pool) for pool in pools) for _ in range(tries))
+    drawn = _product_size(pools) > tries
+    combos = (tuple(rng.choice(pool) for pool in pools) for _ in range(tries)) if drawn else itertools.product(*pools)
     attempts = 0  # bad bindings whose every neighbour fails too (the path hardly depends on them)
-    for combo in combos:
+    verdicts = {} if verdicts is None else verdicts
+    for place, combo in enumerate(combos):
         env = dict(zip((p.name for p in parameters), combo))
-        if holds(expression, env) is True and (accept is None or accept(env)) and (first is None or first(env)):
+        verdict = verdicts.get(place) if verdicts is not None else None
+        if verdict is None:
+            verdict = holds(expression, env)
+            if verdicts is not None:
+                verdicts[place] = verdict
+        if verdict is True and (accept is None or accept(env)) and (first is None or first(env)):
+            if drawn:
+                verdicts = None  # (the next bindings drawn are not those another search drew)
             good = _nearest_false(site, env, parameters, pools, rng, accept=accept)
             if good is not None:
                 return env, good

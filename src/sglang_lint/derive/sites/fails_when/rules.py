@@ -27,6 +27,7 @@ from sglang_lint.derive.source.tree import (
     COMMON_METHODS,
     TRANSPARENT_DECORATORS,
     Module,
+    local_raises,
     method_owners,
     walk_all,
     walk_local,
@@ -74,7 +75,7 @@ def _target(module: Module, function: ast.FunctionDef, owner: ast.ClassDef | Non
 
 def _raise_points(function: ast.FunctionDef):
     """Every raise (and assert) of the function's own body, with its exception and message."""
-    for node in walk_local(function):
+    for node in local_raises(function):
         if isinstance(node, ast.Raise) and node.exc is not None:
             exception, message = raise_message(node)
             yield node, exception, message, raise_message(node, plain=True)[1]
@@ -172,8 +173,9 @@ def derive_paths(modules: list[Module], rule_sites: list) -> tuple[list[PathSite
                         site.accept = _made_by(site, f"{module.name}.{owner.name}", found, one_param)
                     first = _raised_first(site, [other for _, other in written if other.line < site.line],
                                           [o for o in guards if o.line < site.line])
-                    examples = find_examples(site, accept=site.accept, first=first) if first else None
-                    examples = examples or find_examples(site, accept=site.accept)
+                    tried: dict = {}  # (the second search tries the first's bindings again)
+                    examples = find_examples(site, accept=site.accept, first=first, verdicts=tried) if first else None
+                    examples = examples or find_examples(site, accept=site.accept, verdicts=tried)
                     examples = examples and tuple(_defaults_left_out(parameters, e) for e in examples)
                     if examples is None or not all(representable(v) for e in examples for v in e.values()):
                         skipped["no call found that the path certainly fails (or passes)"] += 1

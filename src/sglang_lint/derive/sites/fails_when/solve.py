@@ -69,8 +69,11 @@ def solve(wanted: list[tuple[ast.expr, object]], env: dict, pools: dict[str, lis
     with a pool change."""
     env = dict(env)
     seen = {_key(env)}
+    # the names each goal's test is written with: a change of another argument leaves its degree
+    reading = [{node.id for node in walk_all(expression) if isinstance(node, ast.Name)} for expression, _ in wanted]
     for _ in range(min(2 * len(wanted), 40)):
-        unmet = [goal for goal in wanted if not met(goal, env)]
+        degrees = [_degree(goal, env) for goal in wanted]
+        unmet = [goal for goal, degree in zip(wanted, degrees) if not degree]
         if not unmet:
             return env
         best = None
@@ -82,7 +85,8 @@ def solve(wanted: list[tuple[ast.expr, object]], env: dict, pools: dict[str, lis
                 for value in [*matching.get(name, []), *_tweaks(env.get(name), sizes), *pools[name]]:
                     trial = {**env, name: value}
                     if met(goal, trial):
-                        count = sum(_degree(other, trial) for other in wanted)
+                        count = sum(_degree(other, trial) if name in names else degree
+                                    for other, names, degree in zip(wanted, reading, degrees))
                         if count > score and _key(trial) not in seen:
                             best, score = trial, count
             if best is not None:
