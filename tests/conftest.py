@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import gc
 import io
 import os
 import re
@@ -55,6 +56,17 @@ def pytest_xdist_make_scheduler(config, log):
             return nodeid if path.rsplit("/", 1)[-1] in SPREAD_FILES else UNIT_OF.get(path, path)
 
     return FileOrTest(config, log)
+
+
+def pytest_collection_finish(session):
+    """The collector's work in a test process: the objects the test modules made on import (the
+    catalog's rules, their rule sets: half a million) are set aside for good, so that no
+    collection scans them again, and a young collection waits for 20,000 new objects, not 700
+    (the lint-heavy tests make and drop millions). A slice of the screen-agreement and catalog
+    tests: 16.1 -> 13.8 s of CPU. The commands the tests start keep Python's own settings."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 def pytest_addoption(parser):
