@@ -146,17 +146,15 @@ class Module:
 @contextmanager
 def no_gc():
     """Millions of AST nodes stay alive at once; the cyclic collector would rescan them after
-    every few thousand allocations (3-4x the work). Nothing here leaks cycles. What was made
-    is then set aside from the collector for good (``gc.freeze``): the first collection after
-    would scan every node made (a fifth of the time of reading a tree), and each full one after
-    it again. Trees hold no cycles, so refcounting still frees them when dropped."""
+    every few thousand allocations (3-4x the work). Nothing here leaks cycles. (Not
+    ``gc.freeze`` after: it would also set aside for good whatever cyclic garbage the process
+    holds then, and a test worker grew to 8.7 GB so.)"""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
-            gc.freeze()
             gc.enable()
 
 
