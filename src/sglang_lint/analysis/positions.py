@@ -36,8 +36,7 @@ def code_ranges(module: cst.Module):
     """``PositionProvider``'s range of each node of the module. Its code generation is run
     directly: through ``MetadataWrapper`` a pass over the whole tree comes first (for the
     providers that need one; this one does not), half the time of a small statement. Through
-    the wrapper where a libcst has not the provider's generation under the names it has had
-    since 0.3."""
+    the wrapper where a libcst names the provider's generation otherwise."""
     provider = cst.metadata.PositionProvider()
     try:
         generate, ranges = provider._gen_impl, provider._computed

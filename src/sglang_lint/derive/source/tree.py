@@ -146,9 +146,10 @@ class Module:
 @contextmanager
 def no_gc():
     """Millions of AST nodes stay alive at once; the cyclic collector would rescan them after
-    every few thousand allocations (3-4x the work). Nothing here leaks cycles. (Not
-    ``gc.freeze`` after: it would also set aside for good whatever cyclic garbage the process
-    holds then, and a test worker grew to 8.7 GB so.)"""
+    every few thousand allocations (3-4x the work). Nothing here leaks cycles. (No
+    ``gc.freeze`` after, though the first collection then scans every node read: it would also
+    set aside for good whatever cyclic garbage the process holds at that moment, gigabytes in a
+    long-lived process.)"""
     enabled = gc.isenabled()
     gc.disable()
     try:
