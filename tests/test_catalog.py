@@ -68,8 +68,8 @@ def test_rule_examples(rule):
     release = [rule.raise_site.sglang_version] if rule.raise_site.until else []
     # A derived rule's examples pass the arguments its check reads, not every required one
     # (SGL013 would name the others).
-    sets = ("derived", "screened", "unscreened") if rule.derived_key else ("curated", "screened", "unscreened")
-    screened, unscreened = (_rules_for(sets[0], kind, tuple(release)) for kind in sets[1:])
+    sets = (DERIVED_SCREENED, DERIVED_UNSCREENED) if rule.derived_key else (SCREENED, UNSCREENED)
+    screened, unscreened = (_for_releases(s, tuple(release)) for s in sets)
     bad = lint(rule.docs.bad, "example.py", screened)
     # A derived rule's bad example may break another guard of the same callable too (ver=5 is
     # also outside flash_attn's (3, 4)); any other code is then a rule of that callable. Where
@@ -103,12 +103,11 @@ def test_rule_examples(rule):
 
 
 @functools.lru_cache(maxsize=None)
-def _rules_for(rules: str, kind: str, release: tuple[str, ...]) -> RuleSet:
-    """The module's rule sets for a release, each made once: a thousand rules are judged in the
-    older release they were derived from, and a rule set's screen takes a while to build."""
-    chosen = {("curated", "screened"): SCREENED, ("curated", "unscreened"): UNSCREENED,
-              ("derived", "screened"): DERIVED_SCREENED, ("derived", "unscreened"): DERIVED_UNSCREENED}
-    return chosen[rules, kind].for_releases(release)
+def _for_releases(rules: RuleSet, releases: tuple[str, ...]) -> RuleSet:
+    """``rules.for_releases(releases)`` of the module's rule sets, each made once: a thousand
+    rules are judged in the older release they were derived from, and a rule set's screen
+    takes a while to build."""
+    return rules.for_releases(releases)
 
 
 def _raised_before(rule, codes: set[str]) -> bool:
