@@ -5,6 +5,7 @@ pair is pinned in golden files: test_fixtures.)"""
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import stat
@@ -13,11 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from conftest import FIX_FIXTURES, FINDING, ROOT, fix_pairs, lint_in_process
 from snippets import ENGINE_IMPORT, LAUNCH_IMPORT
 from sglang_lint.analysis.source import parse
 from sglang_lint.checks.base import Suggestion, suggest
+from sglang_lint.checks.server_args.params import ServerArgsCheck
 from sglang_lint.core.model import Diagnostic, Edit
 from sglang_lint.engine.fixes import apply_edits, chosen_edits, fix_bytes, fix_text
 from sglang_lint.engine.lint import lint
@@ -187,6 +191,46 @@ def test_stdin_fix_prints_the_fixed_buffer():
 )
 def test_suggestion_safety(value, allowed, wanted):
     assert suggest(value, allowed) == wanted
+
+
+def _normal(text: str) -> str:
+    return text.lower().replace("-", "_").replace(" ", "_")
+
+
+def _nearest_by_full_scan(value: str, allowed: list[str], cutoff: float) -> str | None:
+    """The nearest allowed spelling measured against every one (what ``suggest`` prunes)."""
+    scored = sorted(((difflib.SequenceMatcher(None, _normal(value), _normal(a)).ratio(), a) for a in allowed),
+                    reverse=True)
+    if not scored or scored[0][0] < cutoff or len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    return scored[0][1]
+
+
+def _engine_keywords() -> list[str]:
+    rule = next(r for r in default_rules() if r.code == "SGL006")
+    return sorted(next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table.fields)
+
+
+ENGINE_KEYWORDS = _engine_keywords()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(data=st.data(), cutoff=st.sampled_from([0.6, 0.75]))
+def test_a_guess_is_the_nearest_of_all_allowed_values(data, cutoff):
+    """A misspelt name is measured only against the allowed names that could beat the best so
+    far: the guess is the one a full scan finds, and a tie still none (names of ``Engine``, all
+    or some, with a few letters changed, added or dropped)."""
+    allowed = data.draw(st.lists(st.sampled_from(ENGINE_KEYWORDS), min_size=1, max_size=40, unique=True)
+                        | st.just(ENGINE_KEYWORDS))
+    value = data.draw(st.sampled_from(allowed))
+    for at, letter in data.draw(st.lists(st.tuples(st.integers(0, 60), st.sampled_from("abeilnorst_-")), max_size=3)):
+        at %= len(value) + 1
+        value = value[:at] + letter + value[at + (at % 2):]  # (odd places: a letter changed; even: one added)
+    value = value[:-1] if data.draw(st.booleans()) else value
+    assume(value and not any(_normal(a).startswith(_normal(value)) for a in allowed))  # (no ratio asked there)
+    found = suggest(value, allowed, cutoff=cutoff)
+    assert (found.value if found else None) == _nearest_by_full_scan(value, allowed, cutoff)
+    assert found is None or not found.safe
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -284,25 +286,49 @@ def suggest(value: object, allowed: Iterable[object], cutoff: float = 0.6) -> Su
     if not isinstance(value, str) or not value:
         return None
     normal = _normal(value)
-    same = [a for label, a in labels.items() if _normal(label) == normal]
+    same = [a for label, a in labels.items() if _spelling(label)[0] == normal]
     if len(same) == 1:
         return Suggestion(same[0], True)
     if same:
         return None  # two allowed values differ only by case or separators: no guess
-    prefixed = [a for label, a in labels.items() if _normal(label).startswith(normal)]
+    prefixed = [a for label, a in labels.items() if _spelling(label)[0].startswith(normal)]
     if len(prefixed) > 1:
         return None  # ``"fp8"`` starts both ``fp8_e5m2`` and ``fp8_e4m3``: a tie
     if prefixed and len(normal) >= 2:
         return Suggestion(prefixed[0], True)
-    scored = sorted(
-        ((difflib.SequenceMatcher(None, normal, _normal(label)).ratio(), label) for label in labels),
-        reverse=True,
-    )
-    if not scored or scored[0][0] < cutoff:
-        return None
-    if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        return None
-    return Suggestion(labels[scored[0][1]], False)
+    nearest = _nearest(normal, labels, cutoff)
+    return Suggestion(labels[nearest], False) if nearest is not None else None
+
+
+@functools.lru_cache(maxsize=8192)
+def _spelling(label: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """A label as compared (:func:`_normal`) and how often each letter is in it (kept: the
+    same few hundred argument names are compared with every unknown keyword)."""
+    normal = _normal(label)
+    return normal, tuple(Counter(normal).items())
+
+
+def _nearest(normal: str, labels: Iterable[str], cutoff: float) -> str | None:
+    """The one label whose spelling is nearest ``normal`` (difflib ratio, at least ``cutoff``),
+    or None on a tie. A label is measured only where difflib's cheap upper bounds (the lengths,
+    then the letters in common) reach the best ratio so far: an unknown keyword is measured
+    against a few of sglang's hundreds of arguments, not all."""
+    letters = Counter(normal)
+    best, nearest = cutoff, []
+    for label in labels:
+        other, its_letters = _spelling(label)
+        total = len(normal) + len(other)
+        if 2.0 * min(len(normal), len(other)) / total < best:
+            continue
+        common = sum(min(count, letters[letter]) for letter, count in its_letters)
+        if 2.0 * common / total < best:
+            continue
+        ratio = difflib.SequenceMatcher(None, normal, other).ratio()
+        if ratio > best or not nearest and ratio == best:
+            best, nearest = ratio, [label]
+        elif ratio == best:
+            nearest.append(label)
+    return nearest[0] if len(nearest) == 1 else None
 
 
 def plausible_typo(written: str, meant: str) -> bool:
