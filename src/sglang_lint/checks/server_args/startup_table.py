@@ -70,6 +70,10 @@ class StartupCheck:
         return _input_words(self.fails_when, self.values)
 
     @property
+    def input_word_set(self) -> frozenset:
+        return _input_word_set(self.fails_when, self.values)
+
+    @property
     def key(self) -> tuple:
         return self.site, self.exception, self.message
 
@@ -228,6 +232,11 @@ def _text_words(text: str) -> frozenset:
 @lru_cache(maxsize=None)
 def _input_words(text: str, named: tuple = ()) -> tuple:
     return tuple(sorted(w for w in _words(text, named) if not VALUE_NAME.fullmatch(w)))
+
+
+@lru_cache(maxsize=None)
+def _input_word_set(text: str, named: tuple = ()) -> frozenset:
+    return frozenset(_input_words(text, named))
 
 
 def value_closure(text: str, pool: dict, inner: dict | None = None) -> tuple:
