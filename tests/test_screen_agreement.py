@@ -263,13 +263,15 @@ GUARDED_FORMS = sorted(name for name in _guard_forms(str, "1", "2") if name.star
 FORM_NAMES = sorted({name for checked in CHECKED for name in _forms(checked, "1", "2")})
 
 
-def _agree(source: str) -> None:
+def _agree(source: str) -> list:
+    """The program's findings, the same screened, unscreened and screened with its ast given."""
     screened = lint(source, "example.py", SCREENED)
     unscreened = lint(source, "example.py", UNSCREENED)
     assert screened == unscreened, f"the screen disagrees with the engine on:\n{source}"
     # flake8's way too: its ast given, the text stage asks less and the second look reads it
     with_tree = lint(source, "example.py", SCREENED, tree=ast.parse(source))
     assert with_tree == unscreened, f"the screen, given the ast, disagrees with the engine on:\n{source}"
+    return unscreened
 
 
 @PROPERTY
