@@ -97,12 +97,28 @@ def test_an_extra_rule_folder_is_part_of_the_index(private_cache, tmp_path):
     assert index.mentions("team_capture_helper(t, mode='x')")
 
 
+@pytest.fixture(scope="module")
+def built_tables(tmp_path_factory):
+    """A cache's tables as a first run leaves them (the index, and the rule data of a sample of
+    the rules, which read back as the rule files' rules): made once, copied by each damage."""
+    built = tmp_path_factory.mktemp("built") / "cache"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SGLANG_LINT_CACHE", str(built))
+        a_new_run()
+        codes = _sample_codes(rule_index())
+        expected = _fresh_rules(codes)
+        assert expected == _expected(codes)
+        a_new_run()
+    return built / "tables", codes, expected
+
+
 @pytest.mark.parametrize("garbage", [b"", b"not marshal at all", b"\xe9\x00\x00\x00", "other shape", "names edited",
                                      "details edited"])
-def test_a_corrupt_index_is_built_again_never_trusted(private_cache, garbage):
+def test_a_corrupt_index_is_built_again_never_trusted(private_cache, built_tables, garbage):
     import marshal
 
-    good = rule_index()
+    shutil.copytree(built_tables[0], private_cache)
+    good = rule_index()  # (read back from the index a first run built)
     (path,) = index_files(private_cache)
     if garbage == "other shape":
         garbage = marshal.dumps((index_module.FORMAT, ("SGL001",), ("x",), (("y", "call", (), None),)))
@@ -469,13 +485,11 @@ def test_without_the_rule_data_the_rule_files_are_read(private_cache, monkeypatc
 
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "cut short", "a table changed", "another key"])
-def test_damaged_rule_data_is_written_again_never_trusted(private_cache, damage):
+def test_damaged_rule_data_is_written_again_never_trusted(private_cache, built_tables, damage):
     import marshal
 
-    index = rule_index()
-    codes = _sample_codes(index)
-    expected = _fresh_rules(codes)
-    assert expected == _expected(codes)
+    tables, codes, expected = built_tables
+    shutil.copytree(tables, private_cache)
     (kept,) = _data_files(private_cache)
     good = kept.read_bytes()
     size = int.from_bytes(good[:8], "little")
