@@ -77,6 +77,16 @@ def pytest_addoption(parser):
     )
 
 
+def engine_table():
+    """The server-argument table of the shipped catalog's ``sglang.Engine`` rule (SGL006), as
+    the engine judges keywords and flags by it."""
+    from sglang_lint.checks.server_args.params import ServerArgsCheck
+    from sglang_lint.engine.ruletable import default_rules
+
+    rule = next(r for r in default_rules() if r.code == "SGL006")
+    return next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table
+
+
 def fixture_files() -> list[Path]:
     """The curated fixtures, one per curated rule: ``tests/fixtures/SGL0xx_<rule name>.py``."""
     return sorted(FIXTURES.glob("SGL*.py"))

@@ -17,11 +17,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIX_FIXTURES, FINDING, ROOT, fix_pairs, lint_in_process
+from conftest import FIX_FIXTURES, FINDING, ROOT, engine_table, fix_pairs, lint_in_process
 from snippets import ENGINE_IMPORT, LAUNCH_IMPORT
 from sglang_lint.analysis.source import parse
 from sglang_lint.checks.base import Suggestion, suggest
-from sglang_lint.checks.server_args.params import ServerArgsCheck
 from sglang_lint.core.model import Diagnostic, Edit
 from sglang_lint.engine.fixes import apply_edits, chosen_edits, fix_bytes, fix_text
 from sglang_lint.engine.lint import lint
@@ -206,12 +205,7 @@ def _nearest_by_full_scan(value: str, allowed: list[str], cutoff: float) -> str 
     return scored[0][1]
 
 
-def _engine_keywords() -> list[str]:
-    rule = next(r for r in default_rules() if r.code == "SGL006")
-    return sorted(next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table.fields)
-
-
-ENGINE_KEYWORDS = _engine_keywords()
+ENGINE_KEYWORDS = sorted(engine_table().fields)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -24,9 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import engine_table
 from sglang_lint import lint
 from sglang_lint.checks import CHECK_KINDS
-from sglang_lint.checks.server_args.params import ServerArgsCheck
 from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 EXAMPLES = int(os.environ.get("SGLANG_LINT_FUZZ_EXAMPLES", "250"))
@@ -93,8 +93,7 @@ def _value_checks() -> list[Checked]:
 
 def _server_arg_checks() -> list[Checked]:
     """Keywords of ``sglang.Engine``: every field with choices, and a few typed ones."""
-    rule = next(r for r in default_rules() if r.code == "SGL006")
-    table = next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table
+    table = engine_table()
     found = []
     with_choices = [f for f in table.fields.values() if f.choices][:20]
     typed = [f for f in table.fields.values() if not f.choices and f.type in ("int", "float", "bool", "str")][:10]
@@ -320,8 +319,7 @@ def _argv_forms(flag: str, value: str) -> dict[str, str]:
 
 
 def _flags() -> list[str]:
-    rule = next(r for r in default_rules() if r.code == "SGL006")
-    table = next(c.params for c in rule.checks if isinstance(c.params, ServerArgsCheck)).table
+    table = engine_table()
     flags = sorted(table.by_flag)[:40]
     return flags + ["--tp", "--tensor-parallel-siz", "--max-model-len", "--gpu-memory-utilization", "--mem-frac"]
 
