@@ -114,12 +114,13 @@ class RuleIndex:
 _LOADED: dict = {}
 
 
-def rule_index(dirs, build) -> RuleIndex:
+def rule_index(dirs, build, key: str | None = None) -> RuleIndex:
     """The index of these rule folders (None: the shipped catalog), from the cache when its
     key matches, else made by ``build(folders)`` (the rule files loaded with the check kinds,
-    above this stage: engine/index_build.py) and kept."""
+    above this stage: engine/index_build.py) and kept. ``key``: the folders' :func:`fingerprint`
+    where the caller has it."""
     folders = tuple(os.fspath(d) for d in (dirs or [rules_folder()]))
-    key = fingerprint(folders)
+    key = key or fingerprint(folders)
     if key not in _LOADED:
         path = os.path.join(cache_folder(), "tables", f"index-{key}.marshal")
         found = _read(path, folders, build)

@@ -35,13 +35,14 @@ def default_cache_dir() -> Path:
     return Path(results_folder())
 
 
-def ruleset_fingerprint(ruleset, releases=()) -> str:
+def ruleset_fingerprint(ruleset, releases=(), folders_print=fingerprint) -> str:
     """The rule set's identity; ``releases``: the sglang releases it was narrowed to
     (``RuleSet.for_releases``), which change what some rules accept, not only which run.
 
     A set read lazily from rule folders (``RuleSet.identity``) is named by those folders and
     how its rules were picked from them, so that a run the cache answers reads no rule; any
-    other by its rules' codes and the folders they were read from."""
+    other by its rules' codes and the folders they were read from. ``folders_print``: how the
+    rule folders are fingerprinted (the command's: once per run)."""
     digest = hashlib.blake2b(digest_size=16)
     if ruleset.identity is not None:
         folders, picked = ruleset.identity
@@ -60,7 +61,7 @@ def ruleset_fingerprint(ruleset, releases=()) -> str:
     # (a folder inside another, rules/derived in rules, is read with it: not twice)
     paths = [Path(folder) for folder in folders]
     inside = sorted(str(f) for f in paths if not any(p != f and f.is_relative_to(p) for p in paths))
-    digest.update(fingerprint(inside).encode())
+    digest.update(folders_print(inside).encode())
     return digest.hexdigest()
 
 

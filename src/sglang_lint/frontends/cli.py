@@ -29,7 +29,7 @@ from sglang_lint.frontends.cache import ResultCache, default_cache_dir, ruleset_
 from sglang_lint.frontends.config import (
     Config, ConfigError, find_config, known_for, load_config, ruleset_for, target_for,
 )
-from sglang_lint.frontends.indexes import new_run
+from sglang_lint.frontends.indexes import fingerprint as folders_print, new_run
 from sglang_lint.frontends.gitignored import GitIgnored
 from sglang_lint.frontends.inputs import Skipped, Walk
 from sglang_lint.frontends.options import build_parser
@@ -77,17 +77,20 @@ def explain_command(argv: Sequence[str], out, err) -> int:
     return 2
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, new: bool = True) -> int:
+    """The command. ``new=False``: the caller began this run (frontends/front.py), and what it
+    read of the rule folders stands."""
     try:
-        return _main(argv)
+        return _main(argv, new)
     except BrokenPipeError:  # ``sglang-lint rules | head``: the reader left, not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, new: bool) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    new_run()  # (an edited rule file takes effect on the next run, in this process too)
+    if new:
+        new_run()  # (an edited rule file takes effect on the next run, in this process too)
     out, err = sys.stdout, sys.stderr
     try:
         name, argv, note = subcommand(argv)
@@ -231,7 +234,7 @@ class Run:
             ruleset = self.ruleset_for(TargetRelease(releases))
             cache = None
             if not self.args.no_cache:
-                fingerprint = ruleset_fingerprint(ruleset, releases)
+                fingerprint = ruleset_fingerprint(ruleset, releases, folders_print)
                 folder = self.args.cache_dir or default_cache_dir()
                 cache = ResultCache(folder, fingerprint)
                 caches.append(cache)

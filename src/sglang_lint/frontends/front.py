@@ -21,11 +21,15 @@ from sglang_lint.frontends.subcommands import subcommand
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     name, rest, note = subcommand(args)
-    if name in (None, "check") and note is None and quick_clean(rest):
-        return 0
+    if name in (None, "check") and note is None:
+        from sglang_lint.frontends.indexes import new_run
+
+        new_run()  # (the index read here serves the full command too)
+        if quick_clean(rest):
+            return 0
     from sglang_lint.frontends.cli import main as full
 
-    return full(args)
+    return full(args, new=name not in (None, "check") or note is not None)
 
 
 def quick_clean(args: list[str]) -> bool:
