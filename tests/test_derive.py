@@ -19,7 +19,7 @@ from sglang_lint.core.rulefile import read_toml
 from sglang_lint.engine.ruletable import RuleSet, load_rules
 from sglang_lint.derive.sites.drift import verify
 from sglang_lint.derive.server_args.fields import SERVER_ARGS_TABLE
-from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.raise_sites import derive_sites, derive_to_verify
 from sglang_lint.derive.sites.writing import DERIVED_DIR, LOCK_FILE, catalog_history, write_catalog, write_over_history
 from sglang_lint.catalog.rules import version_key
 from sglang_lint.derive.source.wheels import fetch_tree
@@ -399,9 +399,9 @@ def test_verify_reports_exactly_the_drift(tmp_path, written, derivation):
     text = text.replace('        raise ValueError("name must be set")\n', "        pass\n")
     source.write_text(text)
     drift = verify(rules, derive_sites(tree, index_raises=True))
-    # `catalog verify` reads no fails-when rule: it derives none, and finds the same
-    lean = derive_sites(tree, index_raises=True, paths=False)
-    assert lean.paths == [] and verify(rules, lean) == drift
+    # `catalog verify` reads no fails-when rule and no launcher: it derives none, and finds the same
+    lean = derive_to_verify(tree)
+    assert lean.paths == [] and lean.commands is None and verify(rules, lean) == drift
     code = {r.raise_site.function: r.code for r in rules}
     assert drift.missing == [
         f"{code['truthy']} sglang.modes.capture.truthy: no raise of 'name must be set' there any more"

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 from sglang_lint.derive.sites.drift import verify
-from sglang_lint.derive.sites.raise_sites import derive_sites
+from sglang_lint.derive.sites.raise_sites import derive_to_verify
 from sglang_lint.engine.ruletable import load_rules
 
 
@@ -35,7 +35,7 @@ def test_exactly_the_planted_drift(tmp_path, sglang_tree):
         assert text.count(old) == 1
         path.unlink()
         path.write_text(text.replace(old, new), encoding="utf-8")
-    drift = verify(rules, derive_sites(copy, index_raises=True, paths=False))
+    drift = verify(rules, derive_to_verify(copy))
     assert len(drift.missing) == 1 and drift.missing[0].startswith("SGL001 ")
     assert len(drift.changed) == 1 and "'truss', 'sglang-grpc')" in drift.changed[0], drift.changed
     assert drift.new == []

@@ -1,6 +1,7 @@
 """Positions computed per top-level statement (analysis/positions.py) are the positions LibCST computes
 over the whole module: for every node of every fixture, and of sources whose line ends,
-indentation, header comments and decorators could shift a statement's lines."""
+indentation, header comments and decorators could shift a statement's lines; and so are those
+of the whole module, which analysis/positions.py computes with a code generation state of its own."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from conftest import fixture_files
-from sglang_lint.analysis.positions import Positions
+from sglang_lint.analysis.positions import Positions, code_ranges
 
 ODD_SOURCES = {
     "header comments and blank lines": "#!/usr/bin/env python\n# a comment\n\n\nimport os\n\n\nx = f(1)\n# end\n",
@@ -34,6 +35,7 @@ def _check(source: str, most: int = 80) -> None:
     module = cst.parse_module(source)
     whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     nodes = [node for node in whole if node is not module]
+    assert code_ranges(module) == dict(whole)  # (the whole module's, where a node is in no statement)
     shared = Positions(module)
     for node in reversed(nodes):
         assert shared.of(node) == whole[node], (type(node).__name__, module.code_for_node(node)[:60])

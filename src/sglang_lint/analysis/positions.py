@@ -6,10 +6,9 @@ positions: on a 2,000-line file about half of a lint that reports anything, and 
 language server's budget after a change. Here the module's code is generated plainly, one
 top-level statement at a time (about a sixth of that), which gives the line each statement
 starts on; a node is looked for in the statements whose code holds its code's first line
-(usually one),
-and only those get ``PositionProvider``, each in a module of its own, its lines moved by
-where the statement starts. A node found in none (one the engine made up, or one whose code
-depends on its indentation) falls back to the whole module, as before.
+(usually one), and only those get ``PositionProvider``'s positions, each in a module of its own,
+its lines moved by where the statement starts. A node found in none (one the engine made up,
+or one whose code depends on its indentation) falls back to the whole module.
 """
 
 from __future__ import annotations
@@ -32,18 +31,112 @@ def statement_layout(module: cst.Module) -> tuple[list[str], list[tuple[int, int
     return codes, spans
 
 
-def code_ranges(module: cst.Module):
-    """``PositionProvider``'s range of each node of the module. Its code generation is run
-    directly: through ``MetadataWrapper`` a pass over the whole tree comes first (for the
-    providers that need one; this one does not), half the time of a small statement. Through
-    the wrapper where a libcst names the provider's generation otherwise."""
-    provider = cst.metadata.PositionProvider()
-    try:
-        generate, ranges = provider._gen_impl, provider._computed
-    except AttributeError:
-        return cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.PositionProvider)
-    generate(module)
-    return ranges
+def code_ranges(module: cst.Module) -> dict:
+    """``PositionProvider``'s range of each node of the module (:func:`_spans`, as LibCST's
+    ``CodeRange``)."""
+    metadata = cst.metadata
+    return {node: metadata.CodeRange(metadata.CodePosition(a, b), metadata.CodePosition(c, d))
+            for node, (a, b, c, d) in _spans(module).items()}
+
+
+def _spans(module: cst.Module) -> dict:
+    """``PositionProvider``'s range of each node of the module, as (start line, start column,
+    end line, end column). Its code generation is run with a state of the same rules
+    (:func:`_span_state`) that keeps plain tuples: LibCST's makes two ``CodePosition`` and
+    a ``CodeRange`` per node, most of them overwritten, and enters a generator-made context
+    per node, two thirds of its time. Through ``MetadataWrapper`` where a libcst lacks the
+    state's hooks."""
+    state_class = _span_state()
+    if state_class is None:
+        ranges = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.PositionProvider)
+        return {node: (r.start.line, r.start.column, r.end.line, r.end.column) for node, r in ranges.items()}
+    provider = _Spans()
+    module._codegen(state_class(default_indent=module.default_indent, default_newline=module.default_newline,
+                                provider=provider))
+    return provider._computed
+
+
+class _Spans:
+    """What the code generation state writes the ranges into (LibCST's provider's place)."""
+
+    __slots__ = ("_computed",)
+
+    def __init__(self):
+        self._computed: dict = {}
+
+
+_STATE: list = []
+
+
+def _span_state():
+    """LibCST's ``PositionProvidingCodegenState`` with its position hooks writing tuples (the
+    same positions: test_positions compares every node with ``PositionProvider``'s); None
+    where this libcst's state has other hooks."""
+    if _STATE:
+        return _STATE[0]
+    from libcst.metadata import position_provider
+
+    base = getattr(position_provider, "PositionProvidingCodegenState", None)
+    if base is None or not all(hasattr(base, hook) for hook in _HOOKS):
+        _STATE.append(None)
+        return None
+    newline = position_provider.NEWLINE_RE
+
+    class SpanState(base):
+        __slots__ = ()
+
+        def add_indent_tokens(self) -> None:
+            for token in self.indent_tokens:
+                self.add_token(token)
+
+        def add_token(self, value: str) -> None:
+            self.tokens.append(value)
+            if "\n" in value or "\r" in value:
+                segments = newline.split(value)
+                self.line += len(segments) - 1
+                self.column = len(segments[-1])
+            else:
+                self.column += len(value)
+
+        def before_codegen(self, node) -> None:
+            self._stack.append((self.line, self.column))
+
+        def after_codegen(self, node) -> None:
+            start = self._stack.pop()
+            computed = self.provider._computed
+            if node not in computed:  # (a syntactic position, recorded already, stands)
+                computed[node] = (*start, self.line, self.column)
+
+        def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+            return _Syntactic(self, node, start_node, end_node)
+
+    _STATE.append(SpanState)
+    return SpanState
+
+
+_HOOKS = ("add_indent_tokens", "add_token", "before_codegen", "after_codegen", "record_syntactic_position",
+          "_update_position")
+
+
+class _Syntactic:
+    """The range of a node without the white space it owns, from ``start_node``'s start and to
+    ``end_node``'s end where given (LibCST's ``record_syntactic_position``)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state, node, start_node, end_node):
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = (self.state.line, self.state.column)
+
+    def __exit__(self, *exc) -> bool:
+        state = self.state
+        computed = state.provider._computed
+        start = computed[self.start_node][:2] if self.start_node is not None else self.start
+        end = computed[self.end_node][2:] if self.end_node is not None else (state.line, state.column)
+        computed[self.node] = (*start, *end)
+        return False
 
 
 class Positions:
@@ -52,7 +145,8 @@ class Positions:
         lines and the [start, end) lines of each top-level statement: no code is generated."""
         self.module = module
         self.layout = layout
-        self._known: dict[cst.CSTNode, cst.metadata.CodeRange] = {}
+        self._known: dict[cst.CSTNode, tuple] = {}  # (start line, column, end line, column)
+        self._ranges: dict[cst.CSTNode, cst.metadata.CodeRange] = {}  # those asked for
         self._codes: list[str] | None = None  # each top-level statement's code
         self._first_lines: list[int] = []  # the line before each statement's first line
         self._done: set[int] = set()  # statements whose positions are known
@@ -60,6 +154,14 @@ class Positions:
 
     def of(self, node: cst.CSTNode) -> cst.metadata.CodeRange:
         """The node's range; KeyError when it is not in the module."""
+        found = self._ranges.get(node)
+        if found is None:
+            a, b, c, d = self._span(node)
+            metadata = cst.metadata
+            found = self._ranges[node] = metadata.CodeRange(metadata.CodePosition(a, b), metadata.CodePosition(c, d))
+        return found
+
+    def _span(self, node: cst.CSTNode) -> tuple:
         found = self._known.get(node)
         if found is not None:
             return found
@@ -69,7 +171,7 @@ class Positions:
                 found = self._known.get(node)
                 if found is not None:
                     return found
-            self._known.update(code_ranges(self.module))
+            self._known.update(_spans(self.module))
             self._whole = True
         return self._known[node]
 
@@ -99,10 +201,7 @@ class Positions:
         self._done.add(index)
         alone = self.module.with_changes(body=[self.module.body[index]], header=[], footer=[])
         shift = self._first_lines[index]
-        metadata = cst.metadata
-        for node, where in code_ranges(alone).items():
+        known = self._known
+        for node, (a, b, c, d) in _spans(alone).items():
             if node is not alone:
-                self._known[node] = metadata.CodeRange(
-                    metadata.CodePosition(where.start.line + shift, where.start.column),
-                    metadata.CodePosition(where.end.line + shift, where.end.column),
-                )
+                known[node] = (a + shift, b, c + shift, d)

@@ -15,7 +15,7 @@ from sglang_lint.engine.ruletable import load_rules
 def catalog_command(argv: Sequence[str], out, err) -> int:
     """``catalog derive`` / ``catalog verify``: the catalog against an sglang tree."""
     from sglang_lint.derive.sites.drift import verify
-    from sglang_lint.derive.sites.raise_sites import derive_sites
+    from sglang_lint.derive.sites.raise_sites import derive_sites, derive_to_verify
     from sglang_lint.derive.source.tree import UNKNOWN_VERSION, locate_sglang, sglang_version
     from sglang_lint.derive.sites.writing import DERIVED_DIR, catalog_history, write_catalog, write_over_history
 
@@ -93,7 +93,7 @@ def catalog_command(argv: Sequence[str], out, err) -> int:
         except ValueError as exc:
             err.write(f"sglang-lint: error: {exc}\n")
             return 2
-    derivation = derive_sites(root, index_raises=verifying, wheel=wheel, paths=not verifying)
+    derivation = derive_to_verify(root, wheel) if verifying else derive_sites(root, wheel=wheel)
     if args.action == "derive":
         try:
             if history is None and derivation.version != UNKNOWN_VERSION:  # (first: SGL013 reads its targets)

@@ -74,11 +74,13 @@ class Derivation:
 
 
 def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | None = None,
-                 paths: bool = True) -> Derivation:
+                 paths: bool = True, launches: bool = True) -> Derivation:
     """Every raise site of the tree under ``root`` (``wheel``: the file name of the wheel it was
     unpacked from, if known, names the release where the tree does not); ``paths=False`` leaves
     out the fails-when rules (two thirds of the work, which an older release's one-parameter
-    rules, releases.release_rules, never read)."""
+    rules, releases.release_rules, never read); ``launches=False`` the functions, commands and
+    scripts that take launch flags (an eighth of the rest, which :func:`derive_to_verify`'s
+    readers never read)."""
     with no_gc():
         modules = read_modules(root)
         hierarchy = Hierarchy(modules)  # (the raise sites' receivers and registries; the test base classes)
@@ -94,14 +96,21 @@ def derive_sites(root: Path, index_raises: bool = False, wheel: str | Path | Non
             if arguments else {}
         derivation.deprecated_values = deprecated_values(arguments)
         derivation.exports = package_exports(modules)
-        derivation.launch_entry_points = launch_entry_points(modules, hierarchy=hierarchy)
-        derivation.keyword_launchers = keyword_launchers(LazyTree(root))
-        derivation.commands = read_commands(modules)
-        derivation.scripts = tree_scripts(root)
+        if launches:
+            derivation.launch_entry_points = launch_entry_points(modules, hierarchy=hierarchy)
+            derivation.keyword_launchers = keyword_launchers(LazyTree(root))
+            derivation.commands = read_commands(modules)
+            derivation.scripts = tree_scripts(root)
         if index_raises:
             derivation.raises, derivation.callables = raises_by_function(modules), read_callables(
                 modules, derivation.exports)
         return derivation
+
+
+def derive_to_verify(root: Path, wheel: str | Path | None = None) -> Derivation:
+    """What ``catalog verify`` derives of a tree, all that drift.verify reads: the one-parameter
+    sites, the raises of every function, the server arguments and the callables."""
+    return derive_sites(root, index_raises=True, wheel=wheel, paths=False, launches=False)
 
 
 def _derive_sites(modules: list[Module], hierarchy: Hierarchy) -> list[GuardedRaise]:
