@@ -312,80 +312,98 @@ def _assumed(test: ast.expr, env: dict) -> object:
 
 
 def _eval(node: ast.expr, env: dict) -> object:
+    # (the kinds in the order of how often the deriver's searches meet them)
     kind = type(node)
-    if kind is ast.Constant:
+    if kind is _CONSTANT:
         return node.value
-    if kind is ast.Name:
+    if kind is _NAME:
         if node.id in env:
             value = env[node.id]
             return _bound(value, env) if type(value) is Bound else value
         if node.id in MODULES or node.id in PATH_BUILTINS or node.id in ENVIRON_PARSERS:
             return Ref(node.id)
         return UNKNOWN
-    if kind is ast.BoolOp:
-        return _bool_op(node, env)
-    if kind is ast.UnaryOp:
-        value = _eval(node.operand, env)
-        if isinstance(node.op, ast.Not):
-            t = truth(value)
-            if t is UNKNOWN:
-                t = _assumed(node.operand, env)
-            return UNKNOWN if t is UNKNOWN else not t
-        if isinstance(node.op, ast.Invert):
-            return ~value if type(value) is int else UNKNOWN
-        if not _is_number(value):
-            return UNKNOWN
-        return -value if isinstance(node.op, ast.USub) else +value
-    if kind is ast.IfExp:
-        t = truth(_eval(node.test, env))
-        cases = env.get(_CASES)
-        if t is UNKNOWN and cases is not None:
-            t = cases.assumed.get(case_key(node), UNKNOWN)
-            if t is UNKNOWN and case_key(node)[0] == "text":
-                t = _assumed(node.test, env)  # (``a not in b`` where ``a in b`` is assumed)
-        if t is UNKNOWN:  # either branch: known only where both give the same
-            at = len(cases.pending) if cases is not None else 0
-            body = _eval(node.body, env)
-            middle = len(cases.pending) if cases is not None else 0
-            orelse = _eval(node.orelse, env)
-            if equal(body, orelse) is True and type(body) is type(orelse):
-                return body
-            if cases is not None and (body is not UNKNOWN or middle > at) \
-                    and (orelse is not UNKNOWN or len(cases.pending) > middle):
-                cases.note(case_key(node), at)  # values, or values in some case: the cases may tell
-            return UNKNOWN
-        return _eval(node.body if t else node.orelse, env)
-    if kind is ast.Compare:
+    if kind is _ATTRIBUTE:
+        return attribute(_eval(node.value, env), node.attr)
+    if kind is _COMPARE_NODE:
         return _compare(node, env)
-    if kind is ast.BinOp:
+    if kind is _SUBSCRIPT:
+        return _subscript(_eval(node.value, env), node.slice, env)
+    if kind is _BOOL_OP:
+        return _bool_op(node, env)
+    if kind is _CALL:
+        return _call(node, env)
+    if kind is _BIN_OP:
         return _binary(node, env)
-    if kind in (ast.Tuple, ast.List, ast.Set):
-        items = []
-        for element in node.elts:  # ``(*prefix, last)``: a known sequence's items, in place
-            if isinstance(element, ast.Starred):
-                spread = _eval(element.value, env)
-                if not isinstance(spread, (tuple, list)):
-                    return UNKNOWN
-                items += spread
-            else:
-                items.append(_eval(element, env))
-        if kind is ast.Set:
-            return frozenset(items) if known(items) else UNKNOWN
-        return tuple(items) if kind is ast.Tuple else items
-    if kind is ast.Dict:
+    if kind is _UNARY_OP:
+        return _unary(node, env)
+    if kind is _IF_EXP:
+        return _if_expression(node, env)
+    if kind in _SEQUENCES:
+        return _sequence(node, kind, env)
+    if kind is _DICT:
         if any(k is None for k in node.keys):
             return UNKNOWN
         keys = [_eval(k, env) for k in node.keys]
         if not known(keys):
             return UNKNOWN
         return {k: _eval(v, env) for k, v in zip(keys, node.values)}
-    if kind is ast.Attribute:
-        return attribute(_eval(node.value, env), node.attr)
-    if kind is ast.Subscript:
-        return _subscript(_eval(node.value, env), node.slice, env)
-    if kind is ast.Call:
-        return _call(node, env)
     return UNKNOWN
+
+
+_CONSTANT, _NAME, _ATTRIBUTE, _COMPARE_NODE, _SUBSCRIPT = ast.Constant, ast.Name, ast.Attribute, ast.Compare, ast.Subscript
+_BOOL_OP, _CALL, _BIN_OP, _UNARY_OP, _IF_EXP, _DICT = ast.BoolOp, ast.Call, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict
+_SEQUENCES = (ast.Tuple, ast.List, ast.Set)
+
+
+def _unary(node: ast.UnaryOp, env: dict) -> object:
+    value = _eval(node.operand, env)
+    if isinstance(node.op, ast.Not):
+        t = truth(value)
+        if t is UNKNOWN:
+            t = _assumed(node.operand, env)
+        return UNKNOWN if t is UNKNOWN else not t
+    if isinstance(node.op, ast.Invert):
+        return ~value if type(value) is int else UNKNOWN
+    if not _is_number(value):
+        return UNKNOWN
+    return -value if isinstance(node.op, ast.USub) else +value
+
+
+def _if_expression(node: ast.IfExp, env: dict) -> object:
+    t = truth(_eval(node.test, env))
+    cases = env.get(_CASES)
+    if t is UNKNOWN and cases is not None:
+        t = cases.assumed.get(case_key(node), UNKNOWN)
+        if t is UNKNOWN and case_key(node)[0] == "text":
+            t = _assumed(node.test, env)  # (``a not in b`` where ``a in b`` is assumed)
+    if t is UNKNOWN:  # either branch: known only where both give the same
+        at = len(cases.pending) if cases is not None else 0
+        body = _eval(node.body, env)
+        middle = len(cases.pending) if cases is not None else 0
+        orelse = _eval(node.orelse, env)
+        if equal(body, orelse) is True and type(body) is type(orelse):
+            return body
+        if cases is not None and (body is not UNKNOWN or middle > at) \
+                and (orelse is not UNKNOWN or len(cases.pending) > middle):
+            cases.note(case_key(node), at)  # values, or values in some case: the cases may tell
+        return UNKNOWN
+    return _eval(node.body if t else node.orelse, env)
+
+
+def _sequence(node, kind: type, env: dict) -> object:
+    items = []
+    for element in node.elts:  # ``(*prefix, last)``: a known sequence's items, in place
+        if isinstance(element, ast.Starred):
+            spread = _eval(element.value, env)
+            if not isinstance(spread, (tuple, list)):
+                return UNKNOWN
+            items += spread
+        else:
+            items.append(_eval(element, env))
+    if kind is ast.Set:
+        return frozenset(items) if known(items) else UNKNOWN
+    return tuple(items) if kind is ast.Tuple else items
 
 
 def _is_number(value: object) -> bool:

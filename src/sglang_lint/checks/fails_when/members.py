@@ -29,13 +29,30 @@ def known(value: object) -> bool:
 
 def attribute(value: object, name: str) -> object:
     if isinstance(value, Ref):
-        if value.qualified == "torch":
-            ref = dtype_ref(name)
-            # torch's classes and constants; anything else (torch.version.hip) is the install's
-            return ref if ref is not None else Ref(f"torch.{name}") if name in TORCH_NAMES else UNKNOWN
-        if value.qualified == "math" and name in ("inf", "pi", "e"):
-            return getattr(math, name)
-        return Ref(f"{value.qualified}.{name}")
+        key = (value.qualified, name)
+        found = _OF_REFS.get(key)
+        if found is None:
+            if len(_OF_REFS) > 10_000:
+                _OF_REFS.clear()
+            found = _OF_REFS[key] = _ref_attribute(value, name)
+        return found
+    return _value_attribute(value, name)
+
+
+_OF_REFS: dict = {}  # (a dotted name, an attribute) -> what the attribute is: the paths read the same few
+
+
+def _ref_attribute(value: Ref, name: str) -> object:
+    if value.qualified == "torch":
+        ref = dtype_ref(name)
+        # torch's classes and constants; anything else (torch.version.hip) is the install's
+        return ref if ref is not None else Ref(f"torch.{name}") if name in TORCH_NAMES else UNKNOWN
+    if value.qualified == "math" and name in ("inf", "pi", "e"):
+        return getattr(math, name)
+    return Ref(f"{value.qualified}.{name}")
+
+
+def _value_attribute(value: object, name: str) -> object:
     if isinstance(value, Tensor) and value.library != "torch":
         if name == "shape":
             return value.shape
