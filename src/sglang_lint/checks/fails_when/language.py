@@ -351,8 +351,9 @@ def _eval(node: ast.expr, env: dict) -> object:
     return UNKNOWN
 
 
-_CONSTANT, _NAME, _ATTRIBUTE, _COMPARE_NODE, _SUBSCRIPT = ast.Constant, ast.Name, ast.Attribute, ast.Compare, ast.Subscript
-_BOOL_OP, _CALL, _BIN_OP, _UNARY_OP, _IF_EXP, _DICT = ast.BoolOp, ast.Call, ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Dict
+_CONSTANT, _NAME, _ATTRIBUTE, _COMPARE_NODE = ast.Constant, ast.Name, ast.Attribute, ast.Compare
+_SUBSCRIPT, _BOOL_OP, _CALL, _BIN_OP = ast.Subscript, ast.BoolOp, ast.Call, ast.BinOp
+_UNARY_OP, _IF_EXP, _DICT = ast.UnaryOp, ast.IfExp, ast.Dict
 _SEQUENCES = (ast.Tuple, ast.List, ast.Set)
 
 
