@@ -613,10 +613,10 @@ def flake8_in(projects: Path, *args: str) -> subprocess.CompletedProcess:
     (hooks / "sitecustomize.py").write_text(
         "import importlib.metadata as metadata\n"
         "import sglang_lint.catalog.rules as catalog, sglang_lint.engine.ruletable as ruletable\n"
-        "import sglang_lint.catalog.index as index\n"
+        "import sglang_lint.frontends.indexes as indexes\n"
         f"catalog.default_rules_dir = ruletable.default_rules_dir = "
         f"lambda: __import__('pathlib').Path({str(projects / 'lint_rules')!r})\n"
-        f"index.rules_folder = lambda: {str(projects / 'lint_rules')!r}\n"
+        f"indexes.rules_folder = lambda: {str(projects / 'lint_rules')!r}\n"
         "real = metadata.version\n"
         "def version(name):\n"
         "    if name == 'sglang':\n"

@@ -13,6 +13,8 @@ or one whose code depends on its indentation) falls back to the whole module.
 
 from __future__ import annotations
 
+import functools
+
 from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.text.pynames import LINE_END, lines_of
@@ -34,9 +36,14 @@ def statement_layout(module: cst.Module) -> tuple[list[str], list[tuple[int, int
 def code_ranges(module: cst.Module) -> dict:
     """``PositionProvider``'s range of each node of the module (:func:`_spans`, as LibCST's
     ``CodeRange``)."""
+    return {node: _code_range(span) for node, span in _spans(module).items()}
+
+
+def _code_range(span: tuple):
+    """A (start line, start column, end line, end column) span as LibCST's ``CodeRange``."""
     metadata = cst.metadata
-    return {node: metadata.CodeRange(metadata.CodePosition(a, b), metadata.CodePosition(c, d))
-            for node, (a, b, c, d) in _spans(module).items()}
+    a, b, c, d = span
+    return metadata.CodeRange(metadata.CodePosition(a, b), metadata.CodePosition(c, d))
 
 
 def _spans(module: cst.Module) -> dict:
@@ -65,20 +72,15 @@ class _Spans:
         self._computed: dict = {}
 
 
-_STATE: list = []
-
-
+@functools.cache
 def _span_state():
     """LibCST's ``PositionProvidingCodegenState`` with its position hooks writing tuples (the
     same positions: test_positions compares every node with ``PositionProvider``'s); None
     where this libcst's state has other hooks."""
-    if _STATE:
-        return _STATE[0]
     from libcst.metadata import position_provider
 
     base = getattr(position_provider, "PositionProvidingCodegenState", None)
     if base is None or not all(hasattr(base, hook) for hook in _HOOKS):
-        _STATE.append(None)
         return None
     newline = position_provider.NEWLINE_RE
 
@@ -110,12 +112,10 @@ def _span_state():
         def record_syntactic_position(self, node, *, start_node=None, end_node=None):
             return _Syntactic(self, node, start_node, end_node)
 
-    _STATE.append(SpanState)
     return SpanState
 
 
-_HOOKS = ("add_indent_tokens", "add_token", "before_codegen", "after_codegen", "record_syntactic_position",
-          "_update_position")
+_HOOKS = ("add_indent_tokens", "add_token", "before_codegen", "after_codegen", "record_syntactic_position")
 
 
 class _Syntactic:
@@ -156,9 +156,7 @@ class Positions:
         """The node's range; KeyError when it is not in the module."""
         found = self._ranges.get(node)
         if found is None:
-            a, b, c, d = self._span(node)
-            metadata = cst.metadata
-            found = self._ranges[node] = metadata.CodeRange(metadata.CodePosition(a, b), metadata.CodePosition(c, d))
+            found = self._ranges[node] = _code_range(self._span(node))
         return found
 
     def _span(self, node: cst.CSTNode) -> tuple:

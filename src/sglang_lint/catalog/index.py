@@ -41,7 +41,7 @@ import os
 import sys
 import zlib
 
-from sglang_lint.core.places import cache_folder, keep_marshal, prune_kept, rules_folder, shipped_rules_folder
+from sglang_lint.core.places import cache_folder, keep_marshal, prune_kept, shipped_rules_folder
 from sglang_lint.core.version import __version__
 from sglang_lint.text.words import identifiers_of
 
@@ -114,13 +114,10 @@ class RuleIndex:
 _LOADED: dict = {}
 
 
-def rule_index(dirs, build, key: str | None = None) -> RuleIndex:
-    """The index of these rule folders (None: the shipped catalog), from the cache when its
-    key matches, else made by ``build(folders)`` (the rule files loaded with the check kinds,
-    above this stage: engine/index_build.py) and kept. ``key``: the folders' :func:`fingerprint`
-    where the caller has it."""
-    folders = tuple(os.fspath(d) for d in (dirs or [rules_folder()]))
-    key = key or fingerprint(folders)
+def rule_index(folders: tuple, key: str, build) -> RuleIndex:
+    """The index of these rule folders, whose :func:`fingerprint` is ``key``, from the cache
+    when the key matches, else made by ``build(folders)`` (the rule files loaded with the check
+    kinds, above this stage: engine/index_build.py) and kept."""
     if key not in _LOADED:
         path = os.path.join(cache_folder(), "tables", f"index-{key}.marshal")
         found = _read(path, folders, build)

@@ -21,7 +21,8 @@ from sglang_lint.frontends.subcommands import subcommand
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     name, rest, note = subcommand(args)
-    if name in (None, "check") and note is None:
+    checking = name in (None, "check") and note is None
+    if checking:
         from sglang_lint.frontends.indexes import new_run
 
         new_run()  # (the index read here serves the full command too)
@@ -29,7 +30,7 @@ def main(argv=None) -> int:
             return 0
     from sglang_lint.frontends.cli import main as full
 
-    return full(args, new=name not in (None, "check") or note is not None)
+    return full(args, new=not checking)
 
 
 def quick_clean(args: list[str]) -> bool:

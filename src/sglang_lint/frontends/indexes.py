@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from sglang_lint.catalog import index
+from sglang_lint.core.places import rules_folder
 
 _OF_RUN: dict = {}  # the folders -> their index, as this run first found it
 _PRINTS: dict = {}  # the folders -> their fingerprint, as this run first found it
@@ -16,9 +17,9 @@ def rule_index(dirs=None) -> index.RuleIndex:
     against the rule files once per run (:func:`new_run`): each check of a checkout's rules/
     reads the size and time of some 5,000 files, and one run asks for the index from several
     places (its rules, its releases, the triggers of its files, the launch rules)."""
-    folders = tuple(os.fspath(d) for d in (dirs or [index.rules_folder()]))
+    folders = tuple(os.fspath(d) for d in (dirs or [rules_folder()]))
     if folders not in _OF_RUN:
-        _OF_RUN[folders] = index.rule_index(folders, _build, key=fingerprint(folders))
+        _OF_RUN[folders] = index.rule_index(folders, fingerprint(folders), _build)
     return _OF_RUN[folders]
 
 
