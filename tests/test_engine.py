@@ -53,7 +53,7 @@ def test_a_trigger_module_word_is_a_whole_identifier_as_an_import_writes_it(impo
     source = imported + "\nVocabParallelEmbedding(8, use_presharded_weights=True, org_num_embeddings=4)\n"
     ruleset = default_ruleset()
     assert ruleset.may_match(source) is fires
-    found, _ = _analyse_parsed(source, FileBindings.for_path("user.py"), ruleset, True, None)
+    found, _ = _analyse_parsed(source, FileBindings.for_path("user.py"), ruleset, True, None, None)
     assert ("SGL3359" in [d.code for d in found]) is fires
 
 

@@ -3,16 +3,20 @@ that hold something to report.
 
 LibCST's ``PositionProvider`` generates the code of the whole module while it tracks
 positions: on a 2,000-line file about half of a lint that reports anything, and most of the
-language server's budget after a change. Here the module's code is generated plainly, one
-top-level statement at a time (about a sixth of that), which gives the line each statement
-starts on; a node is looked for in the statements whose code holds its code's first line
-(usually one), and only those get ``PositionProvider``'s positions, each in a module of its own,
-its lines moved by where the statement starts. A node found in none (one the engine made up,
-or one whose code depends on its indentation) falls back to the whole module.
+language server's budget after a change. Here the lines each top-level statement spans are
+read from Python's :mod:`ast` of the same text (each statement's first line, less its leading
+blank and comment lines), or, where that does not line up, from the module's code generated
+plainly, one statement at a time; a node is looked for in the statements whose lines hold its
+code's first line (usually one), and only those get ``PositionProvider``'s positions, each in a
+module of its own, its lines moved by where the statement starts. A statement's code is then
+compared with the lines it was placed at: where they differ, the generated layout is used. A
+node found in none (one the engine made up, or one whose code depends on its indentation) falls
+back to the whole module.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 
 from sglang_lint.core.lazycst import libcst as cst
@@ -33,6 +37,38 @@ def statement_layout(module: cst.Module) -> tuple[list[str], list[tuple[int, int
     return codes, spans
 
 
+def ast_layout(text: str, module: cst.Module, tree: ast.Module | None = None):
+    """``text``'s lines and the lines [start, end) (0-based) each top-level statement of
+    ``module`` (LibCST's tree of ``text``) spans, as :func:`statement_layout` gives them, read
+    from ``tree`` (Python's ast of ``text``; parsed here when not given) without generating
+    code; None where the two trees do not line up (the ast does not parse, or holds other
+    statements). A statement begins at its first token (a decorated one at its first
+    decorator), less the blank and comment lines LibCST gives it; every line of the module
+    belongs to one statement, its header or its footer, so each ends where the next begins.
+    (The caller checks each statement's code against its lines: :class:`Positions`.)"""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    nodes = tree.body
+    starts = []
+    at = 0
+    for statement in module.body:
+        if at >= len(nodes):
+            return None
+        node = nodes[at]
+        decorators = getattr(node, "decorator_list", None)
+        first = (decorators[0] if decorators else node).lineno - 1
+        starts.append(first - len(statement.leading_lines))
+        at += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    lines = lines_of(text)
+    ends = starts[1:] + [len(lines) - len(module.footer)]
+    if at != len(nodes) or any(end <= start for start, end in zip(starts, ends)) or (starts and starts[0] < 0):
+        return None
+    return lines, list(zip(starts, ends))
+
+
 def code_ranges(module: cst.Module) -> dict:
     """``PositionProvider``'s range of each node of the module (:func:`_spans`, as LibCST's
     ``CodeRange``)."""
@@ -47,8 +83,13 @@ def _code_range(span: tuple):
 
 
 def _spans(module: cst.Module) -> dict:
+    """``PositionProvider``'s range of each node of the module (:func:`_spans_and_code`)."""
+    return _spans_and_code(module)[0]
+
+
+def _spans_and_code(module: cst.Module) -> tuple[dict, str]:
     """``PositionProvider``'s range of each node of the module, as (start line, start column,
-    end line, end column). Its code generation is run with a state of the same rules
+    end line, end column), and the module's code. Its code generation is run with a state of the same rules
     (:func:`_span_state`) that keeps plain tuples: LibCST's makes two ``CodePosition`` and
     a ``CodeRange`` per node, most of them overwritten, and enters a generator-made context
     per node, two thirds of its time. Through ``MetadataWrapper`` where a libcst lacks the
@@ -56,11 +97,13 @@ def _spans(module: cst.Module) -> dict:
     state_class = _span_state()
     if state_class is None:
         ranges = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True).resolve(cst.metadata.PositionProvider)
-        return {node: (r.start.line, r.start.column, r.end.line, r.end.column) for node, r in ranges.items()}
+        return {node: (r.start.line, r.start.column, r.end.line, r.end.column) for node, r in ranges.items()}, \
+            module.code
     provider = _Spans()
-    module._codegen(state_class(default_indent=module.default_indent, default_newline=module.default_newline,
-                                provider=provider))
-    return provider._computed
+    state = state_class(default_indent=module.default_indent, default_newline=module.default_newline,
+                        provider=provider)
+    module._codegen(state)
+    return provider._computed, "".join(state.tokens)
 
 
 class _Spans:
@@ -141,14 +184,16 @@ class _Syntactic:
 
 class Positions:
     def __init__(self, module: cst.Module, layout=None):
-        """``layout``: when the caller knows them (analysis/reparse.py), a function giving the file's
-        lines and the [start, end) lines of each top-level statement: no code is generated."""
+        """``layout``: a function giving the file's lines and the [start, end) lines of each
+        top-level statement (:func:`ast_layout`, or analysis/reparse.py's, which knows them), or
+        None where it cannot: no code is generated for the layout."""
         self.module = module
         self.layout = layout
         self._known: dict[cst.CSTNode, tuple] = {}  # (start line, column, end line, column)
         self._ranges: dict[cst.CSTNode, cst.metadata.CodeRange] = {}  # those asked for
         self._codes: list[str] | None = None  # each top-level statement's code
         self._first_lines: list[int] = []  # the line before each statement's first line
+        self._generated = False  # whether the layout is the module's generated code (nothing to check)
         self._done: set[int] = set()  # statements whose positions are known
         self._whole = False
 
@@ -176,13 +221,14 @@ class Positions:
     def _candidates(self, node: cst.CSTNode) -> list[int]:
         """The statements that may hold ``node``: itself, or those whose code holds its code."""
         body = self.module.body
-        if self._codes is None and self.layout is not None:
-            lines, spans = self.layout()
-            self._codes = ["".join(lines[start:end]) for start, end in spans]
-            self._first_lines = [start for start, _ in spans]
         if self._codes is None:
-            self._codes, spans = statement_layout(self.module)
-            self._first_lines = [start for start, _ in spans]
+            given = self.layout() if self.layout is not None else None
+            if given is None:
+                self._generate_layout()
+            else:
+                lines, spans = given
+                self._codes = ["".join(lines[start:end]) for start, end in spans]
+                self._first_lines = [start for start, _ in spans]
         for index, statement in enumerate(body):
             if statement is node:
                 return [index]
@@ -198,8 +244,23 @@ class Positions:
         """The positions of one top-level statement's nodes, as lines of the file."""
         self._done.add(index)
         alone = self.module.with_changes(body=[self.module.body[index]], header=[], footer=[])
+        spans, code = _spans_and_code(alone)
+        if not self._generated and not _same_code(code, self._codes[index], self.module.has_trailing_newline):
+            self._generate_layout()  # (the layout given misplaced this statement)
         shift = self._first_lines[index]
         known = self._known
-        for node, (a, b, c, d) in _spans(alone).items():
+        for node, (a, b, c, d) in spans.items():
             if node is not alone:
                 known[node] = (a + shift, b, c + shift, d)
+
+    def _generate_layout(self) -> None:
+        self._codes, spans = statement_layout(self.module)
+        self._first_lines = [start for start, _ in spans]
+        self._generated = True
+
+
+def _same_code(code: str, lines: str, trailing_newline: bool) -> bool:
+    """Is ``code`` (a statement's, generated in a module of its own) the text of ``lines``? (In
+    a module without a newline at its end, LibCST leaves out the last one of its code.)"""
+    return code == lines or (not trailing_newline and lines.startswith(code)
+                             and LINE_END.fullmatch(lines[len(code):]) is not None)

@@ -14,8 +14,12 @@
 
 from __future__ import annotations
 
+import ast
+import functools
+
 from sglang_lint.analysis.bindings import BindingCollector, FileBindings
 from sglang_lint.analysis.guards import GuardCollector
+from sglang_lint.analysis.positions import ast_layout
 from sglang_lint.analysis.resolve import FileModel
 from sglang_lint.analysis.sites import SiteCollector
 from sglang_lint.analysis.source import MAX_PARSE_BYTES, check_size, decode_source, decode_with_encoding, parse
@@ -89,16 +93,20 @@ def _analyse(source, path, ruleset, noqa, tree, reparser) -> tuple[list[Diagnost
     if skipped is not None:
         return [], skipped  # (before anything of LibCST is needed: core/lazycst.py)
     check_size(len(source) if isinstance(source, bytes) else len(text.encode("utf-8", "surrogatepass")))
-    return _analyse_parsed(text, FileBindings.for_path(path), ruleset, noqa, reparser)
+    return _analyse_parsed(text, FileBindings.for_path(path), ruleset, noqa, reparser, tree)
 
 
-def _analyse_parsed(text: str, facts, ruleset: RuleSet, noqa: bool, reparser) -> tuple[list[Diagnostic], str]:
+def _analyse_parsed(text: str, facts, ruleset: RuleSet, noqa: bool, reparser, tree) -> tuple[list[Diagnostic], str]:
     module = parse(text) if reparser is None else reparser.parse(text)
+    # where each top-level statement is, should a position be asked: from the reparse, else
+    # from Python's ast of the text (flake8's, when it gave one)
+    layout = reparser.layout if reparser is not None else functools.partial(
+        ast_layout, text, module, tree if isinstance(tree, ast.Module) else None)
 
     bindings = BindingCollector(facts)
     guards = GuardCollector(bindings)
     sites = SiteCollector(ruleset, bindings, guards)
-    model = sites.model = FileModel(facts, module, None if reparser is None else reparser.layout)
+    model = sites.model = FileModel(facts, module, layout)
     try:
         walk((bindings, guards, sites), module)
     except RecursionError as exc:
