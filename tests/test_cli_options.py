@@ -64,6 +64,27 @@ def test_quiet_prints_the_findings_and_errors_only(project: Path):
     assert both.returncode == 2 and "argument -v/--verbose: not allowed with argument -q/--quiet" in both.stderr
 
 
+def test_verbose_twice_says_how_far_each_file_went(project: Path):
+    (project / "src" / "clean.py").write_text("import os\n")
+    (project / "src" / "ok.py").write_text('from sglang import Engine\n\nEngine(model_path="m", tp_size=2)\n')
+    fresh = main("-vv", "--cache-dir", "cache", "src", "serve.sh", cwd=project)
+    once = main("-v", "--no-cache", "src", "serve.sh", cwd=project)
+    assert findings(fresh) == findings(once) == ["src/app.py:2:31 SGL001", "src/app.py:3:36 SGL004",
+                                                 "serve.sh:1:47 SGL009"]
+    counts = once.stderr.splitlines()
+    assert counts[1] == ("sglang-lint: 4 files: 1 parsed with LibCST, 1 calls no catalog name (text prefilter), "
+                         "1 no call the engine could judge (call-site screen), 1 launch commands read")
+    assert fresh.stderr.splitlines() == counts + [
+        "sglang-lint: src/app.py: parsed with LibCST",
+        "sglang-lint: src/clean.py: calls no catalog name (text prefilter)",
+        "sglang-lint: src/ok.py: no call the engine could judge (call-site screen)",
+        "sglang-lint: serve.sh: launch commands read",
+    ]
+    again = main("-vv", "--cache-dir", "cache", "src", "serve.sh", cwd=project).stderr.splitlines()
+    assert again[-4:] == [f"sglang-lint: {name}: from the cache"
+                          for name in ("src/app.py", "src/clean.py", "src/ok.py", "serve.sh")]
+
+
 def test_output_file_gets_the_report_and_stdout_stays_empty(project: Path):
     result = lint("-o", "report.txt", "--statistics", "src/app.py", cwd=project)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", "")

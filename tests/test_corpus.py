@@ -25,8 +25,8 @@ from sglang_corpus import (
 )
 from sglang_lint import lint
 from sglang_lint.engine.fixes import fix_bytes
-from sglang_lint.engine.ruletable import RuleSet, default_rules, default_ruleset
-from sglang_lint.text.pynames import module_name_for
+from sglang_lint.engine.lint import PARSED
+from sglang_lint.engine.ruletable import RuleSet, default_rules
 
 pytestmark = pytest.mark.corpus
 
@@ -54,10 +54,28 @@ def plant_all(tree: Path, workdir: Path) -> list[tuple]:
     return planted
 
 
-def test_the_command_finds_nothing_on_the_tree(sglang_tree: Path, command):
-    assert len(list((sglang_tree / "sglang").rglob("*.py"))) > 4500
-    result = run(*command, "sglang", cwd=sglang_tree)
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+@pytest.fixture(scope="module")
+def tree_run(sglang_tree: Path, command):
+    """The command over the tree, once, saying how far each file went (``-vv``): the zero-findings
+    test reads its output, the flake8 test the files it parsed."""
+    return run(*command, "-vv", "sglang", cwd=sglang_tree)
+
+
+def stages(result) -> dict[str, str]:
+    """``-vv``'s lines after the release and the counts: file -> how far it went."""
+    return dict(line.removeprefix("sglang-lint: ").rsplit(": ", 1) for line in result.stderr.splitlines()[2:])
+
+
+def test_the_command_finds_nothing_on_the_tree(sglang_tree: Path, tree_run):
+    files = sorted(str(p.relative_to(sglang_tree)) for p in (sglang_tree / "sglang").rglob("*.py"))
+    assert len(files) > 4500
+    assert (tree_run.returncode, tree_run.stdout) == (0, "")
+    # nothing on stderr but what -vv says: the release, the counts, then each file (no warning, no error)
+    judged, counted, *each = tree_run.stderr.splitlines()
+    assert judged == f"sglang-lint: {len(each)} files judged against the newest rules: no sglang release named " \
+        "(no --sglang-version, no sglang-version, no sglang installed, no pin or image above)"
+    assert counted.startswith(f"sglang-lint: {len(each)} files: "), counted
+    assert len(each) == len(stages(tree_run)) and set(files) <= set(stages(tree_run))
 
 
 def test_sglangs_own_use_of_a_deprecated_flag_is_the_one_sgl011(sglang_tree: Path):
@@ -129,16 +147,12 @@ def test_fix_restores_every_misspelt_value_and_touches_nothing_else(sglang_tree:
     assert ok, capsys.readouterr().out
 
 
-def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path):
+def test_flake8_on_the_tree(sglang_tree: Path, tmp_path: Path, tree_run):
     # The plugin cannot report on a file the prefilter rejects (test_engine proves the
-    # file is not even parsed), so flake8 runs on the files that pass it, and on the
-    # mutated copies; scripts/sglang_corpus.py --flake8 runs it over the whole tree.
-    ruleset = default_ruleset()
-    candidates = []
-    for path in sorted((sglang_tree / "sglang").rglob("*.py")):
-        relative = str(path.relative_to(sglang_tree))
-        if ruleset.may_match(path.read_text(encoding="utf-8", errors="replace"), module_name_for(relative)[0]):
-            candidates.append(relative)
+    # file is not even parsed), so flake8 runs on the files that pass it (those the command
+    # parsed), and on the mutated copies; scripts/sglang_corpus.py --flake8 runs it over the
+    # whole tree.
+    candidates = [path for path, stage in stages(tree_run).items() if path.endswith(".py") and stage == PARSED]
     assert 10 < len(candidates) < len(list((sglang_tree / "sglang").rglob("*.py"))) // 4
     clean = run("-m", "flake8", "--isolated", "--select", "SGL", "--extend-ignore", "SGL011", "-j", "2", *candidates,
                 cwd=sglang_tree)

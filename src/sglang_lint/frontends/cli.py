@@ -205,6 +205,7 @@ class Run:
         self.fixed = 0
         self.fixed_files = 0
         self.stages: Counter[str] = Counter()
+        self.file_stages: list[tuple[str, str]] = []  # (file, how far it went), for -vv
         self.collected: list = []  # (path, diagnostic) for the formats written at the end
         self.targets: Counter[TargetRelease] = Counter()  # files per release target
         self.rulesets: dict[tuple[str, ...], RuleSet] = {}  # the rule set of each release target
@@ -271,6 +272,8 @@ class Run:
             return
         diagnostics = list(result.diagnostics)
         self.stages[result.stage] += 1
+        if self.args.verbose > 1:
+            self.file_stages.append((job.display, result.stage))
         diagnostics = self.config.drop_ignored(job.display, diagnostics)
         fixable = [d for d in diagnostics if d.fix is not None and (d.fix.safe or self.args.unsafe_fixes)]
         if self.mode == "lint" or (not fixable and job.path != "-"):
@@ -344,6 +347,7 @@ class Run:
             total = sum(self.stages.values())
             parts = ", ".join(f"{count} {stage}" for stage, count in self.stages.most_common())
             self.err.write(f"sglang-lint: {total} file{'' if total == 1 else 's'}: {parts}\n")
+            self.err.writelines(f"sglang-lint: {display}: {stage}\n" for display, stage in self.file_stages)
             self.err.writelines(f"sglang-lint: {line}\n" for line in self.left_out())
         if self.talk and self.mode == "diff":
             would = f"{_count(self.fixed, 'finding')} in {_count(self.fixed_files, 'file')}"

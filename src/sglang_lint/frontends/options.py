@@ -107,9 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     talk = report.add_mutually_exclusive_group()
     talk.add_argument("-q", "--quiet", action="store_true",
                       help="print the findings and errors only: no warnings, no summary of fixes")
-    talk.add_argument("-v", "--verbose", action="store_true",
+    talk.add_argument("-v", "--verbose", action="count", default=0,
                       help="say on stderr which sglang release(s) each project was judged against and why, "
-                      "and how many files were parsed, skipped and why, or taken from the cache")
+                      "and how many files were parsed, skipped and why, or taken from the cache; given twice "
+                      "(-vv), also each file and how far it went")
 
     fixing = parser.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true",
