@@ -7,15 +7,16 @@ code generation state of its own."""
 
 from __future__ import annotations
 
+import ast
+import functools
+
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from conftest import fixture_files
-import ast
-import functools
-
 from sglang_lint.analysis.positions import Positions, ast_layout, code_ranges, statement_layout
+from sglang_lint.text.pynames import lines_of
 
 ODD_SOURCES = {
     "header comments and blank lines": "#!/usr/bin/env python\n# a comment\n\n\nimport os\n\n\nx = f(1)\n# end\n",
@@ -45,8 +46,10 @@ POINTED_AT = (cst.BaseExpression, cst.BaseSmallStatement, cst.Arg)  # what findi
 def _check(source: str, most: int = 80) -> None:
     """Every node, in one Positions, last first; and up to ``most`` of the nodes findings
     point at, each asked of a new Positions (no earlier answer helps), found without the
-    whole-module fallback; with the layout of the ast and with the generated one."""
+    whole-module fallback; with the layout of the ast (the same as the generated one) and with
+    the generated one."""
     module = cst.parse_module(source)
+    assert ast_layout(source, module) == _generated(source)
     whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     nodes = [node for node in whole if node is not module]
     assert code_ranges(module) == dict(whole)  # (the whole module's, where a node is in no statement)
@@ -63,16 +66,12 @@ def _check(source: str, most: int = 80) -> None:
 
 @pytest.mark.parametrize("name", sorted(ODD_SOURCES))
 def test_odd_sources(name):
-    source = ODD_SOURCES[name]
-    assert ast_layout(source, cst.parse_module(source)) == _generated(source)
-    _check(source)
+    _check(ODD_SOURCES[name])
 
 
 @pytest.mark.parametrize("path", fixture_files(), ids=lambda p: p.name)
 def test_fixtures(path):
-    source = path.read_text(encoding="utf-8")
-    assert ast_layout(source, cst.parse_module(source)) == _generated(source)
-    _check(source)
+    _check(path.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("name", sorted(MISPLACED))
@@ -103,8 +102,6 @@ def test_an_ast_of_other_statements_gives_no_layout():
 
 def _generated(source: str) -> tuple:
     """The lines and the statements' lines of the module's generated code."""
-    from sglang_lint.text.pynames import lines_of
-
     return lines_of(source), statement_layout(cst.parse_module(source))[1]
 
 
