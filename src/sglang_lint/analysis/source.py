@@ -42,7 +42,26 @@ def check_size(size: int) -> None:
 _PARSER_PLACE = re.compile(r"^parser error: error at \d+:\d+: ")
 
 
+# The last modules parsed, by their text: a fix lints the text it was given again (engine/fixes.py),
+# and an editor asks again of a text it has not changed. (LibCST's trees are immutable; a big
+# file's is not kept, a few MB of objects per 100 KB of source.)
+_RECENT: dict[str, cst.Module] = {}
+_RECENT_MOST = 2
+_RECENT_LARGEST = 256_000
+
+
 def parse(source: str) -> cst.Module:
+    module = _RECENT.get(source)
+    if module is None:
+        module = _parse(source)
+        if len(source) <= _RECENT_LARGEST:
+            if len(_RECENT) >= _RECENT_MOST:
+                _RECENT.pop(next(iter(_RECENT)), None)
+            _RECENT[source] = module
+    return module
+
+
+def _parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

@@ -19,7 +19,7 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import Scope
 from sglang_lint.analysis.resolve import FileModel
-from sglang_lint.analysis.syntax import dotted_name
+from sglang_lint.analysis.syntax import dotted_name, token_value
 from sglang_lint.launch.commands import SYS_EXECUTABLE, launch_head
 
 STEP_METHODS = ("append", "extend")
@@ -33,7 +33,7 @@ def list_program(node: cst.BaseExpression) -> str | None:
     words: list[str | None] = []
     for element in node.elements[:3]:
         value = element.value if isinstance(element, cst.Element) else None
-        text = value.evaluated_value if isinstance(value, cst.SimpleString) else None
+        text = token_value(value) if isinstance(value, cst.SimpleString) else None
         if text is None and value is not None and dotted_name(value) == SYS_EXECUTABLE:
             text = SYS_EXECUTABLE
         words.append(text if isinstance(text, str) else None)

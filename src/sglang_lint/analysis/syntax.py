@@ -4,7 +4,9 @@ variable or mentions a node, and the fields of a node that hold nodes (the walk'
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+from functools import lru_cache
 from typing import Callable, Iterator
 
 from sglang_lint.core.lazycst import libcst as cst
@@ -90,17 +92,28 @@ def mentions(node: cst.CSTNode, predicate: Callable[[cst.CSTNode], bool]) -> boo
     return False
 
 
+def token_value(node: cst.SimpleString | cst.Integer | cst.Float) -> object:
+    """``node.evaluated_value`` of a one-token literal, read once per text (the same strings and
+    numbers recur across a file's calls and a run's files); raises as that does."""
+    return _token_value(node.value)
+
+
+@lru_cache(maxsize=4096)
+def _token_value(text: str) -> object:
+    return ast.literal_eval(text)
+
+
 def literal_value(node: cst.CSTNode) -> object:
     """The Python value of a literal node, or NOT_LITERAL."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         try:
-            value = node.evaluated_value
+            value = token_value(node) if isinstance(node, cst.SimpleString) else node.evaluated_value
         except Exception:  # an unusual prefix or escape LibCST cannot evaluate
             return NOT_LITERAL
         return NOT_LITERAL if value is None else value
     if isinstance(node, (cst.Integer, cst.Float)):
         try:
-            return node.evaluated_value
+            return token_value(node)
         except Exception:
             return NOT_LITERAL
     if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):

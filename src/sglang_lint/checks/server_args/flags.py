@@ -18,6 +18,7 @@ from sglang_lint.core.lazycst import libcst as cst
 
 from sglang_lint.analysis.bindings import Augmented, Where
 from sglang_lint.analysis.built import Gap, Word, list_versions
+from sglang_lint.analysis.syntax import token_value
 from sglang_lint.checks.server_args.flag_use import FlagUse
 from sglang_lint.checks.server_args.table import Commands, Table
 from sglang_lint.core.model import Span
@@ -65,7 +66,7 @@ def _word(piece, site) -> ArgWord:
         span = Span(start, start + len(node.text) if exact else start, node.text, exact, node.literal)
         return ArgWord(node.text, True, span, piece.step, piece.certain)
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        value = token_value(node)
         return ArgWord(value if isinstance(value, str) else None, True, node, piece.step, piece.certain)
     if isinstance(node, cst.FormattedString):
         prefix = ""
@@ -186,7 +187,7 @@ def flag_uses(words: list[ArgWord], table: Table) -> list[FlagUse]:
             # sglang's launcher parses with argparse's allow_abbrev on: a unique prefix of a
             # flag is that flag (--tp for --tp-size); a prefix of flags of two arguments is an
             # error ("ambiguous option"). Spellings of one argument (aliases) are one choice.
-            longer = sorted(candidate for candidate in known_flags if candidate.startswith(flag))
+            longer = table.flags_beginning(flag)
             meant = {argument_of_flag(table, candidate) for candidate in longer}
             known = len(meant) == 1
             field = table.by_flag.get(longer[0]) if known else None
@@ -350,7 +351,7 @@ def _judged(use: FlagUse, known: bool, parser: str) -> FlagUse:
 def _is_literal_word(node, text: str) -> bool:
     if isinstance(node, Span):
         return node.exact and node.text == text
-    return isinstance(node, cst.SimpleString) and node.evaluated_value == text
+    return isinstance(node, cst.SimpleString) and token_value(node) == text
 
 
 def argument_of_flag(table: Table, flag: str) -> str:
@@ -432,7 +433,7 @@ def _joined_list(site, node) -> cst.BaseExpression | None:
         return None
     func = node.func
     if isinstance(func, cst.Attribute) and func.attr.value == "join" and isinstance(func.value, cst.SimpleString):
-        return node.args[0].value if func.value.evaluated_value == " " else None
+        return node.args[0].value if token_value(func.value) == " " else None
     return node.args[0].value if site.model.qualify(func, site.scope) in SHELL_JOINERS else None
 
 
@@ -442,7 +443,7 @@ def _string_text(site, node, depth: int) -> tuple[str, list] | None:
     if depth > 8:
         return None
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        value = token_value(node)
         if not isinstance(value, str):
             return None
         start = len(node.prefix) + len(node.quote)

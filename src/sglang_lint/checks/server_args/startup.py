@@ -180,9 +180,8 @@ def may_fail(table: StartupTable, launch: Launch, text: bytes | None = None, rel
     for check in table.of_releases(releases):
         if check.needs and not _may_fire(check, launch):
             continue  # (never certainly true: the engine reports nothing of it)
-        named = None if text is None else tuple(w for w in check.input_words if w.isupper() and w.encode() in text)
-        if not _touched(check.words, launch) and (named == () or named is None and not any(
-                w.isupper() for w in check.words)):
+        named = None if text is None else tuple(w for w in check.variable_words if w.encode() in text)
+        if not _touched(check.words, launch) and (named == () or named is None and not check.may_read_a_variable):
             continue  # (nothing it may read is set, nor a variable the file names)
         if kept(check, launch, "may fail", (named,), lambda check, launch: _may_fail(check, launch, named)):
             return True

@@ -13,7 +13,7 @@ import marshal
 import re
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -52,26 +52,38 @@ class StartupCheck:
     rank: int = field(default=0, compare=False)
     table: str = field(default="", compare=False)  # the table's checksum ("": its verdicts are not kept)
 
-    @property
+    # (each computed once per check: the judge asks them of a check for every launch, and the
+    # texts' memo would hash the check's values each time)
+    @cached_property
     def parsed(self) -> Parsed:
         return parsed_condition(self.fails_when, self.values)
 
-    @property
+    @cached_property
     def words(self) -> frozenset:
         """Every identifier of the check's texts: a superset of the names it reads (a string
         literal's words too), read without parsing, to pass over a check whose fields and
         variables the launch does not touch before parsing it."""
         return _words(self.fails_when, self.values)
 
-    @property
+    @cached_property
     def input_words(self) -> tuple:
         """Its words that may be a field or an environment variable, sorted: what keys its
         verdict on a launch (kept_verdicts.verdict_key)."""
         return _input_words(self.fails_when, self.values)
 
-    @property
+    @cached_property
     def input_word_set(self) -> frozenset:
         return _input_word_set(self.fails_when, self.values)
+
+    @cached_property
+    def variable_words(self) -> tuple:
+        """Its input words that may name an environment variable (upper case), in order."""
+        return tuple(word for word in self.input_words if word.isupper())
+
+    @cached_property
+    def may_read_a_variable(self) -> bool:
+        """Is any of its words upper case (maybe an environment variable)?"""
+        return any(word.isupper() for word in self.words)
 
     @property
     def key(self) -> tuple:

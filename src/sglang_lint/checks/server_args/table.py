@@ -7,10 +7,11 @@ came or went. Beside it, the parsers of the ``sglang`` command's subcommands (``
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from sglang_lint.catalog.release_runs import EVERY_RELEASE, change, in_runs, life, named
@@ -88,6 +89,19 @@ class Table:
     # the modules run with `python -m` (scripts.toml) in these releases
     scripts: "Scripts | None" = field(default=None, compare=False)
     aliases: dict = field(default_factory=dict, compare=False)  # flag -> its argument, for flags of no field
+
+    @cached_property
+    def sorted_flags(self) -> tuple:
+        """The known flags in order: those a prefix begins are one run of it (bisect)."""
+        return tuple(sorted(self.known_flags))
+
+    def flags_beginning(self, prefix: str) -> list:
+        """The known flags ``prefix`` begins, in order (argparse's abbreviations)."""
+        flags = self.sorted_flags
+        start = end = bisect.bisect_left(flags, prefix)
+        while end < len(flags) and flags[end].startswith(prefix):
+            end += 1
+        return list(flags[start:end])
 
     @per_object
     def for_releases(self, releases) -> "Table":
