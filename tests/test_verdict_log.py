@@ -31,6 +31,7 @@ def _new_process(folder) -> None:
     verdict_log.keep_in(None)
     verdict_log.keep_in(folder)
     startup._VERDICTS.clear()
+    startup_table.load_startup.cache_clear()  # (its checks keep what was read of them)
     startup_table.parsed_condition.cache_clear()
     startup_table._expression.cache_clear()
 
