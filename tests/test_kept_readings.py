@@ -76,6 +76,18 @@ def test_the_flags_a_prefix_begins_are_those_of_a_scan():
         assert table.flags_beginning(prefix) == sorted(f for f in table.known_flags if f.startswith(prefix)), prefix
 
 
+def test_a_parser_of_the_sglang_command_takes_the_prefixes_a_scan_finds():
+    parser = engine_table().commands.diffusion
+    assert len(parser.flags) > 20 and not parser.open
+    words = {flag[:cut] for flag in sorted(parser.flags)[::5] for cut in range(3, len(flag) + 1)}
+    words |= {"--zz-not-a-flag", "--tp-size"}
+    for word in sorted(words):
+        scanned = word in parser.flags or any(known.startswith(word) for known in parser.flags) \
+            or word.startswith(parser.prefixes) or (word.startswith("--") and word.endswith(parser.suffixes))
+        assert parser.takes(word) is scanned, word
+    assert parser.takes("--tp-size") and not parser.takes("--zz-not-a-flag")
+
+
 def test_a_startup_check_s_words_are_read_from_its_texts():
     table = load_startup(Path(ROOT) / "rules" / "derived" / "startup.toml")
     assert len(table.checks) > 100

@@ -73,7 +73,7 @@ class StartupCheck:
 
     @cached_property
     def input_word_set(self) -> frozenset:
-        return _input_word_set(self.fails_when, self.values)
+        return frozenset(self.input_words)
 
     @cached_property
     def variable_words(self) -> tuple:
@@ -244,11 +244,6 @@ def _text_words(text: str) -> frozenset:
 @lru_cache(maxsize=None)
 def _input_words(text: str, named: tuple = ()) -> tuple:
     return tuple(sorted(w for w in _words(text, named) if not VALUE_NAME.fullmatch(w)))
-
-
-@lru_cache(maxsize=None)
-def _input_word_set(text: str, named: tuple = ()) -> frozenset:
-    return frozenset(_input_words(text, named))
 
 
 def value_closure(text: str, pool: dict, inner: dict | None = None) -> tuple:

@@ -59,6 +59,14 @@ def with_launchers(table: "Table", commands: "Commands | None", scripts: "Script
     return dataclasses.replace(table, commands=commands, scripts=scripts)
 
 
+def flags_beginning(ordered: tuple, prefix: str) -> list:
+    """The flags of ``ordered`` (sorted) that ``prefix`` begins: one run of them, found by bisection."""
+    start = end = bisect.bisect_left(ordered, prefix)
+    while end < len(ordered) and ordered[end].startswith(prefix):
+        end += 1
+    return list(ordered[start:end])
+
+
 def _span_of(ranges: tuple, item) -> tuple:
     return next((span for key, span in ranges if key == item), EVERY_RELEASE)
 
@@ -92,16 +100,11 @@ class Table:
 
     @cached_property
     def sorted_flags(self) -> tuple:
-        """The known flags in order: those a prefix begins are one run of it (bisect)."""
         return tuple(sorted(self.known_flags))
 
     def flags_beginning(self, prefix: str) -> list:
         """The known flags ``prefix`` begins, in order (argparse's abbreviations)."""
-        flags = self.sorted_flags
-        start = end = bisect.bisect_left(flags, prefix)
-        while end < len(flags) and flags[end].startswith(prefix):
-            end += 1
-        return list(flags[start:end])
+        return flags_beginning(self.sorted_flags, prefix)
 
     @per_object
     def for_releases(self, releases) -> "Table":
@@ -378,10 +381,14 @@ class ParserTable:
     suffixes: tuple = ()
     open: bool = False
 
+    @cached_property
+    def sorted_flags(self) -> tuple:
+        return tuple(sorted(self.flags))
+
     def takes(self, flag: str) -> bool:
         """A flag it registers, or a prefix of one (argparse takes a unique one; an ambiguous
         one is argparse's error, not judged here), one of the other forms it takes, or any."""
-        return (self.open or flag in self.flags or any(known.startswith(flag) for known in self.flags)
+        return (self.open or flag in self.flags or bool(flags_beginning(self.sorted_flags, flag))
                 or flag.startswith(self.prefixes) or (flag.startswith("--") and flag.endswith(self.suffixes)))
 
 
